@@ -1,0 +1,71 @@
+// Number formats of weights, activations and KV cache, and the math types a
+// compute unit executes. Pure data and functions; thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace ridgeline::engine {
+
+// A data type a compute unit has a dense peak rate for. Order is fixed (it
+// indexes arrays and appears in the plugin ABI and the proto).
+enum class MathType : uint8_t {
+  kFp64 = 0,
+  kFp32,
+  kTf32,
+  kBf16,
+  kFp16,
+  kFp8,
+  kFp4,
+  kInt8,
+  kInt4,
+};
+inline constexpr int kMathTypeCount = 9;
+
+// "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp4", "int8", "int4".
+std::string_view MathTypeName(MathType type);
+std::optional<MathType> ParseMathType(std::string_view name);
+
+// Per-math-type value (peak ops/s, joules per op, ...). nullopt = not
+// published / not supported by the part.
+using PerMathType = std::array<std::optional<double>, kMathTypeCount>;
+
+// How one tensor is stored.
+struct NumberFormat {
+  std::string name;  // canonical, e.g. "bf16", "int4-g128", "gguf-q4_k_m"
+  double bits = 16;  // effective storage bits per element, block scales included
+  // The math type that consumes this format directly (fp8 -> kFp8, int4 ->
+  // kInt4, nvfp4 -> kFp4). nullopt: must be dequantised first (int3,
+  // GGUF k-quants, ...).
+  std::optional<MathType> native_math;
+
+  double bytes_per_element() const { return bits / 8.0; }
+};
+
+// Accepted names (case-insensitive):
+//   fp32 bf16 fp16 fp8 (= fp8-e4m3) fp8-e5m2 int8 int4 nvfp4 (4 bits + one
+//   e4m3 scale per 16 = 4.5) mxfp4 (4 + one e8m0 scale per 32 = 4.25),
+//   intN for N in 2..32, intN-gG (N + 16/G bits: one fp16 scale per G),
+//   gguf-q4_0 (4.5), gguf-q8_0 (8.5), gguf-q4_k_m (4.85), w4a16 (= int4-g128).
+// Errors name the format and list the accepted forms.
+absl::StatusOr<NumberFormat> ParseNumberFormat(std::string_view name);
+
+// The math the matmuls of a layer run in, given weight and activation
+// formats: both natively the same type -> that type (W8A8 -> int8, FP8 ->
+// fp8); otherwise weights are dequantised to the activation type (W4A16 ->
+// bf16/fp16). Activations must have a native math type.
+absl::StatusOr<MathType> MatmulMathType(const NumberFormat& weights,
+                                        const NumberFormat& activations);
+
+// The type the hardware actually executes `wanted` in: `wanted` if it has a
+// peak, else the next wider type it has (fp4 -> fp8 -> bf16/fp16 -> fp32;
+// int4 -> int8 -> fp16 -> fp32; tf32 -> fp32). nullopt when nothing fits.
+std::optional<MathType> ExecutedMathType(const PerMathType& peaks,
+                                         MathType wanted);
+
+}  // namespace ridgeline::engine

@@ -1,0 +1,105 @@
+// Transformer model shapes: the built-in catalog and Hugging Face config.json
+// parsing. Values are plain data; functions are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace ridgeline::engine {
+
+enum class NormKind : uint8_t { kRmsNorm, kLayerNorm };
+// kGated: up+gate projections and down (SwiGLU / GeGLU). kPlain: up, down.
+enum class FfnKind : uint8_t { kGated, kPlain };
+// Which layers use a sliding attention window.
+enum class SlidingLayers : uint8_t {
+  kNone,
+  kAll,          // Mistral-7B-v0.1: every layer
+  kEvenLayers,   // Gemma-2: layer_idx % 2 == 0 is sliding, odd layers global
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3).
+struct MlaDims {
+  int64_t q_lora_rank = 0;  // 0: queries projected directly (V2-Lite)
+  int64_t kv_lora_rank = 0;
+  int64_t qk_nope_head_dim = 0;
+  int64_t qk_rope_head_dim = 0;
+  int64_t v_head_dim = 0;
+};
+
+struct MoeDims {
+  int64_t num_routed_experts = 0;
+  int64_t experts_per_token = 0;        // top-k over routed experts
+  int64_t num_shared_experts = 0;       // always active
+  int64_t expert_intermediate_size = 0; // per routed expert
+  int64_t shared_expert_intermediate_size = 0;  // per shared expert
+  int64_t first_dense_layers = 0;  // leading layers with a dense FFN
+                                   // (DeepSeek first_k_dense_replace)
+};
+
+struct ModelConfig {
+  std::string id;            // catalog id, lower-case kebab, e.g. "llama-2-7b"
+  std::string display_name;  // "Llama-2-7B"
+  std::string architecture;  // HF architectures[0], e.g. "LlamaForCausalLM"
+  std::string source;        // HF repository id the numbers come from
+
+  int64_t vocab_size = 0;
+  int64_t hidden_size = 0;
+  int64_t intermediate_size = 0;  // dense FFN width
+  int64_t num_layers = 0;
+  int64_t num_attention_heads = 0;
+  int64_t num_kv_heads = 0;  // == heads: MHA; 1: MQA; else GQA
+  int64_t head_dim = 0;
+  int64_t max_context = 0;   // max_position_embeddings
+
+  bool tie_word_embeddings = false;
+  bool qkv_bias = false;     // Qwen2
+  NormKind norm = NormKind::kRmsNorm;
+  FfnKind ffn = FfnKind::kGated;
+  SlidingLayers sliding_layers = SlidingLayers::kNone;
+  int64_t sliding_window = 0;  // tokens; used when sliding_layers != kNone
+
+  std::optional<MlaDims> mla;
+  std::optional<MoeDims> moe;
+};
+
+// Parameter counts in parameters (not bytes).
+struct ParameterCounts {
+  double total = 0;
+  double active_per_token = 0;  // what one token touches (top-k experts)
+  double embedding = 0;         // input embedding table
+  double lm_head = 0;           // 0 when tied to the embedding
+};
+ParameterCounts CountParameters(const ModelConfig& model);
+
+// KV-cache elements stored per token over all layers (K and V; for MLA the
+// latent plus the decoupled RoPE key).
+double KvElementsPerToken(const ModelConfig& model);
+
+// Checks every field; errors name the field ("model.num_kv_heads") and the
+// allowed range.
+absl::Status ValidateModel(const ModelConfig& model);
+
+// The built-in catalog, sorted by id. Each entry cites its HF repository.
+const std::vector<ModelConfig>& BuiltinModels();
+// NOT_FOUND lists the closest ids.
+absl::StatusOr<ModelConfig> FindModel(std::string_view id);
+
+// Parses a Hugging Face config.json for the supported architecture classes
+// (Llama, Mistral, Mixtral, Qwen2, Qwen2-MoE, Qwen3, Qwen3-MoE, DeepSeek-V2/V3,
+// Gemma, Gemma-2, Phi-3). `id` becomes ModelConfig::id. Errors name the
+// JSON field.
+absl::StatusOr<ModelConfig> ParseHuggingFaceConfig(std::string_view json,
+                                                   std::string_view id);
+
+// Up to `limit` names from `candidates` closest to `query` (edit distance),
+// for NOT_FOUND messages.
+std::vector<std::string> ClosestNames(std::string_view query,
+                                      const std::vector<std::string>& candidates,
+                                      int limit = 3);
+
+}  // namespace ridgeline::engine

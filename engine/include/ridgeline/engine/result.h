@@ -1,0 +1,180 @@
+// The outcome of one analysis. Plain data.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ridgeline/engine/formats.h"
+#include "ridgeline/engine/hardware.h"
+#include "ridgeline/engine/scenario.h"
+
+namespace ridgeline::engine {
+
+enum class Phase : uint8_t { kPrefill = 0, kDecode };
+std::string_view PhaseName(Phase p);  // "prefill", "decode"
+
+enum class Bound : uint8_t { kCompute = 0, kMemory, kOverhead };
+std::string_view BoundName(Bound b);  // "compute", "memory", "overhead"
+
+enum class OpKind : uint8_t {
+  kEmbedding = 0,
+  kNorm,             // RMSNorm / LayerNorm before attention and FFN
+  kQProjection,
+  kKProjection,
+  kVProjection,
+  kMlaQDown,         // MLA latent projections
+  kMlaQUp,
+  kMlaKvDown,
+  kMlaKvUp,          // non-absorbed only
+  kRope,
+  kQk,               // Q K^T (unfused attention)
+  kSoftmax,
+  kAttentionV,
+  kFlashAttention,   // fused QK^T + softmax + AV
+  kOutProjection,
+  kResidualAdd,
+  kFfnUpGate,        // gated FFN up+gate (plain FFN: up)
+  kFfnActivation,    // SiLU/GELU and gating multiply
+  kFfnDown,
+  kMoeRouter,
+  kMoeRoutedExperts, // up+gate+down of the touched routed experts
+  kMoeSharedExperts,
+  kFinalNorm,
+  kLmHead,
+};
+inline constexpr int kOpKindCount = 24;
+std::string_view OpKindName(OpKind k);  // snake_case: "q_projection", "flash_attention", ...
+
+// Bytes read and written, by operand class and memory tier.
+struct Traffic {
+  double read = 0;
+  double write = 0;
+};
+using TrafficTable =
+    std::array<std::array<Traffic, kMaxTiers>, kOperandClassCount>;
+
+// One operator in one step (or summed over a phase), totalled over the
+// `layers` layers it occurs in.
+struct OpResult {
+  OpKind kind;
+  OpClass op_class;
+  // Layer variant, "" when all layers are alike: "sliding" / "global"
+  // (Gemma-2), "dense" / "moe" (DeepSeek first dense layers).
+  std::string_view layer_group;
+  int64_t layers = 1;       // instances in the step (1 for embedding / LM head)
+  MathType math;            // the type it executed in
+  double flops = 0;
+  TrafficTable traffic{};   // bytes
+  double bytes = 0;         // sum of traffic
+  double intensity = 0;     // flops / bytes
+  double compute_seconds = 0;
+  double memory_seconds = 0;
+  double overhead_seconds = 0;  // kernel launch / per-kernel overhead
+  double seconds = 0;           // max(compute, memory) + overhead
+  Bound bound = Bound::kMemory;
+  int executed_in_tier = -1;    // -1: the compute unit; else a PIM tier index
+  double attained_flops_per_second = 0;
+};
+
+struct StepTotals {
+  double flops = 0;
+  double bytes = 0;
+  double compute_seconds = 0;  // sum over ops
+  double memory_seconds = 0;   // sum over ops
+  double seconds = 0;          // sum over ops + per-step overhead
+};
+
+// One forward pass, or a phase summed over its steps.
+struct StepResult {
+  Phase phase;
+  int64_t steps = 1;         // forward passes summed here
+  int64_t tokens = 0;        // tokens processed per step (batch x new tokens)
+  int64_t kv_length = 0;     // context length at the (last) step
+  std::vector<OpResult> ops;
+  StepTotals totals;
+};
+
+struct TierUsage {
+  int tier = 0;
+  std::string name;
+  double capacity_bytes = 0;
+  std::array<double, kOperandClassCount> bytes{};  // weights, KV (longest context), peak activations
+  double used_bytes = 0;
+};
+
+struct MemoryFootprint {
+  std::vector<TierUsage> tiers;
+  std::array<double, kOperandClassCount> required_bytes{};
+  bool fits = true;
+  std::string not_fitting;  // "" or why: "weights need 140.0 GB; 80.0 GB free in all tiers"
+};
+
+struct Bottleneck {
+  Phase phase;
+  OpKind op;
+  std::string_view layer_group;
+  Bound bound;
+  double share_of_phase_time = 0;  // 0..1
+  double intensity = 0;            // flops/byte of that op
+  double ridge_point = 0;          // flops/byte where its roofs meet
+  std::string text;                // one sentence with the numbers
+};
+
+struct Suggestion {
+  std::string kind;    // "weights-format", "kv-format", "batch", "tier"
+  std::string change;  // "weights int4-g128", "batch 24", "weights in HBM"
+  std::string metric;  // "decode_tokens_per_second", "ttft_seconds", ...
+  double before = 0;
+  double after = 0;
+  double gain = 0;     // improvement factor, > 1 is better
+  std::string text;    // "int4 weights: 3.4x decode tok/s"
+};
+
+enum class EnergyMethod : uint8_t {
+  kPerOpAndByte = 0,  // FLOPs x J/op + bytes x J/byte + idle power x time
+  kBoardPower,        // TDP x time: an upper bound when per-op energy is unknown
+  kUnknown,
+};
+std::string_view EnergyMethodName(EnergyMethod m);
+
+struct Economy {
+  EnergyMethod energy_method = EnergyMethod::kUnknown;
+  std::optional<double> prefill_joules;
+  std::optional<double> decode_joules;
+  std::optional<double> joules_per_output_token;
+  std::optional<double> usd_per_million_output_tokens;     // needs price or power
+  std::optional<double> g_co2e_per_million_output_tokens;  // needs power
+};
+
+struct AnalysisResult {
+  std::string model_id;
+  std::string hardware_id;
+  MathType matmul_math;       // executed math type of the matmuls
+  double ridge_point = 0;     // flops/byte: matmul peak / weight-tier bandwidth
+
+  StepResult prefill;
+  StepResult decode;              // all decode steps summed per op
+  StepResult decode_first_step;   // kv_length = prompt + 1... see analyze.cc
+  StepResult decode_last_step;
+
+  double ttft_seconds = 0;
+  double tpot_mean_seconds = 0;
+  double tpot_first_seconds = 0;
+  double tpot_last_seconds = 0;
+  double e2e_seconds = 0;
+  double prefill_tokens_per_second = 0;            // batch x prompt / ttft
+  double decode_tokens_per_second_per_sequence = 0; // 1 / tpot_mean
+  double decode_tokens_per_second_total = 0;        // batch / tpot_mean
+
+  MemoryFootprint memory;
+  Bottleneck bottleneck;
+  std::vector<Suggestion> suggestions;
+  Economy economy;
+  bool pure_roofline = true;  // no efficiency factors or overheads applied
+};
+
+}  // namespace ridgeline::engine

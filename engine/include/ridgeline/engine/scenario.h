@@ -1,0 +1,85 @@
+// Everything one analysis needs: model, hardware, workload, formats,
+// placement pins, efficiency (calibration) and economics.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "ridgeline/engine/formats.h"
+#include "ridgeline/engine/hardware.h"
+#include "ridgeline/engine/model.h"
+
+namespace ridgeline::engine {
+
+struct Workload {
+  int64_t batch = 1;              // sequences decoded together, 1..65536
+  int64_t prompt_tokens = 512;    // per sequence, 1..10,000,000
+  int64_t generated_tokens = 128; // per sequence, 0..10,000,000 (0: prefill only)
+};
+
+struct Precision {
+  NumberFormat weights;      // default bf16
+  NumberFormat activations;  // default bf16
+  NumberFormat kv_cache;     // default bf16
+};
+Precision DefaultPrecision();  // bf16 / bf16 / bf16
+
+enum class OperandClass : uint8_t { kWeights = 0, kKvCache, kActivations };
+inline constexpr int kOperandClassCount = 3;
+std::string_view OperandClassName(OperandClass c);  // "weights", "kv_cache", "activations"
+
+// Optional tier index per operand class; unset = fastest tier with room.
+struct PlacementPins {
+  std::array<std::optional<int>, kOperandClassCount> tier;
+};
+
+// Efficiency factors and overheads, usually from a calibration profile.
+// Defaults are the pure roofline: the result is an upper bound on speed.
+struct Efficiency {
+  std::array<double, kOpClassCount> compute{1, 1, 1, 1};  // (0, 1] per OpClass
+  std::array<double, kOpClassCount> memory{1, 1, 1, 1};   // (0, 1] per OpClass
+  double per_step_overhead_seconds = 0;    // once per forward pass
+  double per_kernel_overhead_seconds = 0;  // per op instance per layer
+  std::string profile_name;                // "" = none (pure roofline)
+};
+
+// Defaults for energy, cost and carbon; each default's source is beside its
+// definition in scenario.cc.
+struct Economics {
+  double electricity_usd_per_kwh;
+  double pue;
+  double grid_g_co2e_per_kwh;
+  double amortization_years;
+  double utilization;  // fraction of wall time the device serves requests
+};
+Economics DefaultEconomics();
+
+struct AnalysisOptions {
+  bool flash_attention = true;  // one fused op instead of QK^T, softmax, AV
+  bool mla_absorbed = true;     // MLA with W_UK/W_UV absorbed into Q/O
+  bool suggestions = true;      // compute what-if suggestions (costs extra evaluations)
+  // Ignore calibration and plugin hooks: pure roofline (the speed bound).
+  bool pure_roofline = false;
+  // Tokens per step below which a matmul counts as GEMV/skinny GEMM.
+  int64_t gemv_max_tokens = 64;
+};
+
+struct Scenario {
+  ModelConfig model;
+  Hardware hardware;
+  Workload workload;
+  Precision precision = DefaultPrecision();
+  PlacementPins pins;
+  Efficiency efficiency;
+  Economics economics = DefaultEconomics();
+  AnalysisOptions options;
+};
+
+// INVALID_ARGUMENT naming "workload.batch" etc. with the allowed range and
+// the value received. Also validates model and hardware.
+absl::Status ValidateScenario(const Scenario& s);
+
+}  // namespace ridgeline::engine

@@ -1,0 +1,58 @@
+// Loads hardware plugins (shared libraries speaking the C ABI in
+// include/ridgeline/plugin/) with Boost.DLL and turns their descriptors into
+// engine::Hardware. Plugins are loaded once and never unloaded.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ridgeline/engine/hardware.h"
+
+namespace ridgeline::plugin_host {
+
+// What happened to one plugin file.
+struct LoadOutcome {
+  std::string path;
+  std::string family;   // from the plugin table; "" if it never got that far
+  std::string plugin_version;
+  bool loaded = false;
+  std::string reason;   // why it was refused; "" when loaded
+  int platforms = 0;    // platforms it contributed
+};
+
+// Immutable after construction; thread-safe for concurrent reads.
+class HardwareRegistry {
+ public:
+  // Tries every regular file ending in ".so" in `dir` (sorted by name, not
+  // recursive). A refused plugin is recorded in outcomes() and the others
+  // still load; a platform id already taken by an earlier plugin refuses the
+  // later plugin. A missing directory yields an empty registry with one
+  // refused outcome naming the directory.
+  static std::shared_ptr<const HardwareRegistry> LoadDirectory(
+      const std::filesystem::path& dir);
+  // Loads exactly these files, in order (conformance checker, tests).
+  static std::shared_ptr<const HardwareRegistry> LoadFiles(
+      const std::vector<std::filesystem::path>& files);
+
+  const std::vector<LoadOutcome>& outcomes() const { return outcomes_; }
+  // Sorted by id.
+  const std::vector<engine::Hardware>& platforms() const { return platforms_; }
+  // NOT_FOUND naming the closest ids.
+  absl::StatusOr<const engine::Hardware*> Find(std::string_view id) const;
+
+ private:
+  std::vector<LoadOutcome> outcomes_;
+  std::vector<engine::Hardware> platforms_;
+  friend class RegistryBuilder;
+};
+
+// The folder an installed binary finds plugins in when no flag or
+// environment variable says otherwise; the build tree's folder for
+// uninstalled binaries.
+std::filesystem::path DefaultPluginDir();
+
+}  // namespace ridgeline::plugin_host
