@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds and installs Ridgeline with every in-tree
+# plugin, starts ridgeline-server on 127.0.0.1 and shows a real analysis
+# through it. Stop the server with: kill $(cat "$PREFIX/ridgeline-server.pid")
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PREFIX="${PREFIX:-$PWD/install}"
+BUILD_DIR="${BUILD_DIR:-build}"
+LISTEN="${RIDGELINE_LISTEN:-127.0.0.1:50051}"
+METRICS="${RIDGELINE_METRICS_LISTEN:-127.0.0.1:9464}"
+
+scripts/install-deps.sh
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_INSTALL_PREFIX="$PREFIX"
+cmake --build "$BUILD_DIR" -j "$(nproc)"
+cmake --install "$BUILD_DIR" >/dev/null
+
+# The installed server finds its plugins and profiles without flags.
+if [ -f "$PREFIX/ridgeline-server.pid" ]; then
+  kill "$(cat "$PREFIX/ridgeline-server.pid")" 2>/dev/null || true
+  sleep 1
+fi
+"$PREFIX/bin/ridgeline-server" --listen "$LISTEN" --metrics-listen "$METRICS" \
+  >"$PREFIX/ridgeline-server.log" 2>&1 &
+echo $! >"$PREFIX/ridgeline-server.pid"
+for _ in $(seq 1 50); do
+  grep -q "listening on" "$PREFIX/ridgeline-server.log" 2>/dev/null && break
+  sleep 0.2
+done
+echo "ridgeline-server running (pid $(cat "$PREFIX/ridgeline-server.pid")), gRPC $LISTEN, metrics http://$METRICS/metrics"
+echo
+"$PREFIX/bin/ridgeline" --server "$LISTEN" analyze --model llama-3-8b \
+  --hardware nvidia-h100-sxm-80gb --batch 16 --prompt 1024 --gen 128
