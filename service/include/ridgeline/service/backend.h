@@ -1,0 +1,76 @@
+// The transport-independent core of the Ridgeline service: validates v1
+// requests, converts them to engine scenarios, runs the engine and converts
+// results back. The gRPC server and the in-process CLI both call it, so both
+// give identical answers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ridgeline/calibration/profiles.h"
+#include "ridgeline/plugin_host/registry.h"
+#include "ridgeline/v1/ridgeline.pb.h"
+
+namespace ridgeline::service {
+
+// Server-side caps on what one request may ask for.
+struct Limits {
+  int64_t max_sweep_points = 100000;  // points per Sweep request (before sharding)
+};
+
+// Optional observer of the engine work the backend does (metrics). Called
+// from the request thread; implementations must be thread-safe.
+class BackendObserver {
+ public:
+  virtual ~BackendObserver() = default;
+  // One engine analysis finished. kind: "analyze" or "sweep".
+  // engine_seconds: wall time inside engine::Analyze.
+  virtual void OnAnalysis(std::string_view kind, double engine_seconds,
+                          bool ok) = 0;
+};
+
+// Immutable after construction; every method is const and thread-safe.
+// Holds shared ownership of the registry and profile store.
+class Backend {
+ public:
+  // `registry` and `profiles` must not be null (an empty store is fine).
+  // `observer` may be null; if set it must outlive the Backend.
+  Backend(std::shared_ptr<const plugin_host::HardwareRegistry> registry,
+          std::shared_ptr<const calibration::ProfileStore> profiles,
+          Limits limits, BackendObserver* observer = nullptr);
+
+  absl::StatusOr<v1::AnalyzeResponse> Analyze(
+      const v1::AnalyzeRequest& request) const;
+
+  // Validates the whole request first (INVALID_ARGUMENT / NOT_FOUND /
+  // RESOURCE_EXHAUSTED before any point is emitted), then emits each point
+  // of this shard in the stable order documented in the .proto. `emit`
+  // returns false to stop (client gone, deadline): Sweep then returns
+  // CANCELLED. Errors confined to one point are reported in the point.
+  absl::Status Sweep(
+      const v1::SweepRequest& request,
+      const std::function<bool(const v1::SweepPoint&)>& emit) const;
+
+  absl::StatusOr<v1::ListHardwareResponse> ListHardware(
+      const v1::ListHardwareRequest& request) const;
+  absl::StatusOr<v1::GetHardwareResponse> GetHardware(
+      const v1::GetHardwareRequest& request) const;
+  absl::StatusOr<v1::ListModelsResponse> ListModels(
+      const v1::ListModelsRequest& request) const;
+  absl::StatusOr<v1::GetModelResponse> GetModel(
+      const v1::GetModelRequest& request) const;
+
+  const Limits& limits() const { return limits_; }
+  const plugin_host::HardwareRegistry& registry() const { return *registry_; }
+
+ private:
+  std::shared_ptr<const plugin_host::HardwareRegistry> registry_;
+  std::shared_ptr<const calibration::ProfileStore> profiles_;
+  Limits limits_;
+  BackendObserver* observer_;
+};
+
+}  // namespace ridgeline::service
