@@ -14,6 +14,9 @@ packages=(
 # nodejs/npm would conflict with it, so they are only installed when absent.
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)
+# kubectl (with kustomize) renders the manifests in a test.
+command -v kubectl >/dev/null || packages+=(kubernetes-client)
+packages+=(python3-yaml)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
