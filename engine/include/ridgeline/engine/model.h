@@ -39,6 +39,11 @@ struct MoeDims {
   int64_t shared_expert_intermediate_size = 0;  // per shared expert
   int64_t first_dense_layers = 0;  // leading layers with a dense FFN
                                    // (DeepSeek first_k_dense_replace)
+  // Qwen2-MoE: a sigmoid gate (hidden -> 1) scales the shared expert.
+  bool shared_expert_gate = false;
+  // DeepSeek-V3: a per-expert bias added to the router scores
+  // (e_score_correction_bias, num_routed_experts parameters).
+  bool router_score_bias = false;
 };
 
 struct ModelConfig {
@@ -65,6 +70,12 @@ struct ModelConfig {
 
   std::optional<MlaDims> mla;
   std::optional<MoeDims> moe;
+
+  // Norm weight vectors of `hidden_size` per decoder layer: 2 (before
+  // attention and before the FFN); Gemma-2 adds a norm after each, 4.
+  int64_t norms_per_layer = 2;
+  // Qwen3: RMSNorm over head_dim on each query and key head (q_norm, k_norm).
+  bool qk_norm = false;
 };
 
 // Parameter counts in parameters (not bytes).

@@ -1,0 +1,246 @@
+// Parameter counts, KV-cache size per token, validation and close-name
+// suggestions for ModelConfig (model.h).
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "ridgeline/engine/model.h"
+#include "ridgeline/engine/status_macros.h"
+
+namespace ridgeline::engine {
+namespace {
+
+// One norm weight vector (LayerNorm adds a bias of the same length).
+double NormParams(const ModelConfig& m, double width) {
+  return m.norm == NormKind::kLayerNorm ? 2 * width : width;
+}
+
+// Attention weights of one decoder layer (projections, biases, q/k norms).
+double AttentionParams(const ModelConfig& m) {
+  const double h = m.hidden_size;
+  const double heads = m.num_attention_heads;
+  if (m.mla.has_value()) {
+    const MlaDims& a = *m.mla;
+    const double q_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    double p = 0;
+    if (a.q_lora_rank > 0) {
+      // q_a_proj, q_a_layernorm, q_b_proj.
+      p += h * a.q_lora_rank + NormParams(m, a.q_lora_rank) +
+           a.q_lora_rank * heads * q_head;
+    } else {
+      p += h * heads * q_head;  // q_proj
+    }
+    // kv_a_proj_with_mqa (latent + shared RoPE key), kv_a_layernorm,
+    // kv_b_proj (per-head no-RoPE key and value), o_proj.
+    p += h * (a.kv_lora_rank + a.qk_rope_head_dim) +
+         NormParams(m, a.kv_lora_rank) +
+         a.kv_lora_rank * heads * (a.qk_nope_head_dim + a.v_head_dim) +
+         heads * a.v_head_dim * h;
+    return p;
+  }
+  const double q = heads * m.head_dim;
+  const double kv = static_cast<double>(m.num_kv_heads) * m.head_dim;
+  double p = h * q + 2 * h * kv + q * h;  // q, k, v, o
+  if (m.qkv_bias) p += q + 2 * kv;
+  if (m.qk_norm) p += 2 * NormParams(m, m.head_dim);
+  return p;
+}
+
+double FfnParams(const ModelConfig& m, double width) {
+  const double mats = m.ffn == FfnKind::kGated ? 3 : 2;
+  return mats * m.hidden_size * width;
+}
+
+struct MoeLayerParams {
+  double total = 0;
+  double active = 0;
+};
+
+// One MoE FFN layer: router, routed experts, shared experts.
+MoeLayerParams MoeParams(const ModelConfig& m) {
+  const MoeDims& e = *m.moe;
+  const double h = m.hidden_size;
+  double router = h * e.num_routed_experts;
+  if (e.router_score_bias) router += e.num_routed_experts;
+  const double expert = FfnParams(m, e.expert_intermediate_size);
+  double shared = e.num_shared_experts *
+                  FfnParams(m, e.shared_expert_intermediate_size);
+  if (e.shared_expert_gate && e.num_shared_experts > 0) shared += h;
+  return {router + shared + e.num_routed_experts * expert,
+          router + shared + e.experts_per_token * expert};
+}
+
+// Levenshtein distance over lower-cased ASCII.
+int EditDistance(std::string_view a, std::string_view b) {
+  std::vector<int> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = static_cast<int>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    int diag = row[0];
+    row[0] = static_cast<int>(i);
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const int up = row[j];
+      const bool same = absl::ascii_tolower(a[i - 1]) ==
+                        absl::ascii_tolower(b[j - 1]);
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+absl::Status OutOfRange(std::string_view field, int64_t lo, int64_t hi,
+                        int64_t got) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      absl::string_view(field.data(), field.size()), " must be in [", lo, ", ", hi, "], got ", got));
+}
+
+absl::Status CheckRange(std::string_view field, int64_t value, int64_t lo,
+                        int64_t hi) {
+  if (value < lo || value > hi) return OutOfRange(field, lo, hi, value);
+  return absl::OkStatus();
+}
+
+// Upper bounds far above any published model; they keep the arithmetic of
+// the engine finite and catch unit mistakes (bytes given as parameters).
+constexpr int64_t kMaxVocab = int64_t{1} << 24;
+constexpr int64_t kMaxWidth = int64_t{1} << 20;  // hidden, FFN, ranks
+constexpr int64_t kMaxLayers = 1024;
+constexpr int64_t kMaxHeads = 4096;
+constexpr int64_t kMaxHeadDim = 4096;
+constexpr int64_t kMaxContext = int64_t{1} << 26;
+constexpr int64_t kMaxExperts = 4096;
+
+}  // namespace
+
+ParameterCounts CountParameters(const ModelConfig& m) {
+  ParameterCounts c;
+  c.embedding = static_cast<double>(m.vocab_size) * m.hidden_size;
+  c.lm_head = m.tie_word_embeddings ? 0 : c.embedding;
+  const double common_per_layer =
+      AttentionParams(m) + m.norms_per_layer * NormParams(m, m.hidden_size);
+  const double outside = c.embedding + c.lm_head +
+                         NormParams(m, m.hidden_size);  // final norm
+  const double dense_ffn = FfnParams(m, m.intermediate_size);
+  double total = outside + m.num_layers * common_per_layer;
+  double active = total;
+  if (m.moe.has_value()) {
+    const int64_t dense_layers =
+        std::min(m.moe->first_dense_layers, m.num_layers);
+    const MoeLayerParams moe = MoeParams(m);
+    const double moe_layers = static_cast<double>(m.num_layers - dense_layers);
+    total += dense_layers * dense_ffn + moe_layers * moe.total;
+    active += dense_layers * dense_ffn + moe_layers * moe.active;
+  } else {
+    total += m.num_layers * dense_ffn;
+    active = total;
+  }
+  c.total = total;
+  c.active_per_token = active;
+  return c;
+}
+
+double KvElementsPerToken(const ModelConfig& m) {
+  // MLA caches the compressed latent and the shared RoPE key, not per-head
+  // K and V.
+  if (m.mla.has_value()) {
+    return static_cast<double>(m.num_layers) *
+           (m.mla->kv_lora_rank + m.mla->qk_rope_head_dim);
+  }
+  return static_cast<double>(m.num_layers) * 2 * m.num_kv_heads * m.head_dim;
+}
+
+absl::Status ValidateModel(const ModelConfig& m) {
+  if (m.id.empty()) {
+    return absl::InvalidArgumentError("model.id must not be empty");
+  }
+  RETURN_IF_ERROR(CheckRange("model.vocab_size", m.vocab_size, 1, kMaxVocab));
+  RETURN_IF_ERROR(
+      CheckRange("model.hidden_size", m.hidden_size, 1, kMaxWidth));
+  RETURN_IF_ERROR(
+      CheckRange("model.num_layers", m.num_layers, 1, kMaxLayers));
+  RETURN_IF_ERROR(CheckRange("model.num_attention_heads",
+                             m.num_attention_heads, 1, kMaxHeads));
+  RETURN_IF_ERROR(CheckRange("model.max_context", m.max_context, 1,
+                             kMaxContext));
+  RETURN_IF_ERROR(CheckRange("model.norms_per_layer", m.norms_per_layer, 0,
+                             8));
+  // A dense FFN is needed unless every layer is MoE.
+  const bool needs_dense =
+      !m.moe.has_value() || m.moe->first_dense_layers > 0;
+  RETURN_IF_ERROR(CheckRange("model.intermediate_size", m.intermediate_size,
+                             needs_dense ? 1 : 0, kMaxWidth));
+  if (m.sliding_layers != SlidingLayers::kNone) {
+    RETURN_IF_ERROR(CheckRange("model.sliding_window", m.sliding_window, 1,
+                               kMaxContext));
+  }
+  if (m.mla.has_value()) {
+    const MlaDims& a = *m.mla;
+    RETURN_IF_ERROR(
+        CheckRange("model.mla.q_lora_rank", a.q_lora_rank, 0, kMaxWidth));
+    RETURN_IF_ERROR(
+        CheckRange("model.mla.kv_lora_rank", a.kv_lora_rank, 1, kMaxWidth));
+    RETURN_IF_ERROR(CheckRange("model.mla.qk_nope_head_dim",
+                               a.qk_nope_head_dim, 0, kMaxHeadDim));
+    RETURN_IF_ERROR(CheckRange("model.mla.qk_rope_head_dim",
+                               a.qk_rope_head_dim, 1, kMaxHeadDim));
+    RETURN_IF_ERROR(
+        CheckRange("model.mla.v_head_dim", a.v_head_dim, 1, kMaxHeadDim));
+  } else {
+    RETURN_IF_ERROR(CheckRange("model.num_kv_heads", m.num_kv_heads, 1,
+                               m.num_attention_heads));
+    if (m.num_attention_heads % m.num_kv_heads != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "model.num_kv_heads must divide model.num_attention_heads (",
+          m.num_attention_heads, "), got ", m.num_kv_heads));
+    }
+    RETURN_IF_ERROR(
+        CheckRange("model.head_dim", m.head_dim, 1, kMaxHeadDim));
+  }
+  if (m.moe.has_value()) {
+    const MoeDims& e = *m.moe;
+    RETURN_IF_ERROR(CheckRange("model.moe.num_routed_experts",
+                               e.num_routed_experts, 1, kMaxExperts));
+    RETURN_IF_ERROR(CheckRange("model.moe.experts_per_token",
+                               e.experts_per_token, 1, e.num_routed_experts));
+    RETURN_IF_ERROR(CheckRange("model.moe.expert_intermediate_size",
+                               e.expert_intermediate_size, 1, kMaxWidth));
+    RETURN_IF_ERROR(CheckRange("model.moe.num_shared_experts",
+                               e.num_shared_experts, 0, kMaxExperts));
+    if (e.num_shared_experts > 0) {
+      RETURN_IF_ERROR(CheckRange("model.moe.shared_expert_intermediate_size",
+                                 e.shared_expert_intermediate_size, 1,
+                                 kMaxWidth));
+    }
+    RETURN_IF_ERROR(CheckRange("model.moe.first_dense_layers",
+                               e.first_dense_layers, 0, m.num_layers - 1));
+  }
+  return absl::OkStatus();
+}
+
+std::vector<std::string> ClosestNames(
+    std::string_view query, const std::vector<std::string>& candidates,
+    int limit) {
+  std::vector<std::pair<int, const std::string*>> scored;
+  scored.reserve(candidates.size());
+  for (const std::string& c : candidates) {
+    scored.emplace_back(EditDistance(query, c), &c);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) {
+                     return a.first != b.first ? a.first < b.first
+                                               : *a.second < *b.second;
+                   });
+  std::vector<std::string> out;
+  for (const auto& [d, name] : scored) {
+    if (static_cast<int>(out.size()) >= limit) break;
+    out.push_back(*name);
+  }
+  return out;
+}
+
+}  // namespace ridgeline::engine
