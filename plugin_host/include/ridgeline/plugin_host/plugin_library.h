@@ -1,0 +1,65 @@
+// One loaded plugin shared library: the raw C table behind the registry.
+// HardwareRegistry builds on it; ridgeline-plugin-check uses it directly to
+// probe the ABI (determinism, concurrency, hook errors).
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ridgeline/engine/hardware.h"
+#include "ridgeline/plugin/ridgeline_plugin.h"
+
+namespace ridgeline::plugin_host {
+
+// A plugin whose table passed the ABI checks and whose init() succeeded.
+// Cheap to copy: it only points at the table, which lives in the plugin and
+// stays valid for the process lifetime (libraries are never unloaded).
+// Thread-safe for concurrent use after Open() returns.
+class PluginLibrary {
+ public:
+  // Loads `path` (RTLD_NOW | RTLD_LOCAL) once per process: later calls with
+  // the same file return the first result without calling init() again.
+  // Errors (FAILED_PRECONDITION unless the plugin's own init error code says
+  // otherwise) carry the reason: cannot load, missing entry symbol, entry
+  // returned NULL, ABI major/minor mismatch, table too small, NULL required
+  // function, init error.
+  static absl::StatusOr<PluginLibrary> Open(const std::filesystem::path& path);
+
+  const RidgelinePluginTable& table() const { return *table_; }
+  const std::filesystem::path& path() const { return path_; }
+  std::string family() const;
+  std::string plugin_version() const;
+  size_t platform_count() const { return table_->platform_count(); }
+
+  // Raw descriptor `index` from get_platform, after structural checks
+  // (struct sizes, NULL strings, tier count and kinds, reserved slots).
+  absl::StatusOr<const RidgelinePlatform*> RawPlatform(size_t index) const;
+
+  // Descriptor `index` converted to engine::Hardware (0 -> nullopt for
+  // optional numbers; write bandwidth 0 -> read bandwidth), with the
+  // efficiency hook wrapped when the plugin has one. Not yet passed through
+  // engine::ValidateHardware.
+  absl::StatusOr<engine::Hardware> Platform(size_t index) const;
+
+  // Calls the plugin's efficiency hook; the plugin's error becomes the
+  // status (code and message kept). nullopt: "no opinion" (both fields 0).
+  // UNIMPLEMENTED when the plugin has no hook.
+  absl::StatusOr<std::optional<engine::OpEfficiency>> CallEfficiency(
+      size_t platform_index, const engine::OpShape& shape) const;
+
+  // Converts a plugin error to a status and frees it. `error` may be NULL.
+  absl::Status ConsumeError(RidgelinePluginError* error) const;
+
+ private:
+  PluginLibrary(std::filesystem::path path, const RidgelinePluginTable* table)
+      : path_(std::move(path)), table_(table) {}
+
+  std::filesystem::path path_;
+  const RidgelinePluginTable* table_;  // plugin-owned, process lifetime
+};
+
+}  // namespace ridgeline::plugin_host

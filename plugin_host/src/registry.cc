@@ -1,0 +1,182 @@
+#include "ridgeline/plugin_host/registry.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ridgeline/engine/model.h"
+#include "ridgeline/plugin_host/plugin_library.h"
+
+#ifndef RIDGELINE_DEFAULT_PLUGIN_DIR
+#error "RIDGELINE_DEFAULT_PLUGIN_DIR must be defined by the build"
+#endif
+#ifndef RIDGELINE_BUILD_PLUGIN_DIR
+#error "RIDGELINE_BUILD_PLUGIN_DIR must be defined by the build"
+#endif
+
+namespace ridgeline::plugin_host {
+
+namespace fs = std::filesystem;
+
+// A plugin contributes nothing unless every platform it describes is valid:
+// a half-loaded family would silently drop parts from sweeps.
+class RegistryBuilder {
+ public:
+  static std::shared_ptr<const HardwareRegistry> Build(
+      const std::vector<fs::path>& files,
+      std::optional<LoadOutcome> directory_outcome) {
+    auto registry = std::shared_ptr<HardwareRegistry>(new HardwareRegistry());
+    RegistryBuilder builder(*registry);
+    if (directory_outcome) builder.Record(std::move(*directory_outcome));
+    for (const fs::path& file : files) builder.Load(file);
+    std::sort(registry->platforms_.begin(), registry->platforms_.end(),
+              [](const engine::Hardware& a, const engine::Hardware& b) {
+                return a.id < b.id;
+              });
+    return registry;
+  }
+
+ private:
+  explicit RegistryBuilder(HardwareRegistry& registry) : registry_(registry) {}
+
+  void Load(const fs::path& file) {
+    LoadOutcome outcome;
+    outcome.path = file.string();
+    std::vector<engine::Hardware> platforms;
+    absl::Status status = LoadPlatforms(file, outcome, platforms);
+    if (!status.ok()) {
+      outcome.reason = std::string(status.message());
+      Record(std::move(outcome));
+      return;
+    }
+    for (engine::Hardware& hw : platforms) {
+      owners_[hw.id] = file.filename().string();
+      registry_.platforms_.push_back(std::move(hw));
+    }
+    outcome.loaded = true;
+    outcome.platforms = static_cast<int>(platforms.size());
+    Record(std::move(outcome));
+  }
+
+  absl::Status LoadPlatforms(const fs::path& file, LoadOutcome& outcome,
+                             std::vector<engine::Hardware>& platforms) {
+    absl::StatusOr<PluginLibrary> lib = PluginLibrary::Open(file);
+    if (!lib.ok()) return lib.status();
+    outcome.family = lib->family();
+    outcome.plugin_version = lib->plugin_version();
+    const size_t count = lib->platform_count();
+    if (count == 0) {
+      return absl::InvalidArgumentError(
+          "platform_count() must be >= 1, got 0");
+    }
+    std::map<std::string, size_t> seen;
+    for (size_t i = 0; i < count; ++i) {
+      absl::StatusOr<engine::Hardware> hw = lib->Platform(i);
+      if (!hw.ok()) return hw.status();
+      const std::string prefix = absl::StrCat("platforms[", i, "]");
+      if (absl::Status s = engine::ValidateHardware(*hw, prefix); !s.ok()) {
+        return absl::Status(s.code(), absl::StrCat("platform '", hw->id,
+                                                   "': ", s.message()));
+      }
+      if (auto it = owners_.find(hw->id); it != owners_.end()) {
+        return absl::AlreadyExistsError(absl::StrCat(
+            "duplicate platform id '", hw->id, "' (", prefix,
+            ".id): already provided by ", it->second));
+      }
+      if (auto [it, inserted] = seen.emplace(hw->id, i); !inserted) {
+        return absl::AlreadyExistsError(
+            absl::StrCat("duplicate platform id '", hw->id, "' in platforms[",
+                         it->second, "] and ", prefix));
+      }
+      platforms.push_back(*std::move(hw));
+    }
+    return absl::OkStatus();
+  }
+
+  void Record(LoadOutcome outcome) {
+    // One line per outcome, for operators reading the service log.
+    if (outcome.loaded) {
+      std::fprintf(stderr,
+                   "ridgeline plugin: loaded family=%s version=%s "
+                   "platforms=%d path=%s\n",
+                   outcome.family.c_str(), outcome.plugin_version.c_str(),
+                   outcome.platforms, outcome.path.c_str());
+    } else {
+      std::fprintf(stderr, "ridgeline plugin: refused family=%s path=%s: %s\n",
+                   outcome.family.empty() ? "?" : outcome.family.c_str(),
+                   outcome.path.c_str(), outcome.reason.c_str());
+    }
+    registry_.outcomes_.push_back(std::move(outcome));
+  }
+
+  HardwareRegistry& registry_;
+  std::map<std::string, std::string> owners_;  // platform id -> plugin file
+};
+
+std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadDirectory(
+    const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    LoadOutcome missing;
+    missing.path = dir.string();
+    missing.reason = absl::StrCat("plugin directory '", dir.string(),
+                                  "' does not exist or is not a directory");
+    return RegistryBuilder::Build({}, std::move(missing));
+  }
+  std::vector<fs::path> files;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file(ec) && entry.path().extension() == ".so") {
+      files.push_back(entry.path());
+    }
+  }
+  if (ec) {
+    LoadOutcome unreadable;
+    unreadable.path = dir.string();
+    unreadable.reason = absl::StrCat("cannot list plugin directory '",
+                                     dir.string(), "': ", ec.message());
+    return RegistryBuilder::Build({}, std::move(unreadable));
+  }
+  std::sort(files.begin(), files.end(),
+            [](const fs::path& a, const fs::path& b) {
+              return a.filename().string() < b.filename().string();
+            });
+  return RegistryBuilder::Build(files, std::nullopt);
+}
+
+std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadFiles(
+    const std::vector<fs::path>& files) {
+  return RegistryBuilder::Build(files, std::nullopt);
+}
+
+absl::StatusOr<const engine::Hardware*> HardwareRegistry::Find(
+    std::string_view id) const {
+  auto it = std::lower_bound(
+      platforms_.begin(), platforms_.end(), id,
+      [](const engine::Hardware& hw, std::string_view key) {
+        return hw.id < key;
+      });
+  if (it != platforms_.end() && it->id == id) return &*it;
+  if (platforms_.empty()) {
+    return absl::NotFoundError(absl::StrCat(
+        "unknown hardware '", std::string(id), "': no hardware plugins are loaded"));
+  }
+  std::vector<std::string> ids;
+  ids.reserve(platforms_.size());
+  for (const engine::Hardware& hw : platforms_) ids.push_back(hw.id);
+  return absl::NotFoundError(
+      absl::StrCat("unknown hardware '", std::string(id), "'; closest: ",
+                   absl::StrJoin(engine::ClosestNames(id, ids), ", ")));
+}
+
+fs::path DefaultPluginDir() {
+  std::error_code ec;
+  const fs::path installed(RIDGELINE_DEFAULT_PLUGIN_DIR);
+  if (fs::is_directory(installed, ec)) return installed;
+  return fs::path(RIDGELINE_BUILD_PLUGIN_DIR);
+}
+
+}  // namespace ridgeline::plugin_host
