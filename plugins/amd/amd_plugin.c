@@ -1,0 +1,276 @@
+/*
+ * Ridgeline hardware plugin "amd": AMD Instinct GPUs.
+ *
+ * Pure data behind the C ABI in ridgeline/plugin/ridgeline_plugin.h, built
+ * exactly as a vendor plugin is. Every number comes from
+ * ../shared/data/hardware_specs.csv (the row named above each platform) or a
+ * citation next to it; [R]/[K]/[D] is the sheet's provenance code (R stated
+ * in the cited source, K vendor value as commonly published, D derived: the
+ * formula is given). Units: ops/s (TFLOPS x 1e12), bytes (GB x 1e9), bytes/s.
+ * A field left out is 0, which the ABI defines as "unknown / not published".
+ * Dense rates only; 2:4 sparse headline figures are never used.
+ *
+ * Platforms for which no source gives any compute rate are written out in
+ * full but not exported: ABI 1.0 requires at least one peak rate per
+ * platform (see docs/hardware.md, "Held back").
+ *
+ * Thread safety: all descriptors are immutable static data; init() only
+ * builds the index of exported platforms, once, before any other call.
+ */
+#include <stddef.h>
+
+#define RIDGELINE_PLUGIN_IMPLEMENT_ERRORS
+#include "ridgeline/plugin/ridgeline_plugin.h"
+
+/* Host memory over PCIe 5.0 x16: 32 GT/s x 16 lanes / 8 = 64 GB/s per
+ * direction (PCI-SIG PCIe 5.0 base specification, before 128b/130b coding;
+ * the sheet's interconnect column states "PCIe Gen5 x16 128 GB/s" for both
+ * directions together). */
+#define RL_PCIE5_X16_BYTES_PER_SECOND 64e9
+/* ASSUMPTION (deployment choice, not a hardware number; docs/hardware.md):
+ * host DRAM one datacenter device can use = 256 GB (a 2 TB host shared by 8
+ * accelerators). */
+#define RL_HOST_DRAM_DATACENTER_BYTES 256e9
+
+/* ---- amd-mi300x: AMD Instinct MI300X (datacenter GPU) ----
+ * Sources: rocm-docs docs/reference/gpu-specs.rst (states: VRAM, CUs, L2,
+ * L3/Infinity Cache, LDS); raw.githubusercontent
+ * alpharomercoma/MI300X-vs-H200 METHODOLOGY.md (states: BF16 1307.4, FP8
+ * 2614.9, 5.3 TB/s, 192 GB, 750 W); docs.vultr.com hardware-requirements
+ * (states: 5.3 TB/s); mlcommons v4.1 AMD system json (states:
+ * MI300X-...-192GB-750W); AMD MI300X datasheet
+ * Provenance: R: memory, BW, BF16, FP8, TBP, CU/cache; K: TF32, FP32, INT8,
+ * IF link BW, process
+ * Notes: Peak numbers at 2100 MHz peak engine clock; sustained clocks under
+ * load are lower.
+ * Sparsity: AMD lists sparse = 2x (FP16 2614.9, FP8 5229.8) (dense rates only
+ * here).
+ */
+
+static const RidgelineMemoryTier kAmdMi300xTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "HBM3",
+     .kind = RIDGELINE_TIER_HBM,
+     /* memory_gb 192 [R] */
+     .capacity_bytes = 192e9,
+     /* mem_bw_gbs 5300 [R] */
+     .read_bandwidth_bytes_per_second = 5300e9,
+    },
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "host DRAM over PCIe 5.0 x16",
+     .kind = RIDGELINE_TIER_HOST_LINK,
+     /* ASSUMPTION, see top of file */
+     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
+     /* per direction, see top of file */
+     .read_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
+     .write_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
+    },
+};
+
+/* ---- amd-mi325x: AMD Instinct MI325X (datacenter GPU) ----
+ * Sources: rocm-docs docs/reference/gpu-specs.rst (states: VRAM, CUs, L2,
+ * L3/Infinity Cache, LDS); awesomeagents.ai/hardware/amd-mi325x (states: FP8
+ * 2614.9/5229.8, FP16 1307.4, TF32 653.7, FP32 163.4, 6 TB/s, 5nm+6nm);
+ * docs.vultr.com (states: 256 GB, 6.0 TB/s, 1,307 TFLOPS); wiaix.com (states:
+ * seven IF links, PCIe Gen5 x16)
+ * Provenance: R: all filled except TDP (excerpt truncated "TDP 1,0..."); K:
+ * TDP 1000 W
+ * Notes: Same compute die/clocks as MI300X.
+ * Sparsity: FP8 with sparsity 5229.8 (dense rates only here).
+ */
+
+static const RidgelineMemoryTier kAmdMi325xTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "HBM3E",
+     .kind = RIDGELINE_TIER_HBM,
+     /* memory_gb 256 [R] */
+     .capacity_bytes = 256e9,
+     /* mem_bw_gbs 6000 [R] */
+     .read_bandwidth_bytes_per_second = 6000e9,
+    },
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "host DRAM over PCIe 5.0 x16",
+     .kind = RIDGELINE_TIER_HOST_LINK,
+     /* ASSUMPTION, see top of file */
+     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
+     /* per direction, see top of file */
+     .read_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
+     .write_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
+    },
+};
+
+/* ---- amd-mi250x: AMD Instinct MI250X (datacenter GPU (2 GCDs)) ----
+ * Sources: rocm-docs docs/reference/gpu-specs.rst (states: VRAM, CUs, L2,
+ * L3/Infinity Cache, LDS); rocm.docs.amd.com gpu-arch/mi250.md (states: 50
+ * GB/s per IF link); AMD MI250X datasheet
+ * Provenance: R: 128 GB, CUs, L2, IF link rate; K: BW, FLOPS, TDP
+ * Notes: FP32 column = vector rate; packed/matrix FP32 95.7 TF; FP64 vector
+ * 47.9 / matrix 95.7. TDP 500 W (560 W peak). Appears to software as 2 GPUs
+ * of 64 GB / 1.6 TB/s each. No FP8.
+ * Sparsity: no structured-sparsity speedup on CDNA2 (dense rates only here).
+ */
+
+static const RidgelineMemoryTier kAmdMi250xTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "HBM2e",
+     .kind = RIDGELINE_TIER_HBM,
+     /* memory_gb 128 [R] */
+     .capacity_bytes = 128e9,
+     /* mem_bw_gbs 3276.8 [K] */
+     .read_bandwidth_bytes_per_second = 3276.8e9,
+    },
+};
+
+static const RidgelinePlatform kPlatforms[] = {
+    /* amd-mi300x */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "amd-mi300x",
+     .display_name = "AMD Instinct MI300X",
+     .vendor = "AMD",
+     .sources = "hardware_specs.csv row amd-mi300x\n"
+         "rocm-docs docs/reference/gpu-specs.rst (states: VRAM, CUs, L2, L3/Infinity Cache, LDS)\n"
+         "raw.githubusercontent alpharomercoma/MI300X-vs-H200 METHODOLOGY.md (states: BF16 1307.4, FP8 2614.9, 5.3 TB/s, 192 GB, 750 W)\n"
+         "docs.vultr.com hardware-requirements (states: 5.3 TB/s)\n"
+         "mlcommons v4.1 AMD system json (states: MI300X-...-192GB-750W)\n"
+         "AMD MI300X datasheet\n"
+         "PCI-SIG PCI Express base specification (per-direction x16 link rate)",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 163.4 TFLOPS [K] */
+             [RIDGELINE_MATH_FP32] = 163.4e12,
+             /* tf32_tflops_dense 653.7 TFLOPS [K] */
+             [RIDGELINE_MATH_TF32] = 653.7e12,
+             /* fp16_bf16_tflops_dense 1307.4 TFLOPS [R] */
+             [RIDGELINE_MATH_BF16] = 1307.4e12,
+             /* fp16_bf16_tflops_dense 1307.4 TFLOPS [R] */
+             [RIDGELINE_MATH_FP16] = 1307.4e12,
+             /* fp8_tflops_dense 2614.9 TFLOPS [R] */
+             [RIDGELINE_MATH_FP8] = 2614.9e12,
+             /* int8_tops_dense 2614.9 TOPS [K] */
+             [RIDGELINE_MATH_INT8] = 2614.9e12,
+         },
+     .tiers = kAmdMi300xTiers,
+     .tier_count = sizeof(kAmdMi300xTiers) / sizeof(kAmdMi300xTiers[0]),
+     .tdp_watts = 750, /* tdp_w 750 W [R] */
+     /* D: 7 Infinity Fabric links x 128 GB/s per link (AMD, K) = 896 GB/s */
+     .interconnect_bytes_per_second = 896e9,
+    },
+    /* amd-mi325x */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "amd-mi325x",
+     .display_name = "AMD Instinct MI325X",
+     .vendor = "AMD",
+     .sources = "hardware_specs.csv row amd-mi325x\n"
+         "rocm-docs docs/reference/gpu-specs.rst (states: VRAM, CUs, L2, L3/Infinity Cache, LDS)\n"
+         "awesomeagents.ai/hardware/amd-mi325x (states: FP8 2614.9/5229.8, FP16 1307.4, TF32 653.7, FP32 163.4, 6 TB/s, 5nm+6nm)\n"
+         "docs.vultr.com (states: 256 GB, 6.0 TB/s, 1,307 TFLOPS)\n"
+         "wiaix.com (states: seven IF links, PCIe Gen5 x16)\n"
+         "PCI-SIG PCI Express base specification (per-direction x16 link rate)",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 163.4 TFLOPS [R] */
+             [RIDGELINE_MATH_FP32] = 163.4e12,
+             /* tf32_tflops_dense 653.7 TFLOPS [R] */
+             [RIDGELINE_MATH_TF32] = 653.7e12,
+             /* fp16_bf16_tflops_dense 1307.4 TFLOPS [R] */
+             [RIDGELINE_MATH_BF16] = 1307.4e12,
+             /* fp16_bf16_tflops_dense 1307.4 TFLOPS [R] */
+             [RIDGELINE_MATH_FP16] = 1307.4e12,
+             /* fp8_tflops_dense 2614.9 TFLOPS [R] */
+             [RIDGELINE_MATH_FP8] = 2614.9e12,
+         },
+     .tiers = kAmdMi325xTiers,
+     .tier_count = sizeof(kAmdMi325xTiers) / sizeof(kAmdMi325xTiers[0]),
+     .tdp_watts = 1000, /* tdp_w 1000 W [K] */
+    },
+    /* amd-mi250x */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "amd-mi250x",
+     .display_name = "AMD Instinct MI250X",
+     .vendor = "AMD",
+     .sources = "hardware_specs.csv row amd-mi250x\n"
+         "rocm-docs docs/reference/gpu-specs.rst (states: VRAM, CUs, L2, L3/Infinity Cache, LDS)\n"
+         "rocm.docs.amd.com gpu-arch/mi250.md (states: 50 GB/s per IF link)\n"
+         "AMD MI250X datasheet",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 47.9 TFLOPS [K] */
+             [RIDGELINE_MATH_FP32] = 47.9e12,
+             /* fp16_bf16_tflops_dense 383 TFLOPS [K] */
+             [RIDGELINE_MATH_BF16] = 383e12,
+             /* fp16_bf16_tflops_dense 383 TFLOPS [K] */
+             [RIDGELINE_MATH_FP16] = 383e12,
+             /* int8_tops_dense 383 TOPS [K] */
+             [RIDGELINE_MATH_INT8] = 383e12,
+         },
+     .tiers = kAmdMi250xTiers,
+     .tier_count = sizeof(kAmdMi250xTiers) / sizeof(kAmdMi250xTiers[0]),
+     .tdp_watts = 500, /* tdp_w 500 W [K] */
+     /* D: 8 links x 50 GB/s per direction (ROCm MI250 doc, R) x 2 directions = 800 GB/s */
+     .interconnect_bytes_per_second = 800e9,
+    },
+};
+
+enum { kPlatformCount = sizeof(kPlatforms) / sizeof(kPlatforms[0]) };
+
+/* Indices into kPlatforms of the exported platforms (those with at least
+ * one published peak rate). Written once by init(), read-only afterwards. */
+static size_t g_exported[kPlatformCount];
+static size_t g_exported_count = 0;
+
+static int HasAnyRate(const RidgelinePlatform* p) {
+  for (int i = 0; i < RIDGELINE_MATH_SLOTS; ++i) {
+    if (p->peak_ops_per_second[i] > 0) return 1;
+  }
+  return 0;
+}
+
+static RidgelinePluginError* Init(void) {
+  g_exported_count = 0;
+  for (size_t i = 0; i < (size_t)kPlatformCount; ++i) {
+    if (HasAnyRate(&kPlatforms[i])) g_exported[g_exported_count++] = i;
+  }
+  if (g_exported_count == 0) {
+    return ridgeline_error_new(RIDGELINE_CODE_FAILED_PRECONDITION,
+                               "plugin amd: no platform has a peak rate");
+  }
+  return NULL;
+}
+
+static size_t PlatformCount(void) { return g_exported_count; }
+
+static RidgelinePluginError* GetPlatform(size_t index,
+                                         const RidgelinePlatform** out) {
+  if (out == NULL) {
+    return ridgeline_error_new(RIDGELINE_CODE_INVALID_ARGUMENT,
+                               "plugin amd: get_platform: out is NULL");
+  }
+  if (index >= g_exported_count) {
+    return ridgeline_error_new(
+        RIDGELINE_CODE_OUT_OF_RANGE,
+        "plugin amd: get_platform: index must be in [0, %zu), got %zu",
+        g_exported_count, index);
+  }
+  *out = &kPlatforms[g_exported[index]];
+  return NULL;
+}
+
+static const RidgelinePluginTable kTable = {
+    .struct_size = sizeof(RidgelinePluginTable),
+    .abi_major = RIDGELINE_PLUGIN_ABI_MAJOR,
+    .abi_minor = RIDGELINE_PLUGIN_ABI_MINOR,
+    .family = "amd",
+    .plugin_version = "1.0.0",
+    .init = Init,
+    .platform_count = PlatformCount,
+    .get_platform = GetPlatform,
+    .efficiency = NULL, /* no per-op model: the engine's defaults apply */
+    .error_code = ridgeline_error_code,
+    .error_message = ridgeline_error_message,
+    .error_free = ridgeline_error_free,
+};
+
+RIDGELINE_PLUGIN_EXPORT const RidgelinePluginTable* ridgeline_plugin_entry(
+    void) {
+  return &kTable;
+}

@@ -1,0 +1,651 @@
+/*
+ * Ridgeline hardware plugin "apple": Apple silicon SoCs (GPU and unified memory).
+ *
+ * Pure data behind the C ABI in ridgeline/plugin/ridgeline_plugin.h, built
+ * exactly as a vendor plugin is. Every number comes from
+ * ../shared/data/hardware_specs.csv (the row named above each platform) or a
+ * citation next to it; [R]/[K]/[D] is the sheet's provenance code (R stated
+ * in the cited source, K vendor value as commonly published, D derived: the
+ * formula is given). Units: ops/s (TFLOPS x 1e12), bytes (GB x 1e9), bytes/s.
+ * A field left out is 0, which the ABI defines as "unknown / not published".
+ * Dense rates only; 2:4 sparse headline figures are never used.
+ *
+ * Platforms for which no source gives any compute rate are written out in
+ * full but not exported: ABI 1.0 requires at least one peak rate per
+ * platform (see docs/hardware.md, "Held back").
+ *
+ * Thread safety: all descriptors are immutable static data; init() only
+ * builds the index of exported platforms, once, before any other call.
+ */
+#include <stddef.h>
+
+#define RIDGELINE_PLUGIN_IMPLEMENT_ERRORS
+#include "ridgeline/plugin/ridgeline_plugin.h"
+
+
+/* ---- apple-m1-max-32c: Apple M1 Max (SoC (unified memory)) ----
+ * Sources: Apple newsroom Oct 2021; notebookcheck description quoted on
+ * calendar-uk.co.uk (32-core GPU, 4096 ALUs, up to 10.4 TFLOPS, LPDDR5-6400
+ * 512-bit, 400 GB/s)
+ * Provenance: R (secondary): 400 GB/s, 10.4 TFLOPS FP32, LPDDR5; K: 64 GB
+ * max, Neural Engine 11 TOPS
+ * Notes: Memory = max config. No separate FP16/matrix rate published. Neural
+ * Engine 11 TOPS (precision unspecified). About 70-78% of unified memory is
+ * GPU-addressable by default (XiongjieDai README).
+ */
+
+static const RidgelineMemoryTier kAppleM1Max32cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 64 [K] (maximum configuration of the chip) */
+     .capacity_bytes = 64e9,
+     /* mem_bw_gbs 400 [R] */
+     .read_bandwidth_bytes_per_second = 400e9,
+    },
+};
+
+/* ---- apple-m2-max-38c: Apple M2 Max (SoC) ----
+ * Sources: Apple press release Jan 2023 as reported by moneycontrol.com /
+ * news18.com (up to 38-core GPU, 400GB/s, up to 96GB); llama.cpp discussion
+ * #4167 summary table (400 GB/s)
+ * Provenance: R: 400 GB/s, 96 GB; K: 13.6 TFLOPS FP32 (38-core), Neural
+ * Engine 15.8 TOPS
+ * Notes: Memory = max config. The 30-core bin is apple-m2-max-30c.
+ */
+
+static const RidgelineMemoryTier kAppleM2Max38cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 96 [R] (maximum configuration of the chip) */
+     .capacity_bytes = 96e9,
+     /* mem_bw_gbs 400 [R] */
+     .read_bandwidth_bytes_per_second = 400e9,
+    },
+};
+
+/* ---- apple-m3-max-40c: Apple M3 Max (SoC) ----
+ * Sources: macmegasite.com (states: M3 Max 40-core GPU, 400 GB/s); Apple
+ * newsroom Oct 2023
+ * Provenance: R: 400 GB/s; K: 300 GB/s bin, 128 GB, NE
+ * Notes: Memory = max config; BW 400 GB/s for 16-CPU/40-GPU bin, 300 GB/s for
+ * 14/30 bin; Neural Engine 18 TOPS. Apple did not publish GPU TFLOPS for M3.
+ */
+
+static const RidgelineMemoryTier kAppleM3Max40cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 128 [K] (maximum configuration of the chip) */
+     .capacity_bytes = 128e9,
+     /* mem_bw_gbs 400 [R] */
+     .read_bandwidth_bytes_per_second = 400e9,
+    },
+};
+
+/* ---- apple-m4-max-40c: Apple M4 Max (SoC) ----
+ * Sources: macrumors.com 2024-10-30 (128GB, 546GB/s, N3E, 40-core GPU); Ars
+ * Technica M4 comparison table as mirrored (M4 Max 32-core 410GB/s, 40-core
+ * 546GB/s); llama.cpp discussion #4167 summary table
+ * Provenance: R: 546 GB/s (40-core bin), 410 GB/s (32-core bin), 128 GB, N3E;
+ * K: Neural Engine 38 TOPS
+ * Notes: Memory = max config; BW 546 GB/s for 16/40 bin, 410 GB/s for 14/32
+ * bin; Neural Engine 38 TOPS.
+ */
+
+static const RidgelineMemoryTier kAppleM4Max40cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5X unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 128 [R] (maximum configuration of the chip) */
+     .capacity_bytes = 128e9,
+     /* mem_bw_gbs 546 [R] */
+     .read_bandwidth_bytes_per_second = 546e9,
+    },
+};
+
+/* ---- apple-m2-ultra-76c: Apple M2 Ultra (SoC (2x M2 Max via UltraFusion)) ----
+ * Sources: llama.cpp discussion #4167 summary table (800 GB/s);
+ * gamebastion/wccftech (192GB, 800GB/s); myapplechat.com (60 or 76 GPU cores,
+ * 800GB/s, up to 192GB, Neural Engine 31.6 TOPS); Apple newsroom Jun 2023
+ * Provenance: R: 800 GB/s, 192 GB, Neural Engine 31.6 TOPS; K: 27.2 TFLOPS
+ * FP32 (76-core)
+ * Notes: Memory = max config. The 60-core bin is apple-m2-ultra-60c (same
+ * bandwidth).
+ */
+
+static const RidgelineMemoryTier kAppleM2Ultra76cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 192 [R] (maximum configuration of the chip) */
+     .capacity_bytes = 192e9,
+     /* mem_bw_gbs 800 [R] */
+     .read_bandwidth_bytes_per_second = 800e9,
+    },
+};
+
+/* ---- apple-m3-ultra-80c: Apple M3 Ultra (SoC) ----
+ * Sources: research note transcribing apple.com/mac-studio/specs ("M3 Ultra
+ * 819 GB/s", "192-512 GB"); apple.com/mac-studio/specs
+ * Provenance: R (secondary): 819 GB/s, 512 GB; K: cores, node
+ * Notes: Memory = max config. Both GPU bins have 819 GB/s. No published GPU
+ * TFLOPS.
+ */
+
+static const RidgelineMemoryTier kAppleM3Ultra80cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 512 [R] (maximum configuration of the chip) */
+     .capacity_bytes = 512e9,
+     /* mem_bw_gbs 819 [R] */
+     .read_bandwidth_bytes_per_second = 819e9,
+    },
+};
+
+/* ---- apple-m1-7c: Apple M1 (7-core GPU) (SoC (unified memory)) ----
+ * Sources: XiongjieDai/GPU-Benchmarks-on-LLM-Inference (M1 8GB MacBook Air,
+ * 7-core GPU); notebookcheck description quoted on calendar-uk.co.uk (entry
+ * MacBook Air M1 GPU has 7 cores, 1 disabled); Apple newsroom Nov 2020
+ * Provenance: D: BW, FP32; K: 16 GB max
+ * Notes: D: BW = 4266 MT/s x 16 B = 68.3 GB/s (llama.cpp #4167 lists 68).
+ * FP32 = 7 x 128 ALUs x 2 x 1.278 GHz (clock implied by Apple's 2.6 TFLOPS
+ * for the 8-core M1). Memory = max config (measured machine: 8 GB). Neural
+ * Engine 11 TOPS.
+ */
+
+static const RidgelineMemoryTier kAppleM17cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR4X-4266 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 16 [K] (maximum configuration of the chip) */
+     .capacity_bytes = 16e9,
+     /* mem_bw_gbs 68.3 [D]: 4266 MT/s x 16 B */
+     .read_bandwidth_bytes_per_second = 68.3e9,
+    },
+};
+
+/* ---- apple-m1-8c: Apple M1 (8-core GPU) (SoC (unified memory)) ----
+ * Sources: llama.cpp discussion #4167 summary table (M1 68 GB/s, 8 GPU
+ * cores); Apple newsroom Nov 2020 (2.6 TFLOPS)
+ * Provenance: R (secondary): 68 GB/s; D: 68.3 GB/s; K: 2.6 TFLOPS, 16 GB max
+ * Notes: D: BW = 4266 MT/s x 16 B. Memory = max config. Neural Engine 11
+ * TOPS.
+ */
+
+static const RidgelineMemoryTier kAppleM18cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR4X-4266 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 16 [K] (maximum configuration of the chip) */
+     .capacity_bytes = 16e9,
+     /* mem_bw_gbs 68.3 [D]: 4266 MT/s x 16 B */
+     .read_bandwidth_bytes_per_second = 68.3e9,
+    },
+};
+
+/* ---- apple-m1-ultra-64c: Apple M1 Ultra (64-core GPU) (SoC (2x M1 Max via UltraFusion)) ----
+ * Sources: notebookcheck.net M1 Ultra (up to 64-core GPU, 800 GB/s, 128 GB,
+ * 32-core Neural Engine 22 TOPS); cpu-monkey.com (64-core GPU 21.2 TFLOPS
+ * FP32; 2.5 TB/s interface)
+ * Provenance: R: 800 GB/s, 128 GB, 21.2 TFLOPS FP32, Neural Engine 22 TOPS
+ * Notes: Memory = max config. 48-core bin: 15.9 TFLOPS, same bandwidth.
+ */
+
+static const RidgelineMemoryTier kAppleM1Ultra64cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5-6400 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 128 [R] (maximum configuration of the chip) */
+     .capacity_bytes = 128e9,
+     /* mem_bw_gbs 800 [R] */
+     .read_bandwidth_bytes_per_second = 800e9,
+    },
+};
+
+/* ---- apple-m2-10c: Apple M2 (10-core GPU) (SoC (unified memory)) ----
+ * Sources: Apple M2 Pro/Max press release ('200GB/s ... twice that of M2',
+ * via news18/moneycontrol); Ars Technica M-series table as mirrored (M2
+ * 10-core, 8/16/24GB, 102.4GB/s); hmc-tech.com (10-core M2: 1280 shaders,
+ * 1398 MHz, 3.58 TFLOPS FP32)
+ * Provenance: R: 100 GB/s, 24 GB, 3.58 TFLOPS FP32
+ * Notes: Memory = max config. Exact BW = 6400 MT/s x 16 B = 102.4 GB/s; Apple
+ * quotes 100. 8-core bin has the same BW.
+ */
+
+static const RidgelineMemoryTier kAppleM210cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5-6400 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 24 [R] (maximum configuration of the chip) */
+     .capacity_bytes = 24e9,
+     /* mem_bw_gbs 100 [R] */
+     .read_bandwidth_bytes_per_second = 100e9,
+    },
+};
+
+/* ---- apple-m2-pro-16c: Apple M2 Pro (16-core GPU) (SoC (unified memory)) ----
+ * Sources: Apple press release Jan 2023 via moneycontrol.com / news18.com
+ * (200GB/s, up to 32GB, up to 19-core GPU)
+ * Provenance: R: 200 GB/s, 32 GB; D: FP32
+ * Notes: D: FP32 = 16 x 128 ALUs x 2 x 1.398 GHz (M2-family GPU clock).
+ * 19-core bin: same BW. Memory = max config.
+ */
+
+static const RidgelineMemoryTier kAppleM2Pro16cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5-6400 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 32 [R] (maximum configuration of the chip) */
+     .capacity_bytes = 32e9,
+     /* mem_bw_gbs 200 [R] */
+     .read_bandwidth_bytes_per_second = 200e9,
+    },
+};
+
+/* ---- apple-m2-max-30c: Apple M2 Max (30-core GPU) (SoC (unified memory)) ----
+ * Sources: Apple press release Jan 2023 via moneycontrol.com / news18.com
+ * (400GB/s, up to 96GB); llama.cpp discussion #4167 summary table (M2 Max
+ * 30-core, 400 GB/s)
+ * Provenance: R: 400 GB/s, 96 GB; D: FP32
+ * Notes: D: FP32 = 13.6 TF (38-core, K) x 30/38 = 10.74 (= 30 x 256 x 1.398
+ * GHz). Memory = max config.
+ */
+
+static const RidgelineMemoryTier kAppleM2Max30cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5-6400 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 96 [R] (maximum configuration of the chip) */
+     .capacity_bytes = 96e9,
+     /* mem_bw_gbs 400 [R] */
+     .read_bandwidth_bytes_per_second = 400e9,
+    },
+};
+
+/* ---- apple-m2-ultra-60c: Apple M2 Ultra (60-core GPU) (SoC (2x M2 Max via UltraFusion)) ----
+ * Sources: myapplechat.com (60 or 76 GPU cores, 800GB/s, up to 192GB, Neural
+ * Engine 31.6 TOPS); llama.cpp discussion #4167 summary table
+ * Provenance: R: 800 GB/s, 192 GB; D: FP32
+ * Notes: D: FP32 = 27.2 TF (76-core, K) x 60/76 = 21.47. Memory = max config.
+ */
+
+static const RidgelineMemoryTier kAppleM2Ultra60cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5-6400 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 192 [R] (maximum configuration of the chip) */
+     .capacity_bytes = 192e9,
+     /* mem_bw_gbs 800 [R] */
+     .read_bandwidth_bytes_per_second = 800e9,
+    },
+};
+
+/* ---- apple-m3-pro-18c: Apple M3 Pro (18-core GPU) (SoC (unified memory)) ----
+ * Sources: Ars Technica M-series table as mirrored (M3 Pro 18-core, 18/36GB,
+ * 153.6GB/s); macrumors.com M4 Pro article (273GB/s is '75% more than M3
+ * Pro'); llama.cpp discussion #4167 summary table (150 GB/s)
+ * Provenance: R: 150 GB/s, 36 GB
+ * Notes: Apple quotes 150 GB/s; 6400 MT/s x 24 B = 153.6. Apple publishes no
+ * GPU TFLOPS for M3. Memory = max config.
+ */
+
+static const RidgelineMemoryTier kAppleM3Pro18cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5-6400 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 36 [R] (maximum configuration of the chip) */
+     .capacity_bytes = 36e9,
+     /* mem_bw_gbs 150 [R] */
+     .read_bandwidth_bytes_per_second = 150e9,
+    },
+};
+
+/* ---- apple-m4-10c: Apple M4 (10-core GPU) (SoC (unified memory)) ----
+ * Sources: Ars Technica M4 comparison table as mirrored (M4 10-core,
+ * 16/24/32GB, 120GB/s)
+ * Provenance: R: 120 GB/s, 32 GB
+ * Notes: Memory = max config. Apple publishes no GPU TFLOPS for M4. Neural
+ * Engine 38 TOPS.
+ */
+
+static const RidgelineMemoryTier kAppleM410cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5X-7500 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 32 [R] (maximum configuration of the chip) */
+     .capacity_bytes = 32e9,
+     /* mem_bw_gbs 120 [R] */
+     .read_bandwidth_bytes_per_second = 120e9,
+    },
+};
+
+/* ---- apple-m4-pro-20c: Apple M4 Pro (20-core GPU) (SoC (unified memory)) ----
+ * Sources: macrumors.com 2024-10-29 (up to 20-core GPU, up to 64GB, 273GB/s,
+ * Thunderbolt 5); techmoran.com; hmc-tech.com (16-core M4 Pro: 2048 shaders,
+ * 1470 MHz, 6.02 TFLOPS FP32)
+ * Provenance: R: 273 GB/s, 64 GB; D: FP32
+ * Notes: D: FP32 = 2560 ALUs x 2 x 1.47 GHz (clock from the 16-core bin of
+ * the same die). Memory = max config.
+ */
+
+static const RidgelineMemoryTier kAppleM4Pro20cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5X-8533 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 64 [R] (maximum configuration of the chip) */
+     .capacity_bytes = 64e9,
+     /* mem_bw_gbs 273 [R] */
+     .read_bandwidth_bytes_per_second = 273e9,
+    },
+};
+
+static const RidgelinePlatform kPlatforms[] = {
+    /* apple-m1-max-32c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m1-max-32c",
+     .display_name = "Apple M1 Max",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m1-max-32c\n"
+         "Apple newsroom Oct 2021\n"
+         "notebookcheck description quoted on calendar-uk.co.uk (32-core GPU, 4096 ALUs, up to 10.4 TFLOPS, LPDDR5-6400 512-bit, 400 GB/s)",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 10.4 TFLOPS [R] */
+             [RIDGELINE_MATH_FP32] = 10.4e12,
+         },
+     .tiers = kAppleM1Max32cTiers,
+     .tier_count = sizeof(kAppleM1Max32cTiers) / sizeof(kAppleM1Max32cTiers[0]),
+    },
+    /* apple-m2-max-38c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m2-max-38c",
+     .display_name = "Apple M2 Max",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m2-max-38c\n"
+         "Apple press release Jan 2023 as reported by moneycontrol.com / news18.com (up to 38-core GPU, 400GB/s, up to 96GB)\n"
+         "llama.cpp discussion #4167 summary table (400 GB/s)",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 13.6 TFLOPS [K] */
+             [RIDGELINE_MATH_FP32] = 13.6e12,
+         },
+     .tiers = kAppleM2Max38cTiers,
+     .tier_count = sizeof(kAppleM2Max38cTiers) / sizeof(kAppleM2Max38cTiers[0]),
+    },
+    /* apple-m3-max-40c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m3-max-40c",
+     .display_name = "Apple M3 Max",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m3-max-40c\n"
+         "macmegasite.com (states: M3 Max 40-core GPU, 400 GB/s)\n"
+         "Apple newsroom Oct 2023",
+     /* No compute rate in the sheet or a citable source: held back. */
+     .tiers = kAppleM3Max40cTiers,
+     .tier_count = sizeof(kAppleM3Max40cTiers) / sizeof(kAppleM3Max40cTiers[0]),
+    },
+    /* apple-m4-max-40c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m4-max-40c",
+     .display_name = "Apple M4 Max",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m4-max-40c\n"
+         "macrumors.com 2024-10-30 (128GB, 546GB/s, N3E, 40-core GPU)\n"
+         "Ars Technica M4 comparison table as mirrored (M4 Max 32-core 410GB/s, 40-core 546GB/s)\n"
+         "llama.cpp discussion #4167 summary table",
+     /* No compute rate in the sheet or a citable source: held back. */
+     .tiers = kAppleM4Max40cTiers,
+     .tier_count = sizeof(kAppleM4Max40cTiers) / sizeof(kAppleM4Max40cTiers[0]),
+    },
+    /* apple-m2-ultra-76c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m2-ultra-76c",
+     .display_name = "Apple M2 Ultra",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m2-ultra-76c\n"
+         "llama.cpp discussion #4167 summary table (800 GB/s)\n"
+         "gamebastion/wccftech (192GB, 800GB/s)\n"
+         "myapplechat.com (60 or 76 GPU cores, 800GB/s, up to 192GB, Neural Engine 31.6 TOPS)\n"
+         "Apple newsroom Jun 2023",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 27.2 TFLOPS [K] */
+             [RIDGELINE_MATH_FP32] = 27.2e12,
+         },
+     .tiers = kAppleM2Ultra76cTiers,
+     .tier_count = sizeof(kAppleM2Ultra76cTiers) / sizeof(kAppleM2Ultra76cTiers[0]),
+    },
+    /* apple-m3-ultra-80c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m3-ultra-80c",
+     .display_name = "Apple M3 Ultra",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m3-ultra-80c\n"
+         "research note transcribing apple.com/mac-studio/specs (\"M3 Ultra 819 GB/s\", \"192-512 GB\")\n"
+         "apple.com/mac-studio/specs",
+     /* No compute rate in the sheet or a citable source: held back. */
+     .tiers = kAppleM3Ultra80cTiers,
+     .tier_count = sizeof(kAppleM3Ultra80cTiers) / sizeof(kAppleM3Ultra80cTiers[0]),
+    },
+    /* apple-m1-7c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m1-7c",
+     .display_name = "Apple M1 (7-core GPU)",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m1-7c\n"
+         "XiongjieDai/GPU-Benchmarks-on-LLM-Inference (M1 8GB MacBook Air, 7-core GPU)\n"
+         "notebookcheck description quoted on calendar-uk.co.uk (entry MacBook Air M1 GPU has 7 cores, 1 disabled)\n"
+         "Apple newsroom Nov 2020",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 2.29 TFLOPS [D], formula in Notes above */
+             [RIDGELINE_MATH_FP32] = 2.29e12,
+         },
+     .tiers = kAppleM17cTiers,
+     .tier_count = sizeof(kAppleM17cTiers) / sizeof(kAppleM17cTiers[0]),
+    },
+    /* apple-m1-8c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m1-8c",
+     .display_name = "Apple M1 (8-core GPU)",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m1-8c\n"
+         "llama.cpp discussion #4167 summary table (M1 68 GB/s, 8 GPU cores)\n"
+         "Apple newsroom Nov 2020 (2.6 TFLOPS)",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 2.6 TFLOPS [K] */
+             [RIDGELINE_MATH_FP32] = 2.6e12,
+         },
+     .tiers = kAppleM18cTiers,
+     .tier_count = sizeof(kAppleM18cTiers) / sizeof(kAppleM18cTiers[0]),
+    },
+    /* apple-m1-ultra-64c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m1-ultra-64c",
+     .display_name = "Apple M1 Ultra (64-core GPU)",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m1-ultra-64c\n"
+         "notebookcheck.net M1 Ultra (up to 64-core GPU, 800 GB/s, 128 GB, 32-core Neural Engine 22 TOPS)\n"
+         "cpu-monkey.com (64-core GPU 21.2 TFLOPS FP32; 2.5 TB/s interface)",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 21.2 TFLOPS [R] */
+             [RIDGELINE_MATH_FP32] = 21.2e12,
+         },
+     .tiers = kAppleM1Ultra64cTiers,
+     .tier_count = sizeof(kAppleM1Ultra64cTiers) / sizeof(kAppleM1Ultra64cTiers[0]),
+    },
+    /* apple-m2-10c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m2-10c",
+     .display_name = "Apple M2 (10-core GPU)",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m2-10c\n"
+         "Apple M2 Pro/Max press release ('200GB/s ... twice that of M2', via news18/moneycontrol)\n"
+         "Ars Technica M-series table as mirrored (M2 10-core, 8/16/24GB, 102.4GB/s)\n"
+         "hmc-tech.com (10-core M2: 1280 shaders, 1398 MHz, 3.58 TFLOPS FP32)",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 3.58 TFLOPS [R] */
+             [RIDGELINE_MATH_FP32] = 3.58e12,
+         },
+     .tiers = kAppleM210cTiers,
+     .tier_count = sizeof(kAppleM210cTiers) / sizeof(kAppleM210cTiers[0]),
+    },
+    /* apple-m2-pro-16c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m2-pro-16c",
+     .display_name = "Apple M2 Pro (16-core GPU)",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m2-pro-16c\n"
+         "Apple press release Jan 2023 via moneycontrol.com / news18.com (200GB/s, up to 32GB, up to 19-core GPU)",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 5.73 TFLOPS [D], formula in Notes above */
+             [RIDGELINE_MATH_FP32] = 5.73e12,
+         },
+     .tiers = kAppleM2Pro16cTiers,
+     .tier_count = sizeof(kAppleM2Pro16cTiers) / sizeof(kAppleM2Pro16cTiers[0]),
+    },
+    /* apple-m2-max-30c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m2-max-30c",
+     .display_name = "Apple M2 Max (30-core GPU)",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m2-max-30c\n"
+         "Apple press release Jan 2023 via moneycontrol.com / news18.com (400GB/s, up to 96GB)\n"
+         "llama.cpp discussion #4167 summary table (M2 Max 30-core, 400 GB/s)",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 10.74 TFLOPS [D], formula in Notes above */
+             [RIDGELINE_MATH_FP32] = 10.74e12,
+         },
+     .tiers = kAppleM2Max30cTiers,
+     .tier_count = sizeof(kAppleM2Max30cTiers) / sizeof(kAppleM2Max30cTiers[0]),
+    },
+    /* apple-m2-ultra-60c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m2-ultra-60c",
+     .display_name = "Apple M2 Ultra (60-core GPU)",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m2-ultra-60c\n"
+         "myapplechat.com (60 or 76 GPU cores, 800GB/s, up to 192GB, Neural Engine 31.6 TOPS)\n"
+         "llama.cpp discussion #4167 summary table",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 21.47 TFLOPS [D], formula in Notes above */
+             [RIDGELINE_MATH_FP32] = 21.47e12,
+         },
+     .tiers = kAppleM2Ultra60cTiers,
+     .tier_count = sizeof(kAppleM2Ultra60cTiers) / sizeof(kAppleM2Ultra60cTiers[0]),
+    },
+    /* apple-m3-pro-18c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m3-pro-18c",
+     .display_name = "Apple M3 Pro (18-core GPU)",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m3-pro-18c\n"
+         "Ars Technica M-series table as mirrored (M3 Pro 18-core, 18/36GB, 153.6GB/s)\n"
+         "macrumors.com M4 Pro article (273GB/s is '75% more than M3 Pro')\n"
+         "llama.cpp discussion #4167 summary table (150 GB/s)",
+     /* No compute rate in the sheet or a citable source: held back. */
+     .tiers = kAppleM3Pro18cTiers,
+     .tier_count = sizeof(kAppleM3Pro18cTiers) / sizeof(kAppleM3Pro18cTiers[0]),
+    },
+    /* apple-m4-10c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m4-10c",
+     .display_name = "Apple M4 (10-core GPU)",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m4-10c\n"
+         "Ars Technica M4 comparison table as mirrored (M4 10-core, 16/24/32GB, 120GB/s)",
+     /* No compute rate in the sheet or a citable source: held back. */
+     .tiers = kAppleM410cTiers,
+     .tier_count = sizeof(kAppleM410cTiers) / sizeof(kAppleM410cTiers[0]),
+    },
+    /* apple-m4-pro-20c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "apple-m4-pro-20c",
+     .display_name = "Apple M4 Pro (20-core GPU)",
+     .vendor = "Apple",
+     .sources = "hardware_specs.csv row apple-m4-pro-20c\n"
+         "macrumors.com 2024-10-29 (up to 20-core GPU, up to 64GB, 273GB/s, Thunderbolt 5)\n"
+         "techmoran.com\n"
+         "hmc-tech.com (16-core M4 Pro: 2048 shaders, 1470 MHz, 6.02 TFLOPS FP32)",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 7.53 TFLOPS [D], formula in Notes above */
+             [RIDGELINE_MATH_FP32] = 7.53e12,
+         },
+     .tiers = kAppleM4Pro20cTiers,
+     .tier_count = sizeof(kAppleM4Pro20cTiers) / sizeof(kAppleM4Pro20cTiers[0]),
+    },
+};
+
+enum { kPlatformCount = sizeof(kPlatforms) / sizeof(kPlatforms[0]) };
+
+/* Indices into kPlatforms of the exported platforms (those with at least
+ * one published peak rate). Written once by init(), read-only afterwards. */
+static size_t g_exported[kPlatformCount];
+static size_t g_exported_count = 0;
+
+static int HasAnyRate(const RidgelinePlatform* p) {
+  for (int i = 0; i < RIDGELINE_MATH_SLOTS; ++i) {
+    if (p->peak_ops_per_second[i] > 0) return 1;
+  }
+  return 0;
+}
+
+static RidgelinePluginError* Init(void) {
+  g_exported_count = 0;
+  for (size_t i = 0; i < (size_t)kPlatformCount; ++i) {
+    if (HasAnyRate(&kPlatforms[i])) g_exported[g_exported_count++] = i;
+  }
+  if (g_exported_count == 0) {
+    return ridgeline_error_new(RIDGELINE_CODE_FAILED_PRECONDITION,
+                               "plugin apple: no platform has a peak rate");
+  }
+  return NULL;
+}
+
+static size_t PlatformCount(void) { return g_exported_count; }
+
+static RidgelinePluginError* GetPlatform(size_t index,
+                                         const RidgelinePlatform** out) {
+  if (out == NULL) {
+    return ridgeline_error_new(RIDGELINE_CODE_INVALID_ARGUMENT,
+                               "plugin apple: get_platform: out is NULL");
+  }
+  if (index >= g_exported_count) {
+    return ridgeline_error_new(
+        RIDGELINE_CODE_OUT_OF_RANGE,
+        "plugin apple: get_platform: index must be in [0, %zu), got %zu",
+        g_exported_count, index);
+  }
+  *out = &kPlatforms[g_exported[index]];
+  return NULL;
+}
+
+static const RidgelinePluginTable kTable = {
+    .struct_size = sizeof(RidgelinePluginTable),
+    .abi_major = RIDGELINE_PLUGIN_ABI_MAJOR,
+    .abi_minor = RIDGELINE_PLUGIN_ABI_MINOR,
+    .family = "apple",
+    .plugin_version = "1.0.0",
+    .init = Init,
+    .platform_count = PlatformCount,
+    .get_platform = GetPlatform,
+    .efficiency = NULL, /* no per-op model: the engine's defaults apply */
+    .error_code = ridgeline_error_code,
+    .error_message = ridgeline_error_message,
+    .error_free = ridgeline_error_free,
+};
+
+RIDGELINE_PLUGIN_EXPORT const RidgelinePluginTable* ridgeline_plugin_entry(
+    void) {
+  return &kTable;
+}

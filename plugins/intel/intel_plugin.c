@@ -1,0 +1,308 @@
+/*
+ * Ridgeline hardware plugin "intel": Intel Gaudi accelerators and Xeon CPUs.
+ *
+ * Pure data behind the C ABI in ridgeline/plugin/ridgeline_plugin.h, built
+ * exactly as a vendor plugin is. Every number comes from
+ * ../shared/data/hardware_specs.csv (the row named above each platform) or a
+ * citation next to it; [R]/[K]/[D] is the sheet's provenance code (R stated
+ * in the cited source, K vendor value as commonly published, D derived: the
+ * formula is given). Units: ops/s (TFLOPS x 1e12), bytes (GB x 1e9), bytes/s.
+ * A field left out is 0, which the ABI defines as "unknown / not published".
+ * Dense rates only; 2:4 sparse headline figures are never used.
+ *
+ * Platforms for which no source gives any compute rate are written out in
+ * full but not exported: ABI 1.0 requires at least one peak rate per
+ * platform (see docs/hardware.md, "Held back").
+ *
+ * Thread safety: all descriptors are immutable static data; init() only
+ * builds the index of exported platforms, once, before any other call.
+ */
+#include <stddef.h>
+
+#define RIDGELINE_PLUGIN_IMPLEMENT_ERRORS
+#include "ridgeline/plugin/ridgeline_plugin.h"
+
+/* ASSUMPTION (deployment choice; docs/hardware.md): DDR5 installed per
+ * socket = 512 GB (the sheet leaves CPU memory blank: platform-dependent, up
+ * to 4 TB per socket). */
+#define RL_XEON_DRAM_BYTES 512e9
+
+/* ---- intel-gaudi2: Intel Gaudi 2 (HL-225H) (AI accelerator) ----
+ * Sources: pcguia.pt Gaudi 3 article (states: Gaudi 2 96 GB HBM2e, 2.45 TB/s,
+ * 432 TFLOPS BF16, 600 W, 24 TPCs); y-ic.de (states: 24 TPCs, 2 MMEs);
+ * gigazine (states: 7nm); intel.com Gaudi 2 model-performance page (HL-225H)
+ * Provenance: R: mem, BW, BF16, TDP, TPC/MME, 7nm; K: SRAM 48 MB, 24x100GbE
+ * Notes: BF16 value is MME matrix rate. AMBIGUOUS FP8: sources disagree (835
+ * vs 865 TFLOPS) - left blank.
+ * Sparsity: no sparsity figures (dense rates only here).
+ */
+
+static const RidgelineMemoryTier kIntelGaudi2Tiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "HBM2e",
+     .kind = RIDGELINE_TIER_HBM,
+     /* memory_gb 96 [R] */
+     .capacity_bytes = 96e9,
+     /* mem_bw_gbs 2450 [R] */
+     .read_bandwidth_bytes_per_second = 2450e9,
+    },
+};
+
+/* ---- intel-gaudi3: Intel Gaudi 3 (HL-325L OAM) (AI accelerator) ----
+ * Sources: pcguia.pt (states: 128 GB, 3.7 TB/s, 96 MB SRAM 12.8 TB/s, 1835
+ * TFLOPS FP8/BF16, 900 W); y-ic.de (states: 3.67 TB/s, 28.7 vector BF16,
+ * 24x200GbE); yobitel.com (states: TSMC 5nm, 900 W)
+ * Provenance: R: all filled
+ * Notes: BW: Intel material says 3.7 TB/s and 3.67 TB/s; BF16/FP8 are MME
+ * matrix rates; vector BF16 28.7 TF; TDP 900 W OAM (PCIe add-in card 600 W).
+ * y-ic.de quotes 1,856 TFLOPS in one place; Intel white paper figure is
+ * 1,835. Reported ~$15.6k/chip from an 8-chip $125k kit (y-ic.de) - not a
+ * list price, so left blank.
+ * Sparsity: no sparsity figures; FP8 = BF16 rate (not 2x) (dense rates only
+ * here).
+ */
+
+static const RidgelineMemoryTier kIntelGaudi3Tiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "SRAM",
+     .kind = RIDGELINE_TIER_SRAM,
+     /* onchip_cache "SRAM 96 MB" [R], MB taken as 10^6 bytes */
+     .capacity_bytes = 96e6,
+     /* onchip_bw "SRAM 12.8 TB/s" [R] */
+     .read_bandwidth_bytes_per_second = 12.8e12,
+    },
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "HBM2e",
+     .kind = RIDGELINE_TIER_HBM,
+     /* memory_gb 128 [R] */
+     .capacity_bytes = 128e9,
+     /* mem_bw_gbs 3700 [R] */
+     .read_bandwidth_bytes_per_second = 3700e9,
+    },
+};
+
+/* ---- intel-xeon-platinum-8480p: Intel Xeon Platinum 8480+ (Sapphire Rapids) (server CPU (AMX)) ----
+ * Sources: intel-extension-for-transformers release_data.md (states: "8480+
+ * @3.8GHz, 56 cores/socket", DDR5 4800); intel.com Gaudi 3 page (states:
+ * "Xeon Platinum 8480+ CPUs at 2.0 GHz"); ark.intel.com
+ * Provenance: R: 56 cores, 3.8 GHz turbo, 2.0 GHz base, DDR5-4800; D: BW; K:
+ * LLC, TDP, price, UPI/PCIe
+ * Notes: mem_bw is DERIVED (8 ch x 4800 MT/s x 8 B), theoretical per socket.
+ * Memory capacity is platform-dependent (up to 4 TB/socket).
+ * Sparsity: Intel does not publish per-SKU AMX TFLOPS; AMX = 1024 BF16
+ * FLOP/cycle/core and 2048 INT8 OP/cycle/core (architecture figure) x 56
+ * cores x AMX clock (not published) (dense rates only here).
+ */
+
+static const RidgelineMemoryTier kIntelXeonPlatinum8480pTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "DDR5-4800, 8 channels",
+     .kind = RIDGELINE_TIER_DDR,
+     /* ASSUMPTION: platform-dependent (sheet blank) */
+     .capacity_bytes = RL_XEON_DRAM_BYTES,
+     /* mem_bw_gbs 307.2 [D]: 8 channels x 4800 MT/s x 8 B */
+     .read_bandwidth_bytes_per_second = 307.2e9,
+    },
+};
+
+/* ---- intel-xeon-w9-3475x: Intel Xeon w9-3475X (Sapphire Rapids) (workstation CPU (AMX)) ----
+ * Sources: techpowerup.com 2024-02-06 (W9-3475X 36-core/72-thread);
+ * sweclockers.com (Xeon W-3400: 8 DDR5-4800 channels = 307.2 GB/s, up to 4
+ * TB); ark.intel.com
+ * Provenance: R: 36 cores, 8-channel DDR5-4800 = 307.2 GB/s; D: BW; K: 300 W,
+ * RCP $3,739, base 2.2 / turbo 4.8 GHz
+ * Notes: mem_bw DERIVED (8 ch x 4800 MT/s x 8 B), theoretical. The measured
+ * system capped the clock at 2.2 GHz and used 8-16 threads.
+ * Sparsity: Intel publishes no per-SKU AMX TFLOPS; AMX = 1024 BF16
+ * FLOP/cycle/core and 2048 INT8 OP/cycle/core (architecture figure) (dense
+ * rates only here).
+ */
+
+static const RidgelineMemoryTier kIntelXeonW93475xTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "DDR5-4800, 8 channels",
+     .kind = RIDGELINE_TIER_DDR,
+     /* ASSUMPTION: platform-dependent (sheet blank) */
+     .capacity_bytes = RL_XEON_DRAM_BYTES,
+     /* mem_bw_gbs 307.2 [R] */
+     .read_bandwidth_bytes_per_second = 307.2e9,
+    },
+};
+
+/* ---- intel-xeon-platinum-8481c: Intel Xeon Platinum 8481C (GCP C3, Sapphire Rapids) (server CPU (AMX), cloud-only SKU) ----
+ * Sources: llama.cpp issue #34 thread (GCP c3-highcpu-44, 4th-gen Xeon
+ * Sapphire Rapids, 22 threads); the 8481C SKU name is an assumption (C3
+ * instances report it; not verified here)
+ * Provenance: D: BW per socket
+ * Notes: Cloud-only SKU (not on ark.intel.com); SKU name, core count and
+ * clocks not verified. A c3-highcpu-44 VM is a 22-core slice whose share of
+ * socket bandwidth is unknown, so this row is only an upper bound.
+ * Sparsity: no per-SKU AMX TFLOPS published (dense rates only here).
+ */
+
+static const RidgelineMemoryTier kIntelXeonPlatinum8481cTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "DDR5-4800, 8 channels",
+     .kind = RIDGELINE_TIER_DDR,
+     /* ASSUMPTION: platform-dependent (sheet blank) */
+     .capacity_bytes = RL_XEON_DRAM_BYTES,
+     /* mem_bw_gbs 307.2 [D]: 8 channels x 4800 MT/s x 8 B */
+     .read_bandwidth_bytes_per_second = 307.2e9,
+    },
+};
+
+static const RidgelinePlatform kPlatforms[] = {
+    /* intel-gaudi2 */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "intel-gaudi2",
+     .display_name = "Intel Gaudi 2 (HL-225H)",
+     .vendor = "Intel (Habana)",
+     .sources = "hardware_specs.csv row intel-gaudi2\n"
+         "pcguia.pt Gaudi 3 article (states: Gaudi 2 96 GB HBM2e, 2.45 TB/s, 432 TFLOPS BF16, 600 W, 24 TPCs)\n"
+         "y-ic.de (states: 24 TPCs, 2 MMEs)\n"
+         "gigazine (states: 7nm)\n"
+         "intel.com Gaudi 2 model-performance page (HL-225H)",
+     .peak_ops_per_second =
+         {
+             /* fp16_bf16_tflops_dense 432 TFLOPS [R] */
+             [RIDGELINE_MATH_BF16] = 432e12,
+             /* fp16_bf16_tflops_dense 432 TFLOPS [R] */
+             [RIDGELINE_MATH_FP16] = 432e12,
+         },
+     .tiers = kIntelGaudi2Tiers,
+     .tier_count = sizeof(kIntelGaudi2Tiers) / sizeof(kIntelGaudi2Tiers[0]),
+     .tdp_watts = 600, /* tdp_w 600 W [R] */
+     /* D: 24 x 100 GbE [K] = 2400 Gb/s = 300 GB/s per direction x 2 = 600 GB/s */
+     .interconnect_bytes_per_second = 600e9,
+    },
+    /* intel-gaudi3 */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "intel-gaudi3",
+     .display_name = "Intel Gaudi 3 (HL-325L OAM)",
+     .vendor = "Intel (Habana)",
+     .sources = "hardware_specs.csv row intel-gaudi3\n"
+         "pcguia.pt (states: 128 GB, 3.7 TB/s, 96 MB SRAM 12.8 TB/s, 1835 TFLOPS FP8/BF16, 900 W)\n"
+         "y-ic.de (states: 3.67 TB/s, 28.7 vector BF16, 24x200GbE)\n"
+         "yobitel.com (states: TSMC 5nm, 900 W)",
+     .peak_ops_per_second =
+         {
+             /* fp16_bf16_tflops_dense 1835 TFLOPS [R] */
+             [RIDGELINE_MATH_BF16] = 1835e12,
+             /* fp16_bf16_tflops_dense 1835 TFLOPS [R] */
+             [RIDGELINE_MATH_FP16] = 1835e12,
+             /* fp8_tflops_dense 1835 TFLOPS [R] */
+             [RIDGELINE_MATH_FP8] = 1835e12,
+         },
+     .tiers = kIntelGaudi3Tiers,
+     .tier_count = sizeof(kIntelGaudi3Tiers) / sizeof(kIntelGaudi3Tiers[0]),
+     .tdp_watts = 900, /* tdp_w 900 W [R] */
+     /* D: 24 x 200 GbE = 4.8 Tb/s [R] = 600 GB/s per direction x 2 = 1200 GB/s */
+     .interconnect_bytes_per_second = 1200e9,
+    },
+    /* intel-xeon-platinum-8480p */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "intel-xeon-platinum-8480p",
+     .display_name = "Intel Xeon Platinum 8480+ (Sapphire Rapids)",
+     .vendor = "Intel",
+     .sources = "hardware_specs.csv row intel-xeon-platinum-8480p\n"
+         "intel-extension-for-transformers release_data.md (states: \"8480+ @3.8GHz, 56 cores/socket\", DDR5 4800)\n"
+         "intel.com Gaudi 3 page (states: \"Xeon Platinum 8480+ CPUs at 2.0 GHz\")\n"
+         "ark.intel.com",
+     /* No compute rate in the sheet or a citable source: held back. */
+     .tiers = kIntelXeonPlatinum8480pTiers,
+     .tier_count = sizeof(kIntelXeonPlatinum8480pTiers) / sizeof(kIntelXeonPlatinum8480pTiers[0]),
+     .tdp_watts = 350, /* tdp_w 350 W [K] */
+     .price_usd = 10710, /* launch_price_usd $10710 [K] */
+    },
+    /* intel-xeon-w9-3475x */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "intel-xeon-w9-3475x",
+     .display_name = "Intel Xeon w9-3475X (Sapphire Rapids)",
+     .vendor = "Intel",
+     .sources = "hardware_specs.csv row intel-xeon-w9-3475x\n"
+         "techpowerup.com 2024-02-06 (W9-3475X 36-core/72-thread)\n"
+         "sweclockers.com (Xeon W-3400: 8 DDR5-4800 channels = 307.2 GB/s, up to 4 TB)\n"
+         "ark.intel.com",
+     /* No compute rate in the sheet or a citable source: held back. */
+     .tiers = kIntelXeonW93475xTiers,
+     .tier_count = sizeof(kIntelXeonW93475xTiers) / sizeof(kIntelXeonW93475xTiers[0]),
+     .tdp_watts = 300, /* tdp_w 300 W [K] */
+     .price_usd = 3739, /* launch_price_usd $3739 [K] */
+    },
+    /* intel-xeon-platinum-8481c */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "intel-xeon-platinum-8481c",
+     .display_name = "Intel Xeon Platinum 8481C (GCP C3, Sapphire Rapids)",
+     .vendor = "Intel",
+     .sources = "hardware_specs.csv row intel-xeon-platinum-8481c\n"
+         "llama.cpp issue #34 thread (GCP c3-highcpu-44, 4th-gen Xeon Sapphire Rapids, 22 threads)\n"
+         "the 8481C SKU name is an assumption (C3 instances report it; not verified here)",
+     /* No compute rate in the sheet or a citable source: held back. */
+     .tiers = kIntelXeonPlatinum8481cTiers,
+     .tier_count = sizeof(kIntelXeonPlatinum8481cTiers) / sizeof(kIntelXeonPlatinum8481cTiers[0]),
+    },
+};
+
+enum { kPlatformCount = sizeof(kPlatforms) / sizeof(kPlatforms[0]) };
+
+/* Indices into kPlatforms of the exported platforms (those with at least
+ * one published peak rate). Written once by init(), read-only afterwards. */
+static size_t g_exported[kPlatformCount];
+static size_t g_exported_count = 0;
+
+static int HasAnyRate(const RidgelinePlatform* p) {
+  for (int i = 0; i < RIDGELINE_MATH_SLOTS; ++i) {
+    if (p->peak_ops_per_second[i] > 0) return 1;
+  }
+  return 0;
+}
+
+static RidgelinePluginError* Init(void) {
+  g_exported_count = 0;
+  for (size_t i = 0; i < (size_t)kPlatformCount; ++i) {
+    if (HasAnyRate(&kPlatforms[i])) g_exported[g_exported_count++] = i;
+  }
+  if (g_exported_count == 0) {
+    return ridgeline_error_new(RIDGELINE_CODE_FAILED_PRECONDITION,
+                               "plugin intel: no platform has a peak rate");
+  }
+  return NULL;
+}
+
+static size_t PlatformCount(void) { return g_exported_count; }
+
+static RidgelinePluginError* GetPlatform(size_t index,
+                                         const RidgelinePlatform** out) {
+  if (out == NULL) {
+    return ridgeline_error_new(RIDGELINE_CODE_INVALID_ARGUMENT,
+                               "plugin intel: get_platform: out is NULL");
+  }
+  if (index >= g_exported_count) {
+    return ridgeline_error_new(
+        RIDGELINE_CODE_OUT_OF_RANGE,
+        "plugin intel: get_platform: index must be in [0, %zu), got %zu",
+        g_exported_count, index);
+  }
+  *out = &kPlatforms[g_exported[index]];
+  return NULL;
+}
+
+static const RidgelinePluginTable kTable = {
+    .struct_size = sizeof(RidgelinePluginTable),
+    .abi_major = RIDGELINE_PLUGIN_ABI_MAJOR,
+    .abi_minor = RIDGELINE_PLUGIN_ABI_MINOR,
+    .family = "intel",
+    .plugin_version = "1.0.0",
+    .init = Init,
+    .platform_count = PlatformCount,
+    .get_platform = GetPlatform,
+    .efficiency = NULL, /* no per-op model: the engine's defaults apply */
+    .error_code = ridgeline_error_code,
+    .error_message = ridgeline_error_message,
+    .error_free = ridgeline_error_free,
+};
+
+RIDGELINE_PLUGIN_EXPORT const RidgelinePluginTable* ridgeline_plugin_entry(
+    void) {
+  return &kTable;
+}

@@ -1,0 +1,360 @@
+/*
+ * Ridgeline hardware plugin "npu": mobile and laptop SoCs (Qualcomm, MediaTek).
+ *
+ * Pure data behind the C ABI in ridgeline/plugin/ridgeline_plugin.h, built
+ * exactly as a vendor plugin is. Every number comes from
+ * ../shared/data/hardware_specs.csv (the row named above each platform) or a
+ * citation next to it; [R]/[K]/[D] is the sheet's provenance code (R stated
+ * in the cited source, K vendor value as commonly published, D derived: the
+ * formula is given). Units: ops/s (TFLOPS x 1e12), bytes (GB x 1e9), bytes/s.
+ * A field left out is 0, which the ABI defines as "unknown / not published".
+ * Dense rates only; 2:4 sparse headline figures are never used.
+ *
+ * Platforms for which no source gives any compute rate are written out in
+ * full but not exported: ABI 1.0 requires at least one peak rate per
+ * platform (see docs/hardware.md, "Held back").
+ *
+ * Thread safety: all descriptors are immutable static data; init() only
+ * builds the index of exported platforms, once, before any other call.
+ */
+#include <stddef.h>
+
+#define RIDGELINE_PLUGIN_IMPLEMENT_ERRORS
+#include "ridgeline/plugin/ridgeline_plugin.h"
+
+/* ASSUMPTION (deployment choice; docs/hardware.md): LPDDR in the phone =
+ * 16 GB where the sheet gives no maximum for the SoC. */
+#define RL_PHONE_LPDDR_BYTES 16e9
+/* UFS 4.0 flash: sequential read up to 4,200 MB/s, write up to 2,800 MB/s
+ * (Samsung UFS 4.0 announcement, May 2022, JEDEC-approved standard; as
+ * reported by voonze.com 2022-05-07 and vmvirtualmachine.com). Phones sustain
+ * less; random reads are far slower. */
+#define RL_UFS4_READ_BYTES_PER_SECOND 4.2e9
+#define RL_UFS4_WRITE_BYTES_PER_SECOND 2.8e9
+/* ASSUMPTION (deployment choice; docs/hardware.md): flash capacity = 256 GB. */
+#define RL_PHONE_FLASH_BYTES 256e9
+
+/* ---- qualcomm-snapdragon-8-gen-2: Qualcomm Snapdragon 8 Gen 2 (mobile SoC) ----
+ * Sources: github omnimind-ai/OmniInfer PR #66 (states: SM8550 CPU topology);
+ * mllm issue #212 (states: 8 Gen 2 = Hexagon v73); qualcomm.com product brief
+ * (not checked against a copy)
+ * Provenance: R: CPU topology, v73; K: LPDDR5X speed, node; D: BW
+ * Notes: mem_bw DERIVED from LPDDR5X data rate x 64-bit bus. Derived BW =
+ * data rate x 8 bytes; no sustained-BW measurement found.
+ * Sparsity: NPU TOPS not officially published (dense rates only here).
+ */
+
+static const RidgelineMemoryTier kQualcommSnapdragon8Gen2Tiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5X-4200",
+     .kind = RIDGELINE_TIER_LPDDR,
+     /* ASSUMPTION: phone configuration (sheet blank) */
+     .capacity_bytes = RL_PHONE_LPDDR_BYTES,
+     /* mem_bw_gbs 67.2 [D]: LPDDR data rate x 64-bit bus / 8 (theoretical; phones sustain less) */
+     .read_bandwidth_bytes_per_second = 67.2e9,
+    },
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "UFS 4.0 flash",
+     .kind = RIDGELINE_TIER_FLASH,
+     /* ASSUMPTION, see top of file */
+     .capacity_bytes = RL_PHONE_FLASH_BYTES,
+     /* see top of file */
+     .read_bandwidth_bytes_per_second = RL_UFS4_READ_BYTES_PER_SECOND,
+     .write_bandwidth_bytes_per_second = RL_UFS4_WRITE_BYTES_PER_SECOND,
+    },
+};
+
+/* ---- qualcomm-snapdragon-8-gen-3: Qualcomm Snapdragon 8 Gen 3 (mobile SoC) ----
+ * Sources: mllm issue #212 (states: QNN v75 = Snapdragon 8 Gen 3 Hexagon);
+ * qualcomm.com product brief (not checked against a copy)
+ * Provenance: R: Hexagon v75; K: memory speed, node; D: BW
+ * Notes: mem_bw DERIVED from LPDDR5X data rate x 64-bit bus.
+ * Sparsity: NPU TOPS not officially published (dense rates only here).
+ */
+
+static const RidgelineMemoryTier kQualcommSnapdragon8Gen3Tiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5X-4800",
+     .kind = RIDGELINE_TIER_LPDDR,
+     /* ASSUMPTION: phone configuration (sheet blank) */
+     .capacity_bytes = RL_PHONE_LPDDR_BYTES,
+     /* mem_bw_gbs 76.8 [D]: LPDDR data rate x 64-bit bus / 8 (theoretical; phones sustain less) */
+     .read_bandwidth_bytes_per_second = 76.8e9,
+    },
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "UFS 4.0 flash",
+     .kind = RIDGELINE_TIER_FLASH,
+     /* ASSUMPTION, see top of file */
+     .capacity_bytes = RL_PHONE_FLASH_BYTES,
+     /* see top of file */
+     .read_bandwidth_bytes_per_second = RL_UFS4_READ_BYTES_PER_SECOND,
+     .write_bandwidth_bytes_per_second = RL_UFS4_WRITE_BYTES_PER_SECOND,
+    },
+};
+
+/* ---- qualcomm-snapdragon-8-elite: Qualcomm Snapdragon 8 Elite (mobile SoC) ----
+ * Sources: hi-tech.ua 2024-10-23 (3nm, dual-channel LPDDR5X-5300, Adreno 830,
+ * 2 prime + 6 performance Oryon cores); qualcomm.com product brief
+ * Provenance: R: LPDDR5X-5300, 3nm, CPU/GPU config; D: BW
+ * Notes: mem_bw DERIVED: 10.6 Gbps x 64-bit / 8 = 84.8 GB/s (Qualcomm quotes
+ * the LPDDR5X speed as 5300 MHz, i.e. 10.6 Gbps, same convention as 4800 MHz
+ * = 9.6 Gbps on 8 Gen 3). An earlier revision of this table used 10.7 Gbps /
+ * 85.3 GB/s.
+ * Sparsity: NPU TOPS not officially published (dense rates only here).
+ */
+
+static const RidgelineMemoryTier kQualcommSnapdragon8EliteTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5X",
+     .kind = RIDGELINE_TIER_LPDDR,
+     /* ASSUMPTION: phone configuration (sheet blank) */
+     .capacity_bytes = RL_PHONE_LPDDR_BYTES,
+     /* mem_bw_gbs 84.8 [D]: LPDDR data rate x 64-bit bus / 8 (theoretical; phones sustain less) */
+     .read_bandwidth_bytes_per_second = 84.8e9,
+    },
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "UFS 4.0 flash",
+     .kind = RIDGELINE_TIER_FLASH,
+     /* ASSUMPTION, see top of file */
+     .capacity_bytes = RL_PHONE_FLASH_BYTES,
+     /* see top of file */
+     .read_bandwidth_bytes_per_second = RL_UFS4_READ_BYTES_PER_SECOND,
+     .write_bandwidth_bytes_per_second = RL_UFS4_WRITE_BYTES_PER_SECOND,
+    },
+};
+
+/* ---- mediatek-dimensity-9300: MediaTek Dimensity 9300 (mobile SoC) ----
+ * Sources: mediatek.com Dimensity 9300 page (not checked against a copy);
+ * arXiv 2410.03613 (states: Dimensity 9300 in Vivo Pad3 Pro fastest llama.cpp
+ * CPU prefill/decode among tested SoCs)
+ * Provenance: K: all; D: BW
+ * Notes: mem_bw DERIVED from LPDDR5T data rate x 64-bit bus. Recalled;
+ * verify.
+ * Sparsity: APU 790 TOPS not officially published as a single number (dense
+ * rates only here).
+ */
+
+static const RidgelineMemoryTier kMediatekDimensity9300Tiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5T-9600",
+     .kind = RIDGELINE_TIER_LPDDR,
+     /* ASSUMPTION: phone configuration (sheet blank) */
+     .capacity_bytes = RL_PHONE_LPDDR_BYTES,
+     /* mem_bw_gbs 76.8 [D]: LPDDR data rate x 64-bit bus / 8 (theoretical; phones sustain less) */
+     .read_bandwidth_bytes_per_second = 76.8e9,
+    },
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "UFS 4.0 flash",
+     .kind = RIDGELINE_TIER_FLASH,
+     /* ASSUMPTION, see top of file */
+     .capacity_bytes = RL_PHONE_FLASH_BYTES,
+     /* see top of file */
+     .read_bandwidth_bytes_per_second = RL_UFS4_READ_BYTES_PER_SECOND,
+     .write_bandwidth_bytes_per_second = RL_UFS4_WRITE_BYTES_PER_SECOND,
+    },
+};
+
+/* ---- qualcomm-snapdragon-8-elite-gen-5: Qualcomm Snapdragon 8 Elite Gen 5 (mobile SoC) ----
+ * Sources: lowyat.net (up to 24GB LPDDR5x at up to 5,300MHz; TOPS not
+ * stated); technetbooks.com / themobileindian.com (3nm, CPU 2+6 at 4.6/3.62
+ * GHz, Adreno 840 1.2 GHz 18 MB, NPU +37% vs 8 Elite)
+ * Provenance: R: memory speed/capacity, 3nm, CPU/GPU config; D: BW
+ * Notes: mem_bw DERIVED: 10.6 Gbps x 64-bit / 8 = 84.8 GB/s (theoretical;
+ * phones sustain much less).
+ * Sparsity: NPU TOPS not officially published (dense rates only here).
+ */
+
+static const RidgelineMemoryTier kQualcommSnapdragon8EliteGen5Tiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5X",
+     .kind = RIDGELINE_TIER_LPDDR,
+     /* memory_gb 24 [R] (maximum configuration of the chip) */
+     .capacity_bytes = 24e9,
+     /* mem_bw_gbs 84.8 [D]: LPDDR data rate x 64-bit bus / 8 (theoretical; phones sustain less) */
+     .read_bandwidth_bytes_per_second = 84.8e9,
+    },
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "UFS 4.0 flash",
+     .kind = RIDGELINE_TIER_FLASH,
+     /* ASSUMPTION, see top of file */
+     .capacity_bytes = RL_PHONE_FLASH_BYTES,
+     /* see top of file */
+     .read_bandwidth_bytes_per_second = RL_UFS4_READ_BYTES_PER_SECOND,
+     .write_bandwidth_bytes_per_second = RL_UFS4_WRITE_BYTES_PER_SECOND,
+    },
+};
+
+/* ---- qualcomm-snapdragon-x-elite: Qualcomm Snapdragon X Elite (X1E) (laptop SoC) ----
+ * Sources: notebookcheck.net X1E-84-100 (12 Oryon cores, 4.6 TFLOPS Adreno
+ * X1-85, 45 TOPS NPU, LPDDR5x-8448); tweaktown.com (up to 64GB LPDDR5X-8533,
+ * 136 GB/s, 4nm); smartphonecrunch.com SKU table (X1E-84-100 4.6 TFLOPS;
+ * X1E-80-100/78-100 3.8 TFLOPS)
+ * Provenance: R: memory type/capacity, NPU 45 TOPS, CPU/GPU config, 4nm; D:
+ * BW
+ * Notes: mem_bw DERIVED: 8448 MT/s x 16 B = 135.2 GB/s (136.5 at 8533). GPU
+ * FP32 4.6 TF on X1E-84-100, 3.8 TF on X1E-80-100/-78-100; the SKU in the
+ * measured CRD is not stated, so fp32 is left blank.
+ * Sparsity: NPU 45 TOPS (Qualcomm; precision not stated in what was cited)
+ * (dense rates only here).
+ */
+
+static const RidgelineMemoryTier kQualcommSnapdragonXEliteTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5X-8448",
+     .kind = RIDGELINE_TIER_LPDDR,
+     /* memory_gb 64 [R] (maximum configuration of the chip) */
+     .capacity_bytes = 64e9,
+     /* mem_bw_gbs 135.2 [D]: 8448 MT/s x 16 B */
+     .read_bandwidth_bytes_per_second = 135.2e9,
+    },
+};
+
+static const RidgelinePlatform kPlatforms[] = {
+    /* qualcomm-snapdragon-8-gen-2 */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "qualcomm-snapdragon-8-gen-2",
+     .display_name = "Qualcomm Snapdragon 8 Gen 2",
+     .vendor = "Qualcomm",
+     .sources = "hardware_specs.csv row qualcomm-snapdragon-8-gen-2\n"
+         "github omnimind-ai/OmniInfer PR #66 (states: SM8550 CPU topology)\n"
+         "mllm issue #212 (states: 8 Gen 2 = Hexagon v73)\n"
+         "qualcomm.com product brief (not checked against a copy)\n"
+         "Samsung UFS 4.0 announcement, May 2022 (4,200 MB/s read, 2,800 MB/s write)",
+     /* No compute rate in the sheet or a citable source: held back. */
+     .tiers = kQualcommSnapdragon8Gen2Tiers,
+     .tier_count = sizeof(kQualcommSnapdragon8Gen2Tiers) / sizeof(kQualcommSnapdragon8Gen2Tiers[0]),
+    },
+    /* qualcomm-snapdragon-8-gen-3 */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "qualcomm-snapdragon-8-gen-3",
+     .display_name = "Qualcomm Snapdragon 8 Gen 3",
+     .vendor = "Qualcomm",
+     .sources = "hardware_specs.csv row qualcomm-snapdragon-8-gen-3\n"
+         "mllm issue #212 (states: QNN v75 = Snapdragon 8 Gen 3 Hexagon)\n"
+         "qualcomm.com product brief (not checked against a copy)\n"
+         "Samsung UFS 4.0 announcement, May 2022 (4,200 MB/s read, 2,800 MB/s write)",
+     /* No compute rate in the sheet or a citable source: held back. */
+     .tiers = kQualcommSnapdragon8Gen3Tiers,
+     .tier_count = sizeof(kQualcommSnapdragon8Gen3Tiers) / sizeof(kQualcommSnapdragon8Gen3Tiers[0]),
+    },
+    /* qualcomm-snapdragon-8-elite */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "qualcomm-snapdragon-8-elite",
+     .display_name = "Qualcomm Snapdragon 8 Elite",
+     .vendor = "Qualcomm",
+     .sources = "hardware_specs.csv row qualcomm-snapdragon-8-elite\n"
+         "hi-tech.ua 2024-10-23 (3nm, dual-channel LPDDR5X-5300, Adreno 830, 2 prime + 6 performance Oryon cores)\n"
+         "qualcomm.com product brief\n"
+         "Samsung UFS 4.0 announcement, May 2022 (4,200 MB/s read, 2,800 MB/s write)",
+     /* No compute rate in the sheet or a citable source: held back. */
+     .tiers = kQualcommSnapdragon8EliteTiers,
+     .tier_count = sizeof(kQualcommSnapdragon8EliteTiers) / sizeof(kQualcommSnapdragon8EliteTiers[0]),
+    },
+    /* mediatek-dimensity-9300 */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "mediatek-dimensity-9300",
+     .display_name = "MediaTek Dimensity 9300",
+     .vendor = "MediaTek",
+     .sources = "hardware_specs.csv row mediatek-dimensity-9300\n"
+         "mediatek.com Dimensity 9300 page (not checked against a copy)\n"
+         "arXiv 2410.03613 (states: Dimensity 9300 in Vivo Pad3 Pro fastest llama.cpp CPU prefill/decode among tested SoCs)\n"
+         "Samsung UFS 4.0 announcement, May 2022 (4,200 MB/s read, 2,800 MB/s write)",
+     /* No compute rate in the sheet or a citable source: held back. */
+     .tiers = kMediatekDimensity9300Tiers,
+     .tier_count = sizeof(kMediatekDimensity9300Tiers) / sizeof(kMediatekDimensity9300Tiers[0]),
+    },
+    /* qualcomm-snapdragon-8-elite-gen-5 */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "qualcomm-snapdragon-8-elite-gen-5",
+     .display_name = "Qualcomm Snapdragon 8 Elite Gen 5",
+     .vendor = "Qualcomm",
+     .sources = "hardware_specs.csv row qualcomm-snapdragon-8-elite-gen-5\n"
+         "lowyat.net (up to 24GB LPDDR5x at up to 5,300MHz; TOPS not stated)\n"
+         "technetbooks.com / themobileindian.com (3nm, CPU 2+6 at 4.6/3.62 GHz, Adreno 840 1.2 GHz 18 MB, NPU +37% vs 8 Elite)\n"
+         "Samsung UFS 4.0 announcement, May 2022 (4,200 MB/s read, 2,800 MB/s write)",
+     /* No compute rate in the sheet or a citable source: held back. */
+     .tiers = kQualcommSnapdragon8EliteGen5Tiers,
+     .tier_count = sizeof(kQualcommSnapdragon8EliteGen5Tiers) / sizeof(kQualcommSnapdragon8EliteGen5Tiers[0]),
+    },
+    /* qualcomm-snapdragon-x-elite */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "qualcomm-snapdragon-x-elite",
+     .display_name = "Qualcomm Snapdragon X Elite (X1E)",
+     .vendor = "Qualcomm",
+     .sources = "hardware_specs.csv row qualcomm-snapdragon-x-elite\n"
+         "notebookcheck.net X1E-84-100 (12 Oryon cores, 4.6 TFLOPS Adreno X1-85, 45 TOPS NPU, LPDDR5x-8448)\n"
+         "tweaktown.com (up to 64GB LPDDR5X-8533, 136 GB/s, 4nm)\n"
+         "smartphonecrunch.com SKU table (X1E-84-100 4.6 TFLOPS; X1E-80-100/78-100 3.8 TFLOPS)",
+     .peak_ops_per_second =
+         {
+             /* GPU FP32 4.6 TFLOPS on X1E-84-100, the top bin (notes [R], notebookcheck / smartphonecrunch); the sheet leaves fp32 blank because the measured SKU is unstated; the top bin is the upper bound for every X Elite SKU (3.8 on X1E-80/-78) */
+             [RIDGELINE_MATH_FP32] = 4.6e12,
+         },
+     .tiers = kQualcommSnapdragonXEliteTiers,
+     .tier_count = sizeof(kQualcommSnapdragonXEliteTiers) / sizeof(kQualcommSnapdragonXEliteTiers[0]),
+    },
+};
+
+enum { kPlatformCount = sizeof(kPlatforms) / sizeof(kPlatforms[0]) };
+
+/* Indices into kPlatforms of the exported platforms (those with at least
+ * one published peak rate). Written once by init(), read-only afterwards. */
+static size_t g_exported[kPlatformCount];
+static size_t g_exported_count = 0;
+
+static int HasAnyRate(const RidgelinePlatform* p) {
+  for (int i = 0; i < RIDGELINE_MATH_SLOTS; ++i) {
+    if (p->peak_ops_per_second[i] > 0) return 1;
+  }
+  return 0;
+}
+
+static RidgelinePluginError* Init(void) {
+  g_exported_count = 0;
+  for (size_t i = 0; i < (size_t)kPlatformCount; ++i) {
+    if (HasAnyRate(&kPlatforms[i])) g_exported[g_exported_count++] = i;
+  }
+  if (g_exported_count == 0) {
+    return ridgeline_error_new(RIDGELINE_CODE_FAILED_PRECONDITION,
+                               "plugin npu: no platform has a peak rate");
+  }
+  return NULL;
+}
+
+static size_t PlatformCount(void) { return g_exported_count; }
+
+static RidgelinePluginError* GetPlatform(size_t index,
+                                         const RidgelinePlatform** out) {
+  if (out == NULL) {
+    return ridgeline_error_new(RIDGELINE_CODE_INVALID_ARGUMENT,
+                               "plugin npu: get_platform: out is NULL");
+  }
+  if (index >= g_exported_count) {
+    return ridgeline_error_new(
+        RIDGELINE_CODE_OUT_OF_RANGE,
+        "plugin npu: get_platform: index must be in [0, %zu), got %zu",
+        g_exported_count, index);
+  }
+  *out = &kPlatforms[g_exported[index]];
+  return NULL;
+}
+
+static const RidgelinePluginTable kTable = {
+    .struct_size = sizeof(RidgelinePluginTable),
+    .abi_major = RIDGELINE_PLUGIN_ABI_MAJOR,
+    .abi_minor = RIDGELINE_PLUGIN_ABI_MINOR,
+    .family = "npu",
+    .plugin_version = "1.0.0",
+    .init = Init,
+    .platform_count = PlatformCount,
+    .get_platform = GetPlatform,
+    .efficiency = NULL, /* no per-op model: the engine's defaults apply */
+    .error_code = ridgeline_error_code,
+    .error_message = ridgeline_error_message,
+    .error_free = ridgeline_error_free,
+};
+
+RIDGELINE_PLUGIN_EXPORT const RidgelinePluginTable* ridgeline_plugin_entry(
+    void) {
+  return &kTable;
+}

@@ -1,0 +1,188 @@
+/*
+ * Ridgeline hardware plugin "pim": processing-in-memory parts (DRAM-PIM).
+ *
+ * Pure data behind the C ABI in ridgeline/plugin/ridgeline_plugin.h, built
+ * exactly as a vendor plugin is. Every number comes from
+ * ../shared/data/hardware_specs.csv (the row named above each platform) or a
+ * citation next to it; [R]/[K]/[D] is the sheet's provenance code (R stated
+ * in the cited source, K vendor value as commonly published, D derived: the
+ * formula is given). Units: ops/s (TFLOPS x 1e12), bytes (GB x 1e9), bytes/s.
+ * A field left out is 0, which the ABI defines as "unknown / not published".
+ * Dense rates only; 2:4 sparse headline figures are never used.
+ *
+ * Platforms for which no source gives any compute rate are written out in
+ * full but not exported: ABI 1.0 requires at least one peak rate per
+ * platform (see docs/hardware.md, "Held back").
+ *
+ * Thread safety: all descriptors are immutable static data; init() only
+ * builds the index of exported platforms, once, before any other call.
+ */
+#include <stddef.h>
+
+#define RIDGELINE_PLUGIN_IMPLEMENT_ERRORS
+#include "ridgeline/plugin/ridgeline_plugin.h"
+
+
+/* Aquabolt-XL in-bank programmable computing units (PCUs), per stack.
+ * Internal bandwidth [D]: Samsung states the PCUs "exploit bank-level
+ * parallelism to provide four times the processing bandwidth than an off-chip
+ * solution" (ISSCC 2021 25.4 as reported by Maximum PC, April 2021; the
+ * sheet's provenance lists "4x processing BW" as R) x 307.2 GB/s external
+ * (2.4 Gbps/pin x 1024 bits / 8) = 1228.8 GB/s. Cross-check: 128 PCUs (4 PIM
+ * dies x 32, hardwareluxx) x 16 FP16 lanes x 2 B x 300 MHz = 1228.8 GB/s. */
+static const RidgelineNearMemoryCompute kAquaboltXlPcu = {
+    .struct_size = sizeof(RidgelineNearMemoryCompute),
+    .internal_bandwidth_bytes_per_second = 1228.8e9,
+    .peak_ops_per_second =
+        {
+            /* 1.2 TFLOPS FP16 [R]: ISSCC 2021 paper 25.4 title/abstract. */
+            [RIDGELINE_MATH_FP16] = 1.2e12,
+        },
+};
+
+/* ---- samsung-hbm-pim-aquabolt-xl: Samsung HBM-PIM (Aquabolt-XL / FIMDRAM, ISSCC 2021) (processing-in-memory (HBM2)) ----
+ * Sources: ISSCC 2021 paper 25.4 "A 20nm 6GB Function-In-Memory DRAM, Based
+ * on HBM2 with a 1.2TFLOPS Programmable Computing Unit Using Bank-Level
+ * Parallelism" (title/abstract via experts.illinois.edu); times24h/pocketmags
+ * coverage (states: 300 MHz, 2.4 Gbps, 4-Gb PIM dies + 8-Gb dies)
+ * Provenance: R: 6 GB, 1.2 TFLOPS, 300 MHz, 2.4 Gbps/pin, 4x processing BW,
+ * 20nm; D: external BW; per-die PCU count from press (hardwareluxx: 32
+ * Rechenkerne per layer)
+ * Notes: Per-stack values; mem_bw DERIVED external (2.4 Gbps x 1024 bits);
+ * paper: in-bank processing BW ~4x off-chip. Internal bandwidth not stated
+ * numerically in the cited abstracts.
+ */
+
+static const RidgelineMemoryTier kSamsungHbmPimAquaboltXlTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "HBM2 (Aquabolt-XL FIMDRAM)",
+     .kind = RIDGELINE_TIER_HBM,
+     /* memory_gb 6 [R] */
+     .capacity_bytes = 6e9,
+     /* mem_bw_gbs 307.2 [R] */
+     .read_bandwidth_bytes_per_second = 307.2e9,
+     .near_memory_compute = &kAquaboltXlPcu,
+    },
+};
+
+/* ---- skhynix-gddr6-aim: SK hynix GDDR6-AiM (ISSCC 2022 / JSSC 2023) (processing-in-memory (GDDR6)) ----
+ * Sources: JSSC 2023 "A 1ynm 1.25V 8Gb 16Gb/s/Pin GDDR6-Based
+ * Accelerator-in-Memory Supporting 1TFLOPS MAC Operation..." (abstract via
+ * bohrium/concepedia/isscc-kb); tweaktown 2022-02-16
+ * Provenance: R: 8 Gb, 16 Gb/s/pin, 1.25 V, 1 TFLOPS, 1ynm; D: external BW;
+ * K: BF16 (format not stated in the abstract)
+ * Notes: Per-chip values; mem_bw DERIVED external (16 Gb/s/pin x 32 pins).
+ * Paper reports 7.5-10.5x GEMV/MNIST gains vs HBM2/GDDR6 systems (FPGA
+ * testbed).
+ */
+
+static const RidgelineMemoryTier kSkhynixGddr6AimTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "GDDR6 (AiM)",
+     .kind = RIDGELINE_TIER_GDDR,
+     /* memory_gb 1 [R] */
+     .capacity_bytes = 1e9,
+     /* mem_bw_gbs 64 [D]: 16 Gb/s/pin x 32 pins / 8 (external) */
+     .read_bandwidth_bytes_per_second = 64e9,
+    },
+};
+
+static const RidgelinePlatform kPlatforms[] = {
+    /* samsung-hbm-pim-aquabolt-xl */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "samsung-hbm-pim-aquabolt-xl",
+     .display_name = "Samsung HBM-PIM (Aquabolt-XL / FIMDRAM, ISSCC 2021)",
+     .vendor = "Samsung",
+     .sources = "hardware_specs.csv row samsung-hbm-pim-aquabolt-xl\n"
+         "ISSCC 2021 paper 25.4 \"A 20nm 6GB Function-In-Memory DRAM, Based on HBM2 with a 1.2TFLOPS Programmable Computing Unit Using Bank-Level Parallelism\" (title/abstract via experts.illinois.edu)\n"
+         "times24h/pocketmags coverage (states: 300 MHz, 2.4 Gbps, 4-Gb PIM dies + 8-Gb dies)\n"
+         "Maximum PC, April 2021, \"Samsung Puts a Processor Into Memory\" (pocketmags): four times the processing bandwidth of an off-chip solution, 1.2 TFLOPS",
+     .peak_ops_per_second =
+         {
+             /* fp16_bf16_tflops_dense 1.2 TFLOPS [R] */
+             [RIDGELINE_MATH_FP16] = 1.2e12,
+         },
+     .tiers = kSamsungHbmPimAquaboltXlTiers,
+     .tier_count = sizeof(kSamsungHbmPimAquaboltXlTiers) / sizeof(kSamsungHbmPimAquaboltXlTiers[0]),
+    },
+    /* skhynix-gddr6-aim */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "skhynix-gddr6-aim",
+     .display_name = "SK hynix GDDR6-AiM (ISSCC 2022 / JSSC 2023)",
+     .vendor = "SK hynix",
+     .sources = "hardware_specs.csv row skhynix-gddr6-aim\n"
+         "JSSC 2023 \"A 1ynm 1.25V 8Gb 16Gb/s/Pin GDDR6-Based Accelerator-in-Memory Supporting 1TFLOPS MAC Operation...\" (abstract via bohrium/concepedia/isscc-kb)\n"
+         "tweaktown 2022-02-16",
+     .peak_ops_per_second =
+         {
+             /* fp16_bf16_tflops_dense 1 TFLOPS [R] */
+             [RIDGELINE_MATH_BF16] = 1e12,
+         },
+     .tiers = kSkhynixGddr6AimTiers,
+     .tier_count = sizeof(kSkhynixGddr6AimTiers) / sizeof(kSkhynixGddr6AimTiers[0]),
+    },
+};
+
+enum { kPlatformCount = sizeof(kPlatforms) / sizeof(kPlatforms[0]) };
+
+/* Indices into kPlatforms of the exported platforms (those with at least
+ * one published peak rate). Written once by init(), read-only afterwards. */
+static size_t g_exported[kPlatformCount];
+static size_t g_exported_count = 0;
+
+static int HasAnyRate(const RidgelinePlatform* p) {
+  for (int i = 0; i < RIDGELINE_MATH_SLOTS; ++i) {
+    if (p->peak_ops_per_second[i] > 0) return 1;
+  }
+  return 0;
+}
+
+static RidgelinePluginError* Init(void) {
+  g_exported_count = 0;
+  for (size_t i = 0; i < (size_t)kPlatformCount; ++i) {
+    if (HasAnyRate(&kPlatforms[i])) g_exported[g_exported_count++] = i;
+  }
+  if (g_exported_count == 0) {
+    return ridgeline_error_new(RIDGELINE_CODE_FAILED_PRECONDITION,
+                               "plugin pim: no platform has a peak rate");
+  }
+  return NULL;
+}
+
+static size_t PlatformCount(void) { return g_exported_count; }
+
+static RidgelinePluginError* GetPlatform(size_t index,
+                                         const RidgelinePlatform** out) {
+  if (out == NULL) {
+    return ridgeline_error_new(RIDGELINE_CODE_INVALID_ARGUMENT,
+                               "plugin pim: get_platform: out is NULL");
+  }
+  if (index >= g_exported_count) {
+    return ridgeline_error_new(
+        RIDGELINE_CODE_OUT_OF_RANGE,
+        "plugin pim: get_platform: index must be in [0, %zu), got %zu",
+        g_exported_count, index);
+  }
+  *out = &kPlatforms[g_exported[index]];
+  return NULL;
+}
+
+static const RidgelinePluginTable kTable = {
+    .struct_size = sizeof(RidgelinePluginTable),
+    .abi_major = RIDGELINE_PLUGIN_ABI_MAJOR,
+    .abi_minor = RIDGELINE_PLUGIN_ABI_MINOR,
+    .family = "pim",
+    .plugin_version = "1.0.0",
+    .init = Init,
+    .platform_count = PlatformCount,
+    .get_platform = GetPlatform,
+    .efficiency = NULL, /* no per-op model: the engine's defaults apply */
+    .error_code = ridgeline_error_code,
+    .error_message = ridgeline_error_message,
+    .error_free = ridgeline_error_free,
+};
+
+RIDGELINE_PLUGIN_EXPORT const RidgelinePluginTable* ridgeline_plugin_entry(
+    void) {
+  return &kTable;
+}
