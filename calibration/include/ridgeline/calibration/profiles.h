@@ -46,6 +46,29 @@ class ProfileStore {
   std::vector<Profile> profiles_;
 };
 
+// One profile as JSON (one file holds one profile):
+//   {"format_version": 1, "name": "...", "hardware_id": "", "family": "nvidia",
+//    "framework": "llama.cpp-cuda",
+//    "efficiency": {"compute": {"gemm": 0.6, "gemv": 1, "attention": 0.6,
+//                               "elementwise": 1},
+//                   "memory": {...same keys...},
+//                   "per_step_overhead_seconds": 0.0004,
+//                   "per_kernel_overhead_seconds": 0},
+//    "fitted_from": "..."}
+// Missing op classes default to 1, missing overheads to 0. Errors are
+// INVALID_ARGUMENT naming `file` and the field path, the allowed range and
+// the value received.
+absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
+                                         std::string_view file);
+std::string ProfileToJson(const Profile& profile);
+// Writes <dir>/<name>.json for each profile (creates dir).
+absl::Status WriteProfiles(const std::filesystem::path& dir,
+                           const std::vector<Profile>& profiles);
+
+// Match() also accepts a profile keyed by framework alone (hardware_id and
+// family both ""): it ranks after family + framework and before the
+// framework-less tiers.
+
 // The folder of shipped profiles for installed binaries, or the source
 // tree's profiles/ for uninstalled ones.
 std::filesystem::path DefaultProfileDir();

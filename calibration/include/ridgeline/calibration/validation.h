@@ -1,0 +1,117 @@
+// Evaluating measurement rows against the engine: mapping a row to a
+// scenario (or a kernel shape), the pure bound and the calibrated
+// prediction in the row's unit, and the summary statistics. Thread-compatible
+// free functions; no global state.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ridgeline/calibration/measurements.h"
+#include "ridgeline/calibration/profiles.h"
+#include "ridgeline/engine/hardware.h"
+#include "ridgeline/engine/kernel.h"
+#include "ridgeline/engine/scenario.h"
+
+namespace ridgeline::calibration {
+
+// Which part of a run a row measures; it decides which efficiency a row can
+// pin down when fitting.
+enum class Regime {
+  kDecode,           // decode_tok_s, tpot_ms: memory-bound batch-1 steps
+  kPrefill,          // prefill_tok_s, ttft_ms
+  kMixed,            // throughput_tok_s, e2e_latency_ms: prefill + decode
+  kAttentionKernel,  // kernel_us, attention-decode-kernel
+  kGemmKernel,       // kernel_us, gemm-kernel
+};
+std::string_view RegimeName(Regime r);
+
+// Resolves a hardware id to a description (the plugin registry in the
+// product; tests may pass inline hardware).
+using HardwareLookup =
+    std::function<absl::StatusOr<engine::Hardware>(std::string_view id)>;
+
+// A row mapped onto the engine, ready to predict any number of times.
+struct PreparedRow {
+  MeasurementRow row;
+  Regime regime = Regime::kDecode;
+  bool higher_is_faster = true;  // tok/s: true; ms, us: false
+  std::string family;            // hardware.family
+  std::string framework_key;     // FrameworkKey(row.framework)
+  engine::Scenario scenario;     // model rows
+  engine::DecodeAttentionShape attention;  // kAttentionKernel
+  engine::GemmShape gemm;                  // kGemmKernel
+  engine::KernelOptions kernel_options;
+};
+
+// "tensorrt-llm-0.6.1" -> "tensorrt-llm", "flashinfer-sm70-experimental" ->
+// "flashinfer", "llama.cpp-cuda" stays: version-like parts and what follows
+// them are dropped. Profiles are keyed by this.
+std::string FrameworkKey(std::string_view framework);
+
+// Maps a usable row; the error message is the reason it is skipped.
+absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
+                                       const HardwareLookup& lookup);
+
+// The row's metric in its unit under `efficiency` (pure: eta = 1, no
+// overheads, i.e. the bound).
+absl::StatusOr<double> PredictRow(const PreparedRow& row,
+                                  const engine::Efficiency& efficiency,
+                                  bool pure);
+
+// Seconds per unit of work (per token for tok/s rows and TPOT, per call for
+// kernels, per request for latencies) so fits can treat all rows alike.
+double ToSeconds(const PreparedRow& row, double value_in_unit);
+
+struct RowResult {
+  std::string id, metric, unit;
+  double measured = 0;
+  std::optional<double> predicted, bound, ape;
+  std::string status;  // "ok" or why it was skipped
+  std::string hardware_id, family, framework, profile;
+  bool evaluated = false;
+  bool beats_bound = false;  // measured faster than bound by more than 5%
+};
+
+// Soundness: a measurement may beat the bound by at most this fraction.
+inline constexpr double kSoundnessTolerance = 0.05;
+bool BeatsBound(bool higher_is_faster, double measured, double bound);
+
+// Evaluates every row; usable = 0 rows are reported as skipped.
+// `profiles` may be null (predicted = bound).
+std::vector<RowResult> EvaluateRows(const std::vector<MeasurementRow>& rows,
+                                    const HardwareLookup& lookup,
+                                    const ProfileStore* profiles);
+RowResult EvaluatePrepared(const PreparedRow& row, const ProfileStore* profiles);
+
+struct GroupStats {
+  std::string name;
+  int evaluated = 0;
+  double median_ape = 0;
+  double p90_ape = 0;
+  double soundness = 1;  // share of rows that do not beat the bound
+};
+struct Summary {
+  int evaluated = 0;
+  int skipped = 0;
+  GroupStats overall;
+  std::vector<GroupStats> by_metric, by_family, by_framework;
+  std::vector<RowResult> beats_bound;
+};
+Summary Summarize(const std::vector<RowResult>& results);
+// Median and nearest-rank 90th percentile; 0 for an empty list.
+double Median(std::vector<double> v);
+double Percentile(std::vector<double> v, double p);
+
+void WriteCsv(const std::vector<RowResult>& results, std::ostream& out);
+void WriteJson(const std::vector<RowResult>& results, const Summary& summary,
+               std::ostream& out);
+void WriteTable(const std::vector<RowResult>& results, const Summary& summary,
+                std::ostream& out);
+
+}  // namespace ridgeline::calibration

@@ -1,0 +1,293 @@
+#include "ridgeline/calibration/fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace ridgeline::calibration {
+namespace {
+
+void SetAll(std::array<double, engine::kOpClassCount>& a, double v) {
+  a.fill(v);
+}
+
+struct Sample {
+  const PreparedRow* row;
+  double bound_seconds;
+  double measured_seconds;
+};
+
+std::vector<Sample> Samples(const std::vector<const PreparedRow*>& rows,
+                            Regime regime) {
+  std::vector<Sample> out;
+  for (const PreparedRow* r : rows) {
+    if (r->regime != regime &&
+        !(regime == Regime::kAttentionKernel && r->regime == Regime::kGemmKernel))
+      continue;
+    absl::StatusOr<double> bound = PredictRow(*r, engine::Efficiency{}, true);
+    if (!bound.ok()) continue;
+    out.push_back({r, ToSeconds(*r, *bound), ToSeconds(*r, r->row.value)});
+  }
+  return out;
+}
+
+// (eta, overhead) from time = overhead + bound / eta, constrained to
+// eta in [min, 1] and overhead in [0, min measured).
+std::pair<double, double> FitLinear(const std::vector<Sample>& s, double min_eta) {
+  std::vector<double> x, y;
+  for (const Sample& v : s) {
+    x.push_back(v.bound_seconds);
+    y.push_back(v.measured_seconds);
+  }
+  Line line = TheilSen(x, y);
+  double min_y = *std::min_element(y.begin(), y.end());
+  std::vector<double> ratios;
+  for (size_t i = 0; i < x.size(); ++i) ratios.push_back(y[i] / x[i]);
+  if (line.intercept < 0 || line.intercept >= 0.9 * min_y || line.slope <= 0) {
+    // No usable fixed cost in these rows: a pure ratio.
+    line.intercept = 0;
+    line.slope = Median(ratios);
+  }
+  double eta = 1.0 / line.slope;
+  double overhead = line.intercept;
+  if (eta > 1) {
+    eta = 1;
+    std::vector<double> residual;
+    for (size_t i = 0; i < x.size(); ++i) residual.push_back(y[i] - x[i]);
+    overhead = std::clamp(Median(residual), 0.0, 0.9 * min_y);
+  }
+  return {std::clamp(eta, min_eta, 1.0), overhead};
+}
+
+// The eta in [min, 1] at which the prediction's time matches the row, for an
+// efficiency that `set` fills in. Monotone: larger eta, less time.
+template <typename Set>
+std::optional<double> SolveEta(const PreparedRow& row, engine::Efficiency eff,
+                               Set set, double min_eta) {
+  const double target = ToSeconds(row, row.row.value);
+  auto time_at = [&](double eta) -> std::optional<double> {
+    set(eff, eta);
+    absl::StatusOr<double> v = PredictRow(row, eff, false);
+    if (!v.ok()) return std::nullopt;
+    return ToSeconds(row, *v);
+  };
+  std::optional<double> fast = time_at(1.0);
+  if (!fast) return std::nullopt;
+  if (*fast >= target) return 1.0;
+  std::optional<double> slow = time_at(min_eta);
+  if (!slow) return std::nullopt;
+  if (*slow <= target) return min_eta;
+  double lo = std::log(min_eta), hi = 0;  // log eta
+  for (int i = 0; i < 18; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    std::optional<double> t = time_at(std::exp(mid));
+    if (!t) return std::nullopt;
+    (*t > target ? lo : hi) = mid;
+  }
+  return std::exp(0.5 * (lo + hi));
+}
+
+template <typename Set>
+std::optional<double> MedianEta(const std::vector<Sample>& s,
+                                const engine::Efficiency& eff, Set set,
+                                double min_eta) {
+  std::vector<double> etas;
+  for (const Sample& v : s) {
+    if (auto e = SolveEta(*v.row, eff, set, min_eta)) etas.push_back(*e);
+  }
+  if (etas.empty()) return std::nullopt;
+  return Median(etas);
+}
+
+std::string Describe(const std::vector<const PreparedRow*>& rows) {
+  std::string ids;
+  for (const PreparedRow* r : rows) absl::StrAppend(&ids, ids.empty() ? "" : " ", r->row.id);
+  return ids;
+}
+
+}  // namespace
+
+Line TheilSen(const std::vector<double>& x, const std::vector<double>& y) {
+  Line line;
+  const size_t n = std::min(x.size(), y.size());
+  if (n == 0) return line;
+  double max_x = *std::max_element(x.begin(), x.begin() + n);
+  std::vector<double> slopes;
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = i + 1; j < n; ++j) {
+      // Pairs with nearly equal x say nothing about the slope.
+      if (std::abs(x[j] - x[i]) > 0.05 * max_x) {
+        slopes.push_back((y[j] - y[i]) / (x[j] - x[i]));
+      }
+    }
+  }
+  if (slopes.empty()) {
+    std::vector<double> ratios;
+    for (size_t i = 0; i < n; ++i) ratios.push_back(y[i] / x[i]);
+    line.slope = Median(ratios);
+    line.intercept = 0;
+    return line;
+  }
+  line.slope = Median(slopes);
+  std::vector<double> residual;
+  for (size_t i = 0; i < n; ++i) residual.push_back(y[i] - line.slope * x[i]);
+  line.intercept = Median(residual);
+  return line;
+}
+
+engine::Efficiency FitEfficiency(const std::vector<const PreparedRow*>& rows,
+                                 const engine::Efficiency& base,
+                                 const FitOptions& options) {
+  engine::Efficiency eff = base;
+  const double min_eta = options.min_efficiency;
+
+  std::vector<Sample> kernels = Samples(rows, Regime::kAttentionKernel);
+  if (!kernels.empty()) {
+    auto [eta, overhead] = FitLinear(kernels, min_eta);
+    SetAll(eff.compute, eta);
+    SetAll(eff.memory, eta);
+    eff.per_kernel_overhead_seconds = overhead;
+  }
+  std::vector<Sample> decode = Samples(rows, Regime::kDecode);
+  if (!decode.empty()) {
+    auto [eta, overhead] = FitLinear(decode, min_eta);
+    SetAll(eff.memory, eta);
+    eff.per_step_overhead_seconds = overhead;
+  }
+  auto set_compute = [](engine::Efficiency& e, double eta) { SetAll(e.compute, eta); };
+  auto set_memory = [](engine::Efficiency& e, double eta) { SetAll(e.memory, eta); };
+  auto set_both = [](engine::Efficiency& e, double eta) {
+    SetAll(e.compute, eta);
+    SetAll(e.memory, eta);
+  };
+  std::vector<Sample> prefill = Samples(rows, Regime::kPrefill);
+  if (!prefill.empty()) {
+    if (auto eta = MedianEta(prefill, eff, set_compute, min_eta)) SetAll(eff.compute, *eta);
+  }
+  std::vector<Sample> mixed = Samples(rows, Regime::kMixed);
+  if (!mixed.empty() && decode.empty()) {
+    if (prefill.empty()) {
+      if (auto eta = MedianEta(mixed, eff, set_both, min_eta)) set_both(eff, *eta);
+    } else if (auto eta = MedianEta(mixed, eff, set_memory, min_eta)) {
+      SetAll(eff.memory, *eta);
+    }
+  }
+  return eff;
+}
+
+namespace {
+
+Profile MakeProfile(std::string name, std::string hardware_id, std::string family,
+                    std::string framework, engine::Efficiency eff,
+                    const std::vector<const PreparedRow*>& rows,
+                    const FitOptions& options) {
+  Profile p;
+  p.name = std::move(name);
+  p.hardware_id = std::move(hardware_id);
+  p.family = std::move(family);
+  p.framework = std::move(framework);
+  eff.profile_name = p.name;
+  p.efficiency = eff;
+  p.fitted_from = absl::StrCat(options.provenance, options.provenance.empty() ? "" : "; ",
+                               "method: Theil-Sen (decode, kernels) + median per-row eta "
+                               "(prefill, mixed); rows: ",
+                               Describe(rows));
+  return p;
+}
+
+}  // namespace
+
+std::vector<Profile> FitProfiles(const std::vector<PreparedRow>& rows,
+                                 const FitOptions& options) {
+  std::map<std::string, std::vector<const PreparedRow*>> by_fw;
+  std::map<std::pair<std::string, std::string>, std::vector<const PreparedRow*>> by_family;
+  std::map<std::pair<std::string, std::string>, std::vector<const PreparedRow*>> by_id;
+  for (const PreparedRow& r : rows) {
+    by_fw[r.framework_key].push_back(&r);
+    by_family[{r.family, r.framework_key}].push_back(&r);
+    by_id[{r.row.hardware_id, r.framework_key}].push_back(&r);
+  }
+  std::vector<Profile> out;
+  std::map<std::string, engine::Efficiency> fw_eff;
+  std::map<std::pair<std::string, std::string>, engine::Efficiency> family_eff;
+  for (const auto& [fw, members] : by_fw) {
+    fw_eff[fw] = FitEfficiency(members, engine::Efficiency{}, options);
+    out.push_back(MakeProfile(absl::StrCat("any.", fw), "", "", fw, fw_eff[fw],
+                              members, options));
+  }
+  for (const auto& [key, members] : by_family) {
+    const auto& [family, fw] = key;
+    family_eff[key] = FitEfficiency(members, fw_eff[fw], options);
+    out.push_back(MakeProfile(absl::StrCat(family, ".", fw), "", family, fw,
+                              family_eff[key], members, options));
+  }
+  for (const auto& [key, members] : by_id) {
+    const auto& [id, fw] = key;
+    const engine::Efficiency& base = family_eff[{members.front()->family, fw}];
+    out.push_back(MakeProfile(absl::StrCat(id, ".", fw), id, "", fw,
+                              FitEfficiency(members, base, options), members,
+                              options));
+  }
+  return out;
+}
+
+std::vector<RowResult> CrossValidate(const std::vector<PreparedRow>& rows,
+                                     const FitOptions& options) {
+  std::set<std::string> platforms;
+  for (const PreparedRow& r : rows) platforms.insert(r.row.hardware_id);
+  std::vector<RowResult> out;
+  for (const std::string& platform : platforms) {
+    std::vector<const PreparedRow*> held;
+    std::set<std::string> frameworks;
+    std::set<std::pair<std::string, std::string>> family_fw;
+    for (const PreparedRow& r : rows) {
+      if (r.row.hardware_id == platform) {
+        held.push_back(&r);
+        frameworks.insert(r.framework_key);
+        family_fw.insert({r.family, r.framework_key});
+      }
+    }
+    // Only the profiles that could match the held-out rows, fitted without them.
+    std::vector<Profile> profiles;
+    std::map<std::string, engine::Efficiency> fw_eff;
+    for (const std::string& fw : frameworks) {
+      std::vector<const PreparedRow*> train;
+      for (const PreparedRow& r : rows) {
+        if (r.row.hardware_id != platform && r.framework_key == fw) train.push_back(&r);
+      }
+      if (train.empty()) continue;
+      fw_eff[fw] = FitEfficiency(train, engine::Efficiency{}, options);
+      profiles.push_back(MakeProfile(absl::StrCat("any.", fw), "", "", fw,
+                                     fw_eff[fw], train, options));
+    }
+    for (const auto& [family, fw] : family_fw) {
+      std::vector<const PreparedRow*> train;
+      for (const PreparedRow& r : rows) {
+        if (r.row.hardware_id != platform && r.framework_key == fw &&
+            r.family == family)
+          train.push_back(&r);
+      }
+      if (train.empty()) continue;
+      profiles.push_back(MakeProfile(
+          absl::StrCat(family, ".", fw), "", family, fw,
+          FitEfficiency(train, fw_eff.contains(fw) ? fw_eff[fw] : engine::Efficiency{},
+                        options),
+          train, options));
+    }
+    std::shared_ptr<const ProfileStore> store = ProfileStore::FromProfiles(profiles);
+    for (const PreparedRow* r : held) out.push_back(EvaluatePrepared(*r, store.get()));
+  }
+  // Back to file order.
+  std::map<std::string, size_t> order;
+  for (size_t i = 0; i < rows.size(); ++i) order[rows[i].row.id] = i;
+  std::sort(out.begin(), out.end(), [&](const RowResult& a, const RowResult& b) {
+    return order[a.id] < order[b.id];
+  });
+  return out;
+}
+
+}  // namespace ridgeline::calibration

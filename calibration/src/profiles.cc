@@ -1,0 +1,300 @@
+#include "ridgeline/calibration/profiles.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+#include "ridgeline/engine/hardware.h"
+#include "ridgeline/engine/model.h"
+
+namespace ridgeline::calibration {
+namespace {
+
+using nlohmann::json;
+constexpr int kFormatVersion = 1;
+
+absl::Status Bad(std::string_view file, std::string_view field,
+                 std::string_view want, const json& got) {
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s: %s: expected %s, got %s", file, field, want, got.dump()));
+}
+
+absl::Status ReadString(const json& j, std::string_view file, const char* key,
+                        bool required, std::string* out) {
+  if (!j.contains(key)) {
+    if (required) return Bad(file, key, "a string (required)", json());
+    return absl::OkStatus();
+  }
+  if (!j[key].is_string()) return Bad(file, key, "a string", j[key]);
+  *out = j[key].get<std::string>();
+  return absl::OkStatus();
+}
+
+absl::Status ReadPerClass(const json& j, std::string_view file,
+                          const std::string& path,
+                          std::array<double, engine::kOpClassCount>* out) {
+  if (!j.is_object()) return Bad(file, path, "an object keyed by op class", j);
+  for (const auto& [key, value] : j.items()) {
+    int found = -1;
+    for (int c = 0; c < engine::kOpClassCount; ++c) {
+      if (engine::OpClassName(static_cast<engine::OpClass>(c)) == key) found = c;
+    }
+    if (found < 0) {
+      return Bad(file, absl::StrCat(path, ".", key),
+                 "one of gemm, gemv, attention, elementwise", json(key));
+    }
+    if (!value.is_number() || !(value.get<double>() > 0 && value.get<double>() <= 1)) {
+      return Bad(file, absl::StrCat(path, ".", key), "a number in (0, 1]", value);
+    }
+    (*out)[found] = value.get<double>();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadOverhead(const json& j, std::string_view file, const char* key,
+                          double* out) {
+  if (!j.contains(key)) return absl::OkStatus();
+  const json& v = j[key];
+  if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1)) {
+    return Bad(file, absl::StrCat("efficiency.", key), "seconds in [0, 1]", v);
+  }
+  *out = v.get<double>();
+  return absl::OkStatus();
+}
+
+// Framework `query` is covered by profile framework `key`: equal, or key is
+// a prefix ending at a separator ("tensorrt-llm" covers "tensorrt-llm-0.6.1").
+int FrameworkMatchLength(std::string_view key, std::string_view query) {
+  if (key.empty() || query.size() < key.size()) return -1;
+  if (query.substr(0, key.size()) != key) return -1;
+  if (query.size() == key.size()) return static_cast<int>(key.size());
+  const char next = query[key.size()];
+  if (next == '-' || next == '.' || next == '_' || next == ' ') {
+    return static_cast<int>(key.size());
+  }
+  return -1;
+}
+
+}  // namespace
+
+absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
+                                         std::string_view file) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return absl::InvalidArgumentError(absl::StrCat(std::string(file), ": not valid JSON"));
+  }
+  if (!j.is_object()) return Bad(file, "(top level)", "an object", j);
+  Profile p;
+  if (!j.contains("format_version")) {
+    return Bad(file, "format_version", absl::StrCat(kFormatVersion, " (required)"), json());
+  }
+  if (!j["format_version"].is_number_integer() ||
+      j["format_version"].get<int>() != kFormatVersion) {
+    return Bad(file, "format_version", absl::StrCat(kFormatVersion),
+               j["format_version"]);
+  }
+  p.format_version = kFormatVersion;
+  if (auto st = ReadString(j, file, "name", true, &p.name); !st.ok()) return st;
+  if (p.name.empty()) return Bad(file, "name", "a non-empty string", json(p.name));
+  if (auto st = ReadString(j, file, "hardware_id", false, &p.hardware_id); !st.ok()) return st;
+  if (auto st = ReadString(j, file, "family", false, &p.family); !st.ok()) return st;
+  if (auto st = ReadString(j, file, "framework", false, &p.framework); !st.ok()) return st;
+  if (auto st = ReadString(j, file, "fitted_from", false, &p.fitted_from); !st.ok()) return st;
+  if (p.hardware_id.empty() && p.family.empty() && p.framework.empty()) {
+    return Bad(file, "hardware_id/family/framework",
+               "at least one key to match on", json(""));
+  }
+  if (j.contains("efficiency")) {
+    const json& e = j["efficiency"];
+    if (!e.is_object()) return Bad(file, "efficiency", "an object", e);
+    for (const auto& [key, value] : e.items()) {
+      if (key != "compute" && key != "memory" &&
+          key != "per_step_overhead_seconds" &&
+          key != "per_kernel_overhead_seconds") {
+        return Bad(file, absl::StrCat("efficiency.", key),
+                   "one of compute, memory, per_step_overhead_seconds, "
+                   "per_kernel_overhead_seconds",
+                   json(key));
+      }
+    }
+    if (e.contains("compute")) {
+      if (auto st = ReadPerClass(e["compute"], file, "efficiency.compute",
+                                 &p.efficiency.compute);
+          !st.ok())
+        return st;
+    }
+    if (e.contains("memory")) {
+      if (auto st = ReadPerClass(e["memory"], file, "efficiency.memory",
+                                 &p.efficiency.memory);
+          !st.ok())
+        return st;
+    }
+    if (auto st = ReadOverhead(e, file, "per_step_overhead_seconds",
+                               &p.efficiency.per_step_overhead_seconds);
+        !st.ok())
+      return st;
+    if (auto st = ReadOverhead(e, file, "per_kernel_overhead_seconds",
+                               &p.efficiency.per_kernel_overhead_seconds);
+        !st.ok())
+      return st;
+  }
+  p.efficiency.profile_name = p.name;
+  return p;
+}
+
+std::string ProfileToJson(const Profile& p) {
+  json compute = json::object();
+  json memory = json::object();
+  for (int c = 0; c < engine::kOpClassCount; ++c) {
+    std::string key(engine::OpClassName(static_cast<engine::OpClass>(c)));
+    compute[key] = p.efficiency.compute[c];
+    memory[key] = p.efficiency.memory[c];
+  }
+  json j = json::object();
+  j["format_version"] = kFormatVersion;
+  j["name"] = p.name;
+  j["hardware_id"] = p.hardware_id;
+  j["family"] = p.family;
+  j["framework"] = p.framework;
+  j["efficiency"] = {
+      {"compute", compute},
+      {"memory", memory},
+      {"per_step_overhead_seconds", p.efficiency.per_step_overhead_seconds},
+      {"per_kernel_overhead_seconds", p.efficiency.per_kernel_overhead_seconds}};
+  j["fitted_from"] = p.fitted_from;
+  return j.dump(2) + "\n";
+}
+
+absl::Status WriteProfiles(const std::filesystem::path& dir,
+                           const std::vector<Profile>& profiles) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return absl::InternalError(
+        absl::StrCat(dir.string(), ": cannot create directory: ", ec.message()));
+  }
+  for (const Profile& p : profiles) {
+    std::filesystem::path path = dir / (p.name + ".json");
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << ProfileToJson(p);
+    if (!out) {
+      return absl::InternalError(absl::StrCat(path.string(), ": write failed"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const ProfileStore>> ProfileStore::LoadDirectory(
+    const std::filesystem::path& dir) {
+  std::vector<Profile> profiles;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return FromProfiles({});
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json") {
+      files.push_back(entry.path());
+    }
+  }
+  if (ec) {
+    return absl::InternalError(
+        absl::StrCat(dir.string(), ": cannot list: ", ec.message()));
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& path : files) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    absl::StatusOr<Profile> p = ParseProfileJson(ss.str(), path.string());
+    if (!p.ok()) return p.status();
+    for (const Profile& other : profiles) {
+      if (other.name == p->name) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s: name: \"%s\" is already used by another profile in %s",
+            path.string(), p->name, dir.string()));
+      }
+    }
+    profiles.push_back(*std::move(p));
+  }
+  return FromProfiles(std::move(profiles));
+}
+
+std::shared_ptr<const ProfileStore> ProfileStore::FromProfiles(
+    std::vector<Profile> p) {
+  auto store = std::make_shared<ProfileStore>();
+  for (Profile& profile : p) profile.efficiency.profile_name = profile.name;
+  std::sort(p.begin(), p.end(),
+            [](const Profile& a, const Profile& b) { return a.name < b.name; });
+  store->profiles_ = std::move(p);
+  return store;
+}
+
+absl::StatusOr<const Profile*> ProfileStore::Find(std::string_view name) const {
+  std::vector<std::string> names;
+  for (const Profile& p : profiles_) {
+    if (p.name == name) return &p;
+    names.push_back(p.name);
+  }
+  std::vector<std::string> close = engine::ClosestNames(name, names);
+  return absl::NotFoundError(absl::StrFormat(
+      "profile \"%s\" not found%s", name,
+      close.empty() ? std::string(" (no profiles loaded)")
+                    : absl::StrCat("; closest: ", absl::StrJoin(close, ", "))));
+}
+
+const Profile* ProfileStore::Match(std::string_view hardware_id,
+                                   std::string_view family,
+                                   std::string_view framework) const {
+  // Tiers, best first: 0 id + framework, 1 family + framework, 2 framework
+  // alone, 3 id (framework-less profile first), 4 family (likewise).
+  const Profile* best = nullptr;
+  int best_tier = 100;
+  int best_len = -1;
+  for (const Profile& p : profiles_) {
+    const bool id_match = !p.hardware_id.empty() && p.hardware_id == hardware_id;
+    const bool family_match =
+        p.hardware_id.empty() && !p.family.empty() && p.family == family;
+    const bool wildcard_hw = p.hardware_id.empty() && p.family.empty();
+    const int fw = FrameworkMatchLength(p.framework, framework);
+    int tier = 100;
+    int len = fw;
+    if (id_match && fw >= 0) {
+      tier = 0;
+    } else if (family_match && fw >= 0) {
+      tier = 1;
+    } else if (wildcard_hw && fw >= 0) {
+      tier = 2;
+    } else if (id_match) {
+      tier = 3;
+      len = p.framework.empty() ? 1 : 0;
+    } else if (family_match) {
+      tier = 4;
+      len = p.framework.empty() ? 1 : 0;
+    }
+    if (tier < best_tier || (tier == best_tier && len > best_len)) {
+      best = tier < 100 ? &p : best;
+      best_tier = tier;
+      best_len = len;
+    }
+  }
+  return best_tier < 100 ? best : nullptr;
+}
+
+std::filesystem::path DefaultProfileDir() {
+#ifdef RIDGELINE_DEFAULT_PROFILE_DIR
+  std::error_code ec;
+  if (std::filesystem::is_directory(RIDGELINE_DEFAULT_PROFILE_DIR, ec)) {
+    return RIDGELINE_DEFAULT_PROFILE_DIR;
+  }
+#endif
+#ifdef RIDGELINE_SOURCE_PROFILE_DIR
+  return RIDGELINE_SOURCE_PROFILE_DIR;
+#else
+  return "profiles";
+#endif
+}
+
+}  // namespace ridgeline::calibration

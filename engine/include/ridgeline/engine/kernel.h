@@ -1,0 +1,91 @@
+// Kernel-level roofline models: the single-query decode attention kernel
+// (FlashInfer single_decode_with_kv_cache / batch decode) and one GEMM call.
+// They answer "how long does one kernel call take on this hardware" from
+// FLOPs and bytes, for comparison with micro-benchmarks. Pure functions of
+// their arguments; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "ridgeline/engine/formats.h"
+#include "ridgeline/engine/hardware.h"
+#include "ridgeline/engine/result.h"
+#include "ridgeline/engine/scenario.h"
+
+namespace ridgeline::engine {
+
+// One decode-attention call: every sequence in the batch has one query token
+// and a KV cache of kv_length tokens.
+struct DecodeAttentionShape {
+  int64_t batch = 1;          // 1..65536
+  int64_t num_q_heads = 32;   // 1..4096, a multiple of num_kv_heads
+  int64_t num_kv_heads = 32;  // 1..4096 (== q heads: MHA; fewer: GQA/MQA)
+  int64_t head_dim = 128;     // 1..1024
+  int64_t kv_length = 2048;   // tokens, 1..10,000,000
+  NumberFormat dtype = {"fp16", 16, MathType::kFp16};  // q, k, v and output
+};
+
+// One GEMM call C[m x n] = A[m x k] * B[k x n]; A is activations, B weights.
+struct GemmShape {
+  int64_t m = 1;  // rows (tokens), 1..10,000,000
+  int64_t n = 1;  // 1..10,000,000
+  int64_t k = 1;  // 1..10,000,000
+  NumberFormat a = {"fp16", 16, MathType::kFp16};  // also the output format
+  NumberFormat b = {"fp16", 16, MathType::kFp16};
+};
+
+struct KernelOptions {
+  // Benchmarks call the kernel again and again on the same tensors: operands
+  // that fit in an on-chip (kSram) tier stay there between calls. False: every
+  // call streams from device memory (cold cache, inputs rotated).
+  bool warm_cache = true;
+  // Efficiency 1 and no launch overhead: the speed bound.
+  bool pure_roofline = false;
+};
+
+struct KernelCost {
+  double flops = 0;
+  double bytes = 0;             // read + written
+  MathType math = MathType::kFp16;  // the type the math executed in
+  int tier = 0;                 // index of the tier the operands were read from
+  // The operands fit in the on-chip tier and warm_cache was set. When that
+  // tier has no published bandwidth the bytes are charged to device memory
+  // instead (onchip_bandwidth_unknown), so the result is no longer a bound.
+  bool onchip_resident = false;
+  bool onchip_bandwidth_unknown = false;
+  double compute_seconds = 0;
+  double memory_seconds = 0;
+  double overhead_seconds = 0;  // launch / per-kernel overhead
+  double seconds = 0;           // max(compute, memory) + overhead
+  Bound bound = Bound::kMemory;
+};
+
+// Errors are INVALID_ARGUMENT naming "<prefix>.kv_length" etc., the allowed
+// range and the value received.
+absl::Status ValidateDecodeAttentionShape(const DecodeAttentionShape& shape,
+                                          std::string_view prefix = "shape");
+absl::Status ValidateGemmShape(const GemmShape& shape,
+                               std::string_view prefix = "shape");
+
+// FLOPs: 4 x batch x q_heads x kv_length x head_dim (2 for QK^T, 2 for
+// score x V; the softmax's exp runs on special-function units and is not
+// counted). Bytes: K and V once per KV head, q read and output written once
+// per query head. Compute runs at the peak of the dtype's math type (tensor
+// cores: the bound may not assume slower units). Calibrated time uses
+// efficiency.compute/memory[kAttention] and per_kernel_overhead_seconds
+// (hardware.kernel_launch_seconds when the profile has none).
+absl::StatusOr<KernelCost> DecodeAttentionKernel(
+    const DecodeAttentionShape& shape, const Hardware& hardware,
+    const Efficiency& efficiency, const KernelOptions& options = {});
+
+// FLOPs 2mnk; bytes: A and B read once, C written once (in A's format).
+// Op class: kGemv when m <= gemv_max_tokens, else kGemm.
+absl::StatusOr<KernelCost> GemmKernel(const GemmShape& shape,
+                                      const Hardware& hardware,
+                                      const Efficiency& efficiency,
+                                      const KernelOptions& options = {},
+                                      int64_t gemv_max_tokens = 64);
+
+}  // namespace ridgeline::engine

@@ -1,0 +1,185 @@
+// Kernel-level roofline: decode attention and single GEMM calls.
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "ridgeline/engine/kernel.h"
+
+namespace ridgeline::engine {
+namespace {
+
+absl::Status CheckRange(std::string_view prefix, std::string_view field,
+                        int64_t value, int64_t lo, int64_t hi) {
+  if (value < lo || value > hi) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s.%s: must be in [%d, %d], got %d", prefix, field,
+                        lo, hi, value));
+  }
+  return absl::OkStatus();
+}
+
+struct Traffic2 {
+  double read = 0;
+  double write = 0;
+  double onchip_footprint = 0;  // bytes that must stay resident between calls
+};
+
+// Shared by both kernels: time = max(FLOPs / (peak x eta_c), bytes /
+// (bandwidth x eta_m)) + overhead, with the tier chosen by residency.
+absl::StatusOr<KernelCost> Roofline(double flops, const Traffic2& traffic,
+                                    MathType wanted, OpClass op_class,
+                                    const Hardware& hw, const Efficiency& eff,
+                                    const KernelOptions& options) {
+  if (hw.tiers.empty()) {
+    return absl::InvalidArgumentError(
+        "hardware.tiers: at least one memory tier is required, got 0");
+  }
+  KernelCost cost;
+  cost.flops = flops;
+  cost.bytes = traffic.read + traffic.write;
+
+  int device_tier = -1;
+  int onchip_tier = -1;
+  for (int i = 0; i < static_cast<int>(hw.tiers.size()); ++i) {
+    if (hw.tiers[i].kind == TierKind::kSram) {
+      if (onchip_tier < 0) onchip_tier = i;
+    } else if (device_tier < 0) {
+      device_tier = i;
+    }
+  }
+  if (device_tier < 0) device_tier = 0;  // an all-SRAM part (wafer-scale, PIM)
+  int tier = device_tier;
+  if (options.warm_cache && onchip_tier >= 0 &&
+      traffic.onchip_footprint <= hw.tiers[onchip_tier].capacity_bytes) {
+    cost.onchip_resident = true;
+    if (hw.tiers[onchip_tier].read_bandwidth_bytes_per_second > 0) {
+      tier = onchip_tier;
+    } else {
+      cost.onchip_bandwidth_unknown = true;
+    }
+  }
+  cost.tier = tier;
+  const MemoryTier& t = hw.tiers[tier];
+  if (t.read_bandwidth_bytes_per_second <= 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "hardware.tiers[%d].read_bandwidth_bytes_per_second: must be > 0, "
+        "got %g",
+        tier, t.read_bandwidth_bytes_per_second));
+  }
+  const double write_bw = t.write_bandwidth_bytes_per_second > 0
+                              ? t.write_bandwidth_bytes_per_second
+                              : t.read_bandwidth_bytes_per_second;
+
+  const int c = static_cast<int>(op_class);
+  const double eta_c = options.pure_roofline ? 1.0 : eff.compute[c];
+  const double eta_m = options.pure_roofline ? 1.0 : eff.memory[c];
+  if (!(eta_c > 0 && eta_c <= 1) || !(eta_m > 0 && eta_m <= 1)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "efficiency.%s: compute and memory must be in (0, 1], got %g and %g",
+        OpClassName(op_class), eta_c, eta_m));
+  }
+
+  std::optional<MathType> executed =
+      ExecutedMathType(hw.peak_ops_per_second, wanted);
+  cost.math = executed.value_or(wanted);
+  if (executed.has_value()) {
+    const double peak = *hw.peak_ops_per_second[static_cast<int>(*executed)];
+    if (peak > 0) cost.compute_seconds = flops / (peak * eta_c);
+  }
+  cost.memory_seconds =
+      (traffic.read / t.read_bandwidth_bytes_per_second + traffic.write / write_bw) /
+      eta_m;
+  if (!options.pure_roofline) {
+    cost.overhead_seconds = eff.per_kernel_overhead_seconds > 0
+                                ? eff.per_kernel_overhead_seconds
+                                : hw.kernel_launch_seconds;
+  }
+  cost.bound = cost.compute_seconds > cost.memory_seconds ? Bound::kCompute
+                                                          : Bound::kMemory;
+  const double roof = std::max(cost.compute_seconds, cost.memory_seconds);
+  if (cost.overhead_seconds > roof) cost.bound = Bound::kOverhead;
+  cost.seconds = roof + cost.overhead_seconds;
+  return cost;
+}
+
+}  // namespace
+
+absl::Status ValidateDecodeAttentionShape(const DecodeAttentionShape& s,
+                                          std::string_view prefix) {
+  if (auto st = CheckRange(prefix, "batch", s.batch, 1, 65536); !st.ok()) return st;
+  if (auto st = CheckRange(prefix, "num_q_heads", s.num_q_heads, 1, 4096); !st.ok()) return st;
+  if (auto st = CheckRange(prefix, "num_kv_heads", s.num_kv_heads, 1, 4096); !st.ok()) return st;
+  if (auto st = CheckRange(prefix, "head_dim", s.head_dim, 1, 1024); !st.ok()) return st;
+  if (auto st = CheckRange(prefix, "kv_length", s.kv_length, 1, 10'000'000); !st.ok()) return st;
+  if (s.num_q_heads % s.num_kv_heads != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s.num_q_heads: must be a multiple of num_kv_heads (%d), got %d",
+        prefix, s.num_kv_heads, s.num_q_heads));
+  }
+  if (!(s.dtype.bits >= 2 && s.dtype.bits <= 32)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s.dtype.bits: must be in [2, 32], got %g", prefix, s.dtype.bits));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateGemmShape(const GemmShape& s, std::string_view prefix) {
+  if (auto st = CheckRange(prefix, "m", s.m, 1, 10'000'000); !st.ok()) return st;
+  if (auto st = CheckRange(prefix, "n", s.n, 1, 10'000'000); !st.ok()) return st;
+  if (auto st = CheckRange(prefix, "k", s.k, 1, 10'000'000); !st.ok()) return st;
+  for (const auto& [name, f] : {std::pair{"a", &s.a}, std::pair{"b", &s.b}}) {
+    if (!(f->bits >= 2 && f->bits <= 32)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s.%s.bits: must be in [2, 32], got %g", prefix, name, f->bits));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<KernelCost> DecodeAttentionKernel(
+    const DecodeAttentionShape& s, const Hardware& hardware,
+    const Efficiency& efficiency, const KernelOptions& options) {
+  if (auto st = ValidateDecodeAttentionShape(s); !st.ok()) return st;
+  const double b = static_cast<double>(s.batch);
+  const double hq = static_cast<double>(s.num_q_heads);
+  const double hkv = static_cast<double>(s.num_kv_heads);
+  const double d = static_cast<double>(s.head_dim);
+  const double len = static_cast<double>(s.kv_length);
+  const double e = s.dtype.bytes_per_element();
+  const double flops = 4.0 * b * hq * len * d;
+  Traffic2 traffic;
+  const double kv = 2.0 * b * hkv * len * d * e;  // K and V
+  const double q = b * hq * d * e;
+  traffic.read = kv + q;
+  traffic.write = q;  // output has the query's shape
+  traffic.onchip_footprint = kv + 2.0 * q;
+  // An fp32 or unquantised dtype without native math runs in fp16 at best.
+  const MathType wanted = s.dtype.native_math.value_or(MathType::kFp16);
+  return Roofline(flops, traffic, wanted, OpClass::kAttention, hardware,
+                  efficiency, options);
+}
+
+absl::StatusOr<KernelCost> GemmKernel(const GemmShape& s,
+                                      const Hardware& hardware,
+                                      const Efficiency& efficiency,
+                                      const KernelOptions& options,
+                                      int64_t gemv_max_tokens) {
+  if (auto st = ValidateGemmShape(s); !st.ok()) return st;
+  const double m = static_cast<double>(s.m);
+  const double n = static_cast<double>(s.n);
+  const double k = static_cast<double>(s.k);
+  Traffic2 traffic;
+  traffic.read = m * k * s.a.bytes_per_element() + k * n * s.b.bytes_per_element();
+  traffic.write = m * n * s.a.bytes_per_element();
+  traffic.onchip_footprint = traffic.read + traffic.write;
+  absl::StatusOr<MathType> math = MatmulMathType(s.b, s.a);
+  if (!math.ok()) return math.status();
+  const OpClass op_class = s.m <= gemv_max_tokens ? OpClass::kGemv : OpClass::kGemm;
+  return Roofline(2.0 * m * n * k, traffic, *math, op_class, hardware,
+                  efficiency, options);
+}
+
+}  // namespace ridgeline::engine
