@@ -1,0 +1,82 @@
+// The gRPC front of the Ridgeline service: configuration (flags with
+// environment-variable equivalents), the RidgelineService implementation
+// over a Backend, and RunServer(), which owns the whole server lifecycle
+// (bind, load plugins, health, metrics, signals, drain).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "ridgeline/service/backend.h"
+#include "ridgeline/service/metrics.h"
+#include "ridgeline/v1/ridgeline.grpc.pb.h"
+
+namespace ridgeline::service {
+
+struct ServerConfig {
+  std::string listen = "0.0.0.0:50051";
+  std::string metrics_listen = "0.0.0.0:9464";  // "" or "off": no metrics
+  std::string plugin_dir;   // "" = plugin_host::DefaultPluginDir()
+  std::string profile_dir;  // "" = calibration::DefaultProfileDir()
+  int64_t max_sweep_points = 100000;
+  int64_t max_message_bytes = 4 << 20;  // gRPC's own default receive cap
+  double shutdown_grace_seconds = 10;
+  // Delays plugin loading (for observing readiness in tests and probes).
+  int64_t plugin_load_delay_ms = 0;
+};
+
+// Environment first, then flags ("--name=value" or "--name value"). `getenv`
+// is injected for tests. Sets *help and returns defaults for --help / -h.
+// Errors name the flag (or variable), the allowed range and the value.
+absl::StatusOr<ServerConfig> ParseServerConfig(
+    int argc, const char* const* argv,
+    const std::function<const char*(const char*)>& getenv, bool* help);
+
+// The --help text: every flag, its variable, default and range.
+std::string ServerUsage();
+
+// RidgelineService over a Backend that appears once plugins are loaded;
+// until then every RPC returns UNAVAILABLE. Thread-safe.
+class RidgelineServiceImpl final : public v1::RidgelineService::Service {
+ public:
+  // `metrics` may be null; if set it must outlive this object.
+  explicit RidgelineServiceImpl(Metrics* metrics) : metrics_(metrics) {}
+
+  // Publishes the backend; it must outlive every RPC (i.e. the server).
+  void SetBackend(const Backend* backend) { backend_.store(backend); }
+
+  grpc::Status Analyze(grpc::ServerContext* ctx, const v1::AnalyzeRequest* req,
+                       v1::AnalyzeResponse* resp) override;
+  grpc::Status Sweep(grpc::ServerContext* ctx, const v1::SweepRequest* req,
+                     grpc::ServerWriter<v1::SweepPoint>* writer) override;
+  grpc::Status ListHardware(grpc::ServerContext* ctx,
+                            const v1::ListHardwareRequest* req,
+                            v1::ListHardwareResponse* resp) override;
+  grpc::Status GetHardware(grpc::ServerContext* ctx,
+                           const v1::GetHardwareRequest* req,
+                           v1::GetHardwareResponse* resp) override;
+  grpc::Status ListModels(grpc::ServerContext* ctx,
+                          const v1::ListModelsRequest* req,
+                          v1::ListModelsResponse* resp) override;
+  grpc::Status GetModel(grpc::ServerContext* ctx,
+                        const v1::GetModelRequest* req,
+                        v1::GetModelResponse* resp) override;
+
+ private:
+  std::atomic<const Backend*> backend_{nullptr};
+  Metrics* metrics_;
+};
+
+// Runs the server until SIGTERM or SIGINT, then drains and returns the
+// process exit code (0 after a clean drain). Prints
+// "listening on HOST:PORT" and "metrics listening on HOST:PORT" on stdout
+// once bound (the real port when 0 was asked). SIGTERM/SIGINT must not be
+// handled elsewhere in the process; RunServer blocks them in the calling
+// thread before starting any other thread.
+int RunServer(const ServerConfig& config);
+
+}  // namespace ridgeline::service

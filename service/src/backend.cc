@@ -1,0 +1,648 @@
+#include "ridgeline/service/backend.h"
+
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ridgeline/engine/analyze.h"
+#include "ridgeline/engine/status_macros.h"
+#include "ridgeline/service/convert.h"
+
+namespace ridgeline::service {
+namespace {
+
+// Ranges enforced at the edge. They match the engine's own checks
+// (engine/include/ridgeline/engine/scenario.h) so the error names the
+// request's field path rather than the engine's.
+constexpr int64_t kMaxBatch = 65536;
+constexpr int64_t kMaxTokens = 10'000'000;
+constexpr int64_t kMaxGemvTokens = 65536;
+constexpr size_t kMaxIdChars = 128;
+constexpr int kMaxSweepModels = 256;
+constexpr int kMaxSweepHardware = 1024;
+constexpr int kMaxSweepFormats = 256;
+constexpr int kMaxSweepValues = 4096;
+constexpr uint32_t kMaxShards = 65536;
+
+// Echoes client text back without letting a huge value flood the message.
+std::string Quote(absl::string_view s) {
+  constexpr size_t kMax = 64;
+  if (s.size() <= kMax) return absl::StrCat("\"", s, "\"");
+  return absl::StrCat("\"", s.substr(0, kMax), "...\" (", s.size(), " chars)");
+}
+
+absl::Status OutOfRange(absl::string_view path, absl::string_view range,
+                        absl::string_view got) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, ": must be ", range, "; got ", got));
+}
+
+absl::Status CheckInt(absl::string_view path, int64_t v, int64_t lo,
+                      int64_t hi) {
+  if (v >= lo && v <= hi) return absl::OkStatus();
+  return OutOfRange(path, absl::StrCat("in [", lo, ", ", hi, "]"),
+                    absl::StrCat(v));
+}
+
+// NaN fails every comparison, so it is rejected too.
+absl::Status CheckDouble(absl::string_view path, double v, double lo,
+                         bool lo_open, double hi) {
+  const bool ok = (lo_open ? v > lo : v >= lo) && v <= hi;
+  if (ok) return absl::OkStatus();
+  return OutOfRange(path,
+                    absl::StrCat("in ", lo_open ? "(" : "[", lo, ", ", hi, "]"),
+                    absl::StrCat(v));
+}
+
+// Prefixes a nested error (engine, registry) with the request's field path.
+absl::Status Prefixed(absl::string_view path, const absl::Status& s) {
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
+}
+
+absl::StatusOr<engine::ModelConfig> ResolveModel(const v1::ModelSpec& spec,
+                                                 absl::string_view path) {
+  switch (spec.source_case()) {
+    case v1::ModelSpec::kCatalogId: {
+      if (spec.catalog_id().empty() || spec.catalog_id().size() > kMaxIdChars) {
+        return OutOfRange(absl::StrCat(path, ".catalog_id"),
+                          "a catalog id of 1..128 characters (see ListModels)",
+                          Quote(spec.catalog_id()));
+      }
+      absl::StatusOr<engine::ModelConfig> m =
+          engine::FindModel(spec.catalog_id());
+      if (!m.ok()) return Prefixed(absl::StrCat(path, ".catalog_id"), m.status());
+      return m;
+    }
+    case v1::ModelSpec::kHfConfigJson: {
+      if (spec.id().size() > kMaxIdChars) {
+        return OutOfRange(absl::StrCat(path, ".id"), "0..128 characters",
+                          Quote(spec.id()));
+      }
+      if (spec.hf_config_json().empty()) {
+        return OutOfRange(absl::StrCat(path, ".hf_config_json"),
+                          "the non-empty text of a config.json", "\"\"");
+      }
+      absl::StatusOr<engine::ModelConfig> m = engine::ParseHuggingFaceConfig(
+          spec.hf_config_json(), spec.id().empty() ? "inline" : spec.id());
+      if (!m.ok()) {
+        return Prefixed(absl::StrCat(path, ".hf_config_json"), m.status());
+      }
+      RETURN_IF_ERROR(Prefixed(path, engine::ValidateModel(*m)));
+      return m;
+    }
+    case v1::ModelSpec::SOURCE_NOT_SET:
+      break;
+  }
+  return OutOfRange(path, "set: one of catalog_id or hf_config_json",
+                    "neither");
+}
+
+absl::StatusOr<engine::Hardware> ResolveHardware(
+    const plugin_host::HardwareRegistry& registry, const v1::HardwareSpec& spec,
+    absl::string_view path) {
+  switch (spec.source_case()) {
+    case v1::HardwareSpec::kPlatformId: {
+      if (spec.platform_id().empty() ||
+          spec.platform_id().size() > kMaxIdChars) {
+        return OutOfRange(
+            absl::StrCat(path, ".platform_id"),
+            "a platform id of 1..128 characters (see ListHardware)",
+            Quote(spec.platform_id()));
+      }
+      absl::StatusOr<const engine::Hardware*> hw =
+          registry.Find(spec.platform_id());
+      if (!hw.ok()) {
+        return Prefixed(absl::StrCat(path, ".platform_id"), hw.status());
+      }
+      return **hw;
+    }
+    case v1::HardwareSpec::kDescription: {
+      const std::string prefix = absl::StrCat(path, ".description");
+      if (spec.description().tiers_size() < 1 ||
+          spec.description().tiers_size() > engine::kMaxTiers) {
+        return OutOfRange(absl::StrCat(prefix, ".tiers"),
+                          absl::StrCat("1..", engine::kMaxTiers, " tiers"),
+                          absl::StrCat(spec.description().tiers_size()));
+      }
+      if (spec.description().id().size() > kMaxIdChars) {
+        return OutOfRange(absl::StrCat(prefix, ".id"), "0..128 characters",
+                          Quote(spec.description().id()));
+      }
+      ASSIGN_OR_RETURN(engine::Hardware hw,
+                       FromProto(spec.description(), prefix));
+      RETURN_IF_ERROR(engine::ValidateHardware(hw, prefix));
+      return hw;
+    }
+    case v1::HardwareSpec::SOURCE_NOT_SET:
+      break;
+  }
+  return OutOfRange(path, "set: one of platform_id or description", "neither");
+}
+
+absl::StatusOr<engine::NumberFormat> ParseFormat(const std::string& name,
+                                                 absl::string_view path) {
+  if (name.empty()) return engine::ParseNumberFormat("bf16");
+  if (name.size() > 64) {
+    return OutOfRange(path, "a number format name (e.g. bf16, int4-g128)",
+                      Quote(name));
+  }
+  absl::StatusOr<engine::NumberFormat> f = engine::ParseNumberFormat(name);
+  if (!f.ok()) return Prefixed(path, f.status());
+  return f;
+}
+
+absl::StatusOr<engine::Precision> ResolveFormats(const v1::Formats& f,
+                                                 absl::string_view path) {
+  engine::Precision p;
+  ASSIGN_OR_RETURN(p.weights,
+                   ParseFormat(f.weights(), absl::StrCat(path, ".weights")));
+  ASSIGN_OR_RETURN(p.activations, ParseFormat(f.activations(),
+                                              absl::StrCat(path, ".activations")));
+  ASSIGN_OR_RETURN(p.kv_cache,
+                   ParseFormat(f.kv_cache(), absl::StrCat(path, ".kv_cache")));
+  if (!p.activations.native_math) {
+    return OutOfRange(absl::StrCat(path, ".activations"),
+                      "a format with a native math type (fp32, bf16, fp16, "
+                      "fp8, int8, ...)",
+                      Quote(f.activations()));
+  }
+  return p;
+}
+
+// Everything in a request that is shared by all points of a sweep.
+struct Common {
+  engine::PlacementPins pins;
+  engine::AnalysisOptions options;
+  engine::Economics economics;
+};
+
+absl::StatusOr<Common> ResolveCommon(const v1::PlacementPins& pins,
+                                     const v1::AnalysisOptions& opts,
+                                     const v1::EconomicsOverrides& econ,
+                                     bool suggestions_default) {
+  Common c;
+  auto pin = [&](const char* name, bool has, int32_t v,
+                 engine::OperandClass cls) -> absl::Status {
+    if (!has) return absl::OkStatus();
+    // The upper bound depends on the hardware; checked per hardware below.
+    RETURN_IF_ERROR(CheckInt(absl::StrCat("placement.", name), v, 0,
+                             engine::kMaxTiers - 1));
+    c.pins.tier[static_cast<int>(cls)] = v;
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(pin("weights_tier", pins.has_weights_tier(),
+                      pins.weights_tier(), engine::OperandClass::kWeights));
+  RETURN_IF_ERROR(pin("kv_cache_tier", pins.has_kv_cache_tier(),
+                      pins.kv_cache_tier(), engine::OperandClass::kKvCache));
+  RETURN_IF_ERROR(pin("activations_tier", pins.has_activations_tier(),
+                      pins.activations_tier(),
+                      engine::OperandClass::kActivations));
+
+  c.options.suggestions = suggestions_default;
+  if (opts.has_flash_attention()) c.options.flash_attention = opts.flash_attention();
+  if (opts.has_mla_absorbed()) c.options.mla_absorbed = opts.mla_absorbed();
+  if (opts.has_suggestions()) c.options.suggestions = opts.suggestions();
+  if (opts.has_pure_roofline()) c.options.pure_roofline = opts.pure_roofline();
+  if (opts.has_gemv_max_tokens()) {
+    RETURN_IF_ERROR(CheckInt("options.gemv_max_tokens", opts.gemv_max_tokens(),
+                             1, kMaxGemvTokens));
+    c.options.gemv_max_tokens = opts.gemv_max_tokens();
+  }
+
+  c.economics = engine::DefaultEconomics();
+  if (econ.has_electricity_usd_per_kwh()) {
+    RETURN_IF_ERROR(CheckDouble("economics.electricity_usd_per_kwh",
+                                econ.electricity_usd_per_kwh(), 0, false, 10));
+    c.economics.electricity_usd_per_kwh = econ.electricity_usd_per_kwh();
+  }
+  if (econ.has_pue()) {
+    RETURN_IF_ERROR(CheckDouble("economics.pue", econ.pue(), 1, false, 3));
+    c.economics.pue = econ.pue();
+  }
+  if (econ.has_grid_g_co2e_per_kwh()) {
+    RETURN_IF_ERROR(CheckDouble("economics.grid_g_co2e_per_kwh",
+                                econ.grid_g_co2e_per_kwh(), 0, false, 2000));
+    c.economics.grid_g_co2e_per_kwh = econ.grid_g_co2e_per_kwh();
+  }
+  if (econ.has_amortization_years()) {
+    RETURN_IF_ERROR(CheckDouble("economics.amortization_years",
+                                econ.amortization_years(), 0, true, 30));
+    c.economics.amortization_years = econ.amortization_years();
+  }
+  if (econ.has_utilization()) {
+    RETURN_IF_ERROR(CheckDouble("economics.utilization", econ.utilization(), 0,
+                                true, 1));
+    c.economics.utilization = econ.utilization();
+  }
+  return c;
+}
+
+// Pins beyond the hardware's tier count are a request error, not an engine
+// one: the client chose both.
+absl::Status CheckPinsFit(const engine::PlacementPins& pins,
+                          const engine::Hardware& hw, absl::string_view hw_path) {
+  static constexpr const char* kNames[] = {"weights_tier", "kv_cache_tier",
+                                           "activations_tier"};
+  for (int c = 0; c < engine::kOperandClassCount; ++c) {
+    if (!pins.tier[c]) continue;
+    const int n = static_cast<int>(hw.tiers.size());
+    if (*pins.tier[c] >= n) {
+      return OutOfRange(
+          absl::StrCat("placement.", kNames[c]),
+          absl::StrCat("in [0, ", n - 1, "] (", hw_path, " \"", hw.id,
+                       "\" has ", n, " tiers)"),
+          absl::StrCat(*pins.tier[c]));
+    }
+  }
+  return absl::OkStatus();
+}
+
+struct Chosen {
+  const calibration::Profile* profile = nullptr;
+  std::string selected_by = "none";
+};
+
+absl::StatusOr<Chosen> ChooseProfile(const calibration::ProfileStore& store,
+                                     const v1::Calibration& cal,
+                                     const engine::Hardware& hw) {
+  Chosen c;
+  switch (cal.selector_case()) {
+    case v1::Calibration::kProfile: {
+      if (cal.profile().empty() || cal.profile().size() > kMaxIdChars) {
+        return OutOfRange("calibration.profile",
+                          "a profile name of 1..128 characters",
+                          Quote(cal.profile()));
+      }
+      absl::StatusOr<const calibration::Profile*> p = store.Find(cal.profile());
+      if (!p.ok()) return Prefixed("calibration.profile", p.status());
+      // A profile fitted on other hardware would silently mislead.
+      const bool matches = (*p)->hardware_id.empty()
+                               ? (*p)->family == hw.family
+                               : (*p)->hardware_id == hw.id;
+      if (!matches) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "calibration.profile: must be a profile for hardware \"", hw.id,
+            "\" (family \"", hw.family, "\"); got ", Quote(cal.profile()),
+            " which is for ",
+            (*p)->hardware_id.empty()
+                ? absl::StrCat("family \"", (*p)->family, "\"")
+                : absl::StrCat("hardware \"", (*p)->hardware_id, "\"")));
+      }
+      c.profile = *p;
+      c.selected_by = "profile";
+      return c;
+    }
+    case v1::Calibration::kFramework: {
+      if (cal.framework().empty() || cal.framework().size() > kMaxIdChars) {
+        return OutOfRange("calibration.framework",
+                          "a framework name of 1..128 characters",
+                          Quote(cal.framework()));
+      }
+      c.profile = store.Match(hw.id, hw.family, cal.framework());
+      if (c.profile) c.selected_by = "framework-match";
+      return c;
+    }
+    case v1::Calibration::SELECTOR_NOT_SET:
+      break;
+  }
+  return c;
+}
+
+absl::Status CheckWorkload(const v1::Workload& w, engine::Workload* out) {
+  if (w.has_batch()) {
+    RETURN_IF_ERROR(CheckInt("workload.batch", w.batch(), 1, kMaxBatch));
+    out->batch = w.batch();
+  }
+  if (w.has_prompt_tokens()) {
+    RETURN_IF_ERROR(
+        CheckInt("workload.prompt_tokens", w.prompt_tokens(), 1, kMaxTokens));
+    out->prompt_tokens = w.prompt_tokens();
+  }
+  if (w.has_generated_tokens()) {
+    RETURN_IF_ERROR(CheckInt("workload.generated_tokens", w.generated_tokens(),
+                             0, kMaxTokens));
+    out->generated_tokens = w.generated_tokens();
+  }
+  return absl::OkStatus();
+}
+
+void Summarize(const engine::AnalysisResult& r, const engine::Scenario& s,
+               v1::SweepSummary* out) {
+  out->set_model_id(r.model_id);
+  out->set_hardware_id(r.hardware_id);
+  out->set_batch(s.workload.batch);
+  out->set_prompt_tokens(s.workload.prompt_tokens);
+  out->set_generated_tokens(s.workload.generated_tokens);
+  out->set_weights_format(s.precision.weights.name);
+  out->set_activations_format(s.precision.activations.name);
+  out->set_kv_cache_format(s.precision.kv_cache.name);
+  out->set_ttft_seconds(r.ttft_seconds);
+  out->set_tpot_mean_seconds(r.tpot_mean_seconds);
+  out->set_e2e_seconds(r.e2e_seconds);
+  out->set_decode_tokens_per_second_total(r.decode_tokens_per_second_total);
+  out->set_fits(r.memory.fits);
+  out->set_bound(std::string(engine::BoundName(r.bottleneck.bound)));
+  out->set_bottleneck_op(std::string(engine::OpKindName(r.bottleneck.op)));
+  out->set_matmul_math(std::string(engine::MathTypeName(r.matmul_math)));
+  if (r.economy.usd_per_million_output_tokens) {
+    out->set_usd_per_million_output_tokens(
+        *r.economy.usd_per_million_output_tokens);
+  }
+  if (r.economy.joules_per_output_token) {
+    out->set_joules_per_output_token(*r.economy.joules_per_output_token);
+  }
+  if (r.economy.g_co2e_per_million_output_tokens) {
+    out->set_g_co2e_per_million_output_tokens(
+        *r.economy.g_co2e_per_million_output_tokens);
+  }
+  out->set_profile_name(s.efficiency.profile_name);
+}
+
+}  // namespace
+
+Backend::Backend(std::shared_ptr<const plugin_host::HardwareRegistry> registry,
+                 std::shared_ptr<const calibration::ProfileStore> profiles,
+                 Limits limits, BackendObserver* observer)
+    : registry_(std::move(registry)),
+      profiles_(std::move(profiles)),
+      limits_(limits),
+      observer_(observer) {}
+
+namespace {
+
+// Runs the engine once, timing it for the observer.
+absl::StatusOr<engine::AnalysisResult> RunEngine(const engine::Scenario& s,
+                                                 BackendObserver* observer,
+                                                 const char* kind) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<engine::AnalysisResult> r = engine::Analyze(s);
+  if (observer != nullptr) {
+    const std::chrono::duration<double> d =
+        std::chrono::steady_clock::now() - start;
+    observer->OnAnalysis(kind, d.count(), r.ok());
+  }
+  return r;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::AnalyzeResponse> Backend::Analyze(
+    const v1::AnalyzeRequest& req) const {
+  if (!req.has_model()) {
+    return OutOfRange("model", "set: one of catalog_id or hf_config_json",
+                      "unset");
+  }
+  if (!req.has_hardware()) {
+    return OutOfRange("hardware", "set: one of platform_id or description",
+                      "unset");
+  }
+  engine::Scenario s;
+  ASSIGN_OR_RETURN(s.model, ResolveModel(req.model(), "model"));
+  ASSIGN_OR_RETURN(s.hardware,
+                   ResolveHardware(*registry_, req.hardware(), "hardware"));
+  RETURN_IF_ERROR(CheckWorkload(req.workload(), &s.workload));
+  ASSIGN_OR_RETURN(s.precision, ResolveFormats(req.formats(), "formats"));
+  ASSIGN_OR_RETURN(Common c, ResolveCommon(req.placement(), req.options(),
+                                           req.economics(), true));
+  RETURN_IF_ERROR(CheckPinsFit(c.pins, s.hardware, "hardware"));
+  s.pins = c.pins;
+  s.options = c.options;
+  s.economics = c.economics;
+  ASSIGN_OR_RETURN(Chosen chosen,
+                   ChooseProfile(*profiles_, req.calibration(), s.hardware));
+  if (chosen.profile != nullptr) s.efficiency = chosen.profile->efficiency;
+
+  ASSIGN_OR_RETURN(engine::AnalysisResult r,
+                   RunEngine(s, observer_, "analyze"));
+  v1::AnalyzeResponse resp;
+  ToProto(r, resp.mutable_result());
+  v1::CalibrationUsed* cu = resp.mutable_calibration();
+  cu->set_selected_by(chosen.selected_by);
+  if (chosen.profile != nullptr) {
+    cu->set_profile_name(chosen.profile->name);
+    cu->set_fitted_from(chosen.profile->fitted_from);
+  }
+  resp.set_upper_bound(r.pure_roofline);
+  return resp;
+}
+
+absl::Status Backend::Sweep(
+    const v1::SweepRequest& req,
+    const std::function<bool(const v1::SweepPoint&)>& emit) const {
+  auto check_len = [](absl::string_view name, int n, int lo,
+                      int hi) -> absl::Status {
+    if (n >= lo && n <= hi) return absl::OkStatus();
+    return OutOfRange(name, absl::StrCat(lo, "..", hi, " entries"),
+                      absl::StrCat(n, " entries"));
+  };
+  RETURN_IF_ERROR(check_len("models", req.models_size(), 1, kMaxSweepModels));
+  RETURN_IF_ERROR(
+      check_len("hardware", req.hardware_size(), 1, kMaxSweepHardware));
+  RETURN_IF_ERROR(check_len("formats", req.formats_size(), 0, kMaxSweepFormats));
+  RETURN_IF_ERROR(
+      check_len("batch_sizes", req.batch_sizes_size(), 0, kMaxSweepValues));
+  RETURN_IF_ERROR(
+      check_len("prompt_tokens", req.prompt_tokens_size(), 0, kMaxSweepValues));
+  RETURN_IF_ERROR(check_len("generated_tokens", req.generated_tokens_size(), 0,
+                            kMaxSweepValues));
+  const uint32_t shard_count = req.shard_count() == 0 ? 1 : req.shard_count();
+  if (shard_count > kMaxShards) {
+    return OutOfRange("shard_count", absl::StrCat("in [0, ", kMaxShards, "]"),
+                      absl::StrCat(req.shard_count()));
+  }
+  if (req.shard_index() >= shard_count) {
+    return OutOfRange("shard_index",
+                      absl::StrCat("in [0, ", shard_count - 1, "]"),
+                      absl::StrCat(req.shard_index()));
+  }
+
+  // An empty list is one default entry.
+  const engine::Workload defaults;
+  std::vector<int64_t> batches(req.batch_sizes().begin(),
+                               req.batch_sizes().end());
+  std::vector<int64_t> prompts(req.prompt_tokens().begin(),
+                               req.prompt_tokens().end());
+  std::vector<int64_t> gens(req.generated_tokens().begin(),
+                            req.generated_tokens().end());
+  if (batches.empty()) batches.push_back(defaults.batch);
+  if (prompts.empty()) prompts.push_back(defaults.prompt_tokens);
+  if (gens.empty()) gens.push_back(defaults.generated_tokens);
+  for (size_t i = 0; i < batches.size(); ++i) {
+    RETURN_IF_ERROR(CheckInt(absl::StrCat("batch_sizes[", i, "]"), batches[i],
+                             1, kMaxBatch));
+  }
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    RETURN_IF_ERROR(CheckInt(absl::StrCat("prompt_tokens[", i, "]"),
+                             prompts[i], 1, kMaxTokens));
+  }
+  for (size_t i = 0; i < gens.size(); ++i) {
+    RETURN_IF_ERROR(CheckInt(absl::StrCat("generated_tokens[", i, "]"),
+                             gens[i], 0, kMaxTokens));
+  }
+
+  // Sizes are capped above, so the product fits in 64 bits (< 2^62).
+  const uint64_t n_formats = req.formats_size() == 0 ? 1 : req.formats_size();
+  const uint64_t total = static_cast<uint64_t>(req.models_size()) *
+                         req.hardware_size() * n_formats * batches.size() *
+                         prompts.size() * gens.size();
+  const uint64_t in_shard =
+      total / shard_count + (req.shard_index() < total % shard_count ? 1 : 0);
+  if (in_shard > static_cast<uint64_t>(limits_.max_sweep_points)) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "sweep: ", in_shard, " points", shard_count > 1 ? " in this shard" : "",
+        " (", total, " in all) exceed the server's cap of ",
+        limits_.max_sweep_points,
+        " points per request; split it with shard_index/shard_count or "
+        "shorter lists"));
+  }
+
+  std::vector<engine::ModelConfig> models;
+  for (int i = 0; i < req.models_size(); ++i) {
+    ASSIGN_OR_RETURN(engine::ModelConfig m,
+                     ResolveModel(req.models(i), absl::StrCat("models[", i, "]")));
+    models.push_back(std::move(m));
+  }
+  ASSIGN_OR_RETURN(Common c, ResolveCommon(req.placement(), req.options(),
+                                           req.economics(), false));
+  std::vector<engine::Hardware> hardware;
+  std::vector<Chosen> profiles;
+  for (int i = 0; i < req.hardware_size(); ++i) {
+    const std::string path = absl::StrCat("hardware[", i, "]");
+    ASSIGN_OR_RETURN(engine::Hardware hw,
+                     ResolveHardware(*registry_, req.hardware(i), path));
+    RETURN_IF_ERROR(CheckPinsFit(c.pins, hw, path));
+    ASSIGN_OR_RETURN(Chosen chosen,
+                     ChooseProfile(*profiles_, req.calibration(), hw));
+    hardware.push_back(std::move(hw));
+    profiles.push_back(chosen);
+  }
+  std::vector<engine::Precision> formats;
+  if (req.formats_size() == 0) formats.push_back(engine::DefaultPrecision());
+  for (int i = 0; i < req.formats_size(); ++i) {
+    ASSIGN_OR_RETURN(engine::Precision p,
+                     ResolveFormats(req.formats(i),
+                                    absl::StrCat("formats[", i, "]")));
+    formats.push_back(std::move(p));
+  }
+
+  const uint64_t H = hardware.size(), F = formats.size(), B = batches.size(),
+                 P = prompts.size(), G = gens.size();
+  engine::Scenario s;
+  s.pins = c.pins;
+  s.options = c.options;
+  s.economics = c.economics;
+  v1::SweepPoint point;
+  for (uint64_t i = req.shard_index(); i < total; i += shard_count) {
+    // Decode the flat index (innermost list varies fastest).
+    uint64_t rest = i;
+    const uint64_t g = rest % G;
+    rest /= G;
+    const uint64_t p = rest % P;
+    rest /= P;
+    const uint64_t b = rest % B;
+    rest /= B;
+    const uint64_t f = rest % F;
+    rest /= F;
+    const uint64_t h = rest % H;
+    rest /= H;
+    const uint64_t m = rest;
+
+    s.model = models[m];
+    s.hardware = hardware[h];
+    s.precision = formats[f];
+    s.workload.batch = batches[b];
+    s.workload.prompt_tokens = prompts[p];
+    s.workload.generated_tokens = gens[g];
+    s.efficiency = profiles[h].profile != nullptr
+                       ? profiles[h].profile->efficiency
+                       : engine::Efficiency{};
+
+    point.Clear();
+    point.set_index(i);
+    point.set_total_points(total);
+    point.set_model_index(static_cast<int32_t>(m));
+    point.set_hardware_index(static_cast<int32_t>(h));
+    point.set_formats_index(static_cast<int32_t>(f));
+    point.set_batch_index(static_cast<int32_t>(b));
+    point.set_prompt_index(static_cast<int32_t>(p));
+    point.set_generated_index(static_cast<int32_t>(g));
+    absl::StatusOr<engine::AnalysisResult> r = RunEngine(s, observer_, "sweep");
+    if (r.ok()) {
+      Summarize(*r, s, point.mutable_summary());
+      if (req.include_full_result()) ToProto(*r, point.mutable_result());
+    } else {
+      point.mutable_error()->set_code(static_cast<int32_t>(r.status().code()));
+      point.mutable_error()->set_message(std::string(r.status().message()));
+    }
+    if (!emit(point)) {
+      return absl::CancelledError(
+          absl::StrCat("sweep stopped after point ", i, " of ", total,
+                       ": the client went away or the deadline passed"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::ListHardwareResponse> Backend::ListHardware(
+    const v1::ListHardwareRequest& req) const {
+  if (req.family().size() > kMaxIdChars) {
+    return OutOfRange("family", "0..128 characters", Quote(req.family()));
+  }
+  v1::ListHardwareResponse resp;
+  for (const engine::Hardware& hw : registry_->platforms()) {
+    if (!req.family().empty() && hw.family != req.family()) continue;
+    ToProto(hw, resp.add_hardware());
+  }
+  for (const plugin_host::LoadOutcome& o : registry_->outcomes()) {
+    v1::PluginInfo* pi = resp.add_plugins();
+    pi->set_path(o.path);
+    pi->set_family(o.family);
+    pi->set_plugin_version(o.plugin_version);
+    pi->set_loaded(o.loaded);
+    pi->set_reason(o.reason);
+    pi->set_platforms(o.platforms);
+  }
+  return resp;
+}
+
+absl::StatusOr<v1::GetHardwareResponse> Backend::GetHardware(
+    const v1::GetHardwareRequest& req) const {
+  if (req.id().empty() || req.id().size() > kMaxIdChars) {
+    return OutOfRange("id", "a platform id of 1..128 characters (see ListHardware)",
+                      Quote(req.id()));
+  }
+  absl::StatusOr<const engine::Hardware*> hw = registry_->Find(req.id());
+  if (!hw.ok()) return Prefixed("id", hw.status());
+  v1::GetHardwareResponse resp;
+  ToProto(**hw, resp.mutable_hardware());
+  return resp;
+}
+
+absl::StatusOr<v1::ListModelsResponse> Backend::ListModels(
+    const v1::ListModelsRequest&) const {
+  v1::ListModelsResponse resp;
+  for (const engine::ModelConfig& m : engine::BuiltinModels()) {
+    ToProto(m, resp.add_models());
+  }
+  return resp;
+}
+
+absl::StatusOr<v1::GetModelResponse> Backend::GetModel(
+    const v1::GetModelRequest& req) const {
+  if (req.id().empty() || req.id().size() > kMaxIdChars) {
+    return OutOfRange("id", "a catalog id of 1..128 characters (see ListModels)",
+                      Quote(req.id()));
+  }
+  absl::StatusOr<engine::ModelConfig> m = engine::FindModel(req.id());
+  if (!m.ok()) return Prefixed("id", m.status());
+  v1::GetModelResponse resp;
+  ToProto(*m, resp.mutable_model());
+  return resp;
+}
+
+}  // namespace ridgeline::service
