@@ -1,0 +1,956 @@
+// Subcommands of `ridgeline`: request building from flags and the output
+// formats (human tables, canonical proto3 JSON, CSV).
+#include "ridgeline/cli/cli.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "client.h"
+#include "flags.h"
+#include "google/protobuf/util/json_util.h"
+#include "ridgeline/calibration/commands.h"
+#include "table.h"
+
+namespace ridgeline::cli {
+namespace {
+
+// Exit codes (see cli.h).
+constexpr int kOk = 0;
+constexpr int kFailed = 1;
+constexpr int kUsage = 2;
+
+enum class Format { kTable, kJson, kCsv };
+
+// A usage error (exit 2) or a failed command (exit 1), with its message.
+struct Failure {
+  int code;
+  std::string message;
+};
+using Outcome = std::optional<Failure>;
+
+Failure Usage(const absl::Status& status) {
+  return {kUsage, std::string(status.message())};
+}
+Failure Usage(std::string message) { return {kUsage, std::move(message)}; }
+
+// Maps request field paths in server/engine errors to the flag that sets
+// them, so a user sees which flag to fix.
+constexpr std::pair<const char*, const char*> kFieldFlags[] = {
+    {"workload.batch", "--batch"},
+    {"workload.prompt_tokens", "--prompt"},
+    {"workload.generated_tokens", "--gen"},
+    {"formats.weights", "--weights"},
+    {"formats.activations", "--activations"},
+    {"formats.kv_cache", "--kv"},
+    {"model.hf_config_json", "--model-config"},
+    {"model.catalog_id", "--model"},
+    {"hardware.platform_id", "--hardware"},
+    {"hardware.description", "--hardware-file"},
+    {"calibration.profile", "--profile"},
+    {"calibration.framework", "--framework"},
+    {"batch_sizes", "--batch"},
+    {"prompt_tokens", "--prompt"},
+    {"generated_tokens", "--gen"},
+    {"shard_", "--shard"},
+};
+
+Failure Failed(const absl::Status& status) {
+  std::string message = absl::StrCat(absl::StatusCodeToString(status.code()),
+                                     ": ", status.message());
+  for (const auto& [field, flag] : kFieldFlags) {
+    if (message.find(field) != std::string::npos) {
+      absl::StrAppend(&message, " (flag ", flag, ")");
+      break;
+    }
+  }
+  return {kFailed, std::move(message)};
+}
+
+// The canonical proto3 JSON mapping (default options).
+std::string Json(const google::protobuf::Message& message) {
+  std::string json;
+  google::protobuf::util::JsonPrintOptions options;
+  auto status = google::protobuf::util::MessageToJsonString(message, &json,
+                                                            options);
+  if (!status.ok()) return absl::StrCat("{\"error\":\"", status.ToString(), "\"}");
+  return json;
+}
+
+// Full precision for machine-readable output.
+std::string Raw(double value) { return absl::StrFormat("%.10g", value); }
+
+absl::StatusOr<std::string> ReadFile(const char* flag,
+                                     const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, ": cannot read file '", path, "'"));
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// ---------------------------------------------------------------------------
+// Command context: common flags and the client.
+// ---------------------------------------------------------------------------
+
+const std::vector<FlagSpec>& CommonFlags() {
+  static const std::vector<FlagSpec> kFlags = {
+      {"server", "HOST:PORT",
+       "send requests to a ridgeline-server (default: run in-process)"},
+      {"plugin-dir", "DIR",
+       "in-process: hardware plugin folder (env RIDGELINE_PLUGIN_DIR)"},
+      {"profile-dir", "DIR",
+       "in-process: calibration profile folder (env RIDGELINE_PROFILE_DIR)"},
+      {"format", "table|json|csv", "output format (default table)"},
+      {"timeout", "SECONDS", "deadline of each RPC with --server (default 60)"},
+      {"help", "", "show this help"},
+  };
+  return kFlags;
+}
+
+struct Context {
+  const ParsedFlags& flags;
+  Format format = Format::kTable;
+  std::unique_ptr<Client> client;
+  std::ostream& out;
+  std::ostream& err;
+  TableStyle style() const {
+    return format == Format::kCsv ? TableStyle::kCsv : TableStyle::kText;
+  }
+  bool csv() const { return format == Format::kCsv; }
+};
+
+Outcome MakeClient(Context& ctx) {
+  std::optional<std::string> fmt = ctx.flags.Get("format");
+  if (!fmt || *fmt == "table") {
+    ctx.format = Format::kTable;
+  } else if (*fmt == "json") {
+    ctx.format = Format::kJson;
+  } else if (*fmt == "csv") {
+    ctx.format = Format::kCsv;
+  } else {
+    return Usage(absl::StrCat("--format: expected table, json or csv, got '",
+                              *fmt, "'"));
+  }
+  absl::StatusOr<std::optional<int64_t>> timeout =
+      ctx.flags.GetInt("timeout", 1, 86400);
+  if (!timeout.ok()) return Usage(timeout.status());
+  if (std::optional<std::string> server = ctx.flags.Get("server")) {
+    if (ctx.flags.Has("plugin-dir") || ctx.flags.Has("profile-dir")) {
+      return Usage(
+          "--plugin-dir and --profile-dir apply in-process only; the server "
+          "named by --server uses its own");
+    }
+    if (server->empty() || server->find(':') == std::string::npos) {
+      return Usage(absl::StrCat("--server: expected HOST:PORT, got '",
+                                *server, "'"));
+    }
+    ctx.client = MakeGrpcClient(
+        *server, std::chrono::seconds(timeout->value_or(60)));
+    return std::nullopt;
+  }
+  InProcessOptions options;
+  options.plugin_dir = ctx.flags.Get("plugin-dir").value_or("");
+  options.profile_dir = ctx.flags.Get("profile-dir").value_or("");
+  absl::StatusOr<std::unique_ptr<Client>> client = MakeInProcessClient(options);
+  if (!client.ok()) return Failed(client.status());
+  ctx.client = std::move(*client);
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// Request building shared by analyze and sweep.
+// ---------------------------------------------------------------------------
+
+const std::vector<FlagSpec>& ScenarioFlags() {
+  static const std::vector<FlagSpec> kFlags = {
+      {"weights", "FMT", "weight format, e.g. bf16, fp8, int4-g128 (default bf16)"},
+      {"activations", "FMT", "activation format (default bf16)"},
+      {"kv", "FMT", "KV-cache format (default bf16)"},
+      {"profile", "NAME", "calibration profile by name"},
+      {"framework", "NAME",
+       "pick the best calibration profile for this framework (vllm, ...)"},
+      {"no-flash-attention", "", "QK^T, softmax and AV as separate ops"},
+      {"mla-unabsorbed", "", "MLA without W_UK/W_UV absorption"},
+      {"pure-roofline", "",
+       "ignore calibration and plugin hooks: the speed upper bound"},
+  };
+  return kFlags;
+}
+
+Outcome FillCommon(const ParsedFlags& flags, v1::AnalysisOptions* options,
+                   v1::Calibration* calibration) {
+  if (flags.Has("profile") && flags.Has("framework")) {
+    return Usage("give at most one of --profile NAME or --framework NAME");
+  }
+  if (auto profile = flags.Get("profile")) calibration->set_profile(*profile);
+  if (auto framework = flags.Get("framework")) {
+    calibration->set_framework(*framework);
+  }
+  if (flags.Has("no-flash-attention")) options->set_flash_attention(false);
+  if (flags.Has("mla-unabsorbed")) options->set_mla_absorbed(false);
+  if (flags.Has("pure-roofline")) options->set_pure_roofline(true);
+  return std::nullopt;
+}
+
+Outcome ReadHardwareFile(const std::string& path, v1::Hardware* hardware) {
+  absl::StatusOr<std::string> text = ReadFile("hardware-file", path);
+  if (!text.ok()) return Usage(text.status());
+  auto status = google::protobuf::util::JsonStringToMessage(*text, hardware);
+  if (!status.ok()) {
+    return Usage(absl::StrCat("--hardware-file: '", path,
+                              "' is not a ridgeline.v1.Hardware in proto JSON: ",
+                              status.message().as_string()));
+  }
+  return std::nullopt;
+}
+
+Outcome ReadModelConfig(const std::string& path, v1::ModelSpec* model) {
+  absl::StatusOr<std::string> text = ReadFile("model-config", path);
+  if (!text.ok()) return Usage(text.status());
+  model->set_hf_config_json(*text);
+  // The file name is a friendlier id than "inline".
+  model->set_id(std::filesystem::path(path).stem().string().substr(0, 128));
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// analyze
+// ---------------------------------------------------------------------------
+
+std::vector<FlagSpec> AnalyzeFlags() {
+  std::vector<FlagSpec> flags = {
+      {"model", "ID", "catalog model id (see `ridgeline models`)"},
+      {"model-config", "FILE.json", "a Hugging Face config.json instead"},
+      {"hardware", "ID", "platform id (see `ridgeline hardware`)"},
+      {"hardware-file", "FILE.json",
+       "inline hardware: a ridgeline.v1.Hardware in proto JSON"},
+      {"batch", "N", "sequences decoded together (default 1)"},
+      {"prompt", "N", "prompt tokens per sequence (default 512)"},
+      {"gen", "N", "generated tokens per sequence (default 128)"},
+      {"no-suggestions", "", "skip the what-if suggestions"},
+  };
+  for (const auto* list : {&ScenarioFlags(), &CommonFlags()}) {
+    flags.insert(flags.end(), list->begin(), list->end());
+  }
+  return flags;
+}
+
+Outcome BuildAnalyze(const ParsedFlags& flags, v1::AnalyzeRequest* request) {
+  if (flags.Has("model") == flags.Has("model-config")) {
+    return Usage("give exactly one of --model ID or --model-config FILE.json");
+  }
+  if (flags.Has("hardware") == flags.Has("hardware-file")) {
+    return Usage("give exactly one of --hardware ID or --hardware-file FILE.json");
+  }
+  if (auto id = flags.Get("model")) request->mutable_model()->set_catalog_id(*id);
+  if (auto path = flags.Get("model-config")) {
+    if (Outcome o = ReadModelConfig(*path, request->mutable_model())) return o;
+  }
+  if (auto id = flags.Get("hardware")) {
+    request->mutable_hardware()->set_platform_id(*id);
+  }
+  if (auto path = flags.Get("hardware-file")) {
+    if (Outcome o = ReadHardwareFile(*path,
+                                     request->mutable_hardware()->mutable_description())) {
+      return o;
+    }
+  }
+  // Ranges are checked once, by the service; here only the syntax.
+  constexpr int64_t kAny = std::numeric_limits<int64_t>::max();
+  struct IntField {
+    const char* flag;
+    void (v1::Workload::*set)(int64_t);
+  };
+  for (const IntField& f : {IntField{"batch", &v1::Workload::set_batch},
+                            IntField{"prompt", &v1::Workload::set_prompt_tokens},
+                            IntField{"gen", &v1::Workload::set_generated_tokens}}) {
+    absl::StatusOr<std::optional<int64_t>> v = flags.GetInt(f.flag, -kAny, kAny);
+    if (!v.ok()) return Usage(v.status());
+    if (*v) (request->mutable_workload()->*f.set)(**v);
+  }
+  if (auto v = flags.Get("weights")) request->mutable_formats()->set_weights(*v);
+  if (auto v = flags.Get("activations")) {
+    request->mutable_formats()->set_activations(*v);
+  }
+  if (auto v = flags.Get("kv")) request->mutable_formats()->set_kv_cache(*v);
+  if (flags.Has("no-suggestions")) {
+    request->mutable_options()->set_suggestions(false);
+  }
+  return FillCommon(flags, request->mutable_options(),
+                    request->mutable_calibration());
+}
+
+std::string OpName(const v1::OpResult& op) {
+  return op.layer_group().empty()
+             ? op.kind()
+             : absl::StrCat(op.kind(), " (", op.layer_group(), ")");
+}
+
+std::string Where(const v1::OpResult& op, const v1::AnalysisResult& result) {
+  if (op.executed_in_tier() < 0) return "compute";
+  for (const v1::TierUsage& tier : result.memory().tiers()) {
+    if (tier.tier() == op.executed_in_tier()) {
+      return absl::StrCat("PIM ", tier.name());
+    }
+  }
+  return absl::StrCat("PIM tier ", op.executed_in_tier());
+}
+
+// One row per op; `phase` is a column in CSV, a section title in text.
+void AddOpRows(const v1::StepResult& step, const v1::AnalysisResult& result,
+               bool csv, Table* table) {
+  double total = step.totals().seconds();
+  for (const v1::OpResult& op : step.ops()) {
+    double share = total > 0 ? op.seconds() / total : 0;
+    if (csv) {
+      table->rows.push_back({step.phase(), op.kind(), op.layer_group(),
+                             absl::StrCat(op.layers()), op.math(),
+                             Raw(op.flops()), Raw(op.bytes()),
+                             Raw(op.intensity()), Raw(op.seconds()), Raw(share),
+                             op.bound(), Where(op, result)});
+    } else {
+      table->rows.push_back({OpName(op), absl::StrCat(op.layers()), op.math(),
+                             Si(op.flops()), Bytes(op.bytes()),
+                             Fixed3(op.intensity()), Seconds(op.seconds()),
+                             Percent(share), op.bound(), Where(op, result)});
+    }
+  }
+}
+
+void PrintAnalyzeText(const v1::AnalyzeRequest& request,
+                      const v1::AnalyzeResponse& response, std::ostream& out) {
+  const v1::AnalysisResult& r = response.result();
+  const v1::Workload& w = request.workload();
+  auto fmt = [](const std::string& f) { return f.empty() ? "bf16" : f; };
+  out << r.model_id() << " on " << r.hardware_id() << ": batch "
+      << (w.has_batch() ? w.batch() : 1) << ", prompt "
+      << (w.has_prompt_tokens() ? w.prompt_tokens() : 512) << ", generate "
+      << (w.has_generated_tokens() ? w.generated_tokens() : 128)
+      << "; weights " << fmt(request.formats().weights()) << ", activations "
+      << fmt(request.formats().activations()) << ", KV "
+      << fmt(request.formats().kv_cache()) << "; matmuls in "
+      << r.matmul_math() << "\n";
+  out << "Calibration: "
+      << (response.calibration().profile_name().empty()
+              ? "none"
+              : response.calibration().profile_name())
+      << (response.upper_bound() ? " (pure roofline: speeds are upper bounds)"
+                                 : "")
+      << "\n\nSummary\n";
+  Table summary;
+  summary.rows = {
+      {"TTFT", Seconds(r.ttft_seconds())},
+      {"TPOT mean", absl::StrCat(Seconds(r.tpot_mean_seconds()), " (first ",
+                                 Seconds(r.tpot_first_seconds()), ", last ",
+                                 Seconds(r.tpot_last_seconds()), ")")},
+      {"End to end", Seconds(r.e2e_seconds())},
+      {"Prefill", absl::StrCat(Si(r.prefill_tokens_per_second()), " tok/s")},
+      {"Decode",
+       absl::StrCat(Si(r.decode_tokens_per_second_per_sequence()),
+                    " tok/s per sequence, ",
+                    Si(r.decode_tokens_per_second_total()), " tok/s total")},
+      {"Ridge point", absl::StrCat(Fixed3(r.ridge_point_flops_per_byte()),
+                                   " FLOP/B")},
+  };
+  const v1::Economy& e = r.economy();
+  if (e.has_joules_per_output_token()) {
+    summary.rows.push_back({"Energy", absl::StrCat(Fixed3(e.joules_per_output_token()),
+                                                   " J/token (", e.energy_method(), ")")});
+  }
+  if (e.has_usd_per_million_output_tokens()) {
+    summary.rows.push_back(
+        {"Cost", absl::StrCat("$", Fixed3(e.usd_per_million_output_tokens()),
+                              " per million output tokens")});
+  }
+  if (e.has_g_co2e_per_million_output_tokens()) {
+    summary.rows.push_back(
+        {"Carbon", absl::StrCat(Si(e.g_co2e_per_million_output_tokens(), "g"),
+                                " CO2e per million output tokens")});
+  }
+  PrintTable(summary, TableStyle::kText, out);
+
+  const v1::MemoryFootprint& m = r.memory();
+  out << "\nMemory: "
+      << (m.fits() ? "fits" : absl::StrCat("DOES NOT FIT: ", m.not_fitting()))
+      << "\n";
+  Table tiers{{">tier", "name", ">capacity", ">weights", ">KV cache",
+               ">activations", ">used"}};
+  for (const v1::TierUsage& t : m.tiers()) {
+    tiers.rows.push_back({absl::StrCat(t.tier()), t.name(),
+                          Bytes(t.capacity_bytes()), Bytes(t.weights_bytes()),
+                          Bytes(t.kv_cache_bytes()),
+                          Bytes(t.activations_bytes()), Bytes(t.used_bytes())});
+  }
+  PrintTable(tiers, TableStyle::kText, out);
+
+  const std::vector<std::string> op_headers = {
+      "op", ">layers", "math", ">FLOPs", ">bytes", ">FLOP/B", ">time",
+      ">share", "bound", "where"};
+  for (const v1::StepResult* step : {&r.prefill(), &r.decode()}) {
+    out << "\n" << (step == &r.prefill() ? "Prefill" : "Decode") << " ("
+        << step->steps() << (step->steps() == 1 ? " step, " : " steps, ")
+        << step->tokens() << " tokens per step, "
+        << Seconds(step->totals().seconds()) << ")\n";
+    Table ops{op_headers};
+    AddOpRows(*step, r, false, &ops);
+    PrintTable(ops, TableStyle::kText, out);
+  }
+  out << "\nBottleneck: " << r.bottleneck().text() << "\n";
+  if (!r.suggestions().empty()) {
+    out << "\nSuggestions\n";
+    for (const v1::Suggestion& s : r.suggestions()) {
+      out << "  - " << s.text() << "\n";
+    }
+  }
+}
+
+Outcome Analyze(Context& ctx) {
+  v1::AnalyzeRequest request;
+  if (Outcome o = BuildAnalyze(ctx.flags, &request)) return o;
+  if (Outcome o = MakeClient(ctx)) return o;
+  absl::StatusOr<v1::AnalyzeResponse> response = ctx.client->Analyze(request);
+  if (!response.ok()) return Failed(response.status());
+  switch (ctx.format) {
+    case Format::kJson:
+      ctx.out << Json(*response) << "\n";
+      break;
+    case Format::kCsv: {
+      Table ops{{"phase", "op", "layer_group", "layers", "math", "flops",
+                 "bytes", "intensity", "seconds", "share", "bound", "where"}};
+      AddOpRows(response->result().prefill(), response->result(), true, &ops);
+      AddOpRows(response->result().decode(), response->result(), true, &ops);
+      PrintTable(ops, TableStyle::kCsv, ctx.out);
+      break;
+    }
+    case Format::kTable:
+      PrintAnalyzeText(request, *response, ctx.out);
+      break;
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// sweep
+// ---------------------------------------------------------------------------
+
+std::vector<FlagSpec> SweepFlags() {
+  std::vector<FlagSpec> flags = {
+      {"model", "ID,...", "catalog model ids"},
+      {"model-config", "FILE.json,...", "Hugging Face config.json files"},
+      {"hardware", "ID,...", "platform ids"},
+      {"hardware-file", "FILE.json,...", "inline hardware files (proto JSON)"},
+      {"batch", "N,...", "batch sizes (default 1)"},
+      {"prompt", "N,...", "prompt lengths (default 512)"},
+      {"gen", "N,...", "generated lengths (default 128)"},
+      {"shard", "I/N", "compute only points with index % N == I"},
+      {"full", "", "attach the full analysis to each point (json only)"},
+  };
+  for (const auto* list : {&ScenarioFlags(), &CommonFlags()}) {
+    flags.insert(flags.end(), list->begin(), list->end());
+  }
+  // In a sweep weights/activations/kv take comma lists.
+  for (FlagSpec& f : flags) {
+    if (f.name == "weights" || f.name == "activations" || f.name == "kv") {
+      f.value_name = "FMT,...";
+      f.help = absl::StrCat(f.help, "; the sweep covers every combination");
+    }
+  }
+  return flags;
+}
+
+Outcome BuildSweep(const ParsedFlags& flags, v1::SweepRequest* request) {
+  for (const std::string& id : flags.GetList("model")) {
+    request->add_models()->set_catalog_id(id);
+  }
+  for (const std::string& path : flags.GetList("model-config")) {
+    if (Outcome o = ReadModelConfig(path, request->add_models())) return o;
+  }
+  for (const std::string& id : flags.GetList("hardware")) {
+    request->add_hardware()->set_platform_id(id);
+  }
+  for (const std::string& path : flags.GetList("hardware-file")) {
+    if (Outcome o = ReadHardwareFile(
+            path, request->add_hardware()->mutable_description())) {
+      return o;
+    }
+  }
+  if (request->models().empty()) {
+    return Usage("give --model ID,... and/or --model-config FILE.json,...");
+  }
+  if (request->hardware().empty()) {
+    return Usage("give --hardware ID,... and/or --hardware-file FILE.json,...");
+  }
+  constexpr int64_t kAny = std::numeric_limits<int64_t>::max();
+  for (auto [flag, list] :
+       {std::pair{"batch", request->mutable_batch_sizes()},
+        std::pair{"prompt", request->mutable_prompt_tokens()},
+        std::pair{"gen", request->mutable_generated_tokens()}}) {
+    absl::StatusOr<std::vector<int64_t>> values =
+        flags.GetIntList(flag, -kAny, kAny);
+    if (!values.ok()) return Usage(values.status());
+    list->Add(values->begin(), values->end());
+  }
+  if (flags.Has("weights") || flags.Has("activations") || flags.Has("kv")) {
+    auto or_default = [](std::vector<std::string> v) {
+      return v.empty() ? std::vector<std::string>{""} : v;
+    };
+    for (const std::string& w : or_default(flags.GetList("weights"))) {
+      for (const std::string& a : or_default(flags.GetList("activations"))) {
+        for (const std::string& k : or_default(flags.GetList("kv"))) {
+          v1::Formats* f = request->add_formats();
+          f->set_weights(w);
+          f->set_activations(a);
+          f->set_kv_cache(k);
+        }
+      }
+    }
+  }
+  if (auto shard = flags.Get("shard")) {
+    uint32_t index = 0, count = 0;
+    if (std::sscanf(shard->c_str(), "%u/%u", &index, &count) != 2) {
+      return Usage(absl::StrCat("--shard: expected I/N (e.g. 0/4), got '",
+                                *shard, "'"));
+    }
+    request->set_shard_index(index);
+    request->set_shard_count(count);
+  }
+  request->set_include_full_result(flags.Has("full"));
+  return FillCommon(flags, request->mutable_options(),
+                    request->mutable_calibration());
+}
+
+Outcome Sweep(Context& ctx) {
+  v1::SweepRequest request;
+  if (Outcome o = BuildSweep(ctx.flags, &request)) return o;
+  if (Outcome o = MakeClient(ctx)) return o;
+  Table table{{">#", "model", "hardware", ">batch", ">prompt", ">gen",
+               "weights", "act", "kv", ">TTFT", ">TPOT", ">tok/s", "fits",
+               "bound", "bottleneck", ">$/Mtok"}};
+  if (ctx.csv()) {
+    table.headers = {"index", "model", "hardware", "batch", "prompt", "gen",
+                     "weights", "activations", "kv_cache", "ttft_seconds",
+                     "tpot_mean_seconds", "decode_tokens_per_second_total",
+                     "fits", "bound", "bottleneck_op",
+                     "usd_per_million_output_tokens", "error"};
+  }
+  int errors = 0;
+  absl::Status status = ctx.client->Sweep(request, [&](const v1::SweepPoint& p) {
+    if (ctx.format == Format::kJson) {
+      ctx.out << Json(p) << "\n";  // JSON Lines: one point per line
+      return;
+    }
+    const v1::SweepSummary& s = p.summary();
+    std::vector<std::string> row;
+    if (p.has_error()) {
+      ++errors;
+      row = {absl::StrCat(p.index())};
+      row.resize(ctx.csv() ? 16 : 15);
+      row.push_back(absl::StrCat("error: ", p.error().message()));
+    } else if (ctx.csv()) {
+      row = {absl::StrCat(p.index()), s.model_id(), s.hardware_id(),
+             absl::StrCat(s.batch()), absl::StrCat(s.prompt_tokens()),
+             absl::StrCat(s.generated_tokens()), s.weights_format(),
+             s.activations_format(), s.kv_cache_format(),
+             Raw(s.ttft_seconds()), Raw(s.tpot_mean_seconds()),
+             Raw(s.decode_tokens_per_second_total()),
+             s.fits() ? "true" : "false", s.bound(), s.bottleneck_op(),
+             s.has_usd_per_million_output_tokens()
+                 ? Raw(s.usd_per_million_output_tokens())
+                 : "",
+             ""};
+    } else {
+      row = {absl::StrCat(p.index()), s.model_id(), s.hardware_id(),
+             absl::StrCat(s.batch()), absl::StrCat(s.prompt_tokens()),
+             absl::StrCat(s.generated_tokens()), s.weights_format(),
+             s.activations_format(), s.kv_cache_format(),
+             Seconds(s.ttft_seconds()), Seconds(s.tpot_mean_seconds()),
+             Si(s.decode_tokens_per_second_total()), s.fits() ? "yes" : "NO",
+             s.bound(), s.bottleneck_op(),
+             s.has_usd_per_million_output_tokens()
+                 ? Fixed3(s.usd_per_million_output_tokens())
+                 : "-"};
+    }
+    table.rows.push_back(std::move(row));
+  });
+  if (ctx.format != Format::kJson) PrintTable(table, ctx.style(), ctx.out);
+  if (!status.ok()) return Failed(status);
+  if (errors > 0) {
+    ctx.err << "ridgeline sweep: " << errors
+            << " point(s) failed; see their error column\n";
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// hardware, models
+// ---------------------------------------------------------------------------
+
+// (name, value) of each published rate, in MathType order.
+std::vector<std::pair<std::string, double>> Rates(const v1::PerMathType& p) {
+  std::vector<std::pair<std::string, double>> out;
+  const auto* d = p.GetDescriptor();
+  const auto* refl = p.GetReflection();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const auto* f = d->field(i);
+    if (refl->HasField(p, f)) out.emplace_back(f->name(), refl->GetDouble(p, f));
+  }
+  return out;
+}
+
+std::vector<FlagSpec> CatalogFlags(std::string_view filter_help) {
+  std::vector<FlagSpec> flags = CommonFlags();
+  if (!filter_help.empty()) {
+    flags.insert(flags.begin(), {"family", "NAME", std::string(filter_help)});
+  }
+  return flags;
+}
+
+void PrintHardware(const v1::Hardware& h, const Context& ctx) {
+  Table info;
+  auto opt = [](bool has, double v, const std::string& unit) {
+    return has ? Si(v, unit) : std::string("not published");
+  };
+  info.rows = {{"id", h.id()},           {"name", h.display_name()},
+               {"vendor", h.vendor()},   {"family", h.family()},
+               {"plugin", h.plugin()},
+               {"launch overhead", Seconds(h.kernel_launch_seconds())},
+               {"TDP", opt(h.has_tdp_watts(), h.tdp_watts(), "W")},
+               {"idle", opt(h.has_idle_watts(), h.idle_watts(), "W")},
+               {"price", h.has_price_usd()
+                             ? absl::StrCat("$", Fixed3(h.price_usd()))
+                             : std::string("not published")},
+               {"embodied", opt(h.has_embodied_kg_co2e(), h.embodied_kg_co2e() * 1e3,
+                                "g CO2e")},
+               {"interconnect", opt(h.has_interconnect_bytes_per_second(),
+                                    h.interconnect_bytes_per_second(), "B/s")},
+               {"efficiency hook", std::string(h.has_efficiency_hook() ? "yes" : "no")}};
+  for (const auto& [name, rate] : Rates(h.peak_ops_per_second())) {
+    info.rows.push_back({absl::StrCat("peak ", name), Si(rate, "op/s")});
+  }
+  if (ctx.csv()) {
+    info.headers = {"field", "value"};
+  }
+  PrintTable(info, ctx.style(), ctx.out, 0);
+  if (ctx.csv()) return;
+  ctx.out << "\nMemory tiers (fastest first)\n";
+  Table tiers{{">#", "name", "kind", ">capacity", ">read", ">write",
+               ">latency", "PIM"}};
+  for (int i = 0; i < h.tiers_size(); ++i) {
+    const v1::MemoryTier& t = h.tiers(i);
+    tiers.rows.push_back(
+        {absl::StrCat(i), t.name(), t.kind(), Bytes(t.capacity_bytes()),
+         Si(t.read_bandwidth_bytes_per_second(), "B/s"),
+         Si(t.write_bandwidth_bytes_per_second(), "B/s"),
+         Seconds(t.latency_seconds()),
+         t.has_near_memory_compute()
+             ? Si(t.near_memory_compute().internal_bandwidth_bytes_per_second(),
+                  "B/s internal")
+             : "-"});
+  }
+  PrintTable(tiers, TableStyle::kText, ctx.out);
+  ctx.out << "\nSources\n";
+  for (const std::string& s : h.sources()) ctx.out << "  - " << s << "\n";
+}
+
+Outcome HardwareCommand(Context& ctx) {
+  const auto& pos = ctx.flags.positional();
+  bool show = !pos.empty() && pos[0] == "show";
+  if (!(pos.empty() || (pos.size() == 1 && pos[0] == "list") ||
+        (show && pos.size() == 2))) {
+    return Usage("usage: ridgeline hardware [list | show ID]");
+  }
+  if (Outcome o = MakeClient(ctx)) return o;
+  if (show) {
+    v1::GetHardwareRequest request;
+    request.set_id(pos[1]);
+    auto response = ctx.client->GetHardware(request);
+    if (!response.ok()) return Failed(response.status());
+    if (ctx.format == Format::kJson) {
+      ctx.out << Json(*response) << "\n";
+    } else {
+      PrintHardware(response->hardware(), ctx);
+    }
+    return std::nullopt;
+  }
+  v1::ListHardwareRequest request;
+  request.set_family(ctx.flags.Get("family").value_or(""));
+  auto response = ctx.client->ListHardware(request);
+  if (!response.ok()) return Failed(response.status());
+  if (ctx.format == Format::kJson) {
+    ctx.out << Json(*response) << "\n";
+    return std::nullopt;
+  }
+  Table table{{"id", "family", "name", ">peak (widest 16-bit or best)",
+               ">memory", ">bandwidth"}};
+  if (ctx.csv()) {
+    table.headers = {"id", "family", "name", "peak_type", "peak_ops_per_second",
+                     "memory_bytes", "bandwidth_bytes_per_second"};
+  }
+  for (const v1::Hardware& h : response->hardware()) {
+    // The headline rate: bf16 (or fp16) when published, else the largest.
+    auto rates = Rates(h.peak_ops_per_second());
+    std::pair<std::string, double> peak{"", 0};
+    for (const auto& r : rates) {
+      if (r.first == "bf16" || r.first == "fp16") {
+        peak = r;
+        break;
+      }
+      if (r.second > peak.second) peak = r;
+    }
+    // The largest tier is the one that holds the weights.
+    const v1::MemoryTier* main_tier = nullptr;
+    for (const v1::MemoryTier& t : h.tiers()) {
+      if (!main_tier || t.capacity_bytes() > main_tier->capacity_bytes()) {
+        main_tier = &t;
+      }
+    }
+    double capacity = main_tier ? main_tier->capacity_bytes() : 0;
+    double bandwidth = main_tier ? main_tier->read_bandwidth_bytes_per_second() : 0;
+    if (ctx.csv()) {
+      table.rows.push_back({h.id(), h.family(), h.display_name(), peak.first,
+                            Raw(peak.second), Raw(capacity), Raw(bandwidth)});
+    } else {
+      table.rows.push_back(
+          {h.id(), h.family(), h.display_name(),
+           peak.first.empty() ? "-" : absl::StrCat(Si(peak.second, "op/s"), " ", peak.first),
+           Bytes(capacity), Si(bandwidth, "B/s")});
+    }
+  }
+  PrintTable(table, ctx.style(), ctx.out, ctx.csv() ? 0 : 0);
+  if (!ctx.csv()) {
+    for (const v1::PluginInfo& p : response->plugins()) {
+      if (!p.loaded()) {
+        ctx.out << "refused plugin " << p.path() << ": " << p.reason() << "\n";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+void PrintModel(const v1::Model& m, const Context& ctx) {
+  Table info;
+  info.rows = {
+      {"id", m.id()},
+      {"name", m.display_name()},
+      {"architecture", m.architecture()},
+      {"source", m.source()},
+      {"parameters", Si(m.parameters().total())},
+      {"active per token", Si(m.parameters().active_per_token())},
+      {"layers", absl::StrCat(m.num_layers())},
+      {"hidden size", absl::StrCat(m.hidden_size())},
+      {"intermediate size", absl::StrCat(m.intermediate_size())},
+      {"attention heads", absl::StrCat(m.num_attention_heads())},
+      {"KV heads", absl::StrCat(m.num_kv_heads())},
+      {"head dim", absl::StrCat(m.head_dim())},
+      {"vocabulary", absl::StrCat(m.vocab_size())},
+      {"max context", absl::StrCat(m.max_context())},
+      {"KV elements per token", Si(m.kv_elements_per_token())},
+      {"norm / FFN", absl::StrCat(m.norm(), " / ", m.ffn())},
+      {"sliding layers", m.sliding_layers() == "none"
+                             ? "none"
+                             : absl::StrCat(m.sliding_layers(), ", window ",
+                                            m.sliding_window())},
+  };
+  if (m.has_moe()) {
+    info.rows.push_back(
+        {"MoE", absl::StrCat(m.moe().num_routed_experts(), " routed (top ",
+                             m.moe().experts_per_token(), "), ",
+                             m.moe().num_shared_experts(), " shared")});
+  }
+  if (m.has_mla()) {
+    info.rows.push_back(
+        {"MLA", absl::StrCat("kv_lora_rank ", m.mla().kv_lora_rank(),
+                             ", q_lora_rank ", m.mla().q_lora_rank())});
+  }
+  if (ctx.csv()) info.headers = {"field", "value"};
+  PrintTable(info, ctx.style(), ctx.out, 0);
+}
+
+Outcome ModelsCommand(Context& ctx) {
+  const auto& pos = ctx.flags.positional();
+  bool show = !pos.empty() && pos[0] == "show";
+  if (!(pos.empty() || (pos.size() == 1 && pos[0] == "list") ||
+        (show && pos.size() == 2))) {
+    return Usage("usage: ridgeline models [list | show ID]");
+  }
+  if (Outcome o = MakeClient(ctx)) return o;
+  if (show) {
+    v1::GetModelRequest request;
+    request.set_id(pos[1]);
+    auto response = ctx.client->GetModel(request);
+    if (!response.ok()) return Failed(response.status());
+    if (ctx.format == Format::kJson) {
+      ctx.out << Json(*response) << "\n";
+    } else {
+      PrintModel(response->model(), ctx);
+    }
+    return std::nullopt;
+  }
+  auto response = ctx.client->ListModels(v1::ListModelsRequest());
+  if (!response.ok()) return Failed(response.status());
+  if (ctx.format == Format::kJson) {
+    ctx.out << Json(*response) << "\n";
+    return std::nullopt;
+  }
+  Table table{{"id", "name", "architecture", ">params", ">active", ">layers",
+               ">heads/kv", ">context"}};
+  for (const v1::Model& m : response->models()) {
+    if (ctx.csv()) {
+      table.rows.push_back(
+          {m.id(), m.display_name(), m.architecture(),
+           Raw(m.parameters().total()), Raw(m.parameters().active_per_token()),
+           absl::StrCat(m.num_layers()),
+           absl::StrCat(m.num_attention_heads(), "/", m.num_kv_heads()),
+           absl::StrCat(m.max_context())});
+    } else {
+      table.rows.push_back(
+          {m.id(), m.display_name(), m.architecture(),
+           Si(m.parameters().total()), Si(m.parameters().active_per_token()),
+           absl::StrCat(m.num_layers()),
+           absl::StrCat(m.num_attention_heads(), "/", m.num_kv_heads()),
+           absl::StrCat(m.max_context())});
+    }
+  }
+  if (ctx.csv()) {
+    table.headers = {"id", "name", "architecture", "parameters",
+                     "active_parameters", "layers", "heads_kv_heads",
+                     "max_context"};
+  }
+  PrintTable(table, ctx.style(), ctx.out, 0);
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// Dispatch
+// ---------------------------------------------------------------------------
+
+struct Command {
+  std::string_view name;
+  std::string_view usage;
+  std::string_view summary;
+  std::function<std::vector<FlagSpec>()> flags;
+  std::function<Outcome(Context&)> run;
+};
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command> kCommands = {
+      {"analyze", "ridgeline analyze --model ID --hardware ID [flags]",
+       "predict one scenario: latency, throughput, memory, per-op roofline",
+       AnalyzeFlags, Analyze},
+      {"sweep",
+       "ridgeline sweep --model ID,... --hardware ID,... [--batch N,...] "
+       "[flags]",
+       "the cartesian product of models, hardware, formats and workloads "
+       "(json: one point per line)",
+       SweepFlags, Sweep},
+      {"hardware", "ridgeline hardware [list | show ID] [flags]",
+       "the hardware catalog of the loaded plugins",
+       [] { return CatalogFlags("only this plugin family"); }, HardwareCommand},
+      {"models", "ridgeline models [list | show ID] [flags]",
+       "the built-in model catalog", [] { return CatalogFlags(""); },
+       ModelsCommand},
+  };
+  return kCommands;
+}
+
+void PrintMainHelp(std::ostream& out) {
+  out << "ridgeline: predict LLM inference performance with a roofline model\n\n"
+         "usage: ridgeline [--server HOST:PORT] <command> [flags]\n\n"
+         "commands:\n";
+  Table table;
+  for (const Command& c : Commands()) {
+    table.rows.push_back({std::string(c.name), std::string(c.summary)});
+  }
+  table.rows.push_back({"validate", "compare predictions with measurements"});
+  table.rows.push_back({"calibrate", "fit a calibration profile from measurements"});
+  PrintTable(table, TableStyle::kText, out);
+  out << "\nRuns in-process by default (plugins from --plugin-dir, "
+         "RIDGELINE_PLUGIN_DIR or the\ninstalled folder); --server sends the "
+         "same requests to a ridgeline-server.\n'ridgeline <command> --help' "
+         "lists a command's flags.\n";
+}
+
+std::string OneLine(std::string text) {
+  return absl::StrReplaceAll(text, {{"\n", "; "}});
+}
+
+}  // namespace
+
+int RunCli(const std::vector<std::string>& args, std::ostream& out,
+           std::ostream& err) {
+  // Common flags may come before the command: split them off.
+  std::vector<std::string> leading;
+  size_t i = 0;
+  for (; i < args.size() && args[i].starts_with("--"); ++i) {
+    if (args[i] == "--help") {
+      PrintMainHelp(out);
+      return kOk;
+    }
+    leading.push_back(args[i]);
+    std::string name = args[i].substr(2, args[i].find('=') - 2);
+    auto spec = std::find_if(CommonFlags().begin(), CommonFlags().end(),
+                             [&](const FlagSpec& s) { return s.name == name; });
+    if (spec != CommonFlags().end() && !spec->value_name.empty() &&
+        args[i].find('=') == std::string::npos && i + 1 < args.size()) {
+      leading.push_back(args[++i]);
+    }
+  }
+  if (i == args.size()) {
+    PrintMainHelp(err);
+    return kUsage;
+  }
+  const std::string& name = args[i];
+  std::vector<std::string> rest(args.begin() + i + 1, args.end());
+  if (name == "help" || name == "-h") {
+    PrintMainHelp(out);
+    return kOk;
+  }
+  // validate and calibrate own their flags.
+  if (name == "validate") return calibration::ValidateCommand(rest, out, err);
+  if (name == "calibrate") return calibration::CalibrateCommand(rest, out, err);
+
+  auto command = std::find_if(Commands().begin(), Commands().end(),
+                              [&](const Command& c) { return c.name == name; });
+  if (command == Commands().end()) {
+    err << "ridgeline: unknown command '" << name
+        << "' (commands: analyze, sweep, hardware, models, validate, "
+           "calibrate; see ridgeline --help)\n";
+    return kUsage;
+  }
+  std::vector<FlagSpec> specs = command->flags();
+  leading.insert(leading.end(), rest.begin(), rest.end());
+  absl::StatusOr<ParsedFlags> flags = ParseFlags(leading, specs);
+  if (!flags.ok()) {
+    err << "ridgeline " << name << ": " << flags.status().message() << "\n";
+    return kUsage;
+  }
+  if (flags->Has("help")) {
+    out << "usage: " << command->usage << "\n\n"
+        << command->summary << "\n\nflags:\n"
+        << FlagHelp(specs);
+    return kOk;
+  }
+  Context ctx{*flags, Format::kTable, nullptr, out, err};
+  Outcome outcome;
+  try {
+    outcome = command->run(ctx);
+  } catch (const std::exception& e) {
+    outcome = Failure{kFailed, absl::StrCat("internal error: ", e.what())};
+  }
+  if (!outcome) return kOk;
+  err << "ridgeline " << name << ": " << OneLine(outcome->message) << "\n";
+  return outcome->code;
+}
+
+}  // namespace ridgeline::cli

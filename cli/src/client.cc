@@ -1,0 +1,176 @@
+#include "client.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/grpcpp.h"
+#include "ridgeline/calibration/profiles.h"
+#include "ridgeline/plugin_host/registry.h"
+#include "ridgeline/service/backend.h"
+#include "ridgeline/v1/ridgeline.grpc.pb.h"
+
+namespace ridgeline::cli {
+namespace {
+
+// Flag, then environment variable, then the installed default.
+std::filesystem::path ResolveDir(const std::string& flag, const char* env,
+                                 std::filesystem::path fallback) {
+  if (!flag.empty()) return flag;
+  if (const char* value = std::getenv(env); value != nullptr && *value) {
+    return value;
+  }
+  return fallback;
+}
+
+class InProcessClient final : public Client {
+ public:
+  explicit InProcessClient(std::unique_ptr<service::Backend> backend)
+      : backend_(std::move(backend)) {}
+
+  absl::StatusOr<v1::AnalyzeResponse> Analyze(
+      const v1::AnalyzeRequest& request) override {
+    return backend_->Analyze(request);
+  }
+  absl::Status Sweep(
+      const v1::SweepRequest& request,
+      const std::function<void(const v1::SweepPoint&)>& emit) override {
+    return backend_->Sweep(request, [&](const v1::SweepPoint& point) {
+      emit(point);
+      return true;
+    });
+  }
+  absl::StatusOr<v1::ListHardwareResponse> ListHardware(
+      const v1::ListHardwareRequest& request) override {
+    return backend_->ListHardware(request);
+  }
+  absl::StatusOr<v1::GetHardwareResponse> GetHardware(
+      const v1::GetHardwareRequest& request) override {
+    return backend_->GetHardware(request);
+  }
+  absl::StatusOr<v1::ListModelsResponse> ListModels(
+      const v1::ListModelsRequest& request) override {
+    return backend_->ListModels(request);
+  }
+  absl::StatusOr<v1::GetModelResponse> GetModel(
+      const v1::GetModelRequest& request) override {
+    return backend_->GetModel(request);
+  }
+
+ private:
+  std::unique_ptr<service::Backend> backend_;
+};
+
+// absl and gRPC share the canonical code numbering.
+absl::Status FromGrpc(const grpc::Status& status) {
+  if (status.ok()) return absl::OkStatus();
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                      status.error_message());
+}
+
+class GrpcClient final : public Client {
+ public:
+  GrpcClient(const std::string& target, std::chrono::milliseconds timeout)
+      : target_(target),
+        stub_(v1::RidgelineService::NewStub(grpc::CreateChannel(
+            target, grpc::InsecureChannelCredentials()))),
+        timeout_(timeout) {}
+
+  absl::StatusOr<v1::AnalyzeResponse> Analyze(
+      const v1::AnalyzeRequest& request) override {
+    return Unary(&v1::RidgelineService::Stub::Analyze, request,
+                 v1::AnalyzeResponse());
+  }
+  absl::Status Sweep(
+      const v1::SweepRequest& request,
+      const std::function<void(const v1::SweepPoint&)>& emit) override {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    std::unique_ptr<grpc::ClientReader<v1::SweepPoint>> reader =
+        stub_->Sweep(&context, request);
+    v1::SweepPoint point;
+    while (reader->Read(&point)) emit(point);
+    return Annotate(FromGrpc(reader->Finish()));
+  }
+  absl::StatusOr<v1::ListHardwareResponse> ListHardware(
+      const v1::ListHardwareRequest& request) override {
+    return Unary(&v1::RidgelineService::Stub::ListHardware, request,
+                 v1::ListHardwareResponse());
+  }
+  absl::StatusOr<v1::GetHardwareResponse> GetHardware(
+      const v1::GetHardwareRequest& request) override {
+    return Unary(&v1::RidgelineService::Stub::GetHardware, request,
+                 v1::GetHardwareResponse());
+  }
+  absl::StatusOr<v1::ListModelsResponse> ListModels(
+      const v1::ListModelsRequest& request) override {
+    return Unary(&v1::RidgelineService::Stub::ListModels, request,
+                 v1::ListModelsResponse());
+  }
+  absl::StatusOr<v1::GetModelResponse> GetModel(
+      const v1::GetModelRequest& request) override {
+    return Unary(&v1::RidgelineService::Stub::GetModel, request,
+                 v1::GetModelResponse());
+  }
+
+ private:
+  void SetDeadline(grpc::ClientContext* context) const {
+    context->set_deadline(std::chrono::system_clock::now() + timeout_);
+  }
+
+  // Transport failures get the target in the message; server errors already
+  // name the field.
+  absl::Status Annotate(absl::Status status) const {
+    if (status.code() == absl::StatusCode::kUnavailable ||
+        status.code() == absl::StatusCode::kDeadlineExceeded) {
+      return absl::Status(status.code(),
+                          absl::StrCat("server ", target_, ": ",
+                                       status.message()));
+    }
+    return status;
+  }
+
+  template <typename Request, typename Response>
+  absl::StatusOr<Response> Unary(
+      grpc::Status (v1::RidgelineService::Stub::*method)(
+          grpc::ClientContext*, const Request&, Response*),
+      const Request& request, Response response) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    absl::Status status =
+        Annotate(FromGrpc((stub_.get()->*method)(&context, request, &response)));
+    if (!status.ok()) return status;
+    return response;
+  }
+
+  std::string target_;
+  std::unique_ptr<v1::RidgelineService::Stub> stub_;
+  std::chrono::milliseconds timeout_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Client>> MakeInProcessClient(
+    const InProcessOptions& options) {
+  std::filesystem::path plugin_dir =
+      ResolveDir(options.plugin_dir, "RIDGELINE_PLUGIN_DIR",
+                 plugin_host::DefaultPluginDir());
+  std::filesystem::path profile_dir =
+      ResolveDir(options.profile_dir, "RIDGELINE_PROFILE_DIR",
+                 calibration::DefaultProfileDir());
+  auto registry = plugin_host::HardwareRegistry::LoadDirectory(plugin_dir);
+  absl::StatusOr<std::shared_ptr<const calibration::ProfileStore>> profiles =
+      calibration::ProfileStore::LoadDirectory(profile_dir);
+  if (!profiles.ok()) return profiles.status();
+  return std::unique_ptr<Client>(new InProcessClient(
+      std::make_unique<service::Backend>(std::move(registry), *profiles,
+                                         service::Limits())));
+}
+
+std::unique_ptr<Client> MakeGrpcClient(const std::string& target,
+                                       std::chrono::milliseconds timeout) {
+  return std::make_unique<GrpcClient>(target, timeout);
+}
+
+}  // namespace ridgeline::cli

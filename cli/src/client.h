@@ -1,0 +1,50 @@
+// Where the CLI's requests go: the in-process service::Backend (plugins
+// loaded into this process) or a ridgeline-server over gRPC. Both take and
+// return the same v1 messages, so the two paths print identical results.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "ridgeline/v1/ridgeline.pb.h"
+
+namespace ridgeline::cli {
+
+// Thread-compatible; one per command.
+class Client {
+ public:
+  virtual ~Client() = default;
+  virtual absl::StatusOr<v1::AnalyzeResponse> Analyze(
+      const v1::AnalyzeRequest& request) = 0;
+  // `emit` is called for each point in stream order.
+  virtual absl::Status Sweep(
+      const v1::SweepRequest& request,
+      const std::function<void(const v1::SweepPoint&)>& emit) = 0;
+  virtual absl::StatusOr<v1::ListHardwareResponse> ListHardware(
+      const v1::ListHardwareRequest& request) = 0;
+  virtual absl::StatusOr<v1::GetHardwareResponse> GetHardware(
+      const v1::GetHardwareRequest& request) = 0;
+  virtual absl::StatusOr<v1::ListModelsResponse> ListModels(
+      const v1::ListModelsRequest& request) = 0;
+  virtual absl::StatusOr<v1::GetModelResponse> GetModel(
+      const v1::GetModelRequest& request) = 0;
+};
+
+struct InProcessOptions {
+  std::string plugin_dir;   // "" = RIDGELINE_PLUGIN_DIR, else the default
+  std::string profile_dir;  // "" = RIDGELINE_PROFILE_DIR, else the default
+};
+// Loads plugins and profiles now. A profile directory that fails to parse
+// is an error naming the file; a plugin folder without plugins is not (the
+// catalog is then empty and hardware ids are NOT_FOUND).
+absl::StatusOr<std::unique_ptr<Client>> MakeInProcessClient(
+    const InProcessOptions& options);
+
+// `target` is "host:port". Each call has `timeout` as its deadline.
+std::unique_ptr<Client> MakeGrpcClient(const std::string& target,
+                                       std::chrono::milliseconds timeout);
+
+}  // namespace ridgeline::cli
