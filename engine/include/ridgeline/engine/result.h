@@ -148,6 +148,9 @@ struct Economy {
   std::optional<double> joules_per_output_token;
   std::optional<double> usd_per_million_output_tokens;     // needs price or power
   std::optional<double> g_co2e_per_million_output_tokens;  // needs power
+  // What the figures leave out ("price unknown: $/Mtoken counts energy
+  // only; ..."), "" when complete.
+  std::string note;
 };
 
 struct AnalysisResult {

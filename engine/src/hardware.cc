@@ -1,0 +1,116 @@
+// ValidateHardware: every field of the engine's hardware description.
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "ridgeline/engine/formats.h"
+#include "ridgeline/engine/hardware.h"
+#include "ridgeline/engine/status_macros.h"
+#include "validate_util.h"
+
+namespace ridgeline::engine {
+namespace {
+
+using internal::Av;
+using internal::CheckPositive;
+
+absl::Status CheckPerMathType(const std::string& path, const PerMathType& v,
+                              bool allow_zero) {
+  for (int i = 0; i < kMathTypeCount; ++i) {
+    if (!v[i].has_value()) continue;
+    RETURN_IF_ERROR(CheckPositive(
+        absl::StrCat(path, ".", Av(MathTypeName(static_cast<MathType>(i)))),
+        *v[i], allow_zero));
+  }
+  return absl::OkStatus();
+}
+
+bool AnyPeak(const PerMathType& v) {
+  for (const auto& p : v) {
+    if (p.has_value()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
+  const std::string p(prefix);
+  if (hw.id.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(p, ".id must not be empty, got \"\""));
+  }
+  RETURN_IF_ERROR(CheckPerMathType(p + ".peak_ops_per_second",
+                                   hw.peak_ops_per_second, false));
+  if (!AnyPeak(hw.peak_ops_per_second)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        p, ".peak_ops_per_second must give at least one math type, got none"));
+  }
+  RETURN_IF_ERROR(CheckPerMathType(p + ".energy_joules_per_op",
+                                   hw.energy_joules_per_op, true));
+  RETURN_IF_ERROR(CheckPositive(p + ".kernel_launch_seconds",
+                                hw.kernel_launch_seconds, true));
+  if (hw.tiers.empty() || hw.tiers.size() > static_cast<size_t>(kMaxTiers)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(p, ".tiers must have between 1 and ", kMaxTiers,
+                     " entries, got ", hw.tiers.size()));
+  }
+  for (size_t i = 0; i < hw.tiers.size(); ++i) {
+    const MemoryTier& t = hw.tiers[i];
+    const std::string tp = absl::StrCat(p, ".tiers[", i, "]");
+    RETURN_IF_ERROR(CheckPositive(tp + ".capacity_bytes", t.capacity_bytes));
+    RETURN_IF_ERROR(CheckPositive(tp + ".read_bandwidth_bytes_per_second",
+                                  t.read_bandwidth_bytes_per_second));
+    RETURN_IF_ERROR(CheckPositive(tp + ".write_bandwidth_bytes_per_second",
+                                  t.write_bandwidth_bytes_per_second));
+    RETURN_IF_ERROR(
+        CheckPositive(tp + ".latency_seconds", t.latency_seconds, true));
+    if (static_cast<int>(t.kind) >= kTierKindCount) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          tp, ".kind must be in [0, ", kTierKindCount - 1, "], got ",
+          static_cast<int>(t.kind)));
+    }
+    if (t.energy_joules_per_byte.has_value()) {
+      RETURN_IF_ERROR(CheckPositive(tp + ".energy_joules_per_byte",
+                                    *t.energy_joules_per_byte, true));
+    }
+    if (t.near_memory_compute.has_value()) {
+      const NearMemoryCompute& n = *t.near_memory_compute;
+      const std::string np = tp + ".near_memory_compute";
+      RETURN_IF_ERROR(CheckPositive(np + ".internal_bandwidth_bytes_per_second",
+                                    n.internal_bandwidth_bytes_per_second));
+      RETURN_IF_ERROR(CheckPerMathType(np + ".peak_ops_per_second",
+                                       n.peak_ops_per_second, false));
+      if (!AnyPeak(n.peak_ops_per_second)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            np, ".peak_ops_per_second must give at least one math type, got "
+                "none"));
+      }
+      if (n.energy_joules_per_op.has_value()) {
+        RETURN_IF_ERROR(CheckPositive(np + ".energy_joules_per_op",
+                                      *n.energy_joules_per_op, true));
+      }
+    }
+  }
+  if (hw.tdp_watts.has_value()) {
+    RETURN_IF_ERROR(CheckPositive(p + ".tdp_watts", *hw.tdp_watts));
+  }
+  if (hw.idle_watts.has_value()) {
+    RETURN_IF_ERROR(CheckPositive(p + ".idle_watts", *hw.idle_watts, true));
+  }
+  if (hw.price_usd.has_value()) {
+    RETURN_IF_ERROR(CheckPositive(p + ".price_usd", *hw.price_usd, true));
+  }
+  if (hw.embodied_kg_co2e.has_value()) {
+    RETURN_IF_ERROR(
+        CheckPositive(p + ".embodied_kg_co2e", *hw.embodied_kg_co2e, true));
+  }
+  if (hw.interconnect_bytes_per_second.has_value()) {
+    RETURN_IF_ERROR(CheckPositive(p + ".interconnect_bytes_per_second",
+                                  *hw.interconnect_bytes_per_second));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ridgeline::engine

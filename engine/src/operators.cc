@@ -1,0 +1,483 @@
+// The operator graph: FLOPs and bytes of every op of one step.
+//
+// Conventions (stated once, used everywhere):
+// - A matmul of [rows x k] by [k x n] costs 2*rows*k*n FLOPs and reads the
+//   weight matrix once per step (ideal reuse across rows).
+// - Attention reads each sequence's K and V once per layer and step (ideal
+//   tiling); unfused attention additionally writes and reads the score
+//   matrix in activation precision.
+// - Causal prefill: query i of n new tokens sees the prior context plus i
+//   keys, so a prompt alone counts n(n+1)/2 pairs: the mask halves the full
+//   QK^T and AV work.
+// - Elementwise ops are memory-bound; their FLOPs are counted anyway with
+//   the per-element costs below.
+#include "operators.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "ridgeline/engine/model.h"
+#include "validate_util.h"
+
+namespace ridgeline::engine::internal {
+namespace {
+
+constexpr double kRmsNormFlopsPerElement = 4;    // square, sum, scale, weight
+constexpr double kLayerNormFlopsPerElement = 7;  // mean, var, sub, scale, shift
+constexpr double kRopeFlopsPerElement = 3;       // 2 mul + 1 add per element
+constexpr double kSoftmaxFlopsPerScore = 5;      // max, sub, exp, sum, div
+constexpr double kGatedActFlopsPerElement = 5;   // SiLU/GELU (~4) + gate mul
+constexpr double kPlainActFlopsPerElement = 4;   // GELU
+
+constexpr int kWeights = static_cast<int>(OperandClass::kWeights);
+constexpr int kKv = static_cast<int>(OperandClass::kKvCache);
+constexpr int kAct = static_cast<int>(OperandClass::kActivations);
+
+// Stable storage for layer-group labels (OpResult keeps string_views).
+std::string_view GroupName(bool split_moe, bool moe, bool split_window,
+                           bool sliding) {
+  if (split_moe && split_window) {
+    static constexpr std::string_view kBoth[2][2] = {
+        {"dense-global", "dense-sliding"}, {"moe-global", "moe-sliding"}};
+    return kBoth[moe][sliding];
+  }
+  if (split_moe) return moe ? "moe" : "dense";
+  if (split_window) return sliding ? "sliding" : "global";
+  return "";
+}
+
+// Builder for the ops of one layer group (or of the whole model).
+class Emitter {
+ public:
+  Emitter(const GraphContext& g, std::vector<OpCost>* out) : g_(g), out_(out) {}
+
+  OpClass MatmulClass(double rows) const {
+    return rows <= static_cast<double>(g_.options.gemv_max_tokens)
+               ? OpClass::kGemv
+               : OpClass::kGemm;
+  }
+
+  // Per-instance amounts; multiplied by `layers` here.
+  OpCost& Add(OpKind kind, OpClass cls, std::string_view group,
+              int64_t layers, int kernels, MathType math, double rows,
+              double flops, double w_read, double a_read, double a_write,
+              double kv_read = 0, double kv_write = 0) {
+    OpCost op;
+    op.kind = kind;
+    op.op_class = cls;
+    op.layer_group = group;
+    op.layers = layers;
+    op.kernels_per_layer = kernels;
+    op.math = math;
+    op.rows = static_cast<int64_t>(std::llround(std::max(rows, 0.0)));
+    const double l = static_cast<double>(layers);
+    op.flops = flops * l;
+    op.read[kWeights] = w_read * l;
+    op.read[kAct] = a_read * l;
+    op.read[kKv] = kv_read * l;
+    op.write[kAct] = a_write * l;
+    op.write[kKv] = kv_write * l;
+    out_->push_back(op);
+    return out_->back();
+  }
+
+  // A weight-bearing matmul: rows x k by k x n, input and output in
+  // activation precision.
+  OpCost& Matmul(OpKind kind, std::string_view group, int64_t layers,
+                 double rows, double k, double n) {
+    OpCost& op = Add(kind, MatmulClass(rows), group, layers, 1, g_.matmul_math,
+                     rows, 2 * rows * k * n, k * n * g_.weight_bytes,
+                     rows * k * g_.act_bytes, rows * n * g_.act_bytes);
+    op.pim_candidate = true;
+    op.dominant = OperandClass::kWeights;
+    return op;
+  }
+
+ private:
+  const GraphContext& g_;
+  std::vector<OpCost>* out_;
+};
+
+// Bytes per key token and layer that attention reads, split by operand.
+struct KeyBytes {
+  double k_kv = 0, k_act = 0, v_kv = 0, v_act = 0;
+};
+
+void EmitAttention(const GraphContext& g, const LayerGroup& grp,
+                   const StepShape& shape, Emitter& e) {
+  const ModelConfig& m = *g.model;
+  const double S = static_cast<double>(shape.seqs);
+  const double T = S * static_cast<double>(shape.new_tokens);
+  const double heads = static_cast<double>(m.num_attention_heads);
+  double pairs = 0;  // per sequence and head
+  double keys = 0;   // key tokens read per sequence
+  if (shape.linear_x >= 0) {
+    pairs = keys = shape.linear_x;
+  } else {
+    const double n = static_cast<double>(shape.new_tokens);
+    const double len = static_cast<double>(shape.kv_length);
+    const double w = static_cast<double>(grp.window);
+    pairs = CausalPairs(n, len, w);
+    // Keys any of the n queries can see.
+    keys = grp.window > 0 ? std::min(len, w + n - 1) : len;
+  }
+
+  double dqk = 0, dv = 0;
+  KeyBytes kb;
+  if (m.mla.has_value()) {
+    const MlaDims& a = *m.mla;
+    if (g.options.mla_absorbed) {
+      // Queries live in the latent space: K = latent + RoPE key, V = latent.
+      dqk = static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim);
+      dv = static_cast<double>(a.kv_lora_rank);
+      kb.k_kv = dqk * g.kv_bytes;
+      // The fused kernel reads the latent once for K and V; unfused AV
+      // reads it again.
+      kb.v_kv = g.options.flash_attention ? 0 : dv * g.kv_bytes;
+    } else {
+      // mla_kv_up materialised per-head K (no-RoPE part) and V.
+      dqk = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
+      dv = static_cast<double>(a.v_head_dim);
+      kb.k_act = heads * a.qk_nope_head_dim * g.act_bytes;
+      kb.k_kv = a.qk_rope_head_dim * g.kv_bytes;
+      kb.v_act = heads * dv * g.act_bytes;
+    }
+  } else {
+    dqk = dv = static_cast<double>(m.head_dim);
+    // GQA/MQA: each KV head is read once for its whole query group.
+    kb.k_kv = kb.v_kv = static_cast<double>(m.num_kv_heads) * m.head_dim *
+                        g.kv_bytes;
+  }
+
+  const double q_bytes = T * heads * dqk * g.act_bytes;
+  const double out_bytes = T * heads * dv * g.act_bytes;
+  const double score_count = S * heads * pairs;
+  const MathType math = g.attention_math;
+  auto mark = [&](OpCost& op) {
+    op.kv_dependent = true;
+    op.window = grp.window;
+    op.pim_candidate = true;
+    op.dominant = OperandClass::kKvCache;
+  };
+  if (g.options.flash_attention) {
+    mark(e.Add(OpKind::kFlashAttention, OpClass::kAttention, grp.name,
+               grp.layers, 1, math, T,
+               score_count * (2 * dqk + 2 * dv + kSoftmaxFlopsPerScore),
+               0, q_bytes + S * keys * (kb.k_act + kb.v_act), out_bytes,
+               S * keys * (kb.k_kv + kb.v_kv)));
+  } else {
+    const double scores = score_count * g.act_bytes;
+    mark(e.Add(OpKind::kQk, OpClass::kAttention, grp.name, grp.layers, 1,
+               math, T, 2 * score_count * dqk, 0,
+               q_bytes + S * keys * kb.k_act, scores, S * keys * kb.k_kv));
+    mark(e.Add(OpKind::kSoftmax, OpClass::kElementwise, grp.name, grp.layers,
+               1, g.elementwise_math, T,
+               kSoftmaxFlopsPerScore * score_count, 0, scores, scores));
+    mark(e.Add(OpKind::kAttentionV, OpClass::kAttention, grp.name,
+               grp.layers, 1, math, T, 2 * score_count * dv, 0,
+               scores + S * keys * kb.v_act, out_bytes, S * keys * kb.v_kv));
+  }
+}
+
+void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
+                    const StepShape& shape, Emitter& e) {
+  const ModelConfig& m = *g.model;
+  const double S = static_cast<double>(shape.seqs);
+  const double T = S * static_cast<double>(shape.new_tokens);
+  const double h = static_cast<double>(m.hidden_size);
+  const double heads = static_cast<double>(m.num_attention_heads);
+  const double ab = g.act_bytes;
+  const std::string_view name = grp.name;
+  const int64_t layers = grp.layers;
+  const double norm_flops = m.norm == NormKind::kLayerNorm
+                                ? kLayerNormFlopsPerElement
+                                : kRmsNormFlopsPerElement;
+
+  // Norms of the layer (2, or 4 for Gemma-2), plus Qwen3's per-head q/k
+  // norms, counted as one op with one kernel per norm.
+  {
+    const double norms = static_cast<double>(m.norms_per_layer);
+    double elems = norms * T * h;
+    double weights = norms * h;
+    int kernels = static_cast<int>(m.norms_per_layer);
+    if (m.qk_norm && !m.mla.has_value()) {
+      elems += T * (heads + m.num_kv_heads) * m.head_dim;
+      weights += 2.0 * m.head_dim;
+      kernels += 2;
+    }
+    if (kernels > 0) {
+      e.Add(OpKind::kNorm, OpClass::kElementwise, name, layers, kernels,
+            g.elementwise_math, T, norm_flops * elems, weights * ab,
+            elems * ab, elems * ab);
+    }
+  }
+
+  // Attention projections.
+  if (m.mla.has_value()) {
+    const MlaDims& a = *m.mla;
+    const double q_head = static_cast<double>(a.qk_nope_head_dim +
+                                              a.qk_rope_head_dim);
+    const double rkv = static_cast<double>(a.kv_lora_rank);
+    const double dr = static_cast<double>(a.qk_rope_head_dim);
+    // Absorbed: W_UK folds into the query side (per head dn x rkv), so the
+    // query leaves in the latent space.
+    const double absorb_q =
+        g.options.mla_absorbed ? heads * a.qk_nope_head_dim * rkv : 0;
+    const double q_out = g.options.mla_absorbed ? heads * (rkv + dr)
+                                                : heads * q_head;
+    auto q_up = [&](OpKind kind, double in) {
+      OpCost& op = e.Matmul(kind, name, layers, T, in, heads * q_head);
+      op.flops += 2 * T * absorb_q * layers;
+      op.read[kWeights] += absorb_q * g.weight_bytes * layers;
+      op.write[kAct] = T * q_out * ab * layers;
+    };
+    if (a.q_lora_rank > 0) {
+      e.Matmul(OpKind::kMlaQDown, name, layers, T, h,
+               static_cast<double>(a.q_lora_rank));
+      q_up(OpKind::kMlaQUp, static_cast<double>(a.q_lora_rank));
+    } else {
+      q_up(OpKind::kQProjection, h);
+    }
+    // The latent goes to the KV cache; the RoPE key goes on to RoPE.
+    OpCost& down = e.Matmul(OpKind::kMlaKvDown, name, layers, T, h, rkv + dr);
+    down.write[kAct] = T * dr * ab * layers;
+    down.write[kKv] = T * rkv * g.kv_bytes * layers;
+    e.Add(OpKind::kRope, OpClass::kElementwise, name, layers, 1,
+          g.elementwise_math, T, kRopeFlopsPerElement * T * (heads + 1) * dr,
+          0, T * (heads + 1) * dr * ab, T * heads * dr * ab, 0,
+          T * dr * g.kv_bytes);
+    if (!g.options.mla_absorbed) {
+      // Up-projects every cached latent each step: grows with the context.
+      const double keys =
+          shape.linear_x >= 0 ? shape.linear_x
+                              : static_cast<double>(shape.kv_length);
+      const double width = heads * (a.qk_nope_head_dim + a.v_head_dim);
+      OpCost& up = e.Add(OpKind::kMlaKvUp, OpClass::kGemm, name, layers, 1,
+                         g.matmul_math, S * keys, 2 * S * keys * rkv * width,
+                         rkv * width * g.weight_bytes, 0,
+                         S * keys * width * ab, S * keys * rkv * g.kv_bytes);
+      up.kv_dependent = true;
+      up.pim_candidate = true;
+      up.dominant = OperandClass::kKvCache;
+    }
+    EmitAttention(g, grp, shape, e);
+    // Absorbed: W_UV folds into the output side (per head rkv x dv).
+    const double dv = static_cast<double>(a.v_head_dim);
+    OpCost& o = e.Matmul(OpKind::kOutProjection, name, layers, T, heads * dv, h);
+    if (g.options.mla_absorbed) {
+      const double absorb_o = heads * rkv * dv;
+      o.flops += 2 * T * absorb_o * layers;
+      o.read[kWeights] += absorb_o * g.weight_bytes * layers;
+      o.read[kAct] = T * heads * rkv * ab * layers;
+    }
+  } else {
+    const double qd = heads * m.head_dim;
+    const double kvd = static_cast<double>(m.num_kv_heads) * m.head_dim;
+    auto proj = [&](OpKind kind, double n) -> OpCost& {
+      OpCost& op = e.Matmul(kind, name, layers, T, h, n);
+      if (m.qkv_bias) {
+        op.flops += T * n * layers;
+        op.read[kWeights] += n * g.weight_bytes * layers;
+      }
+      return op;
+    };
+    proj(OpKind::kQProjection, qd);
+    proj(OpKind::kKProjection, kvd);
+    // V goes straight into the cache.
+    OpCost& v = proj(OpKind::kVProjection, kvd);
+    v.write[kAct] = 0;
+    v.write[kKv] = T * kvd * g.kv_bytes * layers;
+    // RoPE rotates Q and K; the rotated K is appended to the cache.
+    e.Add(OpKind::kRope, OpClass::kElementwise, name, layers, 1,
+          g.elementwise_math, T, kRopeFlopsPerElement * T * (qd + kvd), 0,
+          T * (qd + kvd) * ab, T * qd * ab, 0, T * kvd * g.kv_bytes);
+    EmitAttention(g, grp, shape, e);
+    e.Matmul(OpKind::kOutProjection, name, layers, T, qd, h);
+  }
+
+  // FFN.
+  const bool gated = m.ffn == FfnKind::kGated;
+  const double act_flops =
+      gated ? kGatedActFlopsPerElement : kPlainActFlopsPerElement;
+  if (!grp.moe) {
+    const double inter = static_cast<double>(m.intermediate_size);
+    const double up_width = gated ? 2 * inter : inter;
+    e.Matmul(OpKind::kFfnUpGate, name, layers, T, h, up_width);
+    e.Add(OpKind::kFfnActivation, OpClass::kElementwise, name, layers, 1,
+          g.elementwise_math, T, act_flops * T * inter, 0, T * up_width * ab,
+          T * inter * ab);
+    e.Matmul(OpKind::kFfnDown, name, layers, T, inter, h);
+  } else {
+    const MoeDims& x = *m.moe;
+    const double experts = static_cast<double>(x.num_routed_experts);
+    const double top_k = static_cast<double>(x.experts_per_token);
+    OpCost& router = e.Matmul(OpKind::kMoeRouter, name, layers, T, h, experts);
+    if (x.router_score_bias) router.read[kWeights] += experts * ab * layers;
+
+    // One expert FFN on one token: up(+gate), activation, down; the
+    // intermediates round-trip through memory between the three kernels.
+    const double mats = gated ? 3 : 2;
+    auto expert_ffn = [&](OpKind kind, double tokens, double inter,
+                          double instances_read) -> OpCost& {
+      const double up_width = gated ? 2 * inter : inter;
+      const double rows_per_expert =
+          instances_read > 0 ? tokens / instances_read : tokens;
+      OpCost& op = e.Add(
+          kind, e.MatmulClass(rows_per_expert), name, layers, 3,
+          g.matmul_math, rows_per_expert,
+          tokens * (2 * mats * h * inter + act_flops * inter),
+          instances_read * mats * h * inter * g.weight_bytes,
+          tokens * (h + up_width + inter) * ab,
+          tokens * (up_width + inter + h) * ab);
+      op.pim_candidate = true;
+      op.dominant = OperandClass::kWeights;
+      return op;
+    };
+    // Every token evaluates k experts; weights are read only for the
+    // experts some token of the step touched.
+    expert_ffn(OpKind::kMoeRoutedExperts, T * top_k,
+               static_cast<double>(x.expert_intermediate_size),
+               ExpectedExpertsTouched(experts, top_k, T));
+    if (x.num_shared_experts > 0) {
+      const double shared = static_cast<double>(x.num_shared_experts);
+      OpCost& op = expert_ffn(
+          OpKind::kMoeSharedExperts, T * shared,
+          static_cast<double>(x.shared_expert_intermediate_size), shared);
+      if (x.shared_expert_gate) {  // Qwen2-MoE: sigmoid(hidden -> 1) scale
+        op.flops += 2 * T * h * layers;
+        op.read[kWeights] += h * g.weight_bytes * layers;
+      }
+    }
+  }
+  // Two residual adds per layer (after attention and after the FFN).
+  e.Add(OpKind::kResidualAdd, OpClass::kElementwise, name, layers, 2,
+        g.elementwise_math, T, 2 * T * h, 0, 4 * T * h * ab, 2 * T * h * ab);
+}
+
+}  // namespace
+
+double ExpectedExpertsTouched(double experts, double top_k, double tokens) {
+  if (experts <= 0 || tokens <= 0) return 0;
+  const double miss = 1 - top_k / experts;  // one token skips a given expert
+  // pow(0, t) = 0 when k == E: every expert touched.
+  return experts * (1 - std::pow(std::max(miss, 0.0), tokens));
+}
+
+double CausalPairs(double n, double kv_length, double window) {
+  const double prior = std::max(kv_length - n, 0.0);
+  if (window <= 0) return n * prior + n * (n + 1) / 2;
+  // Queries 1..k still see their whole context (prior + i <= window).
+  const double k = std::clamp(window - prior, 0.0, n);
+  return k * prior + k * (k + 1) / 2 + (n - k) * window;
+}
+
+double KvBytesPerSequence(const GraphContext& g, double tokens) {
+  const ModelConfig& m = *g.model;
+  const double per_layer_token =
+      KvElementsPerToken(m) / static_cast<double>(m.num_layers) * g.kv_bytes;
+  double total = 0;
+  for (const LayerGroup& grp : g.groups) {
+    const double kept = grp.window > 0
+                            ? std::min(tokens, static_cast<double>(grp.window))
+                            : tokens;
+    total += static_cast<double>(grp.layers) * kept * per_layer_token;
+  }
+  return total;
+}
+
+absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s) {
+  GraphContext g;
+  g.model = &s.model;
+  g.options = s.options;
+  g.weight_bytes = s.precision.weights.bytes_per_element();
+  g.act_bytes = s.precision.activations.bytes_per_element();
+  g.kv_bytes = s.precision.kv_cache.bytes_per_element();
+
+  absl::StatusOr<MathType> wanted =
+      MatmulMathType(s.precision.weights, s.precision.activations);
+  if (!wanted.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("precision: ", wanted.status().message()));
+  }
+  const PerMathType& peaks = s.hardware.peak_ops_per_second;
+  auto executed = [&](MathType want,
+                      std::string_view what) -> absl::StatusOr<MathType> {
+    std::optional<MathType> t = ExecutedMathType(peaks, want);
+    if (!t.has_value()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "hardware ", s.hardware.id, " has no peak for ", Av(what), " math (",
+          Av(MathTypeName(want)), ") or any wider type"));
+    }
+    return *t;
+  };
+  auto mm = executed(*wanted, "matmul");
+  if (!mm.ok()) return mm.status();
+  g.matmul_math = *mm;
+  // Attention and elementwise math run in activation precision.
+  const MathType act = s.precision.activations.native_math.value_or(
+      MathType::kFp32);
+  auto at = executed(act, "attention");
+  if (!at.ok()) return at.status();
+  g.attention_math = g.elementwise_math = *at;
+
+  // Layer groups: (moe, window) combinations in order of first appearance.
+  const ModelConfig& m = s.model;
+  const int64_t dense_first =
+      m.moe.has_value() ? std::min(m.moe->first_dense_layers, m.num_layers)
+                        : 0;
+  const bool split_moe = m.moe.has_value() && dense_first > 0;
+  const bool split_window =
+      m.sliding_layers == SlidingLayers::kEvenLayers && m.num_layers > 1;
+  for (int64_t i = 0; i < m.num_layers; ++i) {
+    const bool moe = m.moe.has_value() && i >= dense_first;
+    bool sliding = false;
+    switch (m.sliding_layers) {
+      case SlidingLayers::kNone: break;
+      case SlidingLayers::kAll: sliding = true; break;
+      case SlidingLayers::kEvenLayers: sliding = i % 2 == 0; break;
+    }
+    const int64_t window = sliding ? m.sliding_window : 0;
+    auto it = std::find_if(g.groups.begin(), g.groups.end(),
+                           [&](const LayerGroup& x) {
+                             return x.moe == moe && x.window == window;
+                           });
+    if (it == g.groups.end()) {
+      g.groups.push_back(LayerGroup{
+          GroupName(split_moe, moe, split_window, sliding), 1, moe, window});
+    } else {
+      ++it->layers;
+    }
+  }
+  return g;
+}
+
+void BuildStepOps(const GraphContext& g, const StepShape& shape,
+                  std::vector<OpCost>* out) {
+  const ModelConfig& m = *g.model;
+  Emitter e(g, out);
+  const double S = static_cast<double>(shape.seqs);
+  const double T = S * static_cast<double>(shape.new_tokens);
+  const double h = static_cast<double>(m.hidden_size);
+  const double vocab = static_cast<double>(m.vocab_size);
+  const double ab = g.act_bytes;
+
+  // Gathers one embedding row per token (at most the whole table).
+  e.Add(OpKind::kEmbedding, OpClass::kElementwise, "", 1, 1,
+        g.elementwise_math, T, 0, std::min(T, vocab) * h * g.weight_bytes, 0,
+        T * h * ab);
+  for (const LayerGroup& grp : g.groups) EmitLayerGroup(g, grp, shape, e);
+  const double norm_flops = m.norm == NormKind::kLayerNorm
+                                ? kLayerNormFlopsPerElement
+                                : kRmsNormFlopsPerElement;
+  e.Add(OpKind::kFinalNorm, OpClass::kElementwise, "", 1, 1,
+        g.elementwise_math, T, norm_flops * T * h, h * ab, T * h * ab,
+        T * h * ab);
+  // Only the last position of each sequence needs logits to emit the next
+  // token, so the LM head runs on `seqs` rows in prefill as in decode.
+  e.Matmul(OpKind::kLmHead, "", 1, S, h, vocab);
+}
+
+}  // namespace ridgeline::engine::internal

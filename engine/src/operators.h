@@ -1,0 +1,92 @@
+// The operator graph of one forward step, as FLOPs and bytes per operand
+// class, before placement and timing. Internal to the engine.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ridgeline/engine/result.h"
+#include "ridgeline/engine/scenario.h"
+
+namespace ridgeline::engine::internal {
+
+// Layers that share one shape. Names are "" when all layers are alike.
+struct LayerGroup {
+  std::string_view name;
+  int64_t layers = 0;
+  bool moe = false;
+  int64_t window = 0;  // sliding window in tokens; 0 = global attention
+};
+
+// The resolved inputs of the graph: model, byte widths, math types.
+struct GraphContext {
+  const ModelConfig* model = nullptr;
+  AnalysisOptions options;
+  double weight_bytes = 2;  // per element
+  double act_bytes = 2;
+  double kv_bytes = 2;
+  MathType matmul_math = MathType::kBf16;     // executed on the compute unit
+  MathType attention_math = MathType::kBf16;  // activation precision
+  MathType elementwise_math = MathType::kBf16;
+  std::vector<LayerGroup> groups;
+};
+
+// Builds the context: groups, byte widths, executed math types. Errors when
+// the hardware has no peak for the math the formats need.
+absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s);
+
+// One operator in one step, all `layers` instances together.
+struct OpCost {
+  OpKind kind;
+  OpClass op_class;
+  std::string_view layer_group;
+  int64_t layers = 1;
+  int kernels_per_layer = 1;  // kernels launched per instance
+  MathType math;
+  int64_t rows = 0;  // tokens per matmul (GEMM vs GEMV; OpShape::tokens)
+  double flops = 0;
+  std::array<double, kOperandClassCount> read{};
+  std::array<double, kOperandClassCount> write{};
+  // Attention-like ops whose cost grows with the KV length (linearly in
+  // decode, where `window` caps it).
+  bool kv_dependent = false;
+  int64_t window = 0;
+  // Operand whose home tier decides where processing-in-memory could run it;
+  // only weight-bearing matmuls and attention qualify.
+  bool pim_candidate = false;
+  OperandClass dominant = OperandClass::kWeights;
+};
+
+// The shape of one step: `seqs` sequences each adding `new_tokens` tokens.
+// For KV-dependent ops either `kv_length` (context after the step; the
+// causal pairs and the window follow from it) or, when `linear_x` >= 0, the
+// decode form with exactly `linear_x` keys read and attended per query (used
+// to get the per-step linear coefficients).
+struct StepShape {
+  int64_t seqs = 1;
+  int64_t new_tokens = 1;
+  int64_t kv_length = 1;
+  double linear_x = -1;
+};
+
+// Appends every op of the step in execution order.
+void BuildStepOps(const GraphContext& g, const StepShape& shape,
+                  std::vector<OpCost>* out);
+
+// Expected distinct routed experts touched by `tokens` tokens each choosing
+// top-k of E experts under uniform routing: E * (1 - (1 - k/E)^tokens).
+double ExpectedExpertsTouched(double experts, double top_k, double tokens);
+
+// Causal (query, key) pairs per sequence and head when `n` new tokens are
+// added to a context that ends at `kv_length`, each query seeing at most
+// `window` keys (0: no window).
+double CausalPairs(double n, double kv_length, double window);
+
+// KV-cache bytes stored per sequence at context length `tokens`, sliding
+// layers capped at their window.
+double KvBytesPerSequence(const GraphContext& g, double tokens);
+
+}  // namespace ridgeline::engine::internal

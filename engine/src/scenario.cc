@@ -1,0 +1,114 @@
+// Scenario defaults (precision, economics) and ValidateScenario.
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "ridgeline/engine/formats.h"
+#include "ridgeline/engine/model.h"
+#include "ridgeline/engine/scenario.h"
+#include "ridgeline/engine/status_macros.h"
+#include "validate_util.h"
+
+namespace ridgeline::engine {
+namespace {
+
+using internal::Av;
+using internal::CheckDoubleRange;
+using internal::CheckIntRange;
+using internal::CheckPositive;
+
+absl::Status CheckFormat(const std::string& path, const NumberFormat& f) {
+  // Effective bits include block scales, so 2-bit with fp16 scales per 8
+  // elements reaches 4; the upper end is fp32 (or int32).
+  return CheckDoubleRange(path + ".bits", f.bits, 2, 34);
+}
+
+}  // namespace
+
+Precision DefaultPrecision() {
+  // bf16 is always a valid name; ParseNumberFormat cannot fail here.
+  static const NumberFormat kBf16 = ParseNumberFormat("bf16").value();
+  return Precision{kBf16, kBf16, kBf16};
+}
+
+Economics DefaultEconomics() {
+  Economics e;
+  // US EIA, average retail price of electricity to industrial consumers,
+  // 2023: 8.06 US cents/kWh (EIA Electric Power Annual / Statista series
+  // 190680, published 2024-03-18).
+  e.electricity_usd_per_kwh = 0.0806;
+  // Uptime Institute Global Data Center Survey 2023: industry average
+  // annual PUE 1.58 (UII Update 221, Nov 2023).
+  e.pue = 1.58;
+  // Ember Global Electricity Review 2024: carbon intensity of world power
+  // generation in 2023, 480 gCO2/kWh.
+  e.grid_g_co2e_per_kwh = 480;
+  // Assumption, not a published figure: 4-year depreciation of an
+  // accelerator. Override per deployment.
+  e.amortization_years = 4;
+  // Assumption: the device serves requests all the time (the cheapest case).
+  // Override with a fleet's measured utilisation.
+  e.utilization = 1.0;
+  return e;
+}
+
+absl::Status ValidateScenario(const Scenario& s) {
+  RETURN_IF_ERROR(ValidateModel(s.model));
+  RETURN_IF_ERROR(ValidateHardware(s.hardware, "hardware"));
+
+  const Workload& w = s.workload;
+  RETURN_IF_ERROR(CheckIntRange("workload.batch", w.batch, 1, 65536));
+  RETURN_IF_ERROR(
+      CheckIntRange("workload.prompt_tokens", w.prompt_tokens, 1, 10'000'000));
+  RETURN_IF_ERROR(CheckIntRange("workload.generated_tokens",
+                                w.generated_tokens, 0, 10'000'000));
+
+  RETURN_IF_ERROR(CheckFormat("precision.weights", s.precision.weights));
+  RETURN_IF_ERROR(CheckFormat("precision.activations", s.precision.activations));
+  RETURN_IF_ERROR(CheckFormat("precision.kv_cache", s.precision.kv_cache));
+  if (!s.precision.activations.native_math.has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "precision.activations must be a format math runs in directly (fp32, "
+        "bf16, fp16, fp8, int8, int4, nvfp4, mxfp4), got \"",
+        s.precision.activations.name, "\""));
+  }
+
+  const int tiers = static_cast<int>(s.hardware.tiers.size());
+  for (int c = 0; c < kOperandClassCount; ++c) {
+    const auto& pin = s.pins.tier[c];
+    if (!pin.has_value()) continue;
+    RETURN_IF_ERROR(CheckIntRange(
+        absl::StrCat("pins.", Av(OperandClassName(static_cast<OperandClass>(c)))),
+        *pin, 0, tiers - 1));
+  }
+
+  const Efficiency& e = s.efficiency;
+  for (int c = 0; c < kOpClassCount; ++c) {
+    const auto name = Av(OpClassName(static_cast<OpClass>(c)));
+    RETURN_IF_ERROR(CheckDoubleRange(
+        absl::StrCat("efficiency.compute.", name), e.compute[c], 0, 1, true));
+    RETURN_IF_ERROR(CheckDoubleRange(
+        absl::StrCat("efficiency.memory.", name), e.memory[c], 0, 1, true));
+  }
+  RETURN_IF_ERROR(CheckPositive("efficiency.per_step_overhead_seconds",
+                                e.per_step_overhead_seconds, true));
+  RETURN_IF_ERROR(CheckPositive("efficiency.per_kernel_overhead_seconds",
+                                e.per_kernel_overhead_seconds, true));
+
+  const Economics& x = s.economics;
+  RETURN_IF_ERROR(CheckDoubleRange("economics.electricity_usd_per_kwh",
+                                   x.electricity_usd_per_kwh, 0, 100));
+  RETURN_IF_ERROR(CheckDoubleRange("economics.pue", x.pue, 1, 10));
+  RETURN_IF_ERROR(CheckDoubleRange("economics.grid_g_co2e_per_kwh",
+                                   x.grid_g_co2e_per_kwh, 0, 5000));
+  RETURN_IF_ERROR(CheckDoubleRange("economics.amortization_years",
+                                   x.amortization_years, 0, 100, true));
+  RETURN_IF_ERROR(
+      CheckDoubleRange("economics.utilization", x.utilization, 0, 1, true));
+
+  RETURN_IF_ERROR(CheckIntRange("options.gemv_max_tokens",
+                                s.options.gemv_max_tokens, 0, 1'000'000));
+  return absl::OkStatus();
+}
+
+}  // namespace ridgeline::engine
