@@ -54,10 +54,10 @@ bool ParseInt(std::string_view s, int& out) {
 }
 
 absl::Status BadFormat(std::string_view name, std::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      "number format \"", Av(name), "\" is not recognised",
-      why.empty() ? "" : " (", Av(why), why.empty() ? "" : ")", "; ",
-      Av(kAcceptedFormats)));
+  return absl::InvalidArgumentError(
+      absl::StrCat("number format \"", Av(name), "\" is not recognised",
+                   why.empty() ? "" : " (", Av(why), why.empty() ? "" : ")",
+                   "; ", Av(kAcceptedFormats)));
 }
 
 // GGUF block types (ggml-common.h block_* structs). Effective bits =
@@ -191,12 +191,10 @@ std::optional<MathType> ExecutedMathType(const PerMathType& peaks,
   // Each chain lists the wanted type, then wider types that hold its values
   // exactly (fp8 fits bf16 and fp16; int8 fits fp16 and bf16; 16-bit floats
   // fit tf32's 8-bit exponent and 10-bit mantissa).
-  static constexpr std::array<M, 7> kFp4 = {M::kFp4,  M::kFp8,  M::kBf16,
-                                            M::kFp16, M::kTf32, M::kFp32,
-                                            M::kFp64};
-  static constexpr std::array<M, 7> kInt4 = {M::kInt4, M::kInt8,  M::kFp16,
-                                             M::kBf16, M::kTf32, M::kFp32,
-                                             M::kFp64};
+  static constexpr std::array<M, 7> kFp4 = {
+      M::kFp4, M::kFp8, M::kBf16, M::kFp16, M::kTf32, M::kFp32, M::kFp64};
+  static constexpr std::array<M, 7> kInt4 = {
+      M::kInt4, M::kInt8, M::kFp16, M::kBf16, M::kTf32, M::kFp32, M::kFp64};
   const M* chain = nullptr;
   size_t len = 0;
   switch (wanted) {

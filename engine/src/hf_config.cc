@@ -86,6 +86,8 @@ class Reader {
  public:
   explicit Reader(const Json& j) : j_(j) {}
 
+  bool Contains(const char* key) const { return j_.contains(key); }
+
   bool Has(const char* key) const {
     const auto it = j_.find(key);
     return it != j_.end() && !it->is_null();
@@ -140,8 +142,8 @@ class Reader {
  private:
   static absl::Status Range(const char* key, int64_t lo, int64_t hi,
                             const std::string& got) {
-    return Bad(absl::StrCat(key, " must be in [", lo, ", ", hi, "], got ",
-                            got));
+    return Bad(
+        absl::StrCat(key, " must be in [", lo, ", ", hi, "], got ", got));
   }
 
   const Json& j_;
@@ -162,9 +164,9 @@ absl::StatusOr<Arch> DetectArch(const Json& j, std::string* architecture) {
         return a.arch;
       }
     }
-    return Bad(absl::StrCat("architectures[0] \"", name,
-                            "\" is not supported; supported: ",
-                            SupportedList()));
+    return Bad(
+        absl::StrCat("architectures[0] \"", name,
+                     "\" is not supported; supported: ", SupportedList()));
   }
   const auto type = j.find("model_type");
   if (type == j.end() || type->is_null()) {
@@ -173,8 +175,7 @@ absl::StatusOr<Arch> DetectArch(const Json& j, std::string* architecture) {
         SupportedList()));
   }
   if (!type->is_string()) {
-    return Bad(absl::StrCat("model_type must be a string, got ",
-                            type->dump()));
+    return Bad(absl::StrCat("model_type must be a string, got ", type->dump()));
   }
   const std::string name = type->get<std::string>();
   for (const ArchName& a : kArchs) {
@@ -200,8 +201,8 @@ absl::Status CheckAllLayersSparse(const Json& j, const Reader& r) {
   const auto it = j.find("mlp_only_layers");
   if (it != j.end() && !it->is_null()) {
     if (!it->is_array()) {
-      return Bad(absl::StrCat("mlp_only_layers must be an array, got ",
-                              it->dump()));
+      return Bad(
+          absl::StrCat("mlp_only_layers must be an array, got ", it->dump()));
     }
     if (!it->empty()) {
       return Bad(absl::StrCat(
@@ -256,9 +257,8 @@ absl::Status ParseDeepseek(const Reader& r, Arch arch, ModelConfig& m) {
                    r.OptInt("q_lora_rank", 1, kMaxWidth));
   // A null q_lora_rank (V2-Lite) means a direct q_proj; absent takes the
   // class default 1536.
-  mla.q_lora_rank = r.Has("q_lora_rank") ? q_lora.value_or(0) : 1536;
-  ASSIGN_OR_RETURN(mla.kv_lora_rank,
-                   r.Int("kv_lora_rank", 512, 1, kMaxWidth));
+  mla.q_lora_rank = r.Contains("q_lora_rank") ? q_lora.value_or(0) : 1536;
+  ASSIGN_OR_RETURN(mla.kv_lora_rank, r.Int("kv_lora_rank", 512, 1, kMaxWidth));
   ASSIGN_OR_RETURN(mla.qk_nope_head_dim,
                    r.Int("qk_nope_head_dim", 128, 0, kMaxHeadDim));
   ASSIGN_OR_RETURN(mla.qk_rope_head_dim,
@@ -292,10 +292,9 @@ absl::Status ParseDeepseek(const Reader& r, Arch arch, ModelConfig& m) {
         freq));
   }
   // noaux_tc routing adds e_score_correction_bias to the gate.
-  ASSIGN_OR_RETURN(
-      std::string topk_method,
-      r.String("topk_method",
-               arch == Arch::kDeepseekV3 ? "noaux_tc" : "greedy"));
+  ASSIGN_OR_RETURN(std::string topk_method,
+                   r.String("topk_method",
+                            arch == Arch::kDeepseekV3 ? "noaux_tc" : "greedy"));
   moe.router_score_bias = topk_method == "noaux_tc";
   m.moe = moe;
   return absl::OkStatus();
@@ -303,8 +302,8 @@ absl::Status ParseDeepseek(const Reader& r, Arch arch, ModelConfig& m) {
 
 absl::StatusOr<ModelConfig> Parse(const Json& j, std::string_view id) {
   if (!j.is_object()) {
-    return Bad(absl::StrCat("top level must be a JSON object, got ",
-                            j.type_name()));
+    return Bad(
+        absl::StrCat("top level must be a JSON object, got ", j.type_name()));
   }
   ModelConfig m;
   m.id = std::string(id);
@@ -316,25 +315,25 @@ absl::StatusOr<ModelConfig> Parse(const Json& j, std::string_view id) {
     m.source = j["_name_or_path"].get<std::string>();
   }
 
-  ASSIGN_OR_RETURN(m.vocab_size, r.Int("vocab_size", std::nullopt, 1,
-                                       kMaxVocab));
-  ASSIGN_OR_RETURN(m.hidden_size, r.Int("hidden_size", std::nullopt, 1,
-                                        kMaxWidth));
+  ASSIGN_OR_RETURN(m.vocab_size,
+                   r.Int("vocab_size", std::nullopt, 1, kMaxVocab));
+  ASSIGN_OR_RETURN(m.hidden_size,
+                   r.Int("hidden_size", std::nullopt, 1, kMaxWidth));
   ASSIGN_OR_RETURN(m.intermediate_size,
                    r.Int("intermediate_size", std::nullopt, 1, kMaxWidth));
-  ASSIGN_OR_RETURN(m.num_layers, r.Int("num_hidden_layers", std::nullopt, 1,
-                                       kMaxLayers));
+  ASSIGN_OR_RETURN(m.num_layers,
+                   r.Int("num_hidden_layers", std::nullopt, 1, kMaxLayers));
   ASSIGN_OR_RETURN(m.num_attention_heads,
                    r.Int("num_attention_heads", std::nullopt, 1, kMaxHeads));
-  ASSIGN_OR_RETURN(m.num_kv_heads,
-                   r.Int("num_key_value_heads",
-                         d.num_kv_heads.value_or(m.num_attention_heads), 1,
-                         kMaxHeads));
+  ASSIGN_OR_RETURN(
+      m.num_kv_heads,
+      r.Int("num_key_value_heads",
+            d.num_kv_heads.value_or(m.num_attention_heads), 1, kMaxHeads));
   if (m.num_kv_heads > m.num_attention_heads ||
       m.num_attention_heads % m.num_kv_heads != 0) {
-    return Bad(absl::StrCat(
-        "num_key_value_heads must divide num_attention_heads (",
-        m.num_attention_heads, "), got ", m.num_kv_heads));
+    return Bad(
+        absl::StrCat("num_key_value_heads must divide num_attention_heads (",
+                     m.num_attention_heads, "), got ", m.num_kv_heads));
   }
   const bool head_dim_field =
       arch != Arch::kPhi3 && arch != Arch::kQwen2 && arch != Arch::kQwen2Moe;
@@ -342,10 +341,10 @@ absl::StatusOr<ModelConfig> Parse(const Json& j, std::string_view id) {
   if (!default_head_dim.has_value()) {
     if (m.hidden_size % m.num_attention_heads != 0 &&
         !(head_dim_field && r.Has("head_dim"))) {
-      return Bad(absl::StrCat(
-          "hidden_size (", m.hidden_size,
-          ") must be a multiple of num_attention_heads (",
-          m.num_attention_heads, ") when head_dim is not given"));
+      return Bad(absl::StrCat("hidden_size (", m.hidden_size,
+                              ") must be a multiple of num_attention_heads (",
+                              m.num_attention_heads,
+                              ") when head_dim is not given"));
     }
     default_head_dim = m.hidden_size / m.num_attention_heads;
   }
@@ -355,9 +354,9 @@ absl::StatusOr<ModelConfig> Parse(const Json& j, std::string_view id) {
   } else {
     m.head_dim = *default_head_dim;  // the class has no head_dim field
   }
-  ASSIGN_OR_RETURN(m.max_context, r.Int("max_position_embeddings",
-                                        d.max_position_embeddings, 1,
-                                        kMaxContext));
+  ASSIGN_OR_RETURN(m.max_context,
+                   r.Int("max_position_embeddings", d.max_position_embeddings,
+                         1, kMaxContext));
   ASSIGN_OR_RETURN(m.tie_word_embeddings,
                    r.Bool("tie_word_embeddings", d.tie_word_embeddings));
 
@@ -426,9 +425,8 @@ absl::StatusOr<ModelConfig> Parse(const Json& j, std::string_view id) {
       MoeDims moe;
       ASSIGN_OR_RETURN(moe.num_routed_experts,
                        r.Int("num_local_experts", 8, 1, kMaxExperts));
-      ASSIGN_OR_RETURN(moe.experts_per_token,
-                       r.Int("num_experts_per_tok", 2, 1,
-                             moe.num_routed_experts));
+      ASSIGN_OR_RETURN(moe.experts_per_token, r.Int("num_experts_per_tok", 2, 1,
+                                                    moe.num_routed_experts));
       moe.expert_intermediate_size = m.intermediate_size;
       m.moe = moe;
       break;
@@ -438,14 +436,13 @@ absl::StatusOr<ModelConfig> Parse(const Json& j, std::string_view id) {
       MoeDims moe;
       ASSIGN_OR_RETURN(moe.num_routed_experts,
                        r.Int("num_experts", 60, 1, kMaxExperts));
-      ASSIGN_OR_RETURN(moe.experts_per_token,
-                       r.Int("num_experts_per_tok", 4, 1,
-                             moe.num_routed_experts));
+      ASSIGN_OR_RETURN(moe.experts_per_token, r.Int("num_experts_per_tok", 4, 1,
+                                                    moe.num_routed_experts));
       ASSIGN_OR_RETURN(moe.expert_intermediate_size,
                        r.Int("moe_intermediate_size", 1408, 1, kMaxWidth));
-      ASSIGN_OR_RETURN(moe.shared_expert_intermediate_size,
-                       r.Int("shared_expert_intermediate_size", 5632, 0,
-                             kMaxWidth));
+      ASSIGN_OR_RETURN(
+          moe.shared_expert_intermediate_size,
+          r.Int("shared_expert_intermediate_size", 5632, 0, kMaxWidth));
       moe.num_shared_experts = moe.shared_expert_intermediate_size > 0 ? 1 : 0;
       moe.shared_expert_gate = moe.num_shared_experts > 0;
       m.moe = moe;
@@ -456,9 +453,8 @@ absl::StatusOr<ModelConfig> Parse(const Json& j, std::string_view id) {
       MoeDims moe;
       ASSIGN_OR_RETURN(moe.num_routed_experts,
                        r.Int("num_experts", 128, 1, kMaxExperts));
-      ASSIGN_OR_RETURN(moe.experts_per_token,
-                       r.Int("num_experts_per_tok", 8, 1,
-                             moe.num_routed_experts));
+      ASSIGN_OR_RETURN(moe.experts_per_token, r.Int("num_experts_per_tok", 8, 1,
+                                                    moe.num_routed_experts));
       ASSIGN_OR_RETURN(moe.expert_intermediate_size,
                        r.Int("moe_intermediate_size", 768, 1, kMaxWidth));
       m.moe = moe;

@@ -68,8 +68,8 @@ MoeLayerParams MoeParams(const ModelConfig& m) {
   double router = h * e.num_routed_experts;
   if (e.router_score_bias) router += e.num_routed_experts;
   const double expert = FfnParams(m, e.expert_intermediate_size);
-  double shared = e.num_shared_experts *
-                  FfnParams(m, e.shared_expert_intermediate_size);
+  double shared =
+      e.num_shared_experts * FfnParams(m, e.shared_expert_intermediate_size);
   if (e.shared_expert_gate && e.num_shared_experts > 0) shared += h;
   return {router + shared + e.num_routed_experts * expert,
           router + shared + e.experts_per_token * expert};
@@ -84,8 +84,8 @@ int EditDistance(std::string_view a, std::string_view b) {
     row[0] = static_cast<int>(i);
     for (size_t j = 1; j <= b.size(); ++j) {
       const int up = row[j];
-      const bool same = absl::ascii_tolower(a[i - 1]) ==
-                        absl::ascii_tolower(b[j - 1]);
+      const bool same =
+          absl::ascii_tolower(a[i - 1]) == absl::ascii_tolower(b[j - 1]);
       row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
       diag = up;
     }
@@ -95,8 +95,9 @@ int EditDistance(std::string_view a, std::string_view b) {
 
 absl::Status OutOfRange(std::string_view field, int64_t lo, int64_t hi,
                         int64_t got) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      absl::string_view(field.data(), field.size()), " must be in [", lo, ", ", hi, "], got ", got));
+  return absl::InvalidArgumentError(
+      absl::StrCat(absl::string_view(field.data(), field.size()),
+                   " must be in [", lo, ", ", hi, "], got ", got));
 }
 
 absl::Status CheckRange(std::string_view field, int64_t value, int64_t lo,
@@ -123,8 +124,8 @@ ParameterCounts CountParameters(const ModelConfig& m) {
   c.lm_head = m.tie_word_embeddings ? 0 : c.embedding;
   const double common_per_layer =
       AttentionParams(m) + m.norms_per_layer * NormParams(m, m.hidden_size);
-  const double outside = c.embedding + c.lm_head +
-                         NormParams(m, m.hidden_size);  // final norm
+  const double outside =
+      c.embedding + c.lm_head + NormParams(m, m.hidden_size);  // final norm
   const double dense_ffn = FfnParams(m, m.intermediate_size);
   double total = outside + m.num_layers * common_per_layer;
   double active = total;
@@ -159,24 +160,20 @@ absl::Status ValidateModel(const ModelConfig& m) {
     return absl::InvalidArgumentError("model.id must not be empty");
   }
   RETURN_IF_ERROR(CheckRange("model.vocab_size", m.vocab_size, 1, kMaxVocab));
+  RETURN_IF_ERROR(CheckRange("model.hidden_size", m.hidden_size, 1, kMaxWidth));
+  RETURN_IF_ERROR(CheckRange("model.num_layers", m.num_layers, 1, kMaxLayers));
+  RETURN_IF_ERROR(CheckRange("model.num_attention_heads", m.num_attention_heads,
+                             1, kMaxHeads));
   RETURN_IF_ERROR(
-      CheckRange("model.hidden_size", m.hidden_size, 1, kMaxWidth));
-  RETURN_IF_ERROR(
-      CheckRange("model.num_layers", m.num_layers, 1, kMaxLayers));
-  RETURN_IF_ERROR(CheckRange("model.num_attention_heads",
-                             m.num_attention_heads, 1, kMaxHeads));
-  RETURN_IF_ERROR(CheckRange("model.max_context", m.max_context, 1,
-                             kMaxContext));
-  RETURN_IF_ERROR(CheckRange("model.norms_per_layer", m.norms_per_layer, 0,
-                             8));
+      CheckRange("model.max_context", m.max_context, 1, kMaxContext));
+  RETURN_IF_ERROR(CheckRange("model.norms_per_layer", m.norms_per_layer, 0, 8));
   // A dense FFN is needed unless every layer is MoE.
-  const bool needs_dense =
-      !m.moe.has_value() || m.moe->first_dense_layers > 0;
+  const bool needs_dense = !m.moe.has_value() || m.moe->first_dense_layers > 0;
   RETURN_IF_ERROR(CheckRange("model.intermediate_size", m.intermediate_size,
                              needs_dense ? 1 : 0, kMaxWidth));
   if (m.sliding_layers != SlidingLayers::kNone) {
-    RETURN_IF_ERROR(CheckRange("model.sliding_window", m.sliding_window, 1,
-                               kMaxContext));
+    RETURN_IF_ERROR(
+        CheckRange("model.sliding_window", m.sliding_window, 1, kMaxContext));
   }
   if (m.mla.has_value()) {
     const MlaDims& a = *m.mla;
@@ -184,10 +181,10 @@ absl::Status ValidateModel(const ModelConfig& m) {
         CheckRange("model.mla.q_lora_rank", a.q_lora_rank, 0, kMaxWidth));
     RETURN_IF_ERROR(
         CheckRange("model.mla.kv_lora_rank", a.kv_lora_rank, 1, kMaxWidth));
-    RETURN_IF_ERROR(CheckRange("model.mla.qk_nope_head_dim",
-                               a.qk_nope_head_dim, 0, kMaxHeadDim));
-    RETURN_IF_ERROR(CheckRange("model.mla.qk_rope_head_dim",
-                               a.qk_rope_head_dim, 1, kMaxHeadDim));
+    RETURN_IF_ERROR(CheckRange("model.mla.qk_nope_head_dim", a.qk_nope_head_dim,
+                               0, kMaxHeadDim));
+    RETURN_IF_ERROR(CheckRange("model.mla.qk_rope_head_dim", a.qk_rope_head_dim,
+                               1, kMaxHeadDim));
     RETURN_IF_ERROR(
         CheckRange("model.mla.v_head_dim", a.v_head_dim, 1, kMaxHeadDim));
   } else {
@@ -198,8 +195,7 @@ absl::Status ValidateModel(const ModelConfig& m) {
           "model.num_kv_heads must divide model.num_attention_heads (",
           m.num_attention_heads, "), got ", m.num_kv_heads));
     }
-    RETURN_IF_ERROR(
-        CheckRange("model.head_dim", m.head_dim, 1, kMaxHeadDim));
+    RETURN_IF_ERROR(CheckRange("model.head_dim", m.head_dim, 1, kMaxHeadDim));
   }
   if (m.moe.has_value()) {
     const MoeDims& e = *m.moe;
@@ -230,11 +226,10 @@ std::vector<std::string> ClosestNames(
   for (const std::string& c : candidates) {
     scored.emplace_back(EditDistance(query, c), &c);
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& a, const auto& b) {
-                     return a.first != b.first ? a.first < b.first
-                                               : *a.second < *b.second;
-                   });
+  std::stable_sort(
+      scored.begin(), scored.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first < b.first : *a.second < *b.second;
+      });
   std::vector<std::string> out;
   for (const auto& [d, name] : scored) {
     if (static_cast<int>(out.size()) >= limit) break;

@@ -85,47 +85,47 @@ std::vector<ModelConfig> BuildCatalog() {
   constexpr const char* kLlama = "LlamaForCausalLM";
   // --- Llama 2 (vocab 32000, MHA except 70B, 4096 positions, untied) ---
   // meta-llama/Llama-2-7b-hf
-  c.push_back(Make({"llama-2-7b", "Llama-2-7B", kLlama,
-                    "meta-llama/Llama-2-7b-hf", 32000, 4096, 11008, 32, 32,
-                    32, 128, 4096}));
+  c.push_back(
+      Make({"llama-2-7b", "Llama-2-7B", kLlama, "meta-llama/Llama-2-7b-hf",
+            32000, 4096, 11008, 32, 32, 32, 128, 4096}));
   // meta-llama/Llama-2-13b-hf
-  c.push_back(Make({"llama-2-13b", "Llama-2-13B", kLlama,
-                    "meta-llama/Llama-2-13b-hf", 32000, 5120, 13824, 40, 40,
-                    40, 128, 4096}));
+  c.push_back(
+      Make({"llama-2-13b", "Llama-2-13B", kLlama, "meta-llama/Llama-2-13b-hf",
+            32000, 5120, 13824, 40, 40, 40, 128, 4096}));
   // meta-llama/Llama-2-70b-hf: GQA with 8 kv heads.
-  c.push_back(Make({"llama-2-70b", "Llama-2-70B", kLlama,
-                    "meta-llama/Llama-2-70b-hf", 32000, 8192, 28672, 80, 64, 8,
-                    128, 4096}));
+  c.push_back(
+      Make({"llama-2-70b", "Llama-2-70B", kLlama, "meta-llama/Llama-2-70b-hf",
+            32000, 8192, 28672, 80, 64, 8, 128, 4096}));
   // codellama/CodeLlama-7b-hf: Llama-2-7B shape, vocab 32016, 16384
   // positions.
-  c.push_back(Make({"codellama-7b", "CodeLlama-7B", kLlama,
-                    "codellama/CodeLlama-7b-hf", 32016, 4096, 11008, 32, 32,
-                    32, 128, 16384}));
+  c.push_back(
+      Make({"codellama-7b", "CodeLlama-7B", kLlama, "codellama/CodeLlama-7b-hf",
+            32016, 4096, 11008, 32, 32, 32, 128, 16384}));
   // TinyLlama/TinyLlama-1.1B-Chat-v1.0 (used in the calibration data).
   c.push_back(Make({"tinyllama-1.1b", "TinyLlama-1.1B", kLlama,
-                    "TinyLlama/TinyLlama-1.1B-Chat-v1.0", 32000, 2048, 5632,
-                    22, 32, 4, 64, 2048}));
+                    "TinyLlama/TinyLlama-1.1B-Chat-v1.0", 32000, 2048, 5632, 22,
+                    32, 4, 64, 2048}));
   // --- Llama 3 / 3.1 / 3.3 (vocab 128256, GQA 8 kv heads, untied) ---
   // meta-llama/Meta-Llama-3-8B: 8192 positions.
-  c.push_back(Make({"llama-3-8b", "Llama-3-8B", kLlama,
-                    "meta-llama/Meta-Llama-3-8B", 128256, 4096, 14336, 32, 32,
-                    8, 128, 8192}));
+  c.push_back(
+      Make({"llama-3-8b", "Llama-3-8B", kLlama, "meta-llama/Meta-Llama-3-8B",
+            128256, 4096, 14336, 32, 32, 8, 128, 8192}));
   // meta-llama/Meta-Llama-3-70B
-  c.push_back(Make({"llama-3-70b", "Llama-3-70B", kLlama,
-                    "meta-llama/Meta-Llama-3-70B", 128256, 8192, 28672, 80, 64,
-                    8, 128, 8192}));
+  c.push_back(
+      Make({"llama-3-70b", "Llama-3-70B", kLlama, "meta-llama/Meta-Llama-3-70B",
+            128256, 8192, 28672, 80, 64, 8, 128, 8192}));
   // meta-llama/Llama-3.1-8B: 131072 positions.
-  c.push_back(Make({"llama-3.1-8b", "Llama-3.1-8B", kLlama,
-                    "meta-llama/Llama-3.1-8B", 128256, 4096, 14336, 32, 32, 8,
-                    128, 131072}));
+  c.push_back(
+      Make({"llama-3.1-8b", "Llama-3.1-8B", kLlama, "meta-llama/Llama-3.1-8B",
+            128256, 4096, 14336, 32, 32, 8, 128, 131072}));
   // meta-llama/Llama-3.1-70B
   c.push_back(Make({"llama-3.1-70b", "Llama-3.1-70B", kLlama,
                     "meta-llama/Llama-3.1-70B", 128256, 8192, 28672, 80, 64, 8,
                     128, 131072}));
   // meta-llama/Llama-3.1-405B
   c.push_back(Make({"llama-3.1-405b", "Llama-3.1-405B", kLlama,
-                    "meta-llama/Llama-3.1-405B", 128256, 16384, 53248, 126,
-                    128, 8, 128, 131072}));
+                    "meta-llama/Llama-3.1-405B", 128256, 16384, 53248, 126, 128,
+                    8, 128, 131072}));
   // meta-llama/Llama-3.3-70B-Instruct: the Llama-3.1-70B shape (used in the
   // calibration data).
   c.push_back(Make({"llama-3.3-70b", "Llama-3.3-70B", kLlama,
@@ -133,36 +133,35 @@ std::vector<ModelConfig> BuildCatalog() {
                     80, 64, 8, 128, 131072}));
   // meta-llama/Llama-3.2-1B: head_dim 64, tied embeddings. (Not found in a
   // searchable copy; values as published in the repository's config.json.)
-  c.push_back(Tied(Make({"llama-3.2-1b", "Llama-3.2-1B", kLlama,
-                         "meta-llama/Llama-3.2-1B", 128256, 2048, 8192, 16,
-                         32, 8, 64, 131072})));
+  c.push_back(Tied(
+      Make({"llama-3.2-1b", "Llama-3.2-1B", kLlama, "meta-llama/Llama-3.2-1B",
+            128256, 2048, 8192, 16, 32, 8, 64, 131072})));
   // meta-llama/Llama-3.2-3B: 24 heads of 128, tied embeddings. (Same note.)
-  c.push_back(Tied(Make({"llama-3.2-3b", "Llama-3.2-3B", kLlama,
-                         "meta-llama/Llama-3.2-3B", 128256, 3072, 8192, 28, 24,
-                         8, 128, 131072})));
+  c.push_back(Tied(
+      Make({"llama-3.2-3b", "Llama-3.2-3B", kLlama, "meta-llama/Llama-3.2-3B",
+            128256, 3072, 8192, 28, 24, 8, 128, 131072})));
   // --- Mistral ---
   // mistralai/Mistral-7B-v0.1: sliding_window 4096 on every layer.
-  c.push_back(WithSliding(
-      Make({"mistral-7b", "Mistral-7B-v0.1", "MistralForCausalLM",
-            "mistralai/Mistral-7B-v0.1", 32000, 4096, 14336, 32, 32, 8, 128,
-            32768}),
-      SlidingLayers::kAll, 4096));
+  c.push_back(
+      WithSliding(Make({"mistral-7b", "Mistral-7B-v0.1", "MistralForCausalLM",
+                        "mistralai/Mistral-7B-v0.1", 32000, 4096, 14336, 32, 32,
+                        8, 128, 32768}),
+                  SlidingLayers::kAll, 4096));
   // mistralai/Mixtral-8x7B-v0.1: 8 experts of width 14336, top-2.
-  c.push_back(WithMoe(
-      Make({"mixtral-8x7b", "Mixtral-8x7B", "MixtralForCausalLM",
-            "mistralai/Mixtral-8x7B-v0.1", 32000, 4096, 14336, 32, 32, 8, 128,
-            32768}),
-      {.num_routed_experts = 8,
-       .experts_per_token = 2,
-       .expert_intermediate_size = 14336}));
+  c.push_back(WithMoe(Make({"mixtral-8x7b", "Mixtral-8x7B",
+                            "MixtralForCausalLM", "mistralai/Mixtral-8x7B-v0.1",
+                            32000, 4096, 14336, 32, 32, 8, 128, 32768}),
+                      {.num_routed_experts = 8,
+                       .experts_per_token = 2,
+                       .expert_intermediate_size = 14336}));
   // mistralai/Mixtral-8x22B-v0.1: 8 experts of width 16384, top-2.
-  c.push_back(WithMoe(
-      Make({"mixtral-8x22b", "Mixtral-8x22B", "MixtralForCausalLM",
-            "mistralai/Mixtral-8x22B-v0.1", 32000, 6144, 16384, 56, 48, 8, 128,
-            65536}),
-      {.num_routed_experts = 8,
-       .experts_per_token = 2,
-       .expert_intermediate_size = 16384}));
+  c.push_back(
+      WithMoe(Make({"mixtral-8x22b", "Mixtral-8x22B", "MixtralForCausalLM",
+                    "mistralai/Mixtral-8x22B-v0.1", 32000, 6144, 16384, 56, 48,
+                    8, 128, 65536}),
+              {.num_routed_experts = 8,
+               .experts_per_token = 2,
+               .expert_intermediate_size = 16384}));
   // --- Qwen (bias on q, k, v projections; vocab 152064 untied) ---
   // Qwen/Qwen2-7B-Instruct (same shape as Qwen/Qwen2-7B; the Instruct
   // config gives 32768 positions).
@@ -175,16 +174,15 @@ std::vector<ModelConfig> BuildCatalog() {
                                 80, 64, 8, 128, 32768})));
   // Qwen/Qwen2.5-7B-Instruct
   c.push_back(WithQkvBias(Make({"qwen2.5-7b", "Qwen2.5-7B", "Qwen2ForCausalLM",
-                                "Qwen/Qwen2.5-7B-Instruct", 152064, 3584,
-                                18944, 28, 28, 4, 128, 32768})));
+                                "Qwen/Qwen2.5-7B-Instruct", 152064, 3584, 18944,
+                                28, 28, 4, 128, 32768})));
   // Qwen/Qwen3-30B-A3B: 128 experts of width 768, top-8, no shared expert,
   // every layer sparse (decoder_sparse_step 1, mlp_only_layers []); q/k
   // RMSNorm; head_dim 128 (32 x 128 = 4096 != hidden 2048).
   {
     ModelConfig m = WithMoe(
         Make({"qwen3-30b-a3b", "Qwen3-30B-A3B", "Qwen3MoeForCausalLM",
-              "Qwen/Qwen3-30B-A3B", 151936, 2048, 6144, 48, 32, 4, 128,
-              40960}),
+              "Qwen/Qwen3-30B-A3B", 151936, 2048, 6144, 48, 32, 4, 128, 40960}),
         {.num_routed_experts = 128,
          .experts_per_token = 8,
          .expert_intermediate_size = 768});
@@ -195,21 +193,21 @@ std::vector<ModelConfig> BuildCatalog() {
   // layers) ---
   // deepseek-ai/DeepSeek-V2: 160 routed (top-6) + 2 shared experts of width
   // 1536, first_k_dense_replace 1, q_lora_rank 1536, kv_lora_rank 512.
-  c.push_back(WithMla(
-      WithMoe(Make({"deepseek-v2", "DeepSeek-V2", "DeepseekV2ForCausalLM",
-                    "deepseek-ai/DeepSeek-V2", 102400, 5120, 12288, 60, 128,
-                    128, 0, 163840}),
-              {.num_routed_experts = 160,
-               .experts_per_token = 6,
-               .num_shared_experts = 2,
-               .expert_intermediate_size = 1536,
-               .shared_expert_intermediate_size = 1536,
-               .first_dense_layers = 1}),
-      {.q_lora_rank = 1536,
-       .kv_lora_rank = 512,
-       .qk_nope_head_dim = 128,
-       .qk_rope_head_dim = 64,
-       .v_head_dim = 128}));
+  c.push_back(
+      WithMla(WithMoe(Make({"deepseek-v2", "DeepSeek-V2",
+                            "DeepseekV2ForCausalLM", "deepseek-ai/DeepSeek-V2",
+                            102400, 5120, 12288, 60, 128, 128, 0, 163840}),
+                      {.num_routed_experts = 160,
+                       .experts_per_token = 6,
+                       .num_shared_experts = 2,
+                       .expert_intermediate_size = 1536,
+                       .shared_expert_intermediate_size = 1536,
+                       .first_dense_layers = 1}),
+              {.q_lora_rank = 1536,
+               .kv_lora_rank = 512,
+               .qk_nope_head_dim = 128,
+               .qk_rope_head_dim = 64,
+               .v_head_dim = 128}));
   // deepseek-ai/DeepSeek-V2-Lite: q_lora_rank null (direct q_proj), 64
   // routed (top-6) + 2 shared experts of width 1408.
   c.push_back(WithMla(
@@ -244,41 +242,41 @@ std::vector<ModelConfig> BuildCatalog() {
                        .qk_nope_head_dim = 128,
                        .qk_rope_head_dim = 64,
                        .v_head_dim = 128};
-  c.push_back(WithMla(
-      WithMoe(Make({"deepseek-v3", "DeepSeek-V3", "DeepseekV3ForCausalLM",
-                    "deepseek-ai/DeepSeek-V3", 129280, 7168, 18432, 61, 128,
-                    128, 0, 163840}),
-              v3_moe),
-      v3_mla));
-  c.push_back(WithMla(
-      WithMoe(Make({"deepseek-r1", "DeepSeek-R1", "DeepseekV3ForCausalLM",
-                    "deepseek-ai/DeepSeek-R1", 129280, 7168, 18432, 61, 128,
-                    128, 0, 163840}),
-              v3_moe),
-      v3_mla));
+  c.push_back(
+      WithMla(WithMoe(Make({"deepseek-v3", "DeepSeek-V3",
+                            "DeepseekV3ForCausalLM", "deepseek-ai/DeepSeek-V3",
+                            129280, 7168, 18432, 61, 128, 128, 0, 163840}),
+                      v3_moe),
+              v3_mla));
+  c.push_back(
+      WithMla(WithMoe(Make({"deepseek-r1", "DeepSeek-R1",
+                            "DeepseekV3ForCausalLM", "deepseek-ai/DeepSeek-R1",
+                            129280, 7168, 18432, 61, 128, 128, 0, 163840}),
+                      v3_moe),
+              v3_mla));
   // --- Gemma (GeGLU, tied embeddings, vocab 256000) ---
   // google/gemma-7b: 16 heads of 256 (16 x 256 = 4096 != hidden 3072).
-  c.push_back(Tied(Make({"gemma-7b", "Gemma-7B", "GemmaForCausalLM",
-                         "google/gemma-7b", 256000, 3072, 24576, 28, 16, 16,
-                         256, 8192})));
+  c.push_back(
+      Tied(Make({"gemma-7b", "Gemma-7B", "GemmaForCausalLM", "google/gemma-7b",
+                 256000, 3072, 24576, 28, 16, 16, 256, 8192})));
   // google/gemma-2-9b: even layers slide over 4096 tokens, odd layers are
   // global; four norms per layer (pre/post attention, pre/post FFN).
   {
-    ModelConfig m = WithSliding(
-        Tied(Make({"gemma-2-9b", "Gemma-2-9B", "Gemma2ForCausalLM",
-                   "google/gemma-2-9b", 256000, 3584, 14336, 42, 16, 8, 256,
-                   8192})),
-        SlidingLayers::kEvenLayers, 4096);
+    ModelConfig m =
+        WithSliding(Tied(Make({"gemma-2-9b", "Gemma-2-9B", "Gemma2ForCausalLM",
+                               "google/gemma-2-9b", 256000, 3584, 14336, 42, 16,
+                               8, 256, 8192})),
+                    SlidingLayers::kEvenLayers, 4096);
     m.norms_per_layer = 4;
     c.push_back(std::move(m));
   }
   // google/gemma-2-27b
   {
-    ModelConfig m = WithSliding(
-        Tied(Make({"gemma-2-27b", "Gemma-2-27B", "Gemma2ForCausalLM",
-                   "google/gemma-2-27b", 256000, 4608, 36864, 46, 32, 16, 128,
-                   8192})),
-        SlidingLayers::kEvenLayers, 4096);
+    ModelConfig m =
+        WithSliding(Tied(Make({"gemma-2-27b", "Gemma-2-27B",
+                               "Gemma2ForCausalLM", "google/gemma-2-27b",
+                               256000, 4608, 36864, 46, 32, 16, 128, 8192})),
+                    SlidingLayers::kEvenLayers, 4096);
     m.norms_per_layer = 4;
     c.push_back(std::move(m));
   }
@@ -286,16 +284,15 @@ std::vector<ModelConfig> BuildCatalog() {
   // microsoft/Phi-3-mini-4k-instruct: fused qkv_proj and gate_up_proj (same
   // parameter count as separate projections); its config sets
   // sliding_window 2047 on every layer.
-  c.push_back(WithSliding(
-      Make({"phi-3-mini", "Phi-3-mini-4k", "Phi3ForCausalLM",
-            "microsoft/Phi-3-mini-4k-instruct", 32064, 3072, 8192, 32, 32, 32,
-            96, 4096}),
-      SlidingLayers::kAll, 2047));
+  c.push_back(
+      WithSliding(Make({"phi-3-mini", "Phi-3-mini-4k", "Phi3ForCausalLM",
+                        "microsoft/Phi-3-mini-4k-instruct", 32064, 3072, 8192,
+                        32, 32, 32, 96, 4096}),
+                  SlidingLayers::kAll, 2047));
 
-  std::sort(c.begin(), c.end(),
-            [](const ModelConfig& a, const ModelConfig& b) {
-              return a.id < b.id;
-            });
+  std::sort(c.begin(), c.end(), [](const ModelConfig& a, const ModelConfig& b) {
+    return a.id < b.id;
+  });
   return c;
 }
 
@@ -316,9 +313,9 @@ absl::StatusOr<ModelConfig> FindModel(std::string_view id) {
     if (m.id == wanted || absl::AsciiStrToLower(m.source) == wanted) return m;
     ids.push_back(m.id);
   }
-  return absl::NotFoundError(
-      absl::StrCat("unknown model \"", wanted, "\"; closest: ",
-                   absl::StrJoin(ClosestNames(wanted, ids), ", ")));
+  return absl::NotFoundError(absl::StrCat(
+      "unknown model \"", wanted,
+      "\"; closest: ", absl::StrJoin(ClosestNames(wanted, ids), ", ")));
 }
 
 }  // namespace ridgeline::engine
