@@ -22,14 +22,15 @@
 #define RIDGELINE_PLUGIN_IMPLEMENT_ERRORS
 #include "ridgeline/plugin/ridgeline_plugin.h"
 
-
 /* Aquabolt-XL in-bank programmable computing units (PCUs), per stack.
  * Internal bandwidth [D]: Samsung states the PCUs "exploit bank-level
  * parallelism to provide four times the processing bandwidth than an off-chip
  * solution" (ISSCC 2021 25.4 as reported by Maximum PC, April 2021; the
  * sheet's provenance lists "4x processing BW" as R) x 307.2 GB/s external
- * (2.4 Gbps/pin x 1024 bits / 8) = 1228.8 GB/s. Cross-check: 128 PCUs (4 PIM
- * dies x 32, hardwareluxx) x 16 FP16 lanes x 2 B x 300 MHz = 1228.8 GB/s. */
+ * (2.4 Gbps/pin x 1024 bits / 8) = 1228.8 GB/s. Cross-check (D): 6 GB =
+ * 4 x 4 Gb PIM dies + 4 x 8 Gb dies (sheet sources), 32 PCUs per PIM die
+ * (hardwareluxx), so 128 PCUs x 16 FP16 lanes x 2 B x 300 MHz = 1228.8 GB/s,
+ * and x 2 FLOP per lane = 1.23 TFLOPS, matching the published 1.2. */
 static const RidgelineNearMemoryCompute kAquaboltXlPcu = {
     .struct_size = sizeof(RidgelineNearMemoryCompute),
     .internal_bandwidth_bytes_per_second = 1228.8e9,
