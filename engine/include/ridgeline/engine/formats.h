@@ -51,14 +51,20 @@ struct NumberFormat {
 //   fp32 bf16 fp16 fp8 (= fp8-e4m3) fp8-e5m2 int8 int4 nvfp4 (4 bits + one
 //   e4m3 scale per 16 = 4.5) mxfp4 (4 + one e8m0 scale per 32 = 4.25),
 //   intN for N in 2..32, intN-gG (N + 16/G bits: one fp16 scale per G),
-//   gguf-q4_0 (4.5), gguf-q8_0 (8.5), gguf-q4_k_m (4.85), w4a16 (= int4-g128).
+//   gguf-q4_0 (4.5), gguf-q8_0 (8.5), gguf-q4_k_m (4.85), w4a16 (= int4-g128);
+//   also gguf-q4_1 (5), gguf-q5_0 (5.5), gguf-q5_1 (6), gguf-q4_k (4.5),
+//   gguf-q6_k (6.5625); the gguf- prefix is optional.
+// intN-gG and GGUF types have no native math (dequantised first); int8,
+// int4, fp8, nvfp4, mxfp4 and the floats do.
 // Errors name the format and list the accepted forms.
 absl::StatusOr<NumberFormat> ParseNumberFormat(std::string_view name);
 
 // The math the matmuls of a layer run in, given weight and activation
 // formats: both natively the same type -> that type (W8A8 -> int8, FP8 ->
-// fp8); otherwise weights are dequantised to the activation type (W4A16 ->
-// bf16/fp16). Activations must have a native math type.
+// fp8); weights without native math are dequantised to the activation type
+// (W4A16 -> bf16/fp16); two different native types run in the wider one
+// (W4A8 -> int8, fp8 weights with bf16 activations -> bf16; equal widths
+// follow the activations). Activations must have a native math type.
 absl::StatusOr<MathType> MatmulMathType(const NumberFormat& weights,
                                         const NumberFormat& activations);
 

@@ -58,6 +58,9 @@ struct ModelConfig {
   int64_t num_layers = 0;
   int64_t num_attention_heads = 0;
   int64_t num_kv_heads = 0;  // == heads: MHA; 1: MQA; else GQA
+  // Query/key width of one head. MLA models: qk_nope_head_dim +
+  // qk_rope_head_dim (their K/V geometry is in `mla`; num_kv_heads is the
+  // config's num_key_value_heads and does not size the cache).
   int64_t head_dim = 0;
   int64_t max_context = 0;   // max_position_embeddings
 
@@ -78,7 +81,11 @@ struct ModelConfig {
   bool qk_norm = false;
 };
 
-// Parameter counts in parameters (not bytes).
+// Parameter counts in parameters (not bytes): embeddings, LM head (0 when
+// tied), attention projections and biases, norms, FFN / experts, routers
+// (and DeepSeek-V3's router bias, Qwen2-MoE's shared-expert gate). Active
+// counts top-k routed experts plus shared experts, embeddings included.
+// DeepSeek-V3's multi-token-prediction layer is not counted.
 struct ParameterCounts {
   double total = 0;
   double active_per_token = 0;  // what one token touches (top-k experts)
@@ -87,8 +94,10 @@ struct ParameterCounts {
 };
 ParameterCounts CountParameters(const ModelConfig& model);
 
-// KV-cache elements stored per token over all layers (K and V; for MLA the
-// latent plus the decoupled RoPE key).
+// KV-cache elements stored per token over all layers: layers x 2 x
+// num_kv_heads x head_dim; MLA: layers x (kv_lora_rank + qk_rope_head_dim),
+// the compressed latent plus the decoupled RoPE key. Sliding windows cap how
+// many tokens are kept, not the per-token size.
 double KvElementsPerToken(const ModelConfig& model);
 
 // Checks every field; errors name the field ("model.num_kv_heads") and the
