@@ -1,0 +1,541 @@
+// Analyze(): golden decode step, phases, placement, PIM, efficiency,
+// suggestions and economy. Each expected number is derived in the comment
+// next to it.
+#include "ridgeline/engine/analyze.h"
+
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "ridgeline/engine/model.h"
+#include "test_hardware.h"
+
+namespace ridgeline::engine {
+namespace {
+
+using testing::A100Like;
+using testing::MakeScenario;
+
+constexpr int kW = static_cast<int>(OperandClass::kWeights);
+constexpr int kKv = static_cast<int>(OperandClass::kKvCache);
+
+NumberFormat Fmt(const char* name) { return ParseNumberFormat(name).value(); }
+
+const OpResult* FindOp(const StepResult& s, OpKind kind,
+                       std::string_view group = "") {
+  for (const OpResult& op : s.ops) {
+    if (op.kind == kind && op.layer_group == group) return &op;
+  }
+  return nullptr;
+}
+
+// Llama-2-7B, fp16 everything, batch 1, one decode step at KV 1024 (prompt
+// 1023 + the token the prefill emitted).
+Scenario Llama2DecodeAt1024() {
+  Scenario s = MakeScenario("llama-2-7b", A100Like());
+  s.precision = {Fmt("fp16"), Fmt("fp16"), Fmt("fp16")};
+  s.workload = {1, 1023, 2};
+  return s;
+}
+
+TEST(AnalyzeTest, Llama2_7bDecodeStepIsMemoryBoundAtRoofline) {
+  absl::StatusOr<AnalysisResult> r = Analyze(Llama2DecodeAt1024());
+  ASSERT_TRUE(r.ok()) << r.status();
+  const StepResult& step = r->decode_first_step;
+  EXPECT_EQ(step.kv_length, 1024);
+  // Weights read: every layer weight once, 32 x (4 x 4096^2 attention +
+  // 3 x 4096 x 11008 FFN + 2 x 4096 norms) = 6476.3 M, plus the untied LM
+  // head 32000 x 4096 = 131.1 M, plus one embedding row: 6607.4 M params x
+  // 2 B = 13.215 GB (the 262 MB of the embedding table are not read: one row).
+  // KV read: 32 layers x 1024 tokens x (K+V) 2 x 32 heads x 128 x 2 B =
+  // 0.537 GB. Activations add a few MB.
+  // Total ~13.757 GB / 2039 GB/s = 6.747 ms.
+  EXPECT_NEAR(step.totals.bytes, 13.757e9, 0.02e9);
+  EXPECT_NEAR(step.totals.seconds, 13.757e9 / 2039e9, 0.01e-3);
+  // The form: (13.5 GB of weights + 0.54 GB KV) / 2039 GB/s =
+  // 6.886 ms; ours is 2% lower because the embedding table is not streamed.
+  EXPECT_NEAR(step.totals.seconds, (13.5e9 + 0.54e9) / 2039e9,
+              0.03 * (13.5e9 + 0.54e9) / 2039e9);
+  // Memory-bound: FLOPs 2 x 6.607 G + attention 0.54 G = 13.8 GFLOP take
+  // 44 us at 312 TFLOP/s, 150x less than the memory time.
+  EXPECT_LT(step.totals.compute_seconds, step.totals.memory_seconds / 100);
+  for (const OpResult& op : step.ops) {
+    EXPECT_NE(op.bound, Bound::kCompute) << OpKindName(op.kind);
+  }
+  // Ridge point: 312e12 / 2039e9 = 153.0 FLOP/byte.
+  EXPECT_NEAR(r->ridge_point, 153.0, 0.1);
+  EXPECT_EQ(r->matmul_math, MathType::kFp16);
+  EXPECT_TRUE(r->pure_roofline);
+  EXPECT_TRUE(r->memory.fits);
+}
+
+TEST(AnalyzeTest, DecodeFlopsAreTwiceActiveParamsPlusAttention) {
+  absl::StatusOr<AnalysisResult> r = Analyze(Llama2DecodeAt1024());
+  ASSERT_TRUE(r.ok()) << r.status();
+  // Matmul params touched per token: 6738.4 M total - 131.1 M embedding
+  // (gathered, not multiplied) - 0.27 M norm weights = 6607.0 M -> 13.214
+  // GFLOP. Attention: 32 layers x 32 heads x 1024 keys x (2x128 QK + 2x128
+  // AV + 5 softmax) = 0.542 GFLOP. Elementwise ops add ~3 MFLOP.
+  const ParameterCounts p = CountParameters(FindModel("llama-2-7b").value());
+  const double matmul = 2 * (p.active_per_token - p.embedding - 32 * 2 * 4096 -
+                             4096);
+  const double attention = 32.0 * 32 * 1024 * (2 * 128 + 2 * 128 + 5);
+  EXPECT_NEAR(r->decode_first_step.totals.flops, matmul + attention, 5e6);
+  const OpResult* fa = FindOp(r->decode_first_step, OpKind::kFlashAttention);
+  ASSERT_NE(fa, nullptr);
+  EXPECT_DOUBLE_EQ(fa->flops, attention);
+  EXPECT_EQ(fa->layers, 32);
+  EXPECT_EQ(fa->op_class, OpClass::kAttention);
+}
+
+TEST(AnalyzeTest, EveryDecodeStepIsEvaluatedAtItsOwnKvLength) {
+  Scenario s = MakeScenario("llama-3-8b", A100Like());
+  s.workload = {16, 1024, 128};
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->decode.steps, 127);  // the prefill emits token 1
+  EXPECT_EQ(r->decode_first_step.kv_length, 1025);
+  EXPECT_EQ(r->decode_last_step.kv_length, 1024 + 127);
+  EXPECT_GT(r->tpot_last_seconds, r->tpot_first_seconds);
+  EXPECT_DOUBLE_EQ(r->tpot_first_seconds, r->decode_first_step.totals.seconds);
+  EXPECT_DOUBLE_EQ(r->tpot_last_seconds, r->decode_last_step.totals.seconds);
+  // Only attention grows with the context, linearly: the mean step equals
+  // the mean of first and last.
+  EXPECT_NEAR(r->tpot_mean_seconds,
+              (r->tpot_first_seconds + r->tpot_last_seconds) / 2,
+              1e-9 * r->tpot_mean_seconds);
+  EXPECT_NEAR(r->e2e_seconds, r->ttft_seconds + 127 * r->tpot_mean_seconds,
+              1e-9);
+  EXPECT_DOUBLE_EQ(r->decode_tokens_per_second_total,
+                   16 / r->tpot_mean_seconds);
+  EXPECT_DOUBLE_EQ(r->decode_tokens_per_second_per_sequence,
+                   1 / r->tpot_mean_seconds);
+  EXPECT_DOUBLE_EQ(r->prefill_tokens_per_second,
+                   16 * 1024 / r->ttft_seconds);
+  // Attention over all 127 steps: KV lengths 1025..1151 sum to
+  // 127 x 1088 = 138176 keys; x 32 layers x 32 heads x 16 seqs x 517 FLOP.
+  const OpResult* fa = FindOp(r->decode, OpKind::kFlashAttention);
+  ASSERT_NE(fa, nullptr);
+  EXPECT_NEAR(fa->flops, 138176.0 * 32 * 32 * 16 * 517, 1e3);
+  // Prefill with the causal mask: 1024 x 1025 / 2 pairs per head.
+  const OpResult* pf = FindOp(r->prefill, OpKind::kFlashAttention);
+  ASSERT_NE(pf, nullptr);
+  EXPECT_NEAR(pf->flops, 1024.0 * 1025 / 2 * 32 * 32 * 16 * 517, 1e3);
+  // The 8B prefill of 16 k tokens is compute-bound on the matmuls.
+  EXPECT_EQ(FindOp(r->prefill, OpKind::kFfnUpGate)->bound, Bound::kCompute);
+  // The bottleneck is a decode op, with numbers in its sentence.
+  EXPECT_EQ(r->bottleneck.phase, Phase::kDecode);
+  EXPECT_NE(r->bottleneck.text.find("%"), std::string::npos);
+}
+
+TEST(AnalyzeTest, PrefillOnlyWhenOneTokenGenerated) {
+  Scenario s = MakeScenario("llama-3-8b", A100Like());
+  s.workload = {1, 512, 1};
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->decode.steps, 0);
+  EXPECT_TRUE(r->decode.ops.empty());
+  EXPECT_EQ(r->tpot_mean_seconds, 0);
+  EXPECT_DOUBLE_EQ(r->e2e_seconds, r->ttft_seconds);
+  EXPECT_EQ(r->bottleneck.phase, Phase::kPrefill);
+  // The LM head runs for the last token of each sequence only: 2 x 4096 x
+  // 128256 = 1.05 GFLOP at batch 1.
+  EXPECT_DOUBLE_EQ(FindOp(r->prefill, OpKind::kLmHead)->flops,
+                   2.0 * 4096 * 128256);
+}
+
+TEST(AnalyzeTest, WeightBytesFollowTheFormat) {
+  // Llama-2-7B: 6.7384 G params x 16 / 8 / 4.125 (int4 + one fp16 scale per
+  // 128) bits.
+  const double params = CountParameters(FindModel("llama-2-7b").value()).total;
+  EXPECT_NEAR(params, 6.7384e9, 0.0001e9);
+  for (auto [fmt, bits] : {std::pair{"fp16", 16.0}, std::pair{"fp8", 8.0},
+                           std::pair{"int4-g128", 4.125}}) {
+    Scenario s = Llama2DecodeAt1024();
+    s.precision.weights = Fmt(fmt);
+    absl::StatusOr<AnalysisResult> r = Analyze(s);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_DOUBLE_EQ(r->memory.required_bytes[kW], params * bits / 8) << fmt;
+  }
+}
+
+TEST(AnalyzeTest, KvBytesPerTokenGqaAndMla) {
+  // Llama-3-8B (GQA 32/8): 32 layers x 2 x 8 x 128 x 2 B = 131072 B/token;
+  // prompt 1000, generated 1 -> 1000 tokens at batch 2.
+  Scenario s = MakeScenario("llama-3-8b", A100Like());
+  s.workload = {2, 1000, 1};
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->memory.required_bytes[kKv], 2 * 1000 * 131072.0);
+  // Llama-2-7B (MHA) stores 4x that per token: 524288 B.
+  s = MakeScenario("llama-2-7b", A100Like());
+  s.workload = {1, 1000, 1};
+  r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->memory.required_bytes[kKv], 1000 * 524288.0);
+  // DeepSeek-V2-Lite (MLA) stores the latent: 27 layers x (512 + 64) x 2 B =
+  // 31104 B/token; prompt 100 + 11 generated - 1 = 110 tokens.
+  s = MakeScenario("deepseek-v2-lite", A100Like());
+  s.workload = {1, 100, 11};
+  r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->memory.required_bytes[kKv], 110 * 31104.0);
+}
+
+TEST(AnalyzeTest, SlidingWindowCapsKvRead) {
+  // Mistral-7B-v0.1: every layer slides over 4096 tokens. At KV 8000 each
+  // layer reads 4096 x 2 x 8 heads x 128 x 2 B = 16.8 MB: 32 layers =
+  // 536.9 MB, not the 1048.6 MB of the full context.
+  Scenario s = MakeScenario("mistral-7b", A100Like());
+  s.workload = {1, 7999, 2};
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const OpResult* fa = FindOp(r->decode_first_step, OpKind::kFlashAttention);
+  ASSERT_NE(fa, nullptr);
+  EXPECT_DOUBLE_EQ(fa->traffic[kKv][0].read, 32.0 * 4096 * 4096);
+  // The stored cache is capped the same way: 4096 x 131072 B.
+  EXPECT_DOUBLE_EQ(r->memory.required_bytes[kKv], 4096 * 131072.0);
+}
+
+TEST(AnalyzeTest, Gemma2AlternatesSlidingAndGlobalLayers) {
+  // Gemma-2-9B: 42 layers, even ones slide over 4096 tokens.
+  Scenario s = MakeScenario("gemma-2-9b", A100Like());
+  s.workload = {1, 8191, 2};
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const OpResult* sl =
+      FindOp(r->decode_first_step, OpKind::kFlashAttention, "sliding");
+  const OpResult* gl =
+      FindOp(r->decode_first_step, OpKind::kFlashAttention, "global");
+  ASSERT_NE(sl, nullptr);
+  ASSERT_NE(gl, nullptr);
+  EXPECT_EQ(sl->layers, 21);
+  EXPECT_EQ(gl->layers, 21);
+  // Same layer count, global reads 8192 keys and sliding 4096.
+  EXPECT_DOUBLE_EQ(gl->flops, 2 * sl->flops);
+}
+
+TEST(AnalyzeTest, MoeReadsTouchedExpertsOnly) {
+  // Mixtral-8x7B, top-2 of 8. One expert: 3 x 4096 x 14336 params x 2 B =
+  // 352.3 MB per layer. Batch 1 touches 2 experts: 32 x 2 x 352.3 MB =
+  // 22.55 GB; batch 256 touches 8 x (1 - 0.75^256) ~ 8: 90.2 GB.
+  const double expert_bytes = 3.0 * 4096 * 14336 * 2;
+  Scenario s = MakeScenario("mixtral-8x7b", A100Like());
+  s.hardware.tiers[0].capacity_bytes = 1e12;
+  s.workload = {1, 128, 2};
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const OpResult* ex = FindOp(r->decode_first_step, OpKind::kMoeRoutedExperts);
+  ASSERT_NE(ex, nullptr);
+  EXPECT_NEAR(ex->traffic[kW][0].read, 32 * 2 * expert_bytes, 1e3);
+  // FLOPs: 1 token x 2 experts x 2 x 3 x 4096 x 14336 + activation 5 x 14336
+  // per expert, x 32 layers.
+  EXPECT_NEAR(ex->flops, 32 * 2 * (2 * 3 * 4096.0 * 14336 + 5 * 14336), 1);
+  s.workload.batch = 256;
+  r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ex = FindOp(r->decode_first_step, OpKind::kMoeRoutedExperts);
+  EXPECT_NEAR(ex->traffic[kW][0].read, 32 * 8 * expert_bytes,
+              1e-6 * 32 * 8 * expert_bytes);
+}
+
+TEST(AnalyzeTest, DeepSeekHasDenseFirstLayersAndMlaVariants) {
+  Scenario s = MakeScenario("deepseek-v2-lite", A100Like());
+  s.workload = {1, 256, 2};
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  // first_k_dense_replace = 1 of 27 layers.
+  const OpResult* dense = FindOp(r->decode_first_step, OpKind::kFfnUpGate, "dense");
+  const OpResult* moe =
+      FindOp(r->decode_first_step, OpKind::kMoeRoutedExperts, "moe");
+  ASSERT_NE(dense, nullptr);
+  ASSERT_NE(moe, nullptr);
+  EXPECT_EQ(dense->layers, 1);
+  EXPECT_EQ(moe->layers, 26);
+  EXPECT_NE(FindOp(r->decode_first_step, OpKind::kMoeSharedExperts, "moe"),
+            nullptr);
+  EXPECT_EQ(FindOp(r->decode_first_step, OpKind::kMlaKvUp, "moe"), nullptr);
+  // Absorbed attention over the latent: per key 2 x (512 + 64) QK + 2 x 512
+  // AV + 5 softmax = 2181 FLOP per head; 16 heads, 257 keys, 26 layers.
+  const OpResult* fa =
+      FindOp(r->decode_first_step, OpKind::kFlashAttention, "moe");
+  ASSERT_NE(fa, nullptr);
+  EXPECT_DOUBLE_EQ(fa->flops, 26.0 * 16 * 257 * 2181);
+
+  s.options.mla_absorbed = false;
+  absl::StatusOr<AnalysisResult> na = Analyze(s);
+  ASSERT_TRUE(na.ok()) << na.status();
+  const OpResult* up = FindOp(na->decode_first_step, OpKind::kMlaKvUp, "moe");
+  ASSERT_NE(up, nullptr);
+  // Up-projects 257 cached latents: 2 x 257 x 512 x 16 x (128 + 128) per layer.
+  EXPECT_DOUBLE_EQ(up->flops, 26 * 2.0 * 257 * 512 * 16 * 256);
+}
+
+TEST(AnalyzeTest, UnfusedAttentionHasThreeOpsAndMoreTraffic) {
+  Scenario s = Llama2DecodeAt1024();
+  absl::StatusOr<AnalysisResult> fused = Analyze(s);
+  s.options.flash_attention = false;
+  absl::StatusOr<AnalysisResult> unfused = Analyze(s);
+  ASSERT_TRUE(fused.ok() && unfused.ok());
+  const StepResult& u = unfused->decode_first_step;
+  ASSERT_NE(FindOp(u, OpKind::kQk), nullptr);
+  ASSERT_NE(FindOp(u, OpKind::kSoftmax), nullptr);
+  ASSERT_NE(FindOp(u, OpKind::kAttentionV), nullptr);
+  EXPECT_EQ(FindOp(u, OpKind::kFlashAttention), nullptr);
+  const double split = FindOp(u, OpKind::kQk)->flops +
+                       FindOp(u, OpKind::kSoftmax)->flops +
+                       FindOp(u, OpKind::kAttentionV)->flops;
+  EXPECT_DOUBLE_EQ(
+      split, FindOp(fused->decode_first_step, OpKind::kFlashAttention)->flops);
+  // Scores written, read, written, read: 4 x 32 layers x 32 heads x 1024 x
+  // 2 B = 8.4 MB more.
+  EXPECT_NEAR(u.totals.bytes - fused->decode_first_step.totals.bytes,
+              4.0 * 32 * 32 * 1024 * 2, 1);
+}
+
+// Two tiers: 10 GB at 2000 GB/s, then 100 GB at 64 GB/s (host over PCIe).
+Hardware TwoTier() {
+  Hardware hw = A100Like();
+  hw.tiers[0].capacity_bytes = 10e9;
+  hw.tiers[0].read_bandwidth_bytes_per_second = 2000e9;
+  hw.tiers[0].write_bandwidth_bytes_per_second = 2000e9;
+  MemoryTier host;
+  host.name = "host";
+  host.kind = TierKind::kHostLink;
+  host.capacity_bytes = 100e9;
+  host.read_bandwidth_bytes_per_second = 64e9;
+  host.write_bandwidth_bytes_per_second = 64e9;
+  hw.tiers.push_back(host);
+  return hw;
+}
+
+TEST(AnalyzeTest, PlacementSpillsToTheSlowerTier) {
+  Scenario s = MakeScenario("llama-2-7b", TwoTier());
+  s.workload = {1, 1023, 2};
+  s.options.suggestions = true;
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  // 13.477 GB of bf16 weights: 10 GB in tier 0, 3.477 GB in tier 1; the KV
+  // cache (0.54 GB) finds no room in tier 0 and goes to tier 1.
+  const double w = r->memory.required_bytes[kW];
+  EXPECT_TRUE(r->memory.fits);
+  EXPECT_DOUBLE_EQ(r->memory.tiers[0].bytes[kW], 10e9);
+  EXPECT_NEAR(r->memory.tiers[1].bytes[kW], w - 10e9, 1);
+  EXPECT_DOUBLE_EQ(r->memory.tiers[0].bytes[kKv], 0);
+  // Weight traffic splits 10 : 3.477; time = 13.215 GB x (0.742 / 2000 +
+  // 0.258 / 64 GB/s) + 0.537 GB / 64 GB/s = 4.90 + 53.3 + 8.4 ms = 66.6 ms.
+  const OpResult* up = FindOp(r->decode_first_step, OpKind::kFfnUpGate);
+  EXPECT_NEAR(up->traffic[kW][0].read / up->traffic[kW][1].read,
+              10e9 / (w - 10e9), 1e-9);
+  EXPECT_NEAR(r->decode_first_step.totals.seconds, 66.6e-3, 0.3e-3);
+  // int4 weights (3.47 GB) fit tier 0: the suggestion reports the gain.
+  bool found = false;
+  for (const Suggestion& sg : r->suggestions) {
+    if (sg.change == "weights int4-g128") {
+      found = true;
+      EXPECT_GT(sg.gain, 5);
+      EXPECT_DOUBLE_EQ(sg.gain, sg.after / sg.before);
+    }
+    EXPECT_GT(sg.gain, 1) << sg.text;
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(AnalyzeTest, PinsForceATier) {
+  Scenario s = MakeScenario("llama-3.2-1b", TwoTier());
+  s.workload = {1, 100, 2};
+  s.pins.tier[kKv] = 1;
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->memory.tiers[0].bytes[kKv], 0);
+  EXPECT_GT(r->memory.tiers[1].bytes[kKv], 0);
+  EXPECT_GT(r->memory.tiers[0].bytes[kW], 0);
+}
+
+TEST(AnalyzeTest, DoesNotFitIsAResult) {
+  Scenario s = Llama2DecodeAt1024();
+  s.hardware.tiers[0].capacity_bytes = 8e9;
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->memory.fits);
+  // 6.7384 G params x 2 B = 13.5 GB against 8 GB.
+  EXPECT_NE(r->memory.not_fitting.find("weights need 13.5 GB; 8.0 GB free"),
+            std::string::npos)
+      << r->memory.not_fitting;
+  EXPECT_GT(r->e2e_seconds, 0);
+}
+
+TEST(AnalyzeTest, PimRunsInMemoryOnlyWhenFaster) {
+  // HBM-PIM style: 8x internal bandwidth, fp16 compute inside the tier.
+  Scenario s = Llama2DecodeAt1024();
+  NearMemoryCompute nmc;
+  nmc.internal_bandwidth_bytes_per_second = 8 * 2039e9;
+  nmc.peak_ops_per_second[static_cast<int>(MathType::kFp16)] = 100e12;
+  s.hardware.tiers[0].near_memory_compute = nmc;
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const OpResult* up = FindOp(r->decode_first_step, OpKind::kFfnUpGate);
+  EXPECT_EQ(up->executed_in_tier, 0);
+  // 32 x 2 x 4096 x 11008 x 2 B = 5.77 GB read at 16.3 TB/s.
+  EXPECT_NEAR(up->memory_seconds,
+              32 * 2.0 * 4096 * 11008 * 2 / (8 * 2039e9), 1e-6);
+  // The prefill matmuls are compute-bound: they stay on the compute unit.
+  s.workload = {8, 1024, 2};
+  absl::StatusOr<AnalysisResult> p = Analyze(s);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(FindOp(p->prefill, OpKind::kFfnUpGate)->executed_in_tier, -1);
+
+  // A PIM unit so slow that its compute roof exceeds the CU's memory time:
+  // 1 GFLOP/s takes 2.9 s for 2.9 GFLOP of FFN up: never chosen.
+  s = Llama2DecodeAt1024();
+  nmc.peak_ops_per_second[static_cast<int>(MathType::kFp16)] = 1e9;
+  s.hardware.tiers[0].near_memory_compute = nmc;
+  r = Analyze(s);
+  ASSERT_TRUE(r.ok());
+  for (const OpResult& op : r->decode_first_step.ops) {
+    EXPECT_EQ(op.executed_in_tier, -1) << OpKindName(op.kind);
+  }
+}
+
+TEST(AnalyzeTest, EfficiencyAndOverheads) {
+  Scenario s = Llama2DecodeAt1024();
+  absl::StatusOr<AnalysisResult> base = Analyze(s);
+  ASSERT_TRUE(base.ok());
+  // Memory efficiency 0.5 everywhere: a memory-bound step takes twice as long.
+  s.efficiency.memory = {0.5, 0.5, 0.5, 0.5};
+  absl::StatusOr<AnalysisResult> half = Analyze(s);
+  ASSERT_TRUE(half.ok());
+  EXPECT_NEAR(half->tpot_mean_seconds, 2 * base->tpot_mean_seconds, 1e-9);
+  EXPECT_FALSE(half->pure_roofline);
+  // pure_roofline ignores it.
+  s.options.pure_roofline = true;
+  absl::StatusOr<AnalysisResult> pure = Analyze(s);
+  ASSERT_TRUE(pure.ok());
+  EXPECT_DOUBLE_EQ(pure->tpot_mean_seconds, base->tpot_mean_seconds);
+  EXPECT_TRUE(pure->pure_roofline);
+  // Per-step overhead 1 ms is added once per decode step.
+  s = Llama2DecodeAt1024();
+  s.efficiency.per_step_overhead_seconds = 1e-3;
+  absl::StatusOr<AnalysisResult> ov = Analyze(s);
+  ASSERT_TRUE(ov.ok());
+  EXPECT_NEAR(ov->tpot_mean_seconds, base->tpot_mean_seconds + 1e-3, 1e-12);
+  // A plugin hook applies when no calibration profile is named.
+  s = Llama2DecodeAt1024();
+  s.hardware.efficiency_hook = [](const OpShape&) {
+    return std::optional<OpEfficiency>(OpEfficiency{1, 0.25});
+  };
+  absl::StatusOr<AnalysisResult> hooked = Analyze(s);
+  ASSERT_TRUE(hooked.ok());
+  EXPECT_NEAR(hooked->tpot_mean_seconds, 4 * base->tpot_mean_seconds, 1e-9);
+  s.efficiency.profile_name = "test-profile";  // profile wins over the hook
+  absl::StatusOr<AnalysisResult> prof = Analyze(s);
+  ASSERT_TRUE(prof.ok());
+  EXPECT_NEAR(prof->tpot_mean_seconds, base->tpot_mean_seconds, 1e-12);
+}
+
+TEST(AnalyzeTest, SuggestionsAreComputedAndImprove) {
+  Scenario s = Llama2DecodeAt1024();
+  s.workload = {1, 1023, 64};
+  s.hardware.peak_ops_per_second[static_cast<int>(MathType::kFp8)] = 624e12;
+  s.options.suggestions = true;
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::set<std::string> kinds;
+  for (const Suggestion& sg : r->suggestions) {
+    kinds.insert(sg.kind);
+    EXPECT_GT(sg.gain, 1.01) << sg.text;
+    EXPECT_EQ(sg.metric, "decode_tokens_per_second");
+    EXPECT_NE(sg.text.find("x decode tok/s"), std::string::npos) << sg.text;
+  }
+  EXPECT_TRUE(kinds.count("weights-format"));
+  EXPECT_TRUE(kinds.count("kv-format"));
+  EXPECT_TRUE(kinds.count("batch"));
+  // int4-g128 streams 4.125 / 16 of the weight bytes: close to 3.5x faster
+  // decode (KV and activations unchanged).
+  for (const Suggestion& sg : r->suggestions) {
+    if (sg.change == "weights int4-g128") {
+      EXPECT_GT(sg.gain, 3.0);
+      EXPECT_LT(sg.gain, 16.0 / 4.125);
+    }
+  }
+  // Sorted best first.
+  for (size_t i = 1; i < r->suggestions.size(); ++i) {
+    EXPECT_GE(r->suggestions[i - 1].gain, r->suggestions[i].gain);
+  }
+  s.options.suggestions = false;
+  EXPECT_TRUE(Analyze(s)->suggestions.empty());
+}
+
+TEST(AnalyzeTest, EnergyFromBoardPowerOrPerOpAndByte) {
+  Scenario s = Llama2DecodeAt1024();
+  s.workload = {1, 1023, 11};
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->economy.energy_method, EnergyMethod::kUnknown);
+  EXPECT_FALSE(r->economy.joules_per_output_token.has_value());
+
+  s.hardware.tdp_watts = 400;
+  s.hardware.price_usd = 10000;
+  r = Analyze(s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->economy.energy_method, EnergyMethod::kBoardPower);
+  EXPECT_DOUBLE_EQ(*r->economy.decode_joules, 400 * r->decode.totals.seconds);
+  const double joules = 400 * r->e2e_seconds;
+  EXPECT_NEAR(*r->economy.joules_per_output_token, joules / 11, 1e-9);
+  // $ = price x e2e / (4 years x 365.25 d x 86400 s x utilisation 1) +
+  // kWh x 1.58 PUE x 0.0806 $/kWh, per 11 tokens, x 1e6.
+  const Economics e = DefaultEconomics();
+  const double usd = 10000 * r->e2e_seconds / (4 * 365.25 * 86400) +
+                     joules / 3.6e6 * e.pue * e.electricity_usd_per_kwh;
+  EXPECT_NEAR(*r->economy.usd_per_million_output_tokens, usd / 11 * 1e6, 1e-6);
+  EXPECT_NEAR(*r->economy.g_co2e_per_million_output_tokens,
+              joules / 3.6e6 * 1.58 * 480 / 11 * 1e6, 1e-6);
+
+  // Per-op-and-byte: 1 pJ/FLOP, 10 pJ/byte, 50 W idle.
+  s.hardware.energy_joules_per_op[static_cast<int>(MathType::kFp16)] = 1e-12;
+  s.hardware.tiers[0].energy_joules_per_byte = 10e-12;
+  s.hardware.idle_watts = 50;
+  r = Analyze(s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->economy.energy_method, EnergyMethod::kPerOpAndByte);
+  const StepTotals& d = r->decode.totals;
+  EXPECT_NEAR(*r->economy.decode_joules,
+              d.flops * 1e-12 + d.bytes * 10e-12 + 50 * d.seconds, 1e-9);
+}
+
+TEST(AnalyzeTest, HardwareWithoutTheMathIsUnimplemented) {
+  Scenario s = Llama2DecodeAt1024();
+  s.hardware.peak_ops_per_second = {};
+  s.hardware.peak_ops_per_second[static_cast<int>(MathType::kInt8)] = 1e12;
+  // fp16 math widens to tf32, fp32 or fp64, never to int8.
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+}
+
+TEST(NamesTest, AreStableAndDistinct) {
+  EXPECT_EQ(OpKindName(OpKind::kFlashAttention), "flash_attention");
+  EXPECT_EQ(OpKindName(OpKind::kQProjection), "q_projection");
+  EXPECT_EQ(OpKindName(OpKind::kLmHead), "lm_head");
+  std::set<std::string_view> names;
+  for (int i = 0; i < kOpKindCount; ++i) {
+    names.insert(OpKindName(static_cast<OpKind>(i)));
+  }
+  EXPECT_EQ(names.size(), static_cast<size_t>(kOpKindCount));
+  EXPECT_EQ(names.count("unknown"), 0u);
+  for (int i = 0; i < kTierKindCount; ++i) {
+    const auto k = static_cast<TierKind>(i);
+    EXPECT_EQ(ParseTierKind(TierKindName(k)), k);
+  }
+  EXPECT_EQ(ParseTierKind("HOST-LINK"), TierKind::kHostLink);
+  EXPECT_FALSE(ParseTierKind("dram").has_value());
+  EXPECT_EQ(PhaseName(Phase::kDecode), "decode");
+  EXPECT_EQ(BoundName(Bound::kOverhead), "overhead");
+  EXPECT_EQ(OpClassName(OpClass::kGemv), "gemv");
+  EXPECT_EQ(OperandClassName(OperandClass::kKvCache), "kv_cache");
+  EXPECT_EQ(EnergyMethodName(EnergyMethod::kBoardPower), "board-power");
+  EXPECT_EQ(DefaultPrecision().weights.name, "bf16");
+}
+
+}  // namespace
+}  // namespace ridgeline::engine

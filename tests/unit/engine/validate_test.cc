@@ -1,0 +1,124 @@
+// Bad scenarios and hardware: INVALID_ARGUMENT naming the field, the range
+// and the value.
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "ridgeline/engine/analyze.h"
+#include "test_hardware.h"
+
+namespace ridgeline::engine {
+namespace {
+
+using testing::A100Like;
+using testing::MakeScenario;
+
+Scenario Good() { return MakeScenario("llama-3-8b", A100Like()); }
+
+void ExpectError(const Scenario& s, const std::string& message) {
+  const absl::Status st = ValidateScenario(s);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << st;
+  EXPECT_EQ(std::string(st.message()), message);
+  // Analyze reports the same error instead of crashing.
+  EXPECT_EQ(Analyze(s).status(), st);
+}
+
+TEST(ValidateTest, GoodScenarioPasses) {
+  EXPECT_TRUE(ValidateScenario(Good()).ok());
+}
+
+TEST(ValidateTest, Workload) {
+  Scenario s = Good();
+  s.workload.batch = 0;
+  ExpectError(s, "workload.batch must be in [1, 65536], got 0");
+  s = Good();
+  s.workload.prompt_tokens = -5;
+  ExpectError(s, "workload.prompt_tokens must be in [1, 10000000], got -5");
+  s = Good();
+  s.workload.generated_tokens = 20'000'000;
+  ExpectError(s,
+              "workload.generated_tokens must be in [0, 10000000], got 20000000");
+}
+
+TEST(ValidateTest, HardwareTiers) {
+  Scenario s = Good();
+  s.hardware.tiers.push_back(s.hardware.tiers[0]);
+  s.hardware.tiers[1].read_bandwidth_bytes_per_second =
+      std::numeric_limits<double>::quiet_NaN();
+  ExpectError(s,
+              "hardware.tiers[1].read_bandwidth_bytes_per_second must be "
+              "finite and > 0, got nan");
+  s = Good();
+  s.hardware.tiers[0].capacity_bytes = -1;
+  ExpectError(s, "hardware.tiers[0].capacity_bytes must be finite and > 0, got -1");
+  s = Good();
+  s.hardware.tiers.clear();
+  ExpectError(s, "hardware.tiers must have between 1 and 8 entries, got 0");
+  s = Good();
+  s.hardware.peak_ops_per_second[static_cast<int>(MathType::kFp8)] = 0;
+  ExpectError(s, "hardware.peak_ops_per_second.fp8 must be finite and > 0, got 0");
+  s = Good();
+  s.hardware.tdp_watts = std::numeric_limits<double>::infinity();
+  ExpectError(s, "hardware.tdp_watts must be finite and > 0, got inf");
+  s = Good();
+  NearMemoryCompute nmc;
+  s.hardware.tiers[0].near_memory_compute = nmc;
+  ExpectError(s,
+              "hardware.tiers[0].near_memory_compute."
+              "internal_bandwidth_bytes_per_second must be finite and > 0, "
+              "got 0");
+}
+
+TEST(ValidateTest, PinsEfficiencyEconomicsOptions) {
+  Scenario s = Good();
+  s.pins.tier[1] = 3;
+  ExpectError(s, "pins.kv_cache must be in [0, 0], got 3");
+  s = Good();
+  s.efficiency.compute[0] = 1.5;
+  ExpectError(s, "efficiency.compute.gemm must be in (0, 1], got 1.5");
+  s = Good();
+  s.efficiency.memory[2] = 0;
+  ExpectError(s, "efficiency.memory.attention must be in (0, 1], got 0");
+  s = Good();
+  s.efficiency.per_step_overhead_seconds = -1e-6;
+  ExpectError(s,
+              "efficiency.per_step_overhead_seconds must be finite and >= 0, "
+              "got -1e-06");
+  s = Good();
+  s.economics.pue = 0.5;
+  ExpectError(s, "economics.pue must be in [1, 10], got 0.5");
+  s = Good();
+  s.economics.utilization = 0;
+  ExpectError(s, "economics.utilization must be in (0, 1], got 0");
+  s = Good();
+  s.options.gemv_max_tokens = -1;
+  ExpectError(s, "options.gemv_max_tokens must be in [0, 1000000], got -1");
+}
+
+TEST(ValidateTest, PrecisionAndModel) {
+  Scenario s = Good();
+  s.precision.activations = ParseNumberFormat("gguf-q4_k_m").value();
+  const absl::Status st = ValidateScenario(s);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("precision.activations"), std::string::npos)
+      << st;
+  s = Good();
+  s.precision.kv_cache.bits = 1;
+  ExpectError(s, "precision.kv_cache.bits must be in [2, 34], got 1");
+  s = Good();
+  s.model.hidden_size = 0;
+  EXPECT_NE(ValidateScenario(s).message().find("model.hidden_size"),
+            std::string::npos);
+}
+
+TEST(ValidateTest, DefaultEconomicsAreInRange) {
+  Scenario s = Good();
+  EXPECT_TRUE(ValidateScenario(s).ok());
+  const Economics e = DefaultEconomics();
+  EXPECT_DOUBLE_EQ(e.pue, 1.58);               // Uptime Institute 2023
+  EXPECT_DOUBLE_EQ(e.grid_g_co2e_per_kwh, 480);  // Ember 2023 world average
+}
+
+}  // namespace
+}  // namespace ridgeline::engine
