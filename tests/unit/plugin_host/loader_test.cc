@@ -1,0 +1,279 @@
+// HardwareRegistry / PluginLibrary against the fixture plugins in
+// tests/fixtures/plugins (values in fixture_plugin.c).
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ridgeline/plugin_host/plugin_library.h"
+#include "ridgeline/plugin_host/registry.h"
+#include "test_util.h"
+
+namespace ridgeline::plugin_host {
+namespace {
+
+using ::ridgeline::plugin_host::testing::Fixture;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(RegistryTest, GoodPluginLoadsAndConvertsEveryField) {
+  auto registry = HardwareRegistry::LoadFiles({Fixture("basic")});
+  ASSERT_EQ(registry->outcomes().size(), 1u);
+  const LoadOutcome& outcome = registry->outcomes()[0];
+  EXPECT_TRUE(outcome.loaded) << outcome.reason;
+  EXPECT_EQ(outcome.reason, "");
+  EXPECT_EQ(outcome.family, "basic");
+  EXPECT_EQ(outcome.plugin_version, "0.0.1-fixture");
+  EXPECT_EQ(outcome.platforms, 2);
+  ASSERT_EQ(registry->platforms().size(), 2u);
+
+  auto a = registry->Find("fixture-basic-a");
+  ASSERT_TRUE(a.ok()) << a.status();
+  const engine::Hardware& hw = **a;
+  EXPECT_EQ(hw.display_name, "Fixture part A (test only)");
+  EXPECT_EQ(hw.vendor, "Ridgeline tests");
+  EXPECT_EQ(hw.family, "basic");
+  EXPECT_EQ(hw.plugin, "libridgeline-fixture-basic.so");
+  EXPECT_THAT(hw.sources,
+              ElementsAre("illustrative test values; not a real part"));
+  // Peaks as written in fixture_plugin.c; 0 in the ABI becomes "unknown".
+  using engine::MathType;
+  EXPECT_EQ(hw.peak_ops_per_second[int(MathType::kFp32)], 1e13);
+  EXPECT_EQ(hw.peak_ops_per_second[int(MathType::kBf16)], 1e14);
+  EXPECT_EQ(hw.peak_ops_per_second[int(MathType::kInt8)], 2e14);
+  EXPECT_FALSE(hw.peak_ops_per_second[int(MathType::kFp64)].has_value());
+  EXPECT_FALSE(hw.peak_ops_per_second[int(MathType::kFp8)].has_value());
+  EXPECT_FALSE(hw.energy_joules_per_op[int(MathType::kBf16)].has_value());
+  EXPECT_EQ(hw.kernel_launch_seconds, 5e-6);
+  ASSERT_EQ(hw.tiers.size(), 2u);
+  EXPECT_EQ(hw.tiers[0].name, "fixture SRAM");
+  EXPECT_EQ(hw.tiers[0].kind, engine::TierKind::kSram);
+  EXPECT_EQ(hw.tiers[0].capacity_bytes, 33554432.0);  // 32 MiB = 32 * 2^20
+  EXPECT_EQ(hw.tiers[0].latency_seconds, 10e-9);
+  EXPECT_EQ(hw.tiers[1].kind, engine::TierKind::kHbm);
+  EXPECT_EQ(hw.tiers[1].capacity_bytes, 17179869184.0);  // 16 GiB = 16 * 2^30
+  EXPECT_EQ(hw.tiers[1].read_bandwidth_bytes_per_second, 1e12);
+  // The fixture leaves write bandwidth 0 ("one figure"): read is used.
+  EXPECT_EQ(hw.tiers[1].write_bandwidth_bytes_per_second, 1e12);
+  EXPECT_FALSE(hw.tiers[1].energy_joules_per_byte.has_value());
+  EXPECT_FALSE(hw.tiers[1].near_memory_compute.has_value());
+  EXPECT_EQ(hw.tdp_watts, 300.0);
+  EXPECT_EQ(hw.idle_watts, 50.0);
+  EXPECT_FALSE(hw.price_usd.has_value());
+  EXPECT_FALSE(hw.embodied_kg_co2e.has_value());
+  EXPECT_FALSE(hw.interconnect_bytes_per_second.has_value());
+  EXPECT_TRUE(static_cast<bool>(hw.efficiency_hook));
+
+  auto b = registry->Find("fixture-basic-b");
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_THAT((*b)->sources,
+              ElementsAre("illustrative test values; not a real part",
+                          "second citation line"));
+  ASSERT_TRUE((*b)->tiers[0].near_memory_compute.has_value());
+  const engine::NearMemoryCompute& pim = *(*b)->tiers[0].near_memory_compute;
+  EXPECT_EQ(pim.internal_bandwidth_bytes_per_second, 4e12);
+  EXPECT_EQ(pim.peak_ops_per_second[int(MathType::kFp16)], 1e12);
+  EXPECT_FALSE(pim.peak_ops_per_second[int(MathType::kBf16)].has_value());
+  EXPECT_EQ((*b)->tiers[1].kind, engine::TierKind::kHostLink);
+  EXPECT_FALSE((*b)->tdp_watts.has_value());
+}
+
+TEST(RegistryTest, PlatformsAreSortedById) {
+  auto registry = HardwareRegistry::LoadFiles({Fixture("basic")});
+  std::vector<std::string> ids;
+  for (const auto& hw : registry->platforms()) ids.push_back(hw.id);
+  EXPECT_THAT(ids, ElementsAre("fixture-basic-a", "fixture-basic-b"));
+}
+
+TEST(RegistryTest, FindUnknownIdIsNotFoundNamingClosestIds) {
+  auto registry = HardwareRegistry::LoadFiles({Fixture("basic")});
+  auto missing = registry->Find("fixture-basic-c");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("'fixture-basic-c'"));
+  EXPECT_THAT(missing.status().message(), HasSubstr("fixture-basic-a"));
+}
+
+TEST(RegistryTest, FindInEmptyRegistryIsNotFound) {
+  auto registry = HardwareRegistry::LoadFiles({});
+  auto missing = registry->Find("nvidia-h100-sxm-80gb");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("no hardware plugins"));
+}
+
+struct RefusalCase {
+  std::string fixture;
+  std::string family;  // "" when refused before the table could be read
+  std::vector<std::string> reason_parts;
+};
+
+void PrintTo(const RefusalCase& c, std::ostream* os) { *os << c.fixture; }
+
+class RefusalTest : public ::testing::TestWithParam<RefusalCase> {};
+
+TEST_P(RefusalTest, BrokenPluginRefusedWithReasonWhileGoodOneLoads) {
+  const RefusalCase& c = GetParam();
+  auto registry =
+      HardwareRegistry::LoadFiles({Fixture(c.fixture), Fixture("basic")});
+  ASSERT_EQ(registry->outcomes().size(), 2u);
+  const LoadOutcome& bad = registry->outcomes()[0];
+  EXPECT_FALSE(bad.loaded);
+  EXPECT_EQ(bad.platforms, 0);
+  EXPECT_EQ(bad.family, c.family);
+  EXPECT_EQ(bad.path, Fixture(c.fixture).string());
+  for (const std::string& part : c.reason_parts) {
+    EXPECT_THAT(bad.reason, HasSubstr(part));
+  }
+  const LoadOutcome& good = registry->outcomes()[1];
+  EXPECT_TRUE(good.loaded) << good.reason;
+  EXPECT_EQ(registry->platforms().size(), 2u);  // fixture-basic-a, -b only
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, RefusalTest,
+    ::testing::Values(
+        RefusalCase{"wrong-major", "",
+                    {"ABI major version mismatch", "plugin speaks 2.0",
+                     "host speaks 1.0"}},
+        RefusalCase{"newer-minor", "",
+                    {"plugin ABI 1.1 is newer than host ABI 1.0"}},
+        RefusalCase{"no-entry", "",
+                    {"missing entry symbol 'ridgeline_plugin_entry'"}},
+        RefusalCase{"null-entry", "", {"ridgeline_plugin_entry() returned NULL"}},
+        RefusalCase{"init-error", "",
+                    {"init() failed: INTERNAL: fixture: simulated "
+                     "initialisation failure"}},
+        // Tier 1 is the fixture's HBM; the engine names the field path.
+        RefusalCase{"zero-bandwidth", "zero-bandwidth",
+                    {"fixture-zero-bandwidth-a",
+                     "platforms[0].tiers[1].read_bandwidth_bytes_per_second",
+                     "got 0"}},
+        RefusalCase{"negative-bandwidth", "negative-bandwidth",
+                    {"platforms[0].tiers[1].read_bandwidth_bytes_per_second",
+                     "got -1e+12"}},
+        RefusalCase{"nan-bandwidth", "nan-bandwidth",
+                    {"platforms[0].tiers[1].read_bandwidth_bytes_per_second",
+                     "got nan"}},
+        RefusalCase{"zero-capacity", "zero-capacity",
+                    {"platforms[0].tiers[1].capacity_bytes", "got 0"}},
+        RefusalCase{"negative-capacity", "negative-capacity",
+                    {"platforms[0].tiers[1].capacity_bytes", "got -1.71799e+10"}},
+        RefusalCase{"nan-capacity", "nan-capacity",
+                    {"platforms[0].tiers[1].capacity_bytes", "got nan"}}),
+    [](const ::testing::TestParamInfo<RefusalCase>& info) {
+      std::string name = info.param.fixture;
+      for (char& ch : name) {
+        if (ch == '-') ch = '_';
+      }
+      return name;
+    });
+
+TEST(RegistryTest, DuplicatePlatformIdAcrossPluginsRefusesTheLaterPlugin) {
+  auto registry = HardwareRegistry::LoadFiles(
+      {Fixture("basic"), Fixture("duplicate-id")});
+  ASSERT_EQ(registry->outcomes().size(), 2u);
+  EXPECT_TRUE(registry->outcomes()[0].loaded);
+  const LoadOutcome& dup = registry->outcomes()[1];
+  EXPECT_FALSE(dup.loaded);
+  EXPECT_EQ(dup.family, "duplicate-id");
+  EXPECT_THAT(dup.reason, HasSubstr("duplicate platform id 'fixture-basic-a'"));
+  EXPECT_THAT(dup.reason, HasSubstr("libridgeline-fixture-basic.so"));
+  // Nothing of the refused plugin leaks in (its -b platform is unique).
+  EXPECT_EQ(registry->platforms().size(), 2u);
+  EXPECT_FALSE(registry->Find("fixture-duplicate-id-b").ok());
+}
+
+TEST(RegistryTest, LoadDirectoryTriesEverySoSortedByName) {
+  auto registry =
+      HardwareRegistry::LoadDirectory(RIDGELINE_FIXTURE_PLUGIN_DIR);
+  // 13 fixture plugins: basic + 12 broken ones (see tests/fixtures).
+  ASSERT_EQ(registry->outcomes().size(), 13u);
+  std::vector<std::string> loaded;
+  for (const LoadOutcome& o : registry->outcomes()) {
+    if (o.loaded) {
+      loaded.push_back(o.family);
+    } else {
+      EXPECT_NE(o.reason, "") << o.path;
+    }
+  }
+  // "basic" sorts before "duplicate-id", so the duplicate is the one refused.
+  EXPECT_THAT(loaded, ElementsAre("basic"));
+  EXPECT_EQ(registry->platforms().size(), 2u);
+  EXPECT_EQ(std::filesystem::path(registry->outcomes()[0].path).filename(),
+            "libridgeline-fixture-basic.so");
+}
+
+TEST(RegistryTest, MissingDirectoryIsOneRefusedOutcome) {
+  const std::string dir = std::string(RIDGELINE_FIXTURE_PLUGIN_DIR) + "/absent";
+  auto registry = HardwareRegistry::LoadDirectory(dir);
+  ASSERT_EQ(registry->outcomes().size(), 1u);
+  EXPECT_FALSE(registry->outcomes()[0].loaded);
+  EXPECT_EQ(registry->outcomes()[0].path, dir);
+  EXPECT_THAT(registry->outcomes()[0].reason, HasSubstr(dir));
+  EXPECT_TRUE(registry->platforms().empty());
+}
+
+TEST(PluginLibraryTest, LoadedOncePerProcess) {
+  auto first = PluginLibrary::Open(Fixture("basic"));
+  auto second = PluginLibrary::Open(Fixture("basic"));
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(&first->table(), &second->table());
+  // A refusal is remembered too (init is not retried).
+  auto bad1 = PluginLibrary::Open(Fixture("init-error"));
+  auto bad2 = PluginLibrary::Open(Fixture("init-error"));
+  EXPECT_EQ(bad1.status(), bad2.status());
+}
+
+TEST(PluginLibraryTest, OutOfRangeIndexIsAnError) {
+  auto lib = PluginLibrary::Open(Fixture("basic"));
+  ASSERT_TRUE(lib.ok());
+  auto p = lib->Platform(2);  // the fixture has platforms 0 and 1
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(p.status().message(), HasSubstr("get_platform(2)"));
+}
+
+TEST(EfficiencyHookTest, WrappedHookAndRawCalls) {
+  auto registry = HardwareRegistry::LoadFiles({Fixture("basic")});
+  auto a = registry->Find("fixture-basic-a");
+  ASSERT_TRUE(a.ok());
+  const engine::EfficiencyHook& hook = (*a)->efficiency_hook;
+  ASSERT_TRUE(static_cast<bool>(hook));
+  using engine::MathType;
+  using engine::OpClass;
+  // Fixture: gemm -> compute 0.5, memory 0.8; gemv/attention -> 0.25, 0.8.
+  auto gemm = hook({OpClass::kGemm, MathType::kBf16, 128, 1e9, 1e6});
+  ASSERT_TRUE(gemm.has_value());
+  EXPECT_EQ(gemm->compute, 0.5);
+  EXPECT_EQ(gemm->memory, 0.8);
+  auto gemv = hook({OpClass::kGemv, MathType::kInt8, 1, 1e6, 1e6});
+  ASSERT_TRUE(gemv.has_value());
+  EXPECT_EQ(gemv->compute, 0.25);
+  // Elementwise: the fixture leaves both 0 = engine defaults.
+  EXPECT_FALSE(hook({OpClass::kElementwise, MathType::kBf16, 1, 1, 1}));
+  // fp64 has no peak on part A: the plugin says UNIMPLEMENTED, which the
+  // wrapped hook turns into "engine defaults".
+  EXPECT_FALSE(hook({OpClass::kGemm, MathType::kFp64, 1, 1, 1}));
+
+  auto lib = PluginLibrary::Open(Fixture("basic"));
+  ASSERT_TRUE(lib.ok());
+  auto raw = lib->CallEfficiency(0, {OpClass::kGemm, MathType::kFp64, 1, 1, 1});
+  ASSERT_FALSE(raw.ok());
+  EXPECT_EQ(raw.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(raw.status().message(), HasSubstr("fixture-basic-a"));
+}
+
+TEST(DefaultPluginDirTest, InstalledDirWhenPresentElseBuildDir) {
+  std::error_code ec;
+  const bool installed =
+      std::filesystem::is_directory(RIDGELINE_DEFAULT_PLUGIN_DIR, ec);
+  EXPECT_EQ(DefaultPluginDir(),
+            std::filesystem::path(installed ? RIDGELINE_DEFAULT_PLUGIN_DIR
+                                            : RIDGELINE_BUILD_PLUGIN_DIR));
+}
+
+}  // namespace
+}  // namespace ridgeline::plugin_host
