@@ -143,6 +143,9 @@ engine::Efficiency FitEfficiency(const std::vector<const PreparedRow*>& rows,
                                  const engine::Efficiency& base,
                                  const FitOptions& options) {
   engine::Efficiency eff = base;
+  // Named like a profile so the engine applies overheads exactly as it will
+  // when the fitted profile is used.
+  eff.profile_name = "fit";
   const double min_eta = options.min_efficiency;
 
   std::vector<Sample> kernels = Samples(rows, Regime::kAttentionKernel);

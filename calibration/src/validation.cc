@@ -24,8 +24,8 @@ namespace {
 absl::Status Skip(const std::string& why) { return absl::FailedPreconditionError(why); }
 std::string Msg(const absl::Status& st) { return std::string(st.message()); }
 
-// Catalog stand-ins for measured models the catalog lacks, with why the
-// shapes are the same.
+// Stand-ins for measured models the catalog lacks, with why the shapes are
+// the same; used only when the catalog has no entry of that id.
 std::string ModelAlias(std::string_view id) {
   // CodeLlama-7B is Llama-2-7B's architecture (vocab 32016 vs 32000).
   if (id == "codellama-7b") return "llama-2-7b";
@@ -206,8 +206,10 @@ absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
     return p;
   }
 
-  absl::StatusOr<engine::ModelConfig> model =
-      engine::FindModel(ModelAlias(row.model_id));
+  absl::StatusOr<engine::ModelConfig> model = engine::FindModel(row.model_id);
+  if (!model.ok() && ModelAlias(row.model_id) != row.model_id) {
+    model = engine::FindModel(ModelAlias(row.model_id));
+  }
   if (!model.ok()) return Skip(absl::StrCat("model: ", model.status().message()));
   absl::StatusOr<engine::NumberFormat> weights = WeightFormat(row);
   if (!weights.ok()) return Skip(absl::StrCat("weight_format: ", weights.status().message()));

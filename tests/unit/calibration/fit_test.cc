@@ -1,0 +1,143 @@
+// The fit must recover efficiencies that were used to generate the rows with
+// the engine itself.
+#include "ridgeline/calibration/fit.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "test_hardware.h"
+
+namespace ridgeline::calibration {
+namespace {
+
+using testing::RoundGpu;
+
+absl::StatusOr<engine::Hardware> Lookup(std::string_view id) {
+  engine::Hardware hw = RoundGpu();
+  if (id == "test-gpu-2") {  // twice the bandwidth, same compute
+    hw.id = "test-gpu-2";
+    hw.tiers[0].read_bandwidth_bytes_per_second = 2e12;
+    hw.tiers[0].write_bandwidth_bytes_per_second = 2e12;
+  } else if (id != "test-gpu") {
+    return absl::NotFoundError(std::string(id));
+  }
+  return hw;
+}
+
+MeasurementRow Row(std::string id, std::string hw, std::string model,
+                   std::string metric, int64_t prompt, int64_t gen) {
+  MeasurementRow r;
+  r.id = std::move(id);
+  r.hardware_id = std::move(hw);
+  r.model_id = std::move(model);
+  r.weight_format = "fp16";
+  r.kv_format = "fp16";
+  r.batch = 1;
+  r.prompt_len = prompt;
+  r.gen_len = gen;
+  r.framework = "synthetic-1.0";
+  r.metric = std::move(metric);
+  r.unit = r.metric == "ttft_ms" ? "ms" : "tok/s";
+  r.value = 1;  // replaced by the engine's answer below
+  r.usable = true;
+  return r;
+}
+
+engine::Efficiency Truth() {
+  engine::Efficiency e;
+  e.memory.fill(0.7);
+  e.compute.fill(0.45);
+  e.per_step_overhead_seconds = 2e-3;
+  e.profile_name = "truth";
+  return e;
+}
+
+// Rows whose "measurement" is the engine's prediction under Truth().
+std::vector<PreparedRow> Synthetic(const std::vector<std::string>& platforms) {
+  std::vector<PreparedRow> out;
+  int n = 0;
+  for (const std::string& hw : platforms) {
+    for (const char* model : {"llama-3.2-1b", "llama-2-7b", "llama-3-8b", "llama-2-13b"}) {
+      for (auto [metric, prompt, gen] :
+           {std::tuple{"decode_tok_s", 0, 128}, std::tuple{"prefill_tok_s", 512, 0},
+            std::tuple{"ttft_ms", 2048, 1}}) {
+        auto p = PrepareRow(Row("s" + std::to_string(++n), hw, model, metric, prompt, gen),
+                            Lookup);
+        EXPECT_TRUE(p.ok()) << p.status();
+        if (!p.ok()) continue;
+        auto v = PredictRow(*p, Truth(), false);
+        EXPECT_TRUE(v.ok()) << v.status();
+        p->row.value = *v;
+        out.push_back(*std::move(p));
+      }
+    }
+  }
+  return out;
+}
+
+TEST(TheilSen, IgnoresOneWildPoint) {
+  // y = 2 + 3x exactly, except one outlier.
+  std::vector<double> x = {1, 2, 3, 4, 5, 6};
+  std::vector<double> y = {5, 8, 11, 14, 17, 100};
+  Line l = TheilSen(x, y);
+  EXPECT_NEAR(l.slope, 3, 1e-9);
+  EXPECT_NEAR(l.intercept, 2, 1e-9);
+}
+
+TEST(Fit, RecoversEfficienciesAndOverheadFromEngineRows) {
+  std::vector<PreparedRow> rows = Synthetic({"test-gpu"});
+  std::vector<const PreparedRow*> ptrs;
+  for (const auto& r : rows) ptrs.push_back(&r);
+  engine::Efficiency fit = FitEfficiency(ptrs, engine::Efficiency{}, FitOptions{});
+  for (int c = 0; c < engine::kOpClassCount; ++c) {
+    EXPECT_NEAR(fit.memory[c], 0.7, 0.01) << c;
+    EXPECT_NEAR(fit.compute[c], 0.45, 0.01) << c;
+  }
+  EXPECT_NEAR(fit.per_step_overhead_seconds, 2e-3, 0.05e-3);
+}
+
+TEST(Fit, RecoversKernelEfficiencyAndLaunchOverhead) {
+  std::vector<PreparedRow> rows;
+  engine::Efficiency truth;
+  truth.memory.fill(0.6);
+  truth.per_kernel_overhead_seconds = 10e-6;
+  for (int64_t kv : {512, 1024, 2048, 4096, 8192}) {
+    MeasurementRow r = Row("k" + std::to_string(kv), "test-gpu",
+                           "attention-decode-kernel", "kernel_us", kv, 1);
+    r.unit = "us";
+    r.note = "kernel shape: 32 q heads = 8 kv heads, head_dim 128";
+    auto p = PrepareRow(r, Lookup);
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_EQ(p->attention.num_kv_heads, 8);
+    p->row.value = *PredictRow(*p, truth, false);
+    rows.push_back(*std::move(p));
+  }
+  std::vector<const PreparedRow*> ptrs;
+  for (const auto& r : rows) ptrs.push_back(&r);
+  engine::Efficiency fit = FitEfficiency(ptrs, engine::Efficiency{}, FitOptions{});
+  EXPECT_NEAR(fit.memory[static_cast<int>(engine::OpClass::kAttention)], 0.6, 1e-6);
+  EXPECT_NEAR(fit.per_kernel_overhead_seconds, 10e-6, 1e-9);
+}
+
+TEST(Fit, CrossValidationPredictsAnUnseenPlatform) {
+  // Two platforms with the same true efficiency: a profile fitted on one
+  // predicts the other almost exactly.
+  std::vector<PreparedRow> rows = Synthetic({"test-gpu", "test-gpu-2"});
+  std::vector<RowResult> cv = CrossValidate(rows, FitOptions{});
+  ASSERT_EQ(cv.size(), rows.size());
+  for (const RowResult& r : cv) {
+    ASSERT_TRUE(r.evaluated) << r.id << ": " << r.status;
+    EXPECT_LT(*r.ape, 0.02) << r.id << " " << r.metric;
+    EXPECT_EQ(r.profile, "nvidia.synthetic");
+    EXPECT_FALSE(r.beats_bound);
+  }
+  std::vector<Profile> profiles = FitProfiles(rows, FitOptions{});
+  // any.synthetic, nvidia.synthetic, and one per platform.
+  ASSERT_EQ(profiles.size(), 4u);
+  EXPECT_EQ(profiles[0].name, "any.synthetic");
+  EXPECT_EQ(profiles[1].name, "nvidia.synthetic");
+}
+
+}  // namespace
+}  // namespace ridgeline::calibration

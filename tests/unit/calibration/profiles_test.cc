@@ -1,0 +1,148 @@
+#include "ridgeline/calibration/profiles.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "gtest/gtest.h"
+
+namespace ridgeline::calibration {
+namespace {
+
+std::string Msg(const absl::Status& s) { return std::string(s.message()); }
+
+TEST(ProfileJson, RoundTrip) {
+  Profile p;
+  p.name = "nvidia.llama.cpp-cuda";
+  p.family = "nvidia";
+  p.framework = "llama.cpp-cuda";
+  p.efficiency.memory.fill(0.75);
+  p.efficiency.compute[0] = 0.5;
+  p.efficiency.per_step_overhead_seconds = 0.002;
+  p.fitted_from = "unit test";
+  auto back = ParseProfileJson(ProfileToJson(p), "x.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->name, p.name);
+  EXPECT_EQ(back->family, "nvidia");
+  EXPECT_EQ(back->efficiency.memory, p.efficiency.memory);
+  EXPECT_EQ(back->efficiency.compute, p.efficiency.compute);
+  EXPECT_EQ(back->efficiency.per_step_overhead_seconds, 0.002);
+  EXPECT_EQ(back->efficiency.profile_name, p.name);
+}
+
+TEST(ProfileJson, ErrorsNameFileFieldRangeAndValue) {
+  auto bad = ParseProfileJson(
+      R"({"format_version":1,"name":"a","family":"nvidia",
+          "efficiency":{"memory":{"gemv":1.5}}})",
+      "dir/a.json");
+  ASSERT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(Msg(bad.status()).find("dir/a.json"), std::string::npos) << bad.status();
+  EXPECT_NE(Msg(bad.status()).find("efficiency.memory.gemv"), std::string::npos);
+  EXPECT_NE(Msg(bad.status()).find("(0, 1]"), std::string::npos);
+  EXPECT_NE(Msg(bad.status()).find("1.5"), std::string::npos);
+
+  auto version = ParseProfileJson(R"({"format_version":2,"name":"a","family":"x"})", "v.json");
+  ASSERT_FALSE(version.ok());
+  EXPECT_NE(Msg(version.status()).find("v.json: format_version"), std::string::npos);
+
+  auto cls = ParseProfileJson(
+      R"({"format_version":1,"name":"a","family":"x","efficiency":{"compute":{"conv":1}}})",
+      "c.json");
+  ASSERT_FALSE(cls.ok());
+  EXPECT_NE(Msg(cls.status()).find("efficiency.compute.conv"), std::string::npos);
+
+  auto overhead = ParseProfileJson(
+      R"({"format_version":1,"name":"a","family":"x","efficiency":{"per_step_overhead_seconds":-1}})",
+      "o.json");
+  ASSERT_FALSE(overhead.ok());
+  EXPECT_NE(Msg(overhead.status()).find("efficiency.per_step_overhead_seconds"),
+            std::string::npos);
+
+  auto keyless = ParseProfileJson(R"({"format_version":1,"name":"a"})", "k.json");
+  ASSERT_FALSE(keyless.ok());
+  auto junk = ParseProfileJson("{", "j.json");
+  ASSERT_FALSE(junk.ok());
+  EXPECT_NE(Msg(junk.status()).find("j.json"), std::string::npos);
+}
+
+Profile Make(std::string name, std::string id, std::string family, std::string fw) {
+  Profile p;
+  p.name = std::move(name);
+  p.hardware_id = std::move(id);
+  p.family = std::move(family);
+  p.framework = std::move(fw);
+  return p;
+}
+
+TEST(ProfileStore, MatchPrecedence) {
+  auto store = ProfileStore::FromProfiles({
+      Make("id-fw", "nvidia-l40s", "", "tensorrt-llm"),
+      Make("family-fw", "", "nvidia", "tensorrt-llm"),
+      Make("fw-only", "", "", "tensorrt-llm"),
+      Make("id-any", "nvidia-l40s", "", ""),
+      Make("family-any", "", "nvidia", ""),
+      Make("family-other-fw", "", "nvidia", "vllm"),
+  });
+  auto name = [&](std::string_view id, std::string_view fam, std::string_view fw) {
+    const Profile* p = store->Match(id, fam, fw);
+    return p ? p->name : std::string("none");
+  };
+  // 1. exact id + framework (by prefix: "tensorrt-llm-0.6.1").
+  EXPECT_EQ(name("nvidia-l40s", "nvidia", "tensorrt-llm-0.6.1"), "id-fw");
+  // 2. family + framework.
+  EXPECT_EQ(name("nvidia-h100-sxm-80gb", "nvidia", "tensorrt-llm-0.5"), "family-fw");
+  // 3. framework alone for another family.
+  EXPECT_EQ(name("amd-mi300x", "amd", "tensorrt-llm"), "fw-only");
+  // 4. id with any framework, framework-less profile first.
+  EXPECT_EQ(name("nvidia-l40s", "nvidia", "llama.cpp-cuda"), "id-any");
+  // 5. family with any framework.
+  EXPECT_EQ(name("nvidia-a40", "nvidia", "llama.cpp-cuda"), "family-any");
+  // Nothing for an unknown family and framework.
+  EXPECT_EQ(name("apple-m2-10c", "apple", "llama.cpp-metal"), "none");
+  // Prefix matching stops at separators: "tensorrt-llmx" is another framework.
+  EXPECT_EQ(name("amd-mi300x", "amd", "tensorrt-llmx"), "none");
+}
+
+TEST(ProfileStore, FindListsCloseNames) {
+  auto store = ProfileStore::FromProfiles({Make("nvidia.vllm", "", "nvidia", "vllm")});
+  ASSERT_TRUE(store->Find("nvidia.vllm").ok());
+  auto missing = store->Find("nvidia.vlm");
+  ASSERT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(Msg(missing.status()).find("nvidia.vllm"), std::string::npos);
+}
+
+TEST(ProfileStore, LoadDirectoryNamesTheBadFile) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("ridgeline_profiles_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  Profile good = Make("good", "", "nvidia", "vllm");
+  ASSERT_TRUE(WriteProfiles(dir, {good}).ok());
+  auto loaded = ProfileStore::LoadDirectory(dir);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ((*loaded)->profiles().size(), 1u);
+  {
+    std::ofstream bad(dir / "bad.json");
+    bad << R"({"format_version":1,"name":"bad","family":"x","efficiency":{"memory":{"gemm":0}}})";
+  }
+  auto broken = ProfileStore::LoadDirectory(dir);
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(Msg(broken.status()).find("bad.json"), std::string::npos);
+  EXPECT_NE(Msg(broken.status()).find("efficiency.memory.gemm"), std::string::npos);
+  std::filesystem::remove_all(dir);
+  // A missing directory is an empty store.
+  auto empty = ProfileStore::LoadDirectory(dir);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE((*empty)->profiles().empty());
+}
+
+TEST(ProfileStore, ShippedProfilesLoad) {
+  auto store = ProfileStore::LoadDirectory(RIDGELINE_TEST_PROFILES);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_FALSE((*store)->profiles().empty());
+  EXPECT_TRUE(std::filesystem::exists(DefaultProfileDir()));
+}
+
+}  // namespace
+}  // namespace ridgeline::calibration

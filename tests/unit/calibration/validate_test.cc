@@ -1,0 +1,116 @@
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "ridgeline/calibration/commands.h"
+#include "ridgeline/calibration/validation.h"
+#include "test_hardware.h"
+
+namespace ridgeline::calibration {
+namespace {
+
+absl::StatusOr<engine::Hardware> Lookup(std::string_view id) {
+  if (id != "test-gpu") return absl::NotFoundError("no platform \"" + std::string(id) + "\"");
+  return testing::RoundGpu();
+}
+
+MeasurementRow Decode(std::string id, double tok_s) {
+  MeasurementRow r;
+  r.id = std::move(id);
+  r.hardware_id = "test-gpu";
+  r.model_id = "llama-2-7b";
+  r.weight_format = "fp16";
+  r.kv_format = "fp16";
+  r.batch = 1;
+  r.prompt_len = 0;
+  r.gen_len = 128;
+  r.framework = "llama.cpp-cuda";
+  r.metric = "decode_tok_s";
+  r.unit = "tok/s";
+  r.value = tok_s;
+  r.usable = true;
+  return r;
+}
+
+TEST(Validate, BoundAndSkipReasons) {
+  std::vector<MeasurementRow> rows = {Decode("a", 50), Decode("b", 500), Decode("c", 50),
+                                      Decode("d", 50)};
+  rows[2].usable = false;
+  rows[2].note = "UNUSABLE: variant not stated; more";
+  rows[3].hardware_id = "nope";
+  std::vector<RowResult> res = EvaluateRows(rows, Lookup, nullptr);
+  ASSERT_EQ(res.size(), 4u);
+  ASSERT_TRUE(res[0].evaluated) << res[0].status;
+  // Llama-2-7B: 6.74e9 params x 2 B = ~13.5 GB per token at 1e12 B/s ->
+  // bound ~74 tok/s. 50 tok/s is sound; 500 tok/s beats it.
+  EXPECT_GT(*res[0].bound, 70);
+  EXPECT_LT(*res[0].bound, 76);
+  EXPECT_EQ(*res[0].predicted, *res[0].bound);  // no profile: predicted = bound
+  EXPECT_FALSE(res[0].beats_bound);
+  EXPECT_TRUE(res[1].beats_bound);
+  EXPECT_EQ(res[2].status, "usable=0: UNUSABLE: variant not stated");
+  EXPECT_NE(res[3].status.find("hardware"), std::string::npos) << res[3].status;
+  Summary s = Summarize(res);
+  EXPECT_EQ(s.evaluated, 2);
+  EXPECT_EQ(s.skipped, 2);
+  EXPECT_DOUBLE_EQ(s.overall.soundness, 0.5);
+  ASSERT_EQ(s.beats_bound.size(), 1u);
+  EXPECT_EQ(s.beats_bound[0].id, "b");
+}
+
+TEST(Validate, MedianAndNearestRankP90) {
+  EXPECT_DOUBLE_EQ(Median({3, 1, 2, 10}), 2.5);
+  // 10 values: rank ceil(0.9 x 10) = 9 -> the 9th smallest.
+  EXPECT_DOUBLE_EQ(Percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 0.9), 9);
+}
+
+TEST(Validate, FrameworkKeyDropsVersions) {
+  EXPECT_EQ(FrameworkKey("tensorrt-llm-0.6.1"), "tensorrt-llm");
+  EXPECT_EQ(FrameworkKey("flashinfer-sm70-experimental"), "flashinfer");
+  EXPECT_EQ(FrameworkKey("llama.cpp-cpu-amx-pr7487"), "llama.cpp-cpu-amx");
+  EXPECT_EQ(FrameworkKey("gaudi-sw-1.18.0"), "gaudi-sw");
+  EXPECT_EQ(FrameworkKey("llama.cpp-metal"), "llama.cpp-metal");
+}
+
+TEST(ValidateCommand, CsvHasExactlyTheColumns) {
+  std::ostringstream out, err;
+  int rc = ValidateCommand({"--measurements", RIDGELINE_TEST_MEASUREMENTS, "--format",
+                            "csv", "--plugin-dir", RIDGELINE_TEST_PLUGIN_DIR},
+                           out, err);
+  ASSERT_EQ(rc, 0) << err.str();
+  std::vector<std::string> lines = absl::StrSplit(out.str(), '\n', absl::SkipEmpty());
+  ASSERT_GT(lines.size(), 100u);
+  EXPECT_EQ(lines[0], "id,metric,unit,measured,predicted,bound,ape,status");
+  int ok = 0;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    // Statuses may hold quoted commas; the first seven fields never do.
+    std::vector<std::string> f = absl::StrSplit(lines[i], absl::MaxSplits(',', 7));
+    ASSERT_EQ(f.size(), 8u) << lines[i];
+    if (f[7] == "ok") {
+      ++ok;
+      EXPECT_FALSE(f[4].empty()) << lines[i];
+      EXPECT_FALSE(f[5].empty()) << lines[i];
+      EXPECT_FALSE(f[6].empty()) << lines[i];
+    } else {
+      EXPECT_TRUE(f[4].empty()) << lines[i];
+    }
+  }
+  // Single-device rows of known models on plugin hardware: well over 100.
+  EXPECT_GT(ok, 100) << out.str();
+}
+
+TEST(ValidateCommand, UsageErrors) {
+  std::ostringstream out, err;
+  EXPECT_EQ(ValidateCommand({"--format", "csv"}, out, err), 2);
+  EXPECT_NE(err.str().find("--measurements is required"), std::string::npos);
+  EXPECT_EQ(ValidateCommand({"--measurements", "x.csv", "--format", "xml"}, out, err), 2);
+  EXPECT_NE(err.str().find("table, json, csv"), std::string::npos);
+  EXPECT_EQ(ValidateCommand({"--measurements", "/nonexistent.csv"}, out, err), 1);
+  EXPECT_NE(err.str().find("/nonexistent.csv"), std::string::npos);
+  EXPECT_EQ(CalibrateCommand({"--measurements", "x.csv"}, out, err), 2);
+}
+
+}  // namespace
+}  // namespace ridgeline::calibration
