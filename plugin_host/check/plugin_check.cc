@@ -404,6 +404,7 @@ int Main(int argc, char** argv) {
   if (files.size() > 1) {
     // Loading them together exposes ids claimed by two plugins.
     std::printf("all files together\n");
+    std::fflush(stdout);  // keep the registry's stderr lines after this one
     auto registry = HardwareRegistry::LoadFiles(files);
     for (const LoadOutcome& o : registry->outcomes()) {
       if (absl::StrContains(o.reason, "duplicate platform id")) {

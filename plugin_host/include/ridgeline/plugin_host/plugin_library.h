@@ -23,8 +23,8 @@ class PluginLibrary {
  public:
   // Loads `path` (RTLD_NOW | RTLD_LOCAL) once per process: later calls with
   // the same file return the first result without calling init() again.
-  // Errors (FAILED_PRECONDITION unless the plugin's own init error code says
-  // otherwise) carry the reason: cannot load, missing entry symbol, entry
+  // Errors are FAILED_PRECONDITION carrying the reason (an init error's own
+  // code and message are quoted in it): cannot load, missing entry symbol, entry
   // returned NULL, ABI major/minor mismatch, table too small, NULL required
   // function, init error.
   static absl::StatusOr<PluginLibrary> Open(const std::filesystem::path& path);
