@@ -228,7 +228,12 @@ absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
   if (!act.ok()) return Skip(Msg(act.status()));
   s.precision.activations = *act;
   std::string kv = absl::AsciiStrToLower(row.kv_format);
-  if (kv.empty() || kv == "unknown" || kv == "n/a") kv = "fp16";  // runtimes' default
+  if (kv.empty() || kv == "unknown" || kv == "n/a") {
+    // Unstated: FP8 recipes (Gaudi, TensorRT-LLM) also quantise the KV cache,
+    // and a bound must assume the narrowest format the run could have used;
+    // otherwise fp16, the runtimes' default.
+    kv = fp8 ? "fp8" : "fp16";
+  }
   absl::StatusOr<engine::NumberFormat> kvf = engine::ParseNumberFormat(kv);
   if (!kvf.ok()) return Skip(absl::StrCat("kv_format: ", kvf.status().message()));
   s.precision.kv_cache = *kvf;
@@ -508,9 +513,11 @@ void WriteJson(const std::vector<RowResult>& results, const Summary& summary,
 
 void WriteTable(const std::vector<RowResult>& results, const Summary& summary,
                 std::ostream& out) {
-  out << absl::StrFormat("%-6s %-16s %-5s %12s %12s %12s %7s  %s\n", "id",
-                         "metric", "unit", "measured", "predicted", "bound",
-                         "ape", "status");
+  if (!results.empty()) {
+    out << absl::StrFormat("%-6s %-16s %-5s %12s %12s %12s %7s  %s\n", "id",
+                           "metric", "unit", "measured", "predicted", "bound",
+                           "ape", "status");
+  }
   for (const RowResult& r : results) {
     out << absl::StrFormat(
         "%-6s %-16s %-5s %12s %12s %12s %7s  %s\n", r.id, r.metric, r.unit,
