@@ -264,13 +264,28 @@ TEST_F(ServerTest, AnalyzeCatalogHardware) {
   v1::AnalyzeRequest req = Llama2OnRoundDevice();
   req.mutable_hardware()->set_platform_id(id);
   req.mutable_model()->set_catalog_id("llama-3-8b");
-  req.mutable_calibration()->set_framework("no-such-framework");
-  v1::AnalyzeResponse resp;
-  grpc::Status s = Analyze(req, &resp);
+  v1::AnalyzeResponse bound;
+  grpc::Status s = Analyze(req, &bound);
   ASSERT_TRUE(s.ok()) << s.error_message();
-  EXPECT_EQ(resp.result().hardware_id(), id);
-  EXPECT_EQ(resp.calibration().selected_by(), "none");
-  EXPECT_GT(resp.result().decode_tokens_per_second_total(), 0);
+  EXPECT_EQ(bound.result().hardware_id(), id);
+  EXPECT_EQ(bound.calibration().selected_by(), "none");
+  EXPECT_TRUE(bound.upper_bound());
+  EXPECT_GT(bound.result().decode_tokens_per_second_total(), 0);
+
+  // Letting the server match a profile: if one applies, the answer is no
+  // longer the bound and can only be slower (efficiencies are <= 1).
+  req.mutable_calibration()->set_framework("vllm");
+  v1::AnalyzeResponse cal;
+  s = Analyze(req, &cal);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  if (!cal.calibration().profile_name().empty()) {
+    EXPECT_EQ(cal.calibration().selected_by(), "framework-match");
+    EXPECT_FALSE(cal.upper_bound());
+    EXPECT_GE(cal.result().tpot_mean_seconds(), bound.result().tpot_mean_seconds());
+  } else {
+    EXPECT_EQ(cal.calibration().selected_by(), "none");
+    EXPECT_TRUE(cal.upper_bound());
+  }
 }
 
 void ExpectInvalid(const grpc::Status& s, const std::vector<std::string>& parts) {
@@ -374,12 +389,12 @@ TEST_F(ServerTest, NotFoundListsClosestIds) {
 TEST_F(ServerTest, UnimplementedWhenHardwareCannotRunTheMath) {
   StartServing();
   v1::AnalyzeRequest req = Llama2OnRoundDevice();
-  // Only an fp64 rate: bf16 matmuls have no peak at bf16 or any wider type
-  // the engine falls back to (bf16 -> fp32).
+  // Only an int8 rate: bf16 matmuls have no peak at bf16 or any wider
+  // float the engine falls back to (bf16 -> tf32 -> fp32 -> fp64).
   v1::PerMathType* peaks = req.mutable_hardware()->mutable_description()
                                ->mutable_peak_ops_per_second();
   peaks->Clear();
-  peaks->set_fp64(1e13);
+  peaks->set_int8(1e15);
   v1::AnalyzeResponse resp;
   grpc::Status s = Analyze(req, &resp);
   EXPECT_EQ(s.error_code(), StatusCode::UNIMPLEMENTED) << s.error_message();

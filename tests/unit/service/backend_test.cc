@@ -1,0 +1,208 @@
+// Backend without a network: inline hardware, an empty plugin registry and
+// hand-made profiles.
+#include "ridgeline/service/backend.h"
+
+#include <cmath>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ridgeline/service/convert.h"
+
+namespace ridgeline::service {
+namespace {
+
+using ::testing::HasSubstr;
+
+v1::Hardware Device() {
+  v1::Hardware hw;
+  hw.set_id("unit-device");
+  hw.mutable_peak_ops_per_second()->set_bf16(2e14);
+  hw.mutable_peak_ops_per_second()->set_fp32(2e13);
+  v1::MemoryTier* t = hw.add_tiers();
+  t->set_name("DRAM");
+  t->set_kind("lpddr");
+  t->set_capacity_bytes(64e9);
+  t->set_read_bandwidth_bytes_per_second(4e11);
+  t->set_write_bandwidth_bytes_per_second(4e11);
+  return hw;
+}
+
+class BackendTest : public ::testing::Test {
+ protected:
+  BackendTest() {
+    calibration::Profile p;
+    p.name = "unit-device.vllm";
+    p.hardware_id = "unit-device";
+    p.framework = "vllm";
+    p.efficiency.memory = {0.5, 0.5, 0.5, 0.5};
+    p.efficiency.profile_name = p.name;
+    p.fitted_from = "unit test";
+    calibration::Profile other = p;
+    other.name = "other-device.vllm";
+    other.hardware_id = "other-device";
+    other.efficiency.profile_name = other.name;
+    Limits limits;
+    limits.max_sweep_points = 10;
+    backend_ = std::make_unique<Backend>(
+        plugin_host::HardwareRegistry::LoadFiles({}),
+        calibration::ProfileStore::FromProfiles({p, other}), limits);
+  }
+  v1::AnalyzeRequest Request() const {
+    v1::AnalyzeRequest r;
+    r.mutable_model()->set_catalog_id("llama-2-7b");
+    *r.mutable_hardware()->mutable_description() = Device();
+    r.mutable_workload()->set_prompt_tokens(256);
+    r.mutable_workload()->set_generated_tokens(8);
+    r.mutable_options()->set_suggestions(false);
+    return r;
+  }
+  std::unique_ptr<Backend> backend_;
+};
+
+TEST_F(BackendTest, InlineHardwareRoundTrips) {
+  absl::StatusOr<engine::Hardware> hw = FromProto(Device(), "hardware.description");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  EXPECT_EQ(hw->family, "inline");
+  EXPECT_EQ(hw->tiers[0].kind, engine::TierKind::kLpddr);
+  v1::Hardware back;
+  ToProto(*hw, &back);
+  EXPECT_EQ(back.tiers(0).kind(), "lpddr");
+  EXPECT_DOUBLE_EQ(back.peak_ops_per_second().bf16(), 2e14);
+  EXPECT_FALSE(back.peak_ops_per_second().has_fp8()) << "unset stays unset";
+}
+
+TEST_F(BackendTest, AnalyzeRidgePointAndProfileChoice) {
+  absl::StatusOr<v1::AnalyzeResponse> r = backend_->Analyze(Request());
+  ASSERT_TRUE(r.ok()) << r.status();
+  // 2e14 flop/s / 4e11 B/s = 500 flop/byte.
+  EXPECT_DOUBLE_EQ(r->result().ridge_point_flops_per_byte(), 500.0);
+  EXPECT_TRUE(r->upper_bound());
+
+  v1::AnalyzeRequest req = Request();
+  req.mutable_calibration()->set_framework("vllm-0.6.3");
+  absl::StatusOr<v1::AnalyzeResponse> cal = backend_->Analyze(req);
+  ASSERT_TRUE(cal.ok()) << cal.status();
+  EXPECT_EQ(cal->calibration().profile_name(), "unit-device.vllm");
+  EXPECT_EQ(cal->calibration().selected_by(), "framework-match");
+  EXPECT_FALSE(cal->upper_bound());
+  // Memory efficiency 0.5 on a memory-bound decode: strictly slower.
+  EXPECT_GT(cal->result().tpot_mean_seconds(), r->result().tpot_mean_seconds());
+
+  req.mutable_calibration()->set_profile("other-device.vllm");
+  absl::StatusOr<v1::AnalyzeResponse> wrong = backend_->Analyze(req);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(wrong.status().message(), HasSubstr("calibration.profile"));
+  EXPECT_THAT(wrong.status().message(), HasSubstr("other-device"));
+}
+
+TEST_F(BackendTest, CatalogIdWithEmptyRegistryIsNotFound) {
+  v1::AnalyzeRequest req = Request();
+  req.mutable_hardware()->set_platform_id("nvidia-h100-sxm-80gb");
+  absl::StatusOr<v1::AnalyzeResponse> r = backend_->Analyze(req);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(r.status().message(), HasSubstr("hardware.platform_id"));
+}
+
+TEST_F(BackendTest, OversizedStringsAreTruncatedInErrors) {
+  v1::AnalyzeRequest req = Request();
+  req.mutable_model()->set_catalog_id(std::string(100000, 'x'));
+  absl::StatusOr<v1::AnalyzeResponse> r = backend_->Analyze(req);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("model.catalog_id"));
+  EXPECT_THAT(r.status().message(), HasSubstr("(100000 chars)"));
+  EXPECT_LT(r.status().message().size(), 400u);
+}
+
+TEST_F(BackendTest, NanIsRejected) {
+  v1::AnalyzeRequest req = Request();
+  req.mutable_economics()->set_utilization(std::nan(""));
+  absl::StatusOr<v1::AnalyzeResponse> r = backend_->Analyze(req);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("economics.utilization"));
+}
+
+v1::SweepRequest SmallSweep() {
+  v1::SweepRequest s;
+  s.add_models()->set_catalog_id("llama-2-7b");
+  *s.add_hardware()->mutable_description() = Device();
+  for (int64_t b : {1, 2}) s.add_batch_sizes(b);
+  for (int64_t g : {4, 8}) s.add_generated_tokens(g);
+  v1::Formats* f = s.add_formats();
+  f->set_weights("bf16");
+  f = s.add_formats();
+  f->set_weights("int4-g128");
+  return s;
+}
+
+TEST_F(BackendTest, SweepOrderIsFormatsThenBatchThenGenerated) {
+  std::vector<v1::SweepPoint> pts;
+  ASSERT_TRUE(backend_->Sweep(SmallSweep(), [&](const v1::SweepPoint& p) {
+    pts.push_back(p);
+    return true;
+  }).ok());
+  // 2 formats x 2 batches x 2 generated = 8.
+  ASSERT_EQ(pts.size(), 8u);
+  for (uint64_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(pts[i].index(), i);
+    EXPECT_EQ(pts[i].formats_index(), static_cast<int>(i / 4));
+    EXPECT_EQ(pts[i].batch_index(), static_cast<int>(i / 2 % 2));
+    EXPECT_EQ(pts[i].generated_index(), static_cast<int>(i % 2));
+  }
+  EXPECT_EQ(pts[4].summary().weights_format(), "int4-g128");
+  // int4-g128 weights (4.125 bits) read fewer bytes than bf16 (16 bits):
+  // decode gets faster on this memory-bound device.
+  EXPECT_LT(pts[4].summary().tpot_mean_seconds(), pts[0].summary().tpot_mean_seconds());
+}
+
+TEST_F(BackendTest, SweepStopsWhenEmitReturnsFalse) {
+  int calls = 0;
+  absl::Status s = backend_->Sweep(SmallSweep(), [&](const v1::SweepPoint&) {
+    return ++calls < 3;
+  });
+  EXPECT_EQ(s.code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(calls, 3);
+}
+
+TEST_F(BackendTest, SweepCapCountsThePointsOfThisShard) {
+  v1::SweepRequest s = SmallSweep();
+  for (int64_t b : {4, 8}) s.add_batch_sizes(b);  // 2 x 4 x 2 = 16 > 10
+  absl::Status st = backend_->Sweep(s, [](const v1::SweepPoint&) { return true; });
+  EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(st.message(), HasSubstr("16 points"));
+  EXPECT_THAT(st.message(), HasSubstr("cap of 10"));
+  s.set_shard_count(2);  // 8 per shard
+  EXPECT_TRUE(backend_->Sweep(s, [](const v1::SweepPoint&) { return true; }).ok());
+}
+
+TEST_F(BackendTest, SweepValidatesBeforeEmitting) {
+  v1::SweepRequest s = SmallSweep();
+  s.mutable_formats(1)->set_kv_cache("float7");
+  int calls = 0;
+  absl::Status st = backend_->Sweep(s, [&](const v1::SweepPoint&) {
+    ++calls;
+    return true;
+  });
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(st.message(), HasSubstr("formats[1].kv_cache"));
+  EXPECT_EQ(calls, 0);
+  s = SmallSweep();
+  s.clear_models();
+  st = backend_->Sweep(s, [](const v1::SweepPoint&) { return true; });
+  EXPECT_THAT(st.message(), HasSubstr("models: must be 1..256 entries; got 0"));
+}
+
+TEST_F(BackendTest, ModelCatalog) {
+  absl::StatusOr<v1::ListModelsResponse> l = backend_->ListModels({});
+  ASSERT_TRUE(l.ok());
+  EXPECT_GT(l->models_size(), 0);
+  v1::GetModelRequest req;
+  req.set_id("");
+  EXPECT_EQ(backend_->GetModel(req).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace ridgeline::service

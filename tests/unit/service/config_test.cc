@@ -1,0 +1,100 @@
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ridgeline/service/server.h"
+#include "ridgeline/service/status.h"
+
+namespace ridgeline::service {
+namespace {
+
+using ::testing::HasSubstr;
+
+absl::StatusOr<ServerConfig> Parse(std::vector<const char*> args,
+                                   std::map<std::string, std::string> env = {},
+                                   bool* help = nullptr) {
+  args.insert(args.begin(), "ridgeline-server");
+  bool h = false;
+  return ParseServerConfig(
+      static_cast<int>(args.size()), args.data(),
+      [&](const char* name) -> const char* {
+        auto it = env.find(name);
+        return it == env.end() ? nullptr : it->second.c_str();
+      },
+      help != nullptr ? help : &h);
+}
+
+TEST(ServerConfigTest, Defaults) {
+  absl::StatusOr<ServerConfig> c = Parse({});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->listen, "0.0.0.0:50051");
+  EXPECT_EQ(c->metrics_listen, "0.0.0.0:9464");
+  EXPECT_EQ(c->plugin_dir, "");
+  EXPECT_EQ(c->max_sweep_points, 100000);
+}
+
+TEST(ServerConfigTest, FlagsOverrideEnvironment) {
+  absl::StatusOr<ServerConfig> c =
+      Parse({"--listen", "127.0.0.1:0", "--max-sweep-points=7"},
+            {{"RIDGELINE_LISTEN", "10.0.0.1:1"},
+             {"RIDGELINE_PLUGIN_DIR", "/opt/p"},
+             {"RIDGELINE_SHUTDOWN_GRACE_SECONDS", "2.5"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->listen, "127.0.0.1:0");
+  EXPECT_EQ(c->plugin_dir, "/opt/p");
+  EXPECT_EQ(c->max_sweep_points, 7);
+  EXPECT_DOUBLE_EQ(c->shutdown_grace_seconds, 2.5);
+}
+
+TEST(ServerConfigTest, ErrorsNameSourceRangeAndValue) {
+  absl::StatusOr<ServerConfig> c = Parse({"--max-message-bytes=12"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("--max-message-bytes"));
+  EXPECT_THAT(c.status().message(), HasSubstr("[1024, 1073741824]"));
+  EXPECT_THAT(c.status().message(), HasSubstr("\"12\""));
+
+  c = Parse({}, {{"RIDGELINE_LISTEN", "nonsense"}});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("RIDGELINE_LISTEN"));
+  EXPECT_THAT(c.status().message(), HasSubstr("HOST:PORT"));
+
+  c = Parse({"--listen"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("missing value"));
+
+  c = Parse({"--shutdown-grace-seconds=nan"});
+  EXPECT_FALSE(c.ok());
+  c = Parse({"positional"});
+  EXPECT_FALSE(c.ok());
+}
+
+TEST(ServerConfigTest, Help) {
+  bool help = false;
+  ASSERT_TRUE(Parse({"--help"}, {}, &help).ok());
+  EXPECT_TRUE(help);
+  EXPECT_THAT(ServerUsage(), HasSubstr("RIDGELINE_METRICS_LISTEN"));
+}
+
+TEST(StatusMappingTest, CodesAndMessagesCarryOver) {
+  EXPECT_TRUE(ToGrpcStatus(absl::OkStatus()).ok());
+  const std::pair<absl::Status, grpc::StatusCode> cases[] = {
+      {absl::InvalidArgumentError("a"), grpc::StatusCode::INVALID_ARGUMENT},
+      {absl::NotFoundError("b"), grpc::StatusCode::NOT_FOUND},
+      {absl::UnimplementedError("c"), grpc::StatusCode::UNIMPLEMENTED},
+      {absl::UnavailableError("d"), grpc::StatusCode::UNAVAILABLE},
+      {absl::InternalError("e"), grpc::StatusCode::INTERNAL},
+      {absl::ResourceExhaustedError("f"), grpc::StatusCode::RESOURCE_EXHAUSTED},
+      {absl::CancelledError("g"), grpc::StatusCode::CANCELLED},
+      {absl::DeadlineExceededError("h"), grpc::StatusCode::DEADLINE_EXCEEDED},
+  };
+  for (const auto& [in, code] : cases) {
+    grpc::Status out = ToGrpcStatus(in);
+    EXPECT_EQ(out.error_code(), code);
+    EXPECT_EQ(out.error_message(), std::string(in.message()));
+  }
+}
+
+}  // namespace
+}  // namespace ridgeline::service
