@@ -78,9 +78,10 @@ Failure Failed(const absl::Status& status) {
 std::string Json(const google::protobuf::Message& message) {
   std::string json;
   google::protobuf::util::JsonPrintOptions options;
-  auto status = google::protobuf::util::MessageToJsonString(message, &json,
-                                                            options);
-  if (!status.ok()) return absl::StrCat("{\"error\":\"", status.ToString(), "\"}");
+  auto status =
+      google::protobuf::util::MessageToJsonString(message, &json, options);
+  if (!status.ok())
+    return absl::StrCat("{\"error\":\"", status.ToString(), "\"}");
   return json;
 }
 
@@ -152,11 +153,11 @@ Outcome MakeClient(Context& ctx) {
           "named by --server uses its own");
     }
     if (server->empty() || server->find(':') == std::string::npos) {
-      return Usage(absl::StrCat("--server: expected HOST:PORT, got '",
-                                *server, "'"));
+      return Usage(
+          absl::StrCat("--server: expected HOST:PORT, got '", *server, "'"));
     }
-    ctx.client = MakeGrpcClient(
-        *server, std::chrono::seconds(timeout->value_or(60)));
+    ctx.client =
+        MakeGrpcClient(*server, std::chrono::seconds(timeout->value_or(60)));
     return std::nullopt;
   }
   InProcessOptions options;
@@ -174,7 +175,8 @@ Outcome MakeClient(Context& ctx) {
 
 const std::vector<FlagSpec>& ScenarioFlags() {
   static const std::vector<FlagSpec> kFlags = {
-      {"weights", "FMT", "weight format, e.g. bf16, fp8, int4-g128 (default bf16)"},
+      {"weights", "FMT",
+       "weight format, e.g. bf16, fp8, int4-g128 (default bf16)"},
       {"activations", "FMT", "activation format (default bf16)"},
       {"kv", "FMT", "KV-cache format (default bf16)"},
       {"profile", "NAME", "calibration profile by name"},
@@ -208,9 +210,10 @@ Outcome ReadHardwareFile(const std::string& path, v1::Hardware* hardware) {
   if (!text.ok()) return Usage(text.status());
   auto status = google::protobuf::util::JsonStringToMessage(*text, hardware);
   if (!status.ok()) {
-    return Usage(absl::StrCat("--hardware-file: '", path,
-                              "' is not a ridgeline.v1.Hardware in proto JSON: ",
-                              status.message().as_string()));
+    return Usage(
+        absl::StrCat("--hardware-file: '", path,
+                     "' is not a ridgeline.v1.Hardware in proto JSON: ",
+                     status.message().as_string()));
   }
   return std::nullopt;
 }
@@ -251,9 +254,11 @@ Outcome BuildAnalyze(const ParsedFlags& flags, v1::AnalyzeRequest* request) {
     return Usage("give exactly one of --model ID or --model-config FILE.json");
   }
   if (flags.Has("hardware") == flags.Has("hardware-file")) {
-    return Usage("give exactly one of --hardware ID or --hardware-file FILE.json");
+    return Usage(
+        "give exactly one of --hardware ID or --hardware-file FILE.json");
   }
-  if (auto id = flags.Get("model")) request->mutable_model()->set_catalog_id(*id);
+  if (auto id = flags.Get("model"))
+    request->mutable_model()->set_catalog_id(*id);
   if (auto path = flags.Get("model-config")) {
     if (Outcome o = ReadModelConfig(*path, request->mutable_model())) return o;
   }
@@ -261,8 +266,8 @@ Outcome BuildAnalyze(const ParsedFlags& flags, v1::AnalyzeRequest* request) {
     request->mutable_hardware()->set_platform_id(*id);
   }
   if (auto path = flags.Get("hardware-file")) {
-    if (Outcome o = ReadHardwareFile(*path,
-                                     request->mutable_hardware()->mutable_description())) {
+    if (Outcome o = ReadHardwareFile(
+            *path, request->mutable_hardware()->mutable_description())) {
       return o;
     }
   }
@@ -272,14 +277,17 @@ Outcome BuildAnalyze(const ParsedFlags& flags, v1::AnalyzeRequest* request) {
     const char* flag;
     void (v1::Workload::*set)(int64_t);
   };
-  for (const IntField& f : {IntField{"batch", &v1::Workload::set_batch},
-                            IntField{"prompt", &v1::Workload::set_prompt_tokens},
-                            IntField{"gen", &v1::Workload::set_generated_tokens}}) {
-    absl::StatusOr<std::optional<int64_t>> v = flags.GetInt(f.flag, -kAny, kAny);
+  for (const IntField& f :
+       {IntField{"batch", &v1::Workload::set_batch},
+        IntField{"prompt", &v1::Workload::set_prompt_tokens},
+        IntField{"gen", &v1::Workload::set_generated_tokens}}) {
+    absl::StatusOr<std::optional<int64_t>> v =
+        flags.GetInt(f.flag, -kAny, kAny);
     if (!v.ok()) return Usage(v.status());
     if (*v) (request->mutable_workload()->*f.set)(**v);
   }
-  if (auto v = flags.Get("weights")) request->mutable_formats()->set_weights(*v);
+  if (auto v = flags.Get("weights"))
+    request->mutable_formats()->set_weights(*v);
   if (auto v = flags.Get("activations")) {
     request->mutable_formats()->set_activations(*v);
   }
@@ -314,11 +322,10 @@ void AddOpRows(const v1::StepResult& step, const v1::AnalysisResult& result,
   for (const v1::OpResult& op : step.ops()) {
     double share = total > 0 ? op.seconds() / total : 0;
     if (csv) {
-      table->rows.push_back({step.phase(), op.kind(), op.layer_group(),
-                             absl::StrCat(op.layers()), op.math(),
-                             Raw(op.flops()), Raw(op.bytes()),
-                             Raw(op.intensity()), Raw(op.seconds()), Raw(share),
-                             op.bound(), Where(op, result)});
+      table->rows.push_back(
+          {step.phase(), op.kind(), op.layer_group(), absl::StrCat(op.layers()),
+           op.math(), Raw(op.flops()), Raw(op.bytes()), Raw(op.intensity()),
+           Raw(op.seconds()), Raw(share), op.bound(), Where(op, result)});
     } else {
       table->rows.push_back({OpName(op), absl::StrCat(op.layers()), op.math(),
                              Si(op.flops()), Bytes(op.bytes()),
@@ -336,11 +343,11 @@ void PrintAnalyzeText(const v1::AnalyzeRequest& request,
   out << r.model_id() << " on " << r.hardware_id() << ": batch "
       << (w.has_batch() ? w.batch() : 1) << ", prompt "
       << (w.has_prompt_tokens() ? w.prompt_tokens() : 512) << ", generate "
-      << (w.has_generated_tokens() ? w.generated_tokens() : 128)
-      << "; weights " << fmt(request.formats().weights()) << ", activations "
+      << (w.has_generated_tokens() ? w.generated_tokens() : 128) << "; weights "
+      << fmt(request.formats().weights()) << ", activations "
       << fmt(request.formats().activations()) << ", KV "
-      << fmt(request.formats().kv_cache()) << "; matmuls in "
-      << r.matmul_math() << "\n";
+      << fmt(request.formats().kv_cache()) << "; matmuls in " << r.matmul_math()
+      << "\n";
   out << "Calibration: "
       << (response.calibration().profile_name().empty()
               ? "none"
@@ -360,13 +367,14 @@ void PrintAnalyzeText(const v1::AnalyzeRequest& request,
        absl::StrCat(Si(r.decode_tokens_per_second_per_sequence()),
                     " tok/s per sequence, ",
                     Si(r.decode_tokens_per_second_total()), " tok/s total")},
-      {"Ridge point", absl::StrCat(Fixed3(r.ridge_point_flops_per_byte()),
-                                   " FLOP/B")},
+      {"Ridge point",
+       absl::StrCat(Fixed3(r.ridge_point_flops_per_byte()), " FLOP/B")},
   };
   const v1::Economy& e = r.economy();
   if (e.has_joules_per_output_token()) {
-    summary.rows.push_back({"Energy", absl::StrCat(Fixed3(e.joules_per_output_token()),
-                                                   " J/token (", e.energy_method(), ")")});
+    summary.rows.push_back(
+        {"Energy", absl::StrCat(Fixed3(e.joules_per_output_token()),
+                                " J/token (", e.energy_method(), ")")});
   }
   if (e.has_usd_per_million_output_tokens()) {
     summary.rows.push_back(
@@ -395,10 +403,11 @@ void PrintAnalyzeText(const v1::AnalyzeRequest& request,
   PrintTable(tiers, TableStyle::kText, out);
 
   const std::vector<std::string> op_headers = {
-      "op", ">layers", "math", ">FLOPs", ">bytes", ">FLOP/B", ">time",
-      ">share", "bound", "where"};
+      "op",      ">layers", "math",   ">FLOPs", ">bytes",
+      ">FLOP/B", ">time",   ">share", "bound",  "where"};
   for (const v1::StepResult* step : {&r.prefill(), &r.decode()}) {
-    out << "\n" << (step == &r.prefill() ? "Prefill" : "Decode") << " ("
+    out << "\n"
+        << (step == &r.prefill() ? "Prefill" : "Decode") << " ("
         << step->steps() << (step->steps() == 1 ? " step, " : " steps, ")
         << step->tokens() << " tokens per step, "
         << Seconds(step->totals().seconds()) << ")\n";
@@ -519,8 +528,8 @@ Outcome BuildSweep(const ParsedFlags& flags, v1::SweepRequest* request) {
   if (auto shard = flags.Get("shard")) {
     uint32_t index = 0, count = 0;
     if (std::sscanf(shard->c_str(), "%u/%u", &index, &count) != 2) {
-      return Usage(absl::StrCat("--shard: expected I/N (e.g. 0/4), got '",
-                                *shard, "'"));
+      return Usage(
+          absl::StrCat("--shard: expected I/N (e.g. 0/4), got '", *shard, "'"));
     }
     request->set_shard_index(index);
     request->set_shard_count(count);
@@ -538,51 +547,80 @@ Outcome Sweep(Context& ctx) {
                "weights", "act", "kv", ">TTFT", ">TPOT", ">tok/s", "fits",
                "bound", "bottleneck", ">$/Mtok"}};
   if (ctx.csv()) {
-    table.headers = {"index", "model", "hardware", "batch", "prompt", "gen",
-                     "weights", "activations", "kv_cache", "ttft_seconds",
-                     "tpot_mean_seconds", "decode_tokens_per_second_total",
-                     "fits", "bound", "bottleneck_op",
-                     "usd_per_million_output_tokens", "error"};
+    table.headers = {"index",
+                     "model",
+                     "hardware",
+                     "batch",
+                     "prompt",
+                     "gen",
+                     "weights",
+                     "activations",
+                     "kv_cache",
+                     "ttft_seconds",
+                     "tpot_mean_seconds",
+                     "decode_tokens_per_second_total",
+                     "fits",
+                     "bound",
+                     "bottleneck_op",
+                     "usd_per_million_output_tokens",
+                     "error"};
   }
   int errors = 0;
-  absl::Status status = ctx.client->Sweep(request, [&](const v1::SweepPoint& p) {
-    if (ctx.format == Format::kJson) {
-      ctx.out << Json(p) << "\n";  // JSON Lines: one point per line
-      return;
-    }
-    const v1::SweepSummary& s = p.summary();
-    std::vector<std::string> row;
-    if (p.has_error()) {
-      ++errors;
-      row = {absl::StrCat(p.index())};
-      row.resize(ctx.csv() ? 16 : 15);
-      row.push_back(absl::StrCat("error: ", p.error().message()));
-    } else if (ctx.csv()) {
-      row = {absl::StrCat(p.index()), s.model_id(), s.hardware_id(),
-             absl::StrCat(s.batch()), absl::StrCat(s.prompt_tokens()),
-             absl::StrCat(s.generated_tokens()), s.weights_format(),
-             s.activations_format(), s.kv_cache_format(),
-             Raw(s.ttft_seconds()), Raw(s.tpot_mean_seconds()),
-             Raw(s.decode_tokens_per_second_total()),
-             s.fits() ? "true" : "false", s.bound(), s.bottleneck_op(),
-             s.has_usd_per_million_output_tokens()
-                 ? Raw(s.usd_per_million_output_tokens())
-                 : "",
-             ""};
-    } else {
-      row = {absl::StrCat(p.index()), s.model_id(), s.hardware_id(),
-             absl::StrCat(s.batch()), absl::StrCat(s.prompt_tokens()),
-             absl::StrCat(s.generated_tokens()), s.weights_format(),
-             s.activations_format(), s.kv_cache_format(),
-             Seconds(s.ttft_seconds()), Seconds(s.tpot_mean_seconds()),
-             Si(s.decode_tokens_per_second_total()), s.fits() ? "yes" : "NO",
-             s.bound(), s.bottleneck_op(),
-             s.has_usd_per_million_output_tokens()
-                 ? Fixed3(s.usd_per_million_output_tokens())
-                 : "-"};
-    }
-    table.rows.push_back(std::move(row));
-  });
+  absl::Status status =
+      ctx.client->Sweep(request, [&](const v1::SweepPoint& p) {
+        if (ctx.format == Format::kJson) {
+          ctx.out << Json(p) << "\n";  // JSON Lines: one point per line
+          return;
+        }
+        const v1::SweepSummary& s = p.summary();
+        std::vector<std::string> row;
+        if (p.has_error()) {
+          ++errors;
+          row = {absl::StrCat(p.index())};
+          row.resize(ctx.csv() ? 16 : 15);
+          row.push_back(absl::StrCat("error: ", p.error().message()));
+        } else if (ctx.csv()) {
+          row = {absl::StrCat(p.index()),
+                 s.model_id(),
+                 s.hardware_id(),
+                 absl::StrCat(s.batch()),
+                 absl::StrCat(s.prompt_tokens()),
+                 absl::StrCat(s.generated_tokens()),
+                 s.weights_format(),
+                 s.activations_format(),
+                 s.kv_cache_format(),
+                 Raw(s.ttft_seconds()),
+                 Raw(s.tpot_mean_seconds()),
+                 Raw(s.decode_tokens_per_second_total()),
+                 s.fits() ? "true" : "false",
+                 s.bound(),
+                 s.bottleneck_op(),
+                 s.has_usd_per_million_output_tokens()
+                     ? Raw(s.usd_per_million_output_tokens())
+                     : "",
+                 ""};
+        } else {
+          row = {absl::StrCat(p.index()),
+                 s.model_id(),
+                 s.hardware_id(),
+                 absl::StrCat(s.batch()),
+                 absl::StrCat(s.prompt_tokens()),
+                 absl::StrCat(s.generated_tokens()),
+                 s.weights_format(),
+                 s.activations_format(),
+                 s.kv_cache_format(),
+                 Seconds(s.ttft_seconds()),
+                 Seconds(s.tpot_mean_seconds()),
+                 Si(s.decode_tokens_per_second_total()),
+                 s.fits() ? "yes" : "NO",
+                 s.bound(),
+                 s.bottleneck_op(),
+                 s.has_usd_per_million_output_tokens()
+                     ? Fixed3(s.usd_per_million_output_tokens())
+                     : "-"};
+        }
+        table.rows.push_back(std::move(row));
+      });
   if (ctx.format != Format::kJson) PrintTable(table, ctx.style(), ctx.out);
   if (!status.ok()) return Failed(status);
   if (errors > 0) {
@@ -603,9 +641,15 @@ std::vector<std::pair<std::string, double>> Rates(const v1::PerMathType& p) {
   const auto* refl = p.GetReflection();
   for (int i = 0; i < d->field_count(); ++i) {
     const auto* f = d->field(i);
-    if (refl->HasField(p, f)) out.emplace_back(f->name(), refl->GetDouble(p, f));
+    if (refl->HasField(p, f))
+      out.emplace_back(f->name(), refl->GetDouble(p, f));
   }
   return out;
+}
+
+bool IsDeviceMemory(const v1::MemoryTier& t) {
+  return t.kind() == "hbm" || t.kind() == "gddr" || t.kind() == "lpddr" ||
+         t.kind() == "ddr" || t.kind() == "unified";
 }
 
 std::vector<FlagSpec> CatalogFlags(std::string_view filter_help) {
@@ -621,22 +665,24 @@ void PrintHardware(const v1::Hardware& h, const Context& ctx) {
   auto opt = [](bool has, double v, const std::string& unit) {
     return has ? Si(v, unit) : std::string("not published");
   };
-  info.rows = {{"id", h.id()},           {"name", h.display_name()},
-               {"vendor", h.vendor()},   {"family", h.family()},
-               {"plugin", h.plugin()},
-               {"launch overhead", Seconds(h.kernel_launch_seconds())},
-               {"TDP", opt(h.has_tdp_watts(), h.tdp_watts(), "W")},
-               {"idle", opt(h.has_idle_watts(), h.idle_watts(), "W")},
-               {"price", h.has_price_usd()
-                             ? absl::StrCat("$", Fixed3(h.price_usd()))
-                             : std::string("not published")},
-               {"embodied", opt(h.has_embodied_kg_co2e(), h.embodied_kg_co2e() * 1e3,
-                                "g CO2e")},
-               {"interconnect", opt(h.has_interconnect_bytes_per_second(),
-                                    h.interconnect_bytes_per_second(), "B/s")},
-               {"efficiency hook", std::string(h.has_efficiency_hook() ? "yes" : "no")}};
+  info.rows = {
+      {"id", h.id()},
+      {"name", h.display_name()},
+      {"vendor", h.vendor()},
+      {"family", h.family()},
+      {"plugin", h.plugin()},
+      {"launch overhead", Seconds(h.kernel_launch_seconds())},
+      {"TDP", opt(h.has_tdp_watts(), h.tdp_watts(), "W")},
+      {"idle", opt(h.has_idle_watts(), h.idle_watts(), "W")},
+      {"price", h.has_price_usd() ? absl::StrCat("$", Fixed3(h.price_usd()))
+                                  : std::string("not published")},
+      {"embodied",
+       opt(h.has_embodied_kg_co2e(), h.embodied_kg_co2e() * 1e3, "g CO2e")},
+      {"interconnect", opt(h.has_interconnect_bytes_per_second(),
+                           h.interconnect_bytes_per_second(), "B/s")},
+      {"efficiency hook", std::string(h.has_efficiency_hook() ? "yes" : "no")}};
   for (const auto& [name, rate] : Rates(h.peak_ops_per_second())) {
-    info.rows.push_back({absl::StrCat("peak ", name), Si(rate, "op/s")});
+    info.rows.push_back({absl::StrCat("peak ", name), Si(rate, "OPS")});
   }
   if (ctx.csv()) {
     info.headers = {"field", "value"};
@@ -644,8 +690,8 @@ void PrintHardware(const v1::Hardware& h, const Context& ctx) {
   PrintTable(info, ctx.style(), ctx.out, 0);
   if (ctx.csv()) return;
   ctx.out << "\nMemory tiers (fastest first)\n";
-  Table tiers{{">#", "name", "kind", ">capacity", ">read", ">write",
-               ">latency", "PIM"}};
+  Table tiers{{">#", "name", "kind", ">capacity", ">read", ">write", ">latency",
+               "PIM"}};
   for (int i = 0; i < h.tiers_size(); ++i) {
     const v1::MemoryTier& t = h.tiers(i);
     tiers.rows.push_back(
@@ -691,11 +737,15 @@ Outcome HardwareCommand(Context& ctx) {
     ctx.out << Json(*response) << "\n";
     return std::nullopt;
   }
-  Table table{{"id", "family", "name", ">peak (widest 16-bit or best)",
-               ">memory", ">bandwidth"}};
+  Table table{{"id", "family", "name", ">peak", ">memory", ">bandwidth"}};
   if (ctx.csv()) {
-    table.headers = {"id", "family", "name", "peak_type", "peak_ops_per_second",
-                     "memory_bytes", "bandwidth_bytes_per_second"};
+    table.headers = {"id",
+                     "family",
+                     "name",
+                     "peak_type",
+                     "peak_ops_per_second",
+                     "memory_bytes",
+                     "bandwidth_bytes_per_second"};
   }
   for (const v1::Hardware& h : response->hardware()) {
     // The headline rate: bf16 (or fp16) when published, else the largest.
@@ -708,22 +758,34 @@ Outcome HardwareCommand(Context& ctx) {
       }
       if (r.second > peak.second) peak = r;
     }
-    // The largest tier is the one that holds the weights.
+    // The headline memory: the first device-memory tier (not on-chip SRAM,
+    // not host memory over a link, not flash); else the largest tier.
     const v1::MemoryTier* main_tier = nullptr;
     for (const v1::MemoryTier& t : h.tiers()) {
-      if (!main_tier || t.capacity_bytes() > main_tier->capacity_bytes()) {
+      if (IsDeviceMemory(t)) {
+        main_tier = &t;
+        break;
+      }
+    }
+    for (const v1::MemoryTier& t : h.tiers()) {
+      if (main_tier == nullptr ||
+          (!IsDeviceMemory(*main_tier) &&
+           t.capacity_bytes() > main_tier->capacity_bytes())) {
         main_tier = &t;
       }
     }
     double capacity = main_tier ? main_tier->capacity_bytes() : 0;
-    double bandwidth = main_tier ? main_tier->read_bandwidth_bytes_per_second() : 0;
+    double bandwidth =
+        main_tier ? main_tier->read_bandwidth_bytes_per_second() : 0;
     if (ctx.csv()) {
       table.rows.push_back({h.id(), h.family(), h.display_name(), peak.first,
                             Raw(peak.second), Raw(capacity), Raw(bandwidth)});
     } else {
       table.rows.push_back(
           {h.id(), h.family(), h.display_name(),
-           peak.first.empty() ? "-" : absl::StrCat(Si(peak.second, "op/s"), " ", peak.first),
+           peak.first.empty()
+               ? "-"
+               : absl::StrCat(Si(peak.second, "OPS"), " ", peak.first),
            Bytes(capacity), Si(bandwidth, "B/s")});
     }
   }
@@ -757,10 +819,10 @@ void PrintModel(const v1::Model& m, const Context& ctx) {
       {"max context", absl::StrCat(m.max_context())},
       {"KV elements per token", Si(m.kv_elements_per_token())},
       {"norm / FFN", absl::StrCat(m.norm(), " / ", m.ffn())},
-      {"sliding layers", m.sliding_layers() == "none"
-                             ? "none"
-                             : absl::StrCat(m.sliding_layers(), ", window ",
-                                            m.sliding_window())},
+      {"sliding layers",
+       m.sliding_layers() == "none"
+           ? "none"
+           : absl::StrCat(m.sliding_layers(), ", window ", m.sliding_window())},
   };
   if (m.has_moe()) {
     info.rows.push_back(
@@ -823,8 +885,13 @@ Outcome ModelsCommand(Context& ctx) {
     }
   }
   if (ctx.csv()) {
-    table.headers = {"id", "name", "architecture", "parameters",
-                     "active_parameters", "layers", "heads_kv_heads",
+    table.headers = {"id",
+                     "name",
+                     "architecture",
+                     "parameters",
+                     "active_parameters",
+                     "layers",
+                     "heads_kv_heads",
                      "max_context"};
   }
   PrintTable(table, ctx.style(), ctx.out, 0);
@@ -865,7 +932,8 @@ const std::vector<Command>& Commands() {
 }
 
 void PrintMainHelp(std::ostream& out) {
-  out << "ridgeline: predict LLM inference performance with a roofline model\n\n"
+  out << "ridgeline: predict LLM inference performance with a roofline "
+         "model\n\n"
          "usage: ridgeline [--server HOST:PORT] <command> [flags]\n\n"
          "commands:\n";
   Table table;
@@ -873,7 +941,8 @@ void PrintMainHelp(std::ostream& out) {
     table.rows.push_back({std::string(c.name), std::string(c.summary)});
   }
   table.rows.push_back({"validate", "compare predictions with measurements"});
-  table.rows.push_back({"calibrate", "fit a calibration profile from measurements"});
+  table.rows.push_back(
+      {"calibrate", "fit a calibration profile from measurements"});
   PrintTable(table, TableStyle::kText, out);
   out << "\nRuns in-process by default (plugins from --plugin-dir, "
          "RIDGELINE_PLUGIN_DIR or the\ninstalled folder); --server sends the "

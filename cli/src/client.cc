@@ -73,8 +73,8 @@ class GrpcClient final : public Client {
  public:
   GrpcClient(const std::string& target, std::chrono::milliseconds timeout)
       : target_(target),
-        stub_(v1::RidgelineService::NewStub(grpc::CreateChannel(
-            target, grpc::InsecureChannelCredentials()))),
+        stub_(v1::RidgelineService::NewStub(
+            grpc::CreateChannel(target, grpc::InsecureChannelCredentials()))),
         timeout_(timeout) {}
 
   absl::StatusOr<v1::AnalyzeResponse> Analyze(
@@ -124,22 +124,22 @@ class GrpcClient final : public Client {
   absl::Status Annotate(absl::Status status) const {
     if (status.code() == absl::StatusCode::kUnavailable ||
         status.code() == absl::StatusCode::kDeadlineExceeded) {
-      return absl::Status(status.code(),
-                          absl::StrCat("server ", target_, ": ",
-                                       status.message()));
+      return absl::Status(status.code(), absl::StrCat("server ", target_, ": ",
+                                                      status.message()));
     }
     return status;
   }
 
   template <typename Request, typename Response>
   absl::StatusOr<Response> Unary(
-      grpc::Status (v1::RidgelineService::Stub::*method)(
-          grpc::ClientContext*, const Request&, Response*),
+      grpc::Status (v1::RidgelineService::Stub::*method)(grpc::ClientContext*,
+                                                         const Request&,
+                                                         Response*),
       const Request& request, Response response) {
     grpc::ClientContext context;
     SetDeadline(&context);
-    absl::Status status =
-        Annotate(FromGrpc((stub_.get()->*method)(&context, request, &response)));
+    absl::Status status = Annotate(
+        FromGrpc((stub_.get()->*method)(&context, request, &response)));
     if (!status.ok()) return status;
     return response;
   }
@@ -163,9 +163,9 @@ absl::StatusOr<std::unique_ptr<Client>> MakeInProcessClient(
   absl::StatusOr<std::shared_ptr<const calibration::ProfileStore>> profiles =
       calibration::ProfileStore::LoadDirectory(profile_dir);
   if (!profiles.ok()) return profiles.status();
-  return std::unique_ptr<Client>(new InProcessClient(
-      std::make_unique<service::Backend>(std::move(registry), *profiles,
-                                         service::Limits())));
+  return std::unique_ptr<Client>(
+      new InProcessClient(std::make_unique<service::Backend>(
+          std::move(registry), *profiles, service::Limits())));
 }
 
 std::unique_ptr<Client> MakeGrpcClient(const std::string& target,

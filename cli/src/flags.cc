@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/ascii.h"
 
 namespace ridgeline::cli {
 
@@ -21,14 +21,15 @@ std::optional<std::string> ParsedFlags::Get(std::string_view name) const {
 
 namespace {
 
-absl::StatusOr<int64_t> ParseInt(const std::string& flag, const std::string& text,
-                                 int64_t min, int64_t max) {
+absl::StatusOr<int64_t> ParseInt(const std::string& flag,
+                                 const std::string& text, int64_t min,
+                                 int64_t max) {
   int64_t v = 0;
   if (!absl::SimpleAtoi(text, &v) || v < min || v > max) {
     if (min == -std::numeric_limits<int64_t>::max() &&
         max == std::numeric_limits<int64_t>::max()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--", flag, ": expected an integer, got '", text, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, ": expected an integer, got '", text, "'"));
     }
     return absl::InvalidArgumentError(
         absl::StrCat("--", flag, ": expected an integer in [", min, ", ", max,
@@ -70,8 +71,10 @@ std::vector<std::string> SplitList(std::string_view text) {
   while (true) {
     size_t comma = text.find(',');
     std::string_view item = text.substr(0, comma);
-    while (!item.empty() && absl::ascii_isspace(item.front())) item.remove_prefix(1);
-    while (!item.empty() && absl::ascii_isspace(item.back())) item.remove_suffix(1);
+    while (!item.empty() && absl::ascii_isspace(item.front()))
+      item.remove_prefix(1);
+    while (!item.empty() && absl::ascii_isspace(item.back()))
+      item.remove_suffix(1);
     if (!item.empty()) out.emplace_back(item);
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);
@@ -108,9 +111,9 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
     }
     if (spec->value_name.empty()) {
       if (inline_value) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--", name, " is a switch and takes no value, got '",
-            *inline_value, "'"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", name, " is a switch and takes no value, got '",
+                         *inline_value, "'"));
       }
       parsed.values_[name] = "true";
       continue;
@@ -120,8 +123,8 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
     } else if (i + 1 < args.size()) {
       parsed.values_[name] = args[++i];
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--", name, " needs a value (", spec->value_name, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, " needs a value (", spec->value_name, ")"));
     }
   }
   return parsed;
@@ -131,13 +134,14 @@ std::string FlagHelp(const std::vector<FlagSpec>& specs) {
   size_t width = 0;
   std::vector<std::string> lefts;
   for (const FlagSpec& s : specs) {
-    lefts.push_back(absl::StrCat("--", s.name,
-                                 s.value_name.empty() ? "" : " ", s.value_name));
+    lefts.push_back(absl::StrCat("--", s.name, s.value_name.empty() ? "" : " ",
+                                 s.value_name));
     width = std::max(width, lefts.back().size());
   }
   std::string out;
   for (size_t i = 0; i < specs.size(); ++i) {
-    absl::StrAppend(&out, "  ", lefts[i], std::string(width + 2 - lefts[i].size(), ' '),
+    absl::StrAppend(&out, "  ", lefts[i],
+                    std::string(width + 2 - lefts[i].size(), ' '),
                     specs[i].help, "\n");
   }
   return out;

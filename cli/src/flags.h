@@ -16,7 +16,7 @@
 namespace ridgeline::cli {
 
 struct FlagSpec {
-  std::string name;  // without the leading "--"
+  std::string name;        // without the leading "--"
   std::string value_name;  // "" = boolean switch
   std::string help;
 };
@@ -39,8 +39,8 @@ class ParsedFlags {
   std::vector<std::string> GetList(std::string_view name) const;
 
  private:
-  friend absl::StatusOr<ParsedFlags> ParseFlags(
-      const std::vector<std::string>&, const std::vector<FlagSpec>&);
+  friend absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>&,
+                                                const std::vector<FlagSpec>&);
   std::map<std::string, std::string, std::less<>> values_;
   std::vector<std::string> positional_;
 };

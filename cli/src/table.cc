@@ -93,7 +93,9 @@ std::string Si(double value, const std::string& unit) {
   double mag = std::fabs(value);
   for (const auto& p : kPrefixes) {
     if (mag >= p.scale) {
-      return absl::StrCat(Fixed3(value / p.scale), " ", p.prefix, unit);
+      std::string suffix = absl::StrCat(p.prefix, unit);
+      return absl::StrCat(Fixed3(value / p.scale), suffix.empty() ? "" : " ",
+                          suffix);
     }
   }
   return absl::StrCat(Fixed3(value), unit.empty() ? "" : " ", unit);

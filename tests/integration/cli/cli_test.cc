@@ -1,0 +1,315 @@
+// The `ridgeline` binary against a real ridgeline-server on 127.0.0.1:0 and
+// in-process: same arguments must print byte-identical results; errors are
+// one line naming the flag or field, with a non-zero exit.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "server_process.h"
+#include "table.h"
+
+namespace ridgeline::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs the CLI binary with `args`; stdout and stderr captured separately.
+CliRun RunBinary(const std::vector<std::string>& args) {
+  char out_path[] = "/tmp/ridgeline-cli-out-XXXXXX";
+  char err_path[] = "/tmp/ridgeline-cli-err-XXXXXX";
+  int out_fd = mkstemp(out_path);
+  int err_fd = mkstemp(err_path);
+  CliRun run;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(err_fd, STDERR_FILENO);
+    // Only flags decide where plugins come from in these tests.
+    unsetenv("RIDGELINE_PLUGIN_DIR");
+    unsetenv("RIDGELINE_PROFILE_DIR");
+    std::vector<char*> argv{const_cast<char*>(RIDGELINE_CLI_BIN)};
+    for (const std::string& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(out_fd);
+  close(err_fd);
+  run.exit_code =
+      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.out = Slurp(out_path);
+  run.err = Slurp(err_path);
+  unlink(out_path);
+  unlink(err_path);
+  return run;
+}
+
+std::vector<std::string> With(std::vector<std::string> a,
+                              const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// The plugin host logs each plugin it loads on stderr; errors are the lines
+// that start with "ridgeline <command>:".
+std::vector<std::string> ErrorLines(const std::string& err,
+                                    const std::string& prefix) {
+  std::vector<std::string> lines;
+  for (absl::string_view line : absl::StrSplit(err, '\n')) {
+    if (absl::StartsWith(line, prefix)) lines.emplace_back(line);
+  }
+  return lines;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    server_ = new ServerProcess();
+    ASSERT_TRUE(server_->ok()) << server_->error();
+    ASSERT_TRUE(WaitServing(server_->Channel(), std::chrono::seconds(30)));
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+
+  // Same command both ways.
+  static std::vector<std::string> Local(const std::vector<std::string>& args) {
+    return With({std::string("--plugin-dir=") + RIDGELINE_TEST_PLUGIN_DIR,
+                 std::string("--profile-dir=") + RIDGELINE_TEST_PROFILE_DIR},
+                args);
+  }
+  static std::vector<std::string> Remote(const std::vector<std::string>& args) {
+    return With({"--server", server_->address()}, args);
+  }
+
+  static ServerProcess* server_;
+};
+ServerProcess* CliTest::server_ = nullptr;
+
+const std::vector<std::string> kAnalyze = {
+    "analyze", "--model", "llama-3-8b", "--hardware", "nvidia-h100-sxm-80gb",
+    "--batch", "16",      "--prompt",   "1024",       "--gen",
+    "128"};
+
+TEST_F(CliTest, AnalyzeJsonIsIdenticalInProcessAndOverGrpc) {
+  CliRun local = RunBinary(Local(With(kAnalyze, {"--format", "json"})));
+  CliRun remote = RunBinary(Remote(With(kAnalyze, {"--format", "json"})));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  EXPECT_EQ(local.out, remote.out);
+
+  nlohmann::json j = nlohmann::json::parse(local.out);
+  const auto& r = j["result"];
+  EXPECT_EQ(r["modelId"], "llama-3-8b");
+  // Llama-3-8B (meta-llama/Meta-Llama-3-8B config.json): vocab 128256,
+  // hidden 4096, 32 layers, 32 heads, 8 KV heads, head_dim 128, FFN 14336,
+  // untied LM head.
+  //   per layer: q 4096^2 = 16,777,216; k+v 2*4096*1024 = 8,388,608;
+  //   o 16,777,216; gated FFN 3*4096*14336 = 176,160,768; 2 norms 8,192
+  //   = 218,112,000; x32 = 6,979,584,000
+  //   embedding + LM head 2*128256*4096 = 1,050,673,152; final norm 4,096
+  //   total 8,030,261,248 parameters x 2 bytes (bf16) = 16,060,522,496 B.
+  EXPECT_NEAR(r["memory"]["requiredWeightsBytes"].get<double>(), 16060522496.0,
+              16060522496.0 * 1e-6);
+  // KV cache at the longest context: 2 (K,V) x 32 layers x 8 heads x 128
+  // = 65,536 elements/token x 2 B x 16 sequences x (1024 + 128) tokens
+  // = 2,415,919,104 B (the last step may not store its own token: allow 0.1%).
+  EXPECT_NEAR(r["memory"]["requiredKvCacheBytes"].get<double>(), 2415919104.0,
+              2415919104.0 * 1e-3);
+}
+
+TEST_F(CliTest, AnalyzeTableAndCsvAreIdenticalInProcessAndOverGrpc) {
+  for (const char* format : {"table", "csv"}) {
+    CliRun local = RunBinary(Local(With(kAnalyze, {"--format", format})));
+    CliRun remote = RunBinary(Remote(With(kAnalyze, {"--format", format})));
+    ASSERT_EQ(local.exit_code, 0) << local.err;
+    ASSERT_EQ(remote.exit_code, 0) << remote.err;
+    EXPECT_EQ(local.out, remote.out) << format;
+  }
+  CliRun table = RunBinary(Local(kAnalyze));
+  EXPECT_THAT(table.out, HasSubstr("TTFT"));
+  EXPECT_THAT(table.out, HasSubstr("TPOT mean"));
+  EXPECT_THAT(table.out, HasSubstr("Memory: fits"));
+  EXPECT_THAT(table.out, HasSubstr("Prefill (1 step"));
+  EXPECT_THAT(table.out, HasSubstr("ffn_down"));
+  EXPECT_THAT(table.out, HasSubstr("Bottleneck: "));
+  CliRun csv = RunBinary(Local(With(kAnalyze, {"--format", "csv"})));
+  EXPECT_THAT(csv.out, ::testing::StartsWith(
+                           "phase,op,layer_group,layers,math,flops,bytes,"));
+  EXPECT_THAT(csv.out, HasSubstr("\ndecode,lm_head,,1,bf16,"));
+}
+
+TEST_F(CliTest, SweepJsonLinesAreIdenticalAndInStableOrder) {
+  const std::vector<std::string> sweep = {"sweep",
+                                          "--model",
+                                          "llama-3-8b,mistral-7b",
+                                          "--hardware",
+                                          "nvidia-h100-sxm-80gb,amd-mi300x",
+                                          "--batch",
+                                          "1,8",
+                                          "--format",
+                                          "json"};
+  CliRun local = RunBinary(Local(sweep));
+  CliRun remote = RunBinary(Remote(sweep));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  EXPECT_EQ(local.out, remote.out);
+  std::vector<std::string> lines =
+      absl::StrSplit(local.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 8u);  // 2 models x 2 hardware x 2 batch sizes
+  for (size_t i = 0; i < lines.size(); ++i) {
+    nlohmann::json p = nlohmann::json::parse(lines[i]);
+    // i = (m * 2 + h) * 2 + b; proto3 JSON omits a zero index.
+    EXPECT_EQ(p.value("index", std::string("0")), std::to_string(i));
+    EXPECT_EQ(p["summary"]["modelId"], i < 4 ? "llama-3-8b" : "mistral-7b");
+    EXPECT_EQ(p["summary"]["hardwareId"],
+              (i / 2) % 2 == 0 ? "nvidia-h100-sxm-80gb" : "amd-mi300x");
+    EXPECT_EQ(p["summary"]["batch"], i % 2 == 0 ? "1" : "8");
+  }
+}
+
+TEST_F(CliTest, CatalogCommandsAreIdenticalInProcessAndOverGrpc) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{
+           {"hardware", "--format", "json"},
+           {"hardware", "show", "nvidia-h100-sxm-80gb"},
+           {"models"},
+           {"models", "show", "llama-3-8b", "--format", "json"}}) {
+    CliRun local = RunBinary(Local(args));
+    CliRun remote = RunBinary(Remote(args));
+    ASSERT_EQ(local.exit_code, 0) << local.err;
+    ASSERT_EQ(remote.exit_code, 0) << remote.err;
+    EXPECT_EQ(local.out, remote.out) << args[0];
+    EXPECT_FALSE(local.out.empty());
+  }
+  CliRun show = RunBinary(Local({"hardware", "show", "nvidia-h100-sxm-80gb"}));
+  EXPECT_THAT(show.out, HasSubstr("Memory tiers"));
+  EXPECT_THAT(show.out, HasSubstr("Sources"));
+}
+
+TEST_F(CliTest, ServerErrorsNameTheFieldAndFlagTheSameBothWays) {
+  std::vector<std::string> bad = kAnalyze;
+  bad[6] = "0";  // --batch 0; allowed 1..65536
+  CliRun local = RunBinary(Local(bad));
+  CliRun remote = RunBinary(Remote(bad));
+  EXPECT_EQ(local.exit_code, 1);
+  EXPECT_EQ(remote.exit_code, 1);
+  std::vector<std::string> l = ErrorLines(local.err, "ridgeline analyze:");
+  std::vector<std::string> r = ErrorLines(remote.err, "ridgeline analyze:");
+  ASSERT_EQ(l.size(), 1u) << local.err;
+  EXPECT_EQ(l, r);
+  EXPECT_THAT(l[0], HasSubstr("INVALID_ARGUMENT"));
+  EXPECT_THAT(l[0], HasSubstr("workload.batch"));
+  EXPECT_THAT(l[0], HasSubstr("(flag --batch)"));
+
+  CliRun unknown = RunBinary(Remote({"analyze", "--model", "llama-3-8b",
+                                     "--hardware", "nvidia-h100-sxm-80g"}));
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("NOT_FOUND"));
+  EXPECT_THAT(unknown.err, HasSubstr("nvidia-h100-sxm-80gb"));  // closest id
+}
+
+TEST_F(CliTest, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"analyze", "--model", "llama-3-8b", "--hardware", "x", "--batch",
+        "abc"},
+       "--batch: expected an integer, got 'abc'"},
+      {{"analyze", "--model", "llama-3-8b", "--hardware", "x", "--bogus"},
+       "unknown flag --bogus"},
+      {{"analyze", "--hardware", "x"},
+       "give exactly one of --model ID or --model-config FILE.json"},
+      {{"analyze", "--model", "m", "--hardware", "x", "--format", "xml"},
+       "--format: expected table, json or csv, got 'xml'"},
+      {{"analyze", "--model", "m", "--hardware-file", "/nonexistent.json"},
+       "--hardware-file: cannot read file '/nonexistent.json'"},
+      {{"sweep", "--model", "m", "--hardware", "x", "--shard", "2"},
+       "--shard: expected I/N"},
+      {{"frobnicate"}, "unknown command 'frobnicate'"},
+  };
+  for (const Case& c : cases) {
+    CliRun run = RunBinary(c.args);
+    EXPECT_EQ(run.exit_code, 2) << c.message;
+    EXPECT_THAT(run.err, HasSubstr(c.message));
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  }
+}
+
+TEST_F(CliTest, UnreachableServerIsAnError) {
+  // Port 1 on loopback: nothing listens there.
+  CliRun run =
+      RunBinary({"--server", "127.0.0.1:1", "--timeout", "5", "models"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, HasSubstr("UNAVAILABLE: server 127.0.0.1:1"));
+}
+
+TEST_F(CliTest, HelpListsEveryCommandAndFlag) {
+  CliRun top = RunBinary({"--help"});
+  EXPECT_EQ(top.exit_code, 0);
+  for (const char* cmd :
+       {"analyze", "sweep", "hardware", "models", "validate", "calibrate"}) {
+    EXPECT_THAT(top.out, HasSubstr(cmd));
+  }
+  CliRun analyze = RunBinary({"analyze", "--help"});
+  EXPECT_EQ(analyze.exit_code, 0);
+  for (const char* flag :
+       {"--model ID", "--model-config FILE.json", "--hardware-file FILE.json",
+        "--batch N", "--kv FMT", "--framework NAME", "--no-flash-attention",
+        "--mla-unabsorbed", "--no-suggestions", "--pure-roofline",
+        "--server HOST:PORT", "--format"}) {
+    EXPECT_THAT(analyze.out, HasSubstr(flag));
+  }
+  EXPECT_THAT(RunBinary({"sweep", "--help"}).out, HasSubstr("--batch N,..."));
+}
+
+TEST(CliTable, AlignsTextAndQuotesCsv) {
+  cli::Table t({"name", ">n"});
+  t.rows = {{"a,b", "1"}, {"c\"d", "200"}};
+  std::ostringstream text, csv;
+  cli::PrintTable(t, cli::TableStyle::kText, text, 0);
+  cli::PrintTable(t, cli::TableStyle::kCsv, csv);
+  EXPECT_EQ(text.str(), "name    n\na,b     1\nc\"d   200\n");
+  EXPECT_EQ(csv.str(), "name,n\n\"a,b\",1\n\"c\"\"d\",200\n");
+}
+
+TEST(CliTable, FormatsNumbersWithSiPrefixes) {
+  EXPECT_EQ(cli::Si(989.4e12, "OPS"), "989 TOPS");
+  EXPECT_EQ(cli::Bytes(16060522496.0), "16.1 GB");
+  EXPECT_EQ(cli::Seconds(0.00522), "5.22 ms");
+  EXPECT_EQ(cli::Seconds(812e-6), "812 us");
+  EXPECT_EQ(cli::Si(192.0), "192");
+  EXPECT_EQ(cli::Percent(0.432), "43.2%");
+}
+
+}  // namespace
+}  // namespace ridgeline::testing
