@@ -1,0 +1,70 @@
+"""Test harness shared by the Python-driven integration tests: starts the real
+ridgeline-server on 127.0.0.1 with ports 0, reads the bound ports from its
+stdout, waits until it serves, and stops it (SIGTERM, then SIGKILL)."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+
+class ServerProcess:
+    def __init__(self, server_bin, plugin_dir, profile_dir, extra_args=()):
+        env = dict(os.environ)
+        for var in ("RIDGELINE_LISTEN", "RIDGELINE_METRICS_LISTEN"):
+            env.pop(var, None)
+        args = [server_bin, "--listen=127.0.0.1:0",
+                "--metrics-listen=127.0.0.1:0",
+                "--plugin-dir=" + plugin_dir, "--profile-dir=" + profile_dir]
+        self.proc = subprocess.Popen(args + list(extra_args), env=env,
+                                     stdout=subprocess.PIPE,
+                                     stderr=sys.stderr, text=True)
+        self.port = None
+        self.metrics_port = None
+        deadline = time.monotonic() + 30
+        # "listening on HOST:PORT" and "metrics listening on HOST:PORT".
+        while (self.port is None or self.metrics_port is None) \
+                and time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            m = re.match(r"^(metrics )?listening on .*:(\d+)\s*$", line)
+            if m and m.group(1):
+                self.metrics_port = int(m.group(2))
+            elif m:
+                self.port = int(m.group(2))
+        if self.port is None or self.metrics_port is None:
+            self.stop()
+            raise RuntimeError("ridgeline-server did not report its ports")
+
+    @property
+    def address(self):
+        return "127.0.0.1:%d" % self.port
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc.stdout:
+            self.proc.stdout.close()
+        return self.proc.returncode
+
+
+def wait_serving(call, timeout=30):
+    """Retries `call` (an RPC) while the server answers UNAVAILABLE."""
+    import grpc
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return call()
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.UNAVAILABLE or \
+                    time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
