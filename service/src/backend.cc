@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <optional>
 #include <string>
 #include <utility>
@@ -87,8 +88,17 @@ absl::StatusOr<engine::ModelConfig> ResolveModel(const v1::ModelSpec& spec,
         return OutOfRange(absl::StrCat(path, ".hf_config_json"),
                           "the non-empty text of a config.json", "\"\"");
       }
-      absl::StatusOr<engine::ModelConfig> m = engine::ParseHuggingFaceConfig(
-          spec.hf_config_json(), spec.id().empty() ? "inline" : spec.id());
+      absl::StatusOr<engine::ModelConfig> m = absl::InternalError("");
+      // The engine's contract is "no exceptions"; this guard keeps a JSON
+      // library exception on hostile input from reaching gRPC as UNKNOWN.
+      try {
+        m = engine::ParseHuggingFaceConfig(
+            spec.hf_config_json(), spec.id().empty() ? "inline" : spec.id());
+      } catch (const std::exception& e) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ".hf_config_json: must be a valid config.json; ",
+                         e.what()));
+      }
       if (!m.ok()) {
         return Prefixed(absl::StrCat(path, ".hf_config_json"), m.status());
       }
@@ -380,7 +390,12 @@ absl::StatusOr<engine::AnalysisResult> RunEngine(const engine::Scenario& s,
                                                  BackendObserver* observer,
                                                  const char* kind) {
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<engine::AnalysisResult> r = engine::Analyze(s);
+  absl::StatusOr<engine::AnalysisResult> r = absl::InternalError("");
+  try {
+    r = engine::Analyze(s);
+  } catch (const std::exception& e) {
+    r = absl::InternalError(absl::StrCat("engine fault: ", e.what()));
+  }
   if (observer != nullptr) {
     const std::chrono::duration<double> d =
         std::chrono::steady_clock::now() - start;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -398,6 +399,72 @@ TEST_F(ServerTest, UnimplementedWhenHardwareCannotRunTheMath) {
   v1::AnalyzeResponse resp;
   grpc::Status s = Analyze(req, &resp);
   EXPECT_EQ(s.error_code(), StatusCode::UNIMPLEMENTED) << s.error_message();
+}
+
+TEST_F(ServerTest, HostileInputsGetErrorsNotCrashes) {
+  StartServing();
+  std::vector<v1::AnalyzeRequest> reqs;
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const char* json :
+       {"", "null", "[]", "{}", "{\"architectures\": 5}",
+        "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": -4096}",
+        "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 1e400}",
+        "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 9223372036854775807, "
+        "\"num_hidden_layers\": 9223372036854775807, \"num_attention_heads\": 1, "
+        "\"intermediate_size\": 1, \"vocab_size\": 1}",
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"}) {
+    v1::AnalyzeRequest r = Llama2OnRoundDevice();
+    r.mutable_model()->set_hf_config_json(json);
+    reqs.push_back(r);
+  }
+  for (double bad : {0.0, -1.0, inf, nan, 1e308}) {
+    v1::AnalyzeRequest r = Llama2OnRoundDevice();
+    r.mutable_hardware()->mutable_description()->mutable_tiers(0)->set_capacity_bytes(bad);
+    reqs.push_back(r);
+    r = Llama2OnRoundDevice();
+    r.mutable_hardware()->mutable_description()->mutable_peak_ops_per_second()->set_bf16(bad);
+    reqs.push_back(r);
+  }
+  {
+    v1::AnalyzeRequest r = Llama2OnRoundDevice();
+    for (int i = 0; i < 20; ++i) {
+      *r.mutable_hardware()->mutable_description()->add_tiers() =
+          RoundDevice().tiers(0);
+    }
+    reqs.push_back(r);
+    r = Llama2OnRoundDevice();
+    r.mutable_hardware()->mutable_description()->clear_tiers();
+    reqs.push_back(r);
+    r = Llama2OnRoundDevice();
+    r.mutable_workload()->set_batch(65536);
+    r.mutable_workload()->set_prompt_tokens(10000000);
+    r.mutable_workload()->set_generated_tokens(10000000);
+    reqs.push_back(r);
+    r = Llama2OnRoundDevice();
+    r.mutable_options()->set_gemv_max_tokens(-1);
+    reqs.push_back(r);
+    r = Llama2OnRoundDevice();
+    r.mutable_placement()->set_kv_cache_tier(-2147483647 - 1);
+    reqs.push_back(r);
+    r = Llama2OnRoundDevice();
+    r.mutable_formats()->set_activations("int4-g128");
+    reqs.push_back(r);
+    r = Llama2OnRoundDevice();
+    r.mutable_formats()->set_weights("int2-g1");
+    reqs.push_back(r);
+  }
+  for (const v1::AnalyzeRequest& r : reqs) {
+    v1::AnalyzeResponse resp;
+    grpc::Status s = Analyze(r, &resp);
+    EXPECT_NE(s.error_code(), StatusCode::UNAVAILABLE) << r.ShortDebugString();
+    EXPECT_NE(s.error_code(), StatusCode::UNKNOWN)
+        << s.error_message() << " for " << r.ShortDebugString().substr(0, 300);
+    EXPECT_NE(s.error_code(), StatusCode::INTERNAL) << s.error_message();
+  }
+  v1::AnalyzeResponse resp;
+  EXPECT_TRUE(Analyze(Llama2OnRoundDevice(), &resp).ok()) << "server survived";
+  EXPECT_EQ(server_->WaitExit(std::chrono::milliseconds(1)), std::nullopt);
 }
 
 TEST_F(ServerTest, RequestSizeIsCapped) {
