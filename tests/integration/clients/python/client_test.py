@@ -53,7 +53,11 @@ class PythonClientTest(unittest.TestCase):
     def setUpClass(cls):
         sys.path.insert(0, ARGS.stubs)
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import grpc
+        try:
+            import grpc
+        except ImportError:
+            raise RuntimeError("MISSING: python module grpc (Debian package "
+                               "python3-grpcio) for " + sys.executable)
         from ridgeline.v1 import ridgeline_pb2, ridgeline_pb2_grpc
         import ridgeline_server
         cls.grpc = grpc
