@@ -220,15 +220,59 @@ std::string ServerUsage() {
   return out;
 }
 
-grpc::Status RidgelineServiceImpl::Analyze(grpc::ServerContext*,
-                                           const v1::AnalyzeRequest* req,
-                                           v1::AnalyzeResponse* resp) {
-  const Backend* b = backend_.load();
-  if (b == nullptr) return NotReady();
-  absl::StatusOr<v1::AnalyzeResponse> r = b->Analyze(*req);
-  if (!r.ok()) return ToGrpcStatus(r.status());
-  *resp = std::move(*r);
-  return grpc::Status::OK;
+namespace {
+
+// Runs one unary call to completion on the calling (callback) thread.
+template <typename Response, typename Call>
+grpc::ServerUnaryReactor* Unary(grpc::CallbackServerContext* ctx,
+                                const Backend* backend, Response* resp,
+                                Call call) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  if (backend == nullptr) {
+    reactor->Finish(NotReady());
+    return reactor;
+  }
+  absl::StatusOr<Response> r = call(*backend);
+  if (r.ok()) *resp = std::move(*r);
+  reactor->Finish(ToGrpcStatus(r.status()));
+  return reactor;
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* RidgelineServiceImpl::Analyze(
+    grpc::CallbackServerContext* ctx, const v1::AnalyzeRequest* req,
+    v1::AnalyzeResponse* resp) {
+  return Unary(ctx, backend_.load(), resp,
+               [req](const Backend& b) { return b.Analyze(*req); });
+}
+
+grpc::ServerUnaryReactor* RidgelineServiceImpl::ListHardware(
+    grpc::CallbackServerContext* ctx, const v1::ListHardwareRequest* req,
+    v1::ListHardwareResponse* resp) {
+  return Unary(ctx, backend_.load(), resp,
+               [req](const Backend& b) { return b.ListHardware(*req); });
+}
+
+grpc::ServerUnaryReactor* RidgelineServiceImpl::GetHardware(
+    grpc::CallbackServerContext* ctx, const v1::GetHardwareRequest* req,
+    v1::GetHardwareResponse* resp) {
+  return Unary(ctx, backend_.load(), resp,
+               [req](const Backend& b) { return b.GetHardware(*req); });
+}
+
+grpc::ServerUnaryReactor* RidgelineServiceImpl::ListModels(
+    grpc::CallbackServerContext* ctx, const v1::ListModelsRequest* req,
+    v1::ListModelsResponse* resp) {
+  return Unary(ctx, backend_.load(), resp,
+               [req](const Backend& b) { return b.ListModels(*req); });
+}
+
+grpc::ServerUnaryReactor* RidgelineServiceImpl::GetModel(
+    grpc::CallbackServerContext* ctx, const v1::GetModelRequest* req,
+    v1::GetModelResponse* resp) {
+  return Unary(ctx, backend_.load(), resp,
+               [req](const Backend& b) { return b.GetModel(*req); });
 }
 
 grpc::Status RidgelineServiceImpl::Sweep(
@@ -250,50 +294,6 @@ grpc::Status RidgelineServiceImpl::Sweep(
                         "sweep stopped: the deadline passed");
   }
   return ToGrpcStatus(s);
-}
-
-grpc::Status RidgelineServiceImpl::ListHardware(
-    grpc::ServerContext*, const v1::ListHardwareRequest* req,
-    v1::ListHardwareResponse* resp) {
-  const Backend* b = backend_.load();
-  if (b == nullptr) return NotReady();
-  absl::StatusOr<v1::ListHardwareResponse> r = b->ListHardware(*req);
-  if (!r.ok()) return ToGrpcStatus(r.status());
-  *resp = std::move(*r);
-  return grpc::Status::OK;
-}
-
-grpc::Status RidgelineServiceImpl::GetHardware(
-    grpc::ServerContext*, const v1::GetHardwareRequest* req,
-    v1::GetHardwareResponse* resp) {
-  const Backend* b = backend_.load();
-  if (b == nullptr) return NotReady();
-  absl::StatusOr<v1::GetHardwareResponse> r = b->GetHardware(*req);
-  if (!r.ok()) return ToGrpcStatus(r.status());
-  *resp = std::move(*r);
-  return grpc::Status::OK;
-}
-
-grpc::Status RidgelineServiceImpl::ListModels(grpc::ServerContext*,
-                                              const v1::ListModelsRequest* req,
-                                              v1::ListModelsResponse* resp) {
-  const Backend* b = backend_.load();
-  if (b == nullptr) return NotReady();
-  absl::StatusOr<v1::ListModelsResponse> r = b->ListModels(*req);
-  if (!r.ok()) return ToGrpcStatus(r.status());
-  *resp = std::move(*r);
-  return grpc::Status::OK;
-}
-
-grpc::Status RidgelineServiceImpl::GetModel(grpc::ServerContext*,
-                                            const v1::GetModelRequest* req,
-                                            v1::GetModelResponse* resp) {
-  const Backend* b = backend_.load();
-  if (b == nullptr) return NotReady();
-  absl::StatusOr<v1::GetModelResponse> r = b->GetModel(*req);
-  if (!r.ok()) return ToGrpcStatus(r.status());
-  *resp = std::move(*r);
-  return grpc::Status::OK;
 }
 
 int RunServer(const ServerConfig& cfg) {

@@ -39,9 +39,19 @@ absl::StatusOr<ServerConfig> ParseServerConfig(
 // The --help text: every flag, its variable, default and range.
 std::string ServerUsage();
 
+// The unary methods use gRPC's callback API (they are short and CPU-bound:
+// running them on the completion threads avoids a thread hop per call);
+// Sweep stays synchronous because it runs long and blocks on flow control.
+using RidgelineServiceBase = v1::RidgelineService::WithCallbackMethod_Analyze<
+    v1::RidgelineService::WithCallbackMethod_ListHardware<
+        v1::RidgelineService::WithCallbackMethod_GetHardware<
+            v1::RidgelineService::WithCallbackMethod_ListModels<
+                v1::RidgelineService::WithCallbackMethod_GetModel<
+                    v1::RidgelineService::Service>>>>>;
+
 // RidgelineService over a Backend that appears once plugins are loaded;
 // until then every RPC returns UNAVAILABLE. Thread-safe.
-class RidgelineServiceImpl final : public v1::RidgelineService::Service {
+class RidgelineServiceImpl final : public RidgelineServiceBase {
  public:
   // `metrics` may be null; if set it must outlive this object.
   explicit RidgelineServiceImpl(Metrics* metrics) : metrics_(metrics) {}
@@ -49,22 +59,23 @@ class RidgelineServiceImpl final : public v1::RidgelineService::Service {
   // Publishes the backend; it must outlive every RPC (i.e. the server).
   void SetBackend(const Backend* backend) { backend_.store(backend); }
 
-  grpc::Status Analyze(grpc::ServerContext* ctx, const v1::AnalyzeRequest* req,
-                       v1::AnalyzeResponse* resp) override;
+  grpc::ServerUnaryReactor* Analyze(grpc::CallbackServerContext* ctx,
+                                    const v1::AnalyzeRequest* req,
+                                    v1::AnalyzeResponse* resp) override;
   grpc::Status Sweep(grpc::ServerContext* ctx, const v1::SweepRequest* req,
                      grpc::ServerWriter<v1::SweepPoint>* writer) override;
-  grpc::Status ListHardware(grpc::ServerContext* ctx,
-                            const v1::ListHardwareRequest* req,
-                            v1::ListHardwareResponse* resp) override;
-  grpc::Status GetHardware(grpc::ServerContext* ctx,
-                           const v1::GetHardwareRequest* req,
-                           v1::GetHardwareResponse* resp) override;
-  grpc::Status ListModels(grpc::ServerContext* ctx,
-                          const v1::ListModelsRequest* req,
-                          v1::ListModelsResponse* resp) override;
-  grpc::Status GetModel(grpc::ServerContext* ctx,
-                        const v1::GetModelRequest* req,
-                        v1::GetModelResponse* resp) override;
+  grpc::ServerUnaryReactor* ListHardware(grpc::CallbackServerContext* ctx,
+                                         const v1::ListHardwareRequest* req,
+                                         v1::ListHardwareResponse* resp) override;
+  grpc::ServerUnaryReactor* GetHardware(grpc::CallbackServerContext* ctx,
+                                        const v1::GetHardwareRequest* req,
+                                        v1::GetHardwareResponse* resp) override;
+  grpc::ServerUnaryReactor* ListModels(grpc::CallbackServerContext* ctx,
+                                       const v1::ListModelsRequest* req,
+                                       v1::ListModelsResponse* resp) override;
+  grpc::ServerUnaryReactor* GetModel(grpc::CallbackServerContext* ctx,
+                                     const v1::GetModelRequest* req,
+                                     v1::GetModelResponse* resp) override;
 
  private:
   std::atomic<const Backend*> backend_{nullptr};
