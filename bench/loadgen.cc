@@ -1,0 +1,459 @@
+// ridgeline_loadgen: a bounded gRPC load generator for ridgeline-server on
+// loopback. Analyze mode keeps --concurrency RPCs in flight with gRPC's
+// callback API; Sweep mode runs --concurrency threads, each streaming whole
+// sweeps. Stops at --requests OR --duration, whichever comes first. Reports
+// requests/s (points/s for sweeps), latency percentiles, errors by code and,
+// with --metrics, the server's engine time as a share of its RPC time
+// (ridgeline_engine_seconds_sum vs grpc_server_handling_seconds_sum,
+// scraped before and after).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "grpcpp/grpcpp.h"
+#include "ridgeline/v1/ridgeline.grpc.pb.h"
+
+namespace ridgeline::loadgen {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::string target = "127.0.0.1:50051";
+  std::string metrics;  // "host:port" of the server's metrics; "" = none
+  std::string mode = "analyze";
+  int64_t requests = 200000;
+  double duration_seconds = 10;
+  int concurrency = 32;
+  int channels = 4;  // separate TCP connections, spread over server threads
+  std::string model = "llama-3-8b";
+  std::string hardware = "nvidia-h100-sxm-80gb";
+  int64_t batch = 1, prompt = 512, gen = 128;
+  bool suggestions = false;
+  std::vector<int64_t> sweep_batches = {1, 2, 4, 8, 16, 32, 64, 128};
+};
+
+const char kUsage[] =
+    "usage: ridgeline_loadgen [flags]\n"
+    "  --target HOST:PORT     loopback gRPC address (default 127.0.0.1:50051)\n"
+    "  --metrics HOST:PORT    loopback metrics address: report engine share\n"
+    "  --mode analyze|sweep   (default analyze)\n"
+    "  --requests N           stop after N RPCs (default 200000)\n"
+    "  --duration SECONDS     stop after this long (default 10)\n"
+    "  --concurrency N        RPCs in flight / sweep threads (default 32)\n"
+    "  --channels N           TCP connections (default 4)\n"
+    "  --model ID --hardware ID --batch N --prompt N --gen N\n"
+    "                         the Analyze scenario (default llama-3-8b on\n"
+    "                         nvidia-h100-sxm-80gb, batch 1, 512 + 128)\n"
+    "  --suggestions          ask for what-if suggestions (off by default)\n"
+    "  --sweep-batches N,...  sweep mode: batch sizes per sweep (default\n"
+    "                         1,2,4,8,16,32,64,128: 8 points per Sweep)\n";
+
+// Loopback only: a load generator must not be pointed at someone else.
+bool IsLoopback(const std::string& host_port) {
+  std::string host = host_port.substr(0, host_port.rfind(':'));
+  if (host == "localhost" || host == "[::1]" || host == "::1") return true;
+  in_addr addr{};
+  return inet_pton(AF_INET, host.c_str(), &addr) == 1 &&
+         (ntohl(addr.s_addr) >> 24) == 127;
+}
+
+bool ParseArgs(int argc, char** argv, Options* o, std::string* error) {
+  auto next = [&](int& i) -> std::optional<std::string> {
+    if (i + 1 >= argc) return std::nullopt;
+    return std::string(argv[++i]);
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    std::optional<std::string> v;
+    auto need = [&]() {
+      v = next(i);
+      if (!v) *error = a + " needs a value";
+      return v.has_value();
+    };
+    auto as_int = [&](int64_t* out, int64_t min) {
+      if (!need()) return false;
+      char* end = nullptr;
+      *out = std::strtoll(v->c_str(), &end, 10);
+      if (*end != '\0' || *out < min) {
+        *error = a + ": expected an integer >= " + std::to_string(min) +
+                 ", got '" + *v + "'";
+        return false;
+      }
+      return true;
+    };
+    int64_t n = 0;
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (a == "--target") {
+      if (!need()) return false;
+      o->target = *v;
+    } else if (a == "--metrics") {
+      if (!need()) return false;
+      o->metrics = *v;
+    } else if (a == "--mode") {
+      if (!need()) return false;
+      o->mode = *v;
+      if (o->mode != "analyze" && o->mode != "sweep") {
+        *error = "--mode: expected analyze or sweep, got '" + *v + "'";
+        return false;
+      }
+    } else if (a == "--requests") {
+      if (!as_int(&o->requests, 1)) return false;
+    } else if (a == "--duration") {
+      if (!as_int(&n, 1)) return false;
+      o->duration_seconds = static_cast<double>(n);
+    } else if (a == "--concurrency") {
+      if (!as_int(&n, 1)) return false;
+      o->concurrency = static_cast<int>(std::min<int64_t>(n, 4096));
+    } else if (a == "--channels") {
+      if (!as_int(&n, 1)) return false;
+      o->channels = static_cast<int>(std::min<int64_t>(n, 64));
+    } else if (a == "--model") {
+      if (!need()) return false;
+      o->model = *v;
+    } else if (a == "--hardware") {
+      if (!need()) return false;
+      o->hardware = *v;
+    } else if (a == "--batch") {
+      if (!as_int(&o->batch, 1)) return false;
+    } else if (a == "--prompt") {
+      if (!as_int(&o->prompt, 1)) return false;
+    } else if (a == "--gen") {
+      if (!as_int(&o->gen, 0)) return false;
+    } else if (a == "--suggestions") {
+      o->suggestions = true;
+    } else if (a == "--sweep-batches") {
+      if (!need()) return false;
+      o->sweep_batches.clear();
+      std::stringstream ss(*v);
+      for (std::string item; std::getline(ss, item, ',');) {
+        o->sweep_batches.push_back(std::atoll(item.c_str()));
+      }
+    } else {
+      *error = "unknown flag " + a;
+      return false;
+    }
+  }
+  for (const std::string* t : {&o->target, &o->metrics}) {
+    if (!t->empty() && !IsLoopback(*t)) {
+      *error = "refusing non-loopback address '" + *t +
+               "': the load generator only targets 127.0.0.0/8, localhost "
+               "or [::1]";
+      return false;
+    }
+  }
+  return true;
+}
+
+// --- metrics scraping -------------------------------------------------------
+
+std::string HttpGet(const std::string& host_port, const std::string& path) {
+  std::string host = host_port.substr(0, host_port.rfind(':'));
+  if (host == "localhost") host = "127.0.0.1";
+  int port = std::atoi(host_port.substr(host_port.rfind(':') + 1).c_str());
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return "";
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, host.c_str(), &addr.sin_addr);
+  std::string body;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+    std::string req = "GET " + path + " HTTP/1.0\r\nHost: " + host_port +
+                      "\r\nConnection: close\r\n\r\n";
+    if (write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
+      char buf[65536];
+      for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;)
+        body.append(buf, n);
+    }
+  }
+  close(fd);
+  size_t start = body.find("\r\n\r\n");
+  return start == std::string::npos ? "" : body.substr(start + 4);
+}
+
+// Sum of every sample of `name` whose labels contain all of `labels`.
+double SumSamples(const std::string& text, const std::string& name,
+                  const std::vector<std::string>& labels) {
+  double sum = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(name, 0) != 0) continue;
+    char after = line.size() > name.size() ? line[name.size()] : '\0';
+    if (after != '{' && after != ' ') continue;
+    bool match = std::all_of(labels.begin(), labels.end(), [&](const auto& l) {
+      return line.find(l) != std::string::npos;
+    });
+    if (match) sum += std::atof(line.substr(line.rfind(' ') + 1).c_str());
+  }
+  return sum;
+}
+
+struct ServerSample {
+  double engine_seconds = 0;
+  double engine_count = 0;
+  double handling_seconds = 0;
+};
+
+std::optional<ServerSample> Scrape(const Options& o,
+                                   const std::string& method) {
+  if (o.metrics.empty()) return std::nullopt;
+  std::string text = HttpGet(o.metrics, "/metrics");
+  if (text.empty()) return std::nullopt;
+  return ServerSample{SumSamples(text, "ridgeline_engine_seconds_sum", {}),
+                      SumSamples(text, "ridgeline_engine_seconds_count", {}),
+                      SumSamples(text, "grpc_server_handling_seconds_sum",
+                                 {"grpc_method=\"" + method + "\""})};
+}
+
+// --- load -------------------------------------------------------------------
+
+struct Results {
+  std::mutex mu;
+  std::vector<double> latencies;          // seconds, successful RPCs
+  std::map<std::string, int64_t> errors;  // by code name + first message
+  int64_t points = 0;
+};
+
+void RecordError(Results* r, const grpc::Status& s) {
+  std::lock_guard<std::mutex> lock(r->mu);
+  std::string key =
+      std::to_string(s.error_code()) + " " + s.error_message().substr(0, 120);
+  ++r->errors[key];
+}
+
+std::vector<std::shared_ptr<grpc::Channel>> MakeChannels(const Options& o) {
+  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  for (int i = 0; i < o.channels; ++i) {
+    grpc::ChannelArguments args;
+    // Distinct args keep gRPC from sharing one subchannel (one TCP
+    // connection) between the channels.
+    args.SetInt("ridgeline.loadgen.channel", i);
+    channels.push_back(grpc::CreateCustomChannel(
+        o.target, grpc::InsecureChannelCredentials(), args));
+  }
+  return channels;
+}
+
+v1::AnalyzeRequest MakeAnalyze(const Options& o) {
+  v1::AnalyzeRequest req;
+  req.mutable_model()->set_catalog_id(o.model);
+  req.mutable_hardware()->set_platform_id(o.hardware);
+  req.mutable_workload()->set_batch(o.batch);
+  req.mutable_workload()->set_prompt_tokens(o.prompt);
+  req.mutable_workload()->set_generated_tokens(o.gen);
+  req.mutable_options()->set_suggestions(o.suggestions);
+  return req;
+}
+
+// Keeps `concurrency` Analyze RPCs in flight with the callback API.
+class AnalyzeLoad {
+ public:
+  AnalyzeLoad(const Options& o, Results* results)
+      : options_(o), results_(results), request_(MakeAnalyze(o)) {
+    for (const auto& ch : MakeChannels(o)) {
+      stubs_.push_back(v1::RidgelineService::NewStub(ch));
+    }
+  }
+
+  void Run() {
+    start_ = Clock::now();
+    end_ =
+        start_ + std::chrono::duration_cast<Clock::duration>(
+                     std::chrono::duration<double>(options_.duration_seconds));
+    for (int i = 0; i < options_.concurrency; ++i) Issue(i);
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [&] { return in_flight_ == 0; });
+  }
+
+ private:
+  struct Call {
+    grpc::ClientContext context;
+    v1::AnalyzeResponse response;
+    Clock::time_point start;
+  };
+
+  // Claims one request from the budget; false when time or count is spent.
+  bool Claim() {
+    if (Clock::now() >= end_) return false;
+    return issued_.fetch_add(1) < options_.requests;
+  }
+
+  void Issue(int slot) {
+    if (!Claim()) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++in_flight_;
+    }
+    auto call = std::make_shared<Call>();
+    call->context.set_deadline(std::chrono::system_clock::now() +
+                               std::chrono::seconds(30));
+    call->start = Clock::now();
+    auto& stub = stubs_[slot % stubs_.size()];
+    stub->async()->Analyze(
+        &call->context, &request_, &call->response,
+        [this, call, slot](grpc::Status status) {
+          double seconds =
+              std::chrono::duration<double>(Clock::now() - call->start).count();
+          if (status.ok()) {
+            std::lock_guard<std::mutex> lock(results_->mu);
+            results_->latencies.push_back(seconds);
+          } else {
+            RecordError(results_, status);
+          }
+          Issue(slot);
+          Finish();
+        });
+  }
+
+  void Finish() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (--in_flight_ == 0) done_cv_.notify_all();
+  }
+
+  const Options& options_;
+  Results* results_;
+  const v1::AnalyzeRequest request_;
+  std::vector<std::unique_ptr<v1::RidgelineService::Stub>> stubs_;
+  Clock::time_point start_, end_;
+  std::atomic<int64_t> issued_{0};
+  std::mutex mu_;
+  std::condition_variable done_cv_;
+  int in_flight_ = 0;
+};
+
+// `concurrency` threads, each streaming whole sweeps back to back.
+void SweepLoad(const Options& o, Results* results) {
+  v1::SweepRequest req;
+  req.add_models()->set_catalog_id(o.model);
+  req.add_hardware()->set_platform_id(o.hardware);
+  for (int64_t b : o.sweep_batches) req.add_batch_sizes(b);
+  req.add_prompt_tokens(o.prompt);
+  req.add_generated_tokens(o.gen);
+  auto channels = MakeChannels(o);
+  auto end =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(o.duration_seconds));
+  std::atomic<int64_t> issued{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < o.concurrency; ++t) {
+    threads.emplace_back([&, t] {
+      auto stub = v1::RidgelineService::NewStub(channels[t % channels.size()]);
+      while (Clock::now() < end && issued.fetch_add(1) < o.requests) {
+        grpc::ClientContext context;
+        context.set_deadline(std::chrono::system_clock::now() +
+                             std::chrono::seconds(60));
+        auto start = Clock::now();
+        auto reader = stub->Sweep(&context, req);
+        v1::SweepPoint point;
+        int64_t points = 0;
+        while (reader->Read(&point)) ++points;
+        grpc::Status status = reader->Finish();
+        double seconds =
+            std::chrono::duration<double>(Clock::now() - start).count();
+        if (status.ok()) {
+          std::lock_guard<std::mutex> lock(results->mu);
+          results->latencies.push_back(seconds);
+          results->points += points;
+        } else {
+          RecordError(results, status);
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+}
+
+double Percentile(std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  size_t i = static_cast<size_t>(p * (sorted.size() - 1) + 0.5);
+  return sorted[std::min(i, sorted.size() - 1)];
+}
+
+int Main(int argc, char** argv) {
+  Options o;
+  std::string error;
+  if (!ParseArgs(argc, argv, &o, &error)) {
+    std::fprintf(stderr, "ridgeline_loadgen: %s\n%s", error.c_str(), kUsage);
+    return 2;
+  }
+  const std::string method = o.mode == "analyze" ? "Analyze" : "Sweep";
+  std::optional<ServerSample> before = Scrape(o, method);
+  Results results;
+  auto start = Clock::now();
+  if (o.mode == "analyze") {
+    AnalyzeLoad(o, &results).Run();
+  } else {
+    SweepLoad(o, &results);
+  }
+  double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  std::optional<ServerSample> after = Scrape(o, method);
+
+  std::vector<double>& lat = results.latencies;
+  std::sort(lat.begin(), lat.end());
+  int64_t errors = 0;
+  for (const auto& [_, n] : results.errors) errors += n;
+  double client_seconds = 0;
+  for (double l : lat) client_seconds += l;
+
+  std::printf("mode %s, target %s, concurrency %d, channels %d\n",
+              o.mode.c_str(), o.target.c_str(), o.concurrency, o.channels);
+  std::printf("scenario %s on %s, batch %lld, prompt %lld, gen %lld%s\n",
+              o.model.c_str(), o.hardware.c_str(),
+              static_cast<long long>(o.batch), static_cast<long long>(o.prompt),
+              static_cast<long long>(o.gen),
+              o.suggestions ? ", with suggestions" : ", no suggestions");
+  std::printf("requests %zu ok, %lld errors in %.2f s: %.0f requests/s\n",
+              lat.size(), static_cast<long long>(errors), wall,
+              static_cast<double>(lat.size()) / wall);
+  if (o.mode == "sweep") {
+    std::printf("sweep points %lld: %.0f points/s\n",
+                static_cast<long long>(results.points),
+                static_cast<double>(results.points) / wall);
+  }
+  std::printf("latency ms: p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
+              Percentile(lat, 0.5) * 1e3, Percentile(lat, 0.9) * 1e3,
+              Percentile(lat, 0.99) * 1e3, lat.empty() ? 0 : lat.back() * 1e3);
+  for (const auto& [key, n] : results.errors) {
+    std::printf("error x%lld: code %s\n", static_cast<long long>(n),
+                key.c_str());
+  }
+  if (before && after) {
+    double engine = after->engine_seconds - before->engine_seconds;
+    double count = after->engine_count - before->engine_count;
+    double handling = after->handling_seconds - before->handling_seconds;
+    std::printf(
+        "server: %.0f engine analyses, %.1f us each; engine time = %.1f%% of "
+        "server handling time, %.1f%% of client-observed latency\n",
+        count, count > 0 ? engine / count * 1e6 : 0,
+        handling > 0 ? engine / handling * 100 : 0,
+        client_seconds > 0 ? engine / client_seconds * 100 : 0);
+  } else if (!o.metrics.empty()) {
+    std::printf("server: metrics at %s could not be scraped\n",
+                o.metrics.c_str());
+  }
+  return errors == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace ridgeline::loadgen
+
+int main(int argc, char** argv) { return ridgeline::loadgen::Main(argc, argv); }
