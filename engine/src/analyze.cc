@@ -603,6 +603,9 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s) {
 
   // Graphs: the prefill step, and decode as base + per-key slope.
   std::vector<OpCost> prefill_ops, dec0, dec1;
+  prefill_ops.reserve(64);
+  dec0.reserve(64);
+  dec1.reserve(64);
   internal::BuildStepOps(g, StepShape{batch, prompt, prompt, -1}, &prefill_ops);
   internal::BuildStepOps(g, StepShape{batch, 1, prompt + 1, 0}, &dec0);
   internal::BuildStepOps(g, StepShape{batch, 1, prompt + 1, 1}, &dec1);
@@ -625,10 +628,15 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s) {
   };
   need[kAct] = peak_acts(prefill_ops, static_cast<double>(batch * prompt));
   if (decode_steps > 0) {
-    // Decode activations at the longest context.
-    std::vector<OpCost> last;
-    internal::BuildStepOps(g, StepShape{batch, 1, prompt + decode_steps, -1},
-                           &last);
+    // Decode activations at the longest context (unfused scores grow with
+    // it): base + x * slope at the last step.
+    std::vector<OpCost> last = dec0;
+    for (size_t i = 0; i < last.size(); ++i) {
+      if (!last[i].kv_dependent) continue;
+      LinearOp lin{dec0[i], dec1[i]};
+      OpAt(LinearOp{dec1[i], dec0[i]}, -1, &lin.slope);
+      OpAt(lin, KeysRead(dec0[i], prompt + decode_steps), &last[i]);
+    }
     need[kAct] = std::max(need[kAct], peak_acts(last, static_cast<double>(batch)));
   }
   PlacementInfo place;
