@@ -569,16 +569,18 @@ void ComputeSuggestions(const Scenario& s, AnalysisResult* r) {
       if (attempt("batch", change, std::move(mod))) break;
     }
   }
-  // Pinned to a slow tier while a faster one has room: unpin.
-  for (int c : {kWeights, kKv}) {
+  // Pins that slow things down: weights pinned to a slow tier while a
+  // faster one has room, or KV / activations pinned where they push the
+  // weights out into a slower tier. Unpinning lets placement move them.
+  for (int c : {kWeights, kKv, kAct}) {
     const auto& pin = s.pins.tier[c];
-    if (!pin.has_value() || *pin == 0) continue;
+    if (!pin.has_value()) continue;
     Scenario mod = s;
     mod.pins.tier[c].reset();
     attempt("tier",
             absl::StrCat(Av(OperandClassName(static_cast<OperandClass>(c))),
                          " unpinned from ", s.hardware.tiers[*pin].name,
-                         " to the fastest tier with room"),
+                         " (weights to the fastest tier with room)"),
             std::move(mod));
   }
   std::stable_sort(r->suggestions.begin(), r->suggestions.end(),

@@ -539,3 +539,53 @@ TEST(NamesTest, AreStableAndDistinct) {
 
 }  // namespace
 }  // namespace ridgeline::engine
+
+namespace ridgeline::engine {
+namespace {
+
+// Every catalog model analyses, and the bookkeeping adds up: step totals are
+// the sums of their ops, op bytes the sums of their traffic, and a batch-1
+// decode step reads each active weight once.
+TEST(CatalogTest, EveryModelAnalysesConsistently) {
+  ASSERT_GE(BuiltinModels().size(), 24u);
+  for (const ModelConfig& m : BuiltinModels()) {
+    Scenario s = MakeScenario(m.id, A100Like());
+    s.hardware.tiers[0].capacity_bytes = 4e12;  // DeepSeek-V3 fits
+    s.workload = {1, 512, 4};
+    absl::StatusOr<AnalysisResult> r = Analyze(s);
+    ASSERT_TRUE(r.ok()) << m.id << ": " << r.status();
+    EXPECT_TRUE(r->memory.fits) << m.id;
+    EXPECT_GT(r->ttft_seconds, 0) << m.id;
+    EXPECT_GT(r->tpot_mean_seconds, 0) << m.id;
+    for (const StepResult* step :
+         {&r->prefill, &r->decode, &r->decode_first_step}) {
+      double seconds = 0, bytes = 0;
+      for (const OpResult& op : step->ops) {
+        double traffic = 0;
+        for (const auto& per_class : op.traffic) {
+          for (const Traffic& t : per_class) traffic += t.read + t.write;
+        }
+        EXPECT_NEAR(op.bytes, traffic, 1e-9 * traffic) << m.id;
+        EXPECT_GE(op.flops, 0);
+        seconds += op.seconds;
+        bytes += op.bytes;
+      }
+      EXPECT_NEAR(step->totals.seconds, seconds, 1e-12) << m.id;
+      EXPECT_NEAR(step->totals.bytes, bytes, 1e-6 * bytes) << m.id;
+    }
+    // Weights read in one batch-1 decode step: the active parameters, less
+    // the embedding table (one row gathered) unless the LM head shares it;
+    // bf16 = 2 bytes each.
+    const ParameterCounts p = CountParameters(m);
+    const double expected =
+        2 * (p.active_per_token - (m.tie_word_embeddings ? 0 : p.embedding));
+    double weights = 0;
+    for (const OpResult& op : r->decode_first_step.ops) {
+      for (const Traffic& t : op.traffic[kW]) weights += t.read;
+    }
+    EXPECT_NEAR(weights, expected, 0.005 * expected) << m.id;
+  }
+}
+
+}  // namespace
+}  // namespace ridgeline::engine

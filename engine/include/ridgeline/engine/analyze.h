@@ -10,6 +10,15 @@ namespace ridgeline::engine {
 // Validates the scenario, builds the operator graph and evaluates prefill
 // and every decode step. "Does not fit" is reported in result.memory, not as
 // an error. Thread-safe; allocation-light.
+//
+// Errors: INVALID_ARGUMENT naming the field (ValidateScenario);
+// UNIMPLEMENTED when the hardware has no peak for the math the formats need.
+// Overheads: none under the pure roofline (options.pure_roofline, or a
+// default Efficiency); otherwise per kernel efficiency.per_kernel_overhead_
+// seconds (hardware.kernel_launch_seconds when a named calibration profile
+// fitted none) and per step efficiency.per_step_overhead_seconds.
+// Cost: O(ops + decode steps x attention ops); with options.suggestions each
+// suggestion re-runs the analysis once (without suggestions).
 absl::StatusOr<AnalysisResult> Analyze(const Scenario& scenario);
 
 }  // namespace ridgeline::engine
