@@ -430,6 +430,9 @@ absl::StatusOr<v1::AnalyzeResponse> Backend::Analyze(
   s.economics = c.economics;
   ASSIGN_OR_RETURN(Chosen chosen,
                    ChooseProfile(*profiles_, req.calibration(), s.hardware));
+  // pure_roofline asks for the bound: a named profile is still validated,
+  // but not applied, and not reported as used.
+  if (s.options.pure_roofline) chosen = Chosen{};
   if (chosen.profile != nullptr) s.efficiency = chosen.profile->efficiency;
 
   ASSIGN_OR_RETURN(engine::AnalysisResult r,
@@ -533,6 +536,7 @@ absl::Status Backend::Sweep(
     RETURN_IF_ERROR(CheckPinsFit(c.pins, hw, path));
     ASSIGN_OR_RETURN(Chosen chosen,
                      ChooseProfile(*profiles_, req.calibration(), hw));
+    if (c.options.pure_roofline) chosen = Chosen{};
     hardware.push_back(std::move(hw));
     profiles.push_back(chosen);
   }

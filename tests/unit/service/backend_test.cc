@@ -89,6 +89,15 @@ TEST_F(BackendTest, AnalyzeRidgePointAndProfileChoice) {
   // Memory efficiency 0.5 on a memory-bound decode: strictly slower.
   EXPECT_GT(cal->result().tpot_mean_seconds(), r->result().tpot_mean_seconds());
 
+  // pure_roofline wins over calibration: the bound, no profile reported.
+  req.mutable_options()->set_pure_roofline(true);
+  absl::StatusOr<v1::AnalyzeResponse> pure = backend_->Analyze(req);
+  ASSERT_TRUE(pure.ok()) << pure.status();
+  EXPECT_EQ(pure->calibration().selected_by(), "none");
+  EXPECT_TRUE(pure->upper_bound());
+  EXPECT_DOUBLE_EQ(pure->result().tpot_mean_seconds(), r->result().tpot_mean_seconds());
+  req.mutable_options()->clear_pure_roofline();
+
   req.mutable_calibration()->set_profile("other-device.vllm");
   absl::StatusOr<v1::AnalyzeResponse> wrong = backend_->Analyze(req);
   ASSERT_FALSE(wrong.ok());
