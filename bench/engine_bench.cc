@@ -3,7 +3,6 @@
 // H100-like inline hardware; a single decode step; and sweeps over generated
 // length and layer count showing how the cost grows.
 #include <benchmark/benchmark.h>
-
 #include <time.h>
 
 #include <algorithm>
@@ -91,7 +90,8 @@ BENCHMARK(BM_SingleDecodeStepAnalysis);
 double ThreadCpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  return static_cast<double>(ts.tv_sec) +
+         1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 // The cost of one decode step on its own: (analysis with 1 + N generated -

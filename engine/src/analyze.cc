@@ -121,7 +121,8 @@ MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
     if (c == kWeights) p->weight_tier = best;
     double pim_share = 0;
     for (int t = 0; t < n; ++t) {
-      p->inv_read[c] += p->frac[c][t] / hw.tiers[t].read_bandwidth_bytes_per_second;
+      p->inv_read[c] +=
+          p->frac[c][t] / hw.tiers[t].read_bandwidth_bytes_per_second;
       p->inv_write[c] +=
           p->frac[c][t] / hw.tiers[t].write_bandwidth_bytes_per_second;
       if (hw.tiers[t].near_memory_compute.has_value() &&
@@ -182,25 +183,27 @@ class Evaluator {
       std::optional<OpEfficiency> h = s_.hardware.efficiency_hook(
           OpShape{op.op_class, op.math, op.rows, op.flops, bytes});
       // A hook answer outside (0, 1] is ignored (engine defaults apply).
-      if (h.has_value() && h->compute > 0 && h->compute <= 1 &&
-          h->memory > 0 && h->memory <= 1) {
+      if (h.has_value() && h->compute > 0 && h->compute <= 1 && h->memory > 0 &&
+          h->memory <= 1) {
         eta_c = h->compute;
         eta_m = h->memory;
       }
     }
     Timing t;
     t.math = op.math;
-    const double peak = s_.hardware.peak_ops_per_second[static_cast<int>(op.math)]
-                            .value_or(0);
+    const double peak =
+        s_.hardware.peak_ops_per_second[static_cast<int>(op.math)].value_or(0);
     t.compute = peak > 0 ? op.flops / (peak * eta_c) : 0;
     t.memory = mem_raw / eta_m;
-    if (op.pim_candidate && t.memory > t.compute) TryPim(op, eta_c, eta_m, mem_raw, &t);
-    t.overhead = per_kernel_ * op.kernels_per_layer * static_cast<double>(op.layers);
+    if (op.pim_candidate && t.memory > t.compute)
+      TryPim(op, eta_c, eta_m, mem_raw, &t);
+    t.overhead =
+        per_kernel_ * op.kernels_per_layer * static_cast<double>(op.layers);
     const double roof = std::max(t.compute, t.memory);
     t.seconds = roof + t.overhead;
-    t.bound = t.overhead > roof          ? Bound::kOverhead
+    t.bound = t.overhead > roof                        ? Bound::kOverhead
               : t.compute >= t.memory && t.compute > 0 ? Bound::kCompute
-                                         : Bound::kMemory;
+                                                       : Bound::kMemory;
     return t;
   }
 
@@ -247,8 +250,8 @@ class Evaluator {
 
 // Fills the result fields of one op from its cost, timing and placement;
 // `scale` multiplies the amounts (identical decode steps).
-OpResult MakeOpResult(const OpCost& op, const Timing& t,
-                      const PlacementInfo& p, int tiers, double scale) {
+OpResult MakeOpResult(const OpCost& op, const Timing& t, const PlacementInfo& p,
+                      int tiers, double scale) {
   OpResult r;
   r.kind = op.kind;
   r.op_class = op.op_class;
@@ -351,10 +354,10 @@ void ComputeBottleneck(AnalysisResult* r, bool decode) {
   b.intensity = worst->intensity;
   // Where this op's two roofs meet: attained compute roof over attained
   // memory roof = intensity * memory_s / compute_s.
-  b.ridge_point = worst->compute_seconds > 0 && worst->bytes > 0
-                      ? worst->intensity * worst->memory_seconds /
-                            worst->compute_seconds
-                      : r->ridge_point;
+  b.ridge_point =
+      worst->compute_seconds > 0 && worst->bytes > 0
+          ? worst->intensity * worst->memory_seconds / worst->compute_seconds
+          : r->ridge_point;
   const std::string group =
       worst->layer_group.empty()
           ? std::string()
@@ -398,7 +401,8 @@ void ComputeEconomy(const Scenario& s, AnalysisResult* r) {
     double j = 0;
     for (const OpResult& op : step.ops) {
       if (op.flops > 0) {
-        std::optional<double> per_op = hw.energy_joules_per_op[static_cast<int>(op.math)];
+        std::optional<double> per_op =
+            hw.energy_joules_per_op[static_cast<int>(op.math)];
         if (op.executed_in_tier >= 0) {
           per_op = hw.tiers[op.executed_in_tier]
                        .near_memory_compute->energy_joules_per_op;
@@ -502,15 +506,14 @@ void ComputeSuggestions(const Scenario& s, AnalysisResult* r) {
     sg.before = before;
     sg.after = after;
     sg.gain = before > 0 ? after / before : 0;
-    sg.text = absl::StrFormat("%s: %.2fx %s (%.4g -> %.4g tokens/s)%s", change,
-                              sg.gain, decode ? "decode tok/s" : "prefill tok/s",
-                              before, after,
-                              newly_fits ? "; and the model then fits" : "");
+    sg.text = absl::StrFormat(
+        "%s: %.2fx %s (%.4g -> %.4g tokens/s)%s", change, sg.gain,
+        decode ? "decode tok/s" : "prefill tok/s", before, after,
+        newly_fits ? "; and the model then fits" : "");
     if (kind == "batch") {
-      absl::StrAppend(&sg.text,
-                      absl::StrFormat("; TPOT %.3g ms -> %.3g ms",
-                                      r->tpot_mean_seconds * 1e3,
-                                      alt->tpot_mean_seconds * 1e3));
+      absl::StrAppend(&sg.text, absl::StrFormat("; TPOT %.3g ms -> %.3g ms",
+                                                r->tpot_mean_seconds * 1e3,
+                                                alt->tpot_mean_seconds * 1e3));
     }
     r->suggestions.push_back(std::move(sg));
     return true;
@@ -559,9 +562,11 @@ void ComputeSuggestions(const Scenario& s, AnalysisResult* r) {
       const double target = std::ceil(b * r->ridge_point / (flops / bytes));
       const int64_t t = static_cast<int64_t>(
           std::clamp(target, static_cast<double>(b + 1), 65536.0));
-      tries.emplace_back(t, absl::StrFormat("batch %d (reaches the ridge point)", t));
+      tries.emplace_back(
+          t, absl::StrFormat("batch %d (reaches the ridge point)", t));
     }
-    if (4 * b <= 65536) tries.emplace_back(4 * b, absl::StrFormat("batch %d", 4 * b));
+    if (4 * b <= 65536)
+      tries.emplace_back(4 * b, absl::StrFormat("batch %d", 4 * b));
     for (const auto& [batch, change] : tries) {
       if (batch <= b) continue;
       Scenario mod = s;
@@ -583,10 +588,9 @@ void ComputeSuggestions(const Scenario& s, AnalysisResult* r) {
                          " (weights to the fastest tier with room)"),
             std::move(mod));
   }
-  std::stable_sort(r->suggestions.begin(), r->suggestions.end(),
-                   [](const Suggestion& a, const Suggestion& b) {
-                     return a.gain > b.gain;
-                   });
+  std::stable_sort(
+      r->suggestions.begin(), r->suggestions.end(),
+      [](const Suggestion& a, const Suggestion& b) { return a.gain > b.gain; });
 }
 
 absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s) {
@@ -615,8 +619,7 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s) {
   // Footprint: weights, KV at the longest context, peak activations (the
   // largest single op's inputs and outputs plus the residual stream).
   std::array<double, kOperandClassCount> need{};
-  need[kWeights] =
-      CountParameters(s.model).total * g.weight_bytes;
+  need[kWeights] = CountParameters(s.model).total * g.weight_bytes;
   need[kKv] = static_cast<double>(batch) *
               internal::KvBytesPerSequence(
                   g, static_cast<double>(prompt + decode_steps));
@@ -639,7 +642,8 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s) {
       OpAt(LinearOp{dec1[i], dec0[i]}, -1, &lin.slope);
       OpAt(lin, KeysRead(dec0[i], prompt + decode_steps), &last[i]);
     }
-    need[kAct] = std::max(need[kAct], peak_acts(last, static_cast<double>(batch)));
+    need[kAct] =
+        std::max(need[kAct], peak_acts(last, static_cast<double>(batch)));
   }
   PlacementInfo place;
   r.memory = Place(hw, s.pins, need, &place);
@@ -652,8 +656,8 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s) {
   r.pure_roofline = ev.pure();
 
   // Prefill: one step over batch x prompt tokens.
-  r.prefill = EvaluateStep(Phase::kPrefill, batch * prompt, prompt,
-                           prefill_ops, ev, place, tiers);
+  r.prefill = EvaluateStep(Phase::kPrefill, batch * prompt, prompt, prefill_ops,
+                           ev, place, tiers);
   r.ttft_seconds = r.prefill.totals.seconds;
   r.prefill_tokens_per_second =
       r.ttft_seconds > 0 ? static_cast<double>(batch * prompt) / r.ttft_seconds
@@ -731,9 +735,9 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s) {
         t.overhead = a.overhead;
         t.seconds = a.seconds;
         const double roof = std::max(t.compute, t.memory);
-        t.bound = t.overhead > roof ? Bound::kOverhead
+        t.bound = t.overhead > roof                        ? Bound::kOverhead
                   : t.compute >= t.memory && t.compute > 0 ? Bound::kCompute
-                                                            : Bound::kMemory;
+                                                           : Bound::kMemory;
         r.decode.ops.push_back(MakeOpResult(sum, t, place, tiers, 1));
       }
       AddTotals(r.decode.ops.back(), &r.decode.totals);

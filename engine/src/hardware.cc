@@ -1,11 +1,12 @@
 // ValidateHardware: every field of the engine's hardware description.
+#include "ridgeline/engine/hardware.h"
+
 #include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "ridgeline/engine/formats.h"
-#include "ridgeline/engine/hardware.h"
 #include "ridgeline/engine/status_macros.h"
 #include "validate_util.h"
 
@@ -67,9 +68,9 @@ absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
     RETURN_IF_ERROR(
         CheckPositive(tp + ".latency_seconds", t.latency_seconds, true));
     if (static_cast<int>(t.kind) >= kTierKindCount) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          tp, ".kind must be in [0, ", kTierKindCount - 1, "], got ",
-          static_cast<int>(t.kind)));
+      return absl::InvalidArgumentError(
+          absl::StrCat(tp, ".kind must be in [0, ", kTierKindCount - 1,
+                       "], got ", static_cast<int>(t.kind)));
     }
     if (t.energy_joules_per_byte.has_value()) {
       RETURN_IF_ERROR(CheckPositive(tp + ".energy_joules_per_byte",
@@ -84,8 +85,9 @@ absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
                                        n.peak_ops_per_second, false));
       if (!AnyPeak(n.peak_ops_per_second)) {
         return absl::InvalidArgumentError(absl::StrCat(
-            np, ".peak_ops_per_second must give at least one math type, got "
-                "none"));
+            np,
+            ".peak_ops_per_second must give at least one math type, got "
+            "none"));
       }
       if (n.energy_joules_per_op.has_value()) {
         RETURN_IF_ERROR(CheckPositive(np + ".energy_joules_per_op",

@@ -22,18 +22,30 @@ constexpr std::array<std::string_view, kTierKindCount> kTierKindNames = {
     "sram", "hbm", "gddr", "lpddr", "ddr", "unified", "host-link", "flash"};
 
 constexpr std::array<std::string_view, kOpKindCount> kOpKindNames = {
-    "embedding",        "norm",
-    "q_projection",     "k_projection",
-    "v_projection",     "mla_q_down",
-    "mla_q_up",         "mla_kv_down",
-    "mla_kv_up",        "rope",
-    "qk",               "softmax",
-    "attention_v",      "flash_attention",
-    "out_projection",   "residual_add",
-    "ffn_up_gate",      "ffn_activation",
-    "ffn_down",         "moe_router",
-    "moe_routed_experts", "moe_shared_experts",
-    "final_norm",       "lm_head"};
+    "embedding",
+    "norm",
+    "q_projection",
+    "k_projection",
+    "v_projection",
+    "mla_q_down",
+    "mla_q_up",
+    "mla_kv_down",
+    "mla_kv_up",
+    "rope",
+    "qk",
+    "softmax",
+    "attention_v",
+    "flash_attention",
+    "out_projection",
+    "residual_add",
+    "ffn_up_gate",
+    "ffn_activation",
+    "ffn_down",
+    "moe_router",
+    "moe_routed_experts",
+    "moe_shared_experts",
+    "final_norm",
+    "lm_head"};
 
 }  // namespace
 

@@ -61,10 +61,10 @@ class Emitter {
   }
 
   // Per-instance amounts; multiplied by `layers` here.
-  OpCost& Add(OpKind kind, OpClass cls, std::string_view group,
-              int64_t layers, int kernels, MathType math, double rows,
-              double flops, double w_read, double a_read, double a_write,
-              double kv_read = 0, double kv_write = 0) {
+  OpCost& Add(OpKind kind, OpClass cls, std::string_view group, int64_t layers,
+              int kernels, MathType math, double rows, double flops,
+              double w_read, double a_read, double a_write, double kv_read = 0,
+              double kv_write = 0) {
     OpCost op;
     op.kind = kind;
     op.op_class = cls;
@@ -148,8 +148,8 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
   } else {
     dqk = dv = static_cast<double>(m.head_dim);
     // GQA/MQA: each KV head is read once for its whole query group.
-    kb.k_kv = kb.v_kv = static_cast<double>(m.num_kv_heads) * m.head_dim *
-                        g.kv_bytes;
+    kb.k_kv = kb.v_kv =
+        static_cast<double>(m.num_kv_heads) * m.head_dim * g.kv_bytes;
   }
 
   const double q_bytes = T * heads * dqk * g.act_bytes;
@@ -165,19 +165,19 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
   if (g.options.flash_attention) {
     mark(e.Add(OpKind::kFlashAttention, OpClass::kAttention, grp.name,
                grp.layers, 1, math, T,
-               score_count * (2 * dqk + 2 * dv + kSoftmaxFlopsPerScore),
-               0, q_bytes + S * keys * (kb.k_act + kb.v_act), out_bytes,
+               score_count * (2 * dqk + 2 * dv + kSoftmaxFlopsPerScore), 0,
+               q_bytes + S * keys * (kb.k_act + kb.v_act), out_bytes,
                S * keys * (kb.k_kv + kb.v_kv)));
   } else {
     const double scores = score_count * g.act_bytes;
-    mark(e.Add(OpKind::kQk, OpClass::kAttention, grp.name, grp.layers, 1,
-               math, T, 2 * score_count * dqk, 0,
-               q_bytes + S * keys * kb.k_act, scores, S * keys * kb.k_kv));
-    mark(e.Add(OpKind::kSoftmax, OpClass::kElementwise, grp.name, grp.layers,
-               1, g.elementwise_math, T,
-               kSoftmaxFlopsPerScore * score_count, 0, scores, scores));
-    mark(e.Add(OpKind::kAttentionV, OpClass::kAttention, grp.name,
-               grp.layers, 1, math, T, 2 * score_count * dv, 0,
+    mark(e.Add(OpKind::kQk, OpClass::kAttention, grp.name, grp.layers, 1, math,
+               T, 2 * score_count * dqk, 0, q_bytes + S * keys * kb.k_act,
+               scores, S * keys * kb.k_kv));
+    mark(e.Add(OpKind::kSoftmax, OpClass::kElementwise, grp.name, grp.layers, 1,
+               g.elementwise_math, T, kSoftmaxFlopsPerScore * score_count, 0,
+               scores, scores));
+    mark(e.Add(OpKind::kAttentionV, OpClass::kAttention, grp.name, grp.layers,
+               1, math, T, 2 * score_count * dv, 0,
                scores + S * keys * kb.v_act, out_bytes, S * keys * kb.v_kv));
   }
 }
@@ -210,24 +210,24 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     }
     if (kernels > 0) {
       e.Add(OpKind::kNorm, OpClass::kElementwise, name, layers, kernels,
-            g.elementwise_math, T, norm_flops * elems, weights * ab,
-            elems * ab, elems * ab);
+            g.elementwise_math, T, norm_flops * elems, weights * ab, elems * ab,
+            elems * ab);
     }
   }
 
   // Attention projections.
   if (m.mla.has_value()) {
     const MlaDims& a = *m.mla;
-    const double q_head = static_cast<double>(a.qk_nope_head_dim +
-                                              a.qk_rope_head_dim);
+    const double q_head =
+        static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
     const double rkv = static_cast<double>(a.kv_lora_rank);
     const double dr = static_cast<double>(a.qk_rope_head_dim);
     // Absorbed: W_UK folds into the query side (per head dn x rkv), so the
     // query leaves in the latent space.
     const double absorb_q =
         g.options.mla_absorbed ? heads * a.qk_nope_head_dim * rkv : 0;
-    const double q_out = g.options.mla_absorbed ? heads * (rkv + dr)
-                                                : heads * q_head;
+    const double q_out =
+        g.options.mla_absorbed ? heads * (rkv + dr) : heads * q_head;
     auto q_up = [&](OpKind kind, double in) {
       OpCost& op = e.Matmul(kind, name, layers, T, in, heads * q_head);
       op.flops += 2 * T * absorb_q * layers;
@@ -246,19 +246,19 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     down.write[kAct] = T * dr * ab * layers;
     down.write[kKv] = T * rkv * g.kv_bytes * layers;
     e.Add(OpKind::kRope, OpClass::kElementwise, name, layers, 1,
-          g.elementwise_math, T, kRopeFlopsPerElement * T * (heads + 1) * dr,
-          0, T * (heads + 1) * dr * ab, T * heads * dr * ab, 0,
+          g.elementwise_math, T, kRopeFlopsPerElement * T * (heads + 1) * dr, 0,
+          T * (heads + 1) * dr * ab, T * heads * dr * ab, 0,
           T * dr * g.kv_bytes);
     if (!g.options.mla_absorbed) {
       // Up-projects every cached latent each step: grows with the context.
-      const double keys =
-          shape.linear_x >= 0 ? shape.linear_x
+      const double keys = shape.linear_x >= 0
+                              ? shape.linear_x
                               : static_cast<double>(shape.kv_length);
       const double width = heads * (a.qk_nope_head_dim + a.v_head_dim);
       OpCost& up = e.Add(OpKind::kMlaKvUp, OpClass::kGemm, name, layers, 1,
                          g.matmul_math, S * keys, 2 * S * keys * rkv * width,
-                         rkv * width * g.weight_bytes, 0,
-                         S * keys * width * ab, S * keys * rkv * g.kv_bytes);
+                         rkv * width * g.weight_bytes, 0, S * keys * width * ab,
+                         S * keys * rkv * g.kv_bytes);
       up.kv_dependent = true;
       up.pim_candidate = true;
       up.dominant = OperandClass::kKvCache;
@@ -266,7 +266,8 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     EmitAttention(g, grp, shape, e);
     // Absorbed: W_UV folds into the output side (per head rkv x dv).
     const double dv = static_cast<double>(a.v_head_dim);
-    OpCost& o = e.Matmul(OpKind::kOutProjection, name, layers, T, heads * dv, h);
+    OpCost& o =
+        e.Matmul(OpKind::kOutProjection, name, layers, T, heads * dv, h);
     if (g.options.mla_absorbed) {
       const double absorb_o = heads * rkv * dv;
       o.flops += 2 * T * absorb_o * layers;
@@ -325,13 +326,12 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
       const double up_width = gated ? 2 * inter : inter;
       const double rows_per_expert =
           instances_read > 0 ? tokens / instances_read : tokens;
-      OpCost& op = e.Add(
-          kind, e.MatmulClass(rows_per_expert), name, layers, 3,
-          g.matmul_math, rows_per_expert,
-          tokens * (2 * mats * h * inter + act_flops * inter),
-          instances_read * mats * h * inter * g.weight_bytes,
-          tokens * (h + up_width + inter) * ab,
-          tokens * (up_width + inter + h) * ab);
+      OpCost& op = e.Add(kind, e.MatmulClass(rows_per_expert), name, layers, 3,
+                         g.matmul_math, rows_per_expert,
+                         tokens * (2 * mats * h * inter + act_flops * inter),
+                         instances_read * mats * h * inter * g.weight_bytes,
+                         tokens * (h + up_width + inter) * ab,
+                         tokens * (up_width + inter + h) * ab);
       op.pim_candidate = true;
       op.dominant = OperandClass::kWeights;
       return op;
@@ -417,8 +417,8 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s) {
   if (!mm.ok()) return mm.status();
   g.matmul_math = *mm;
   // Attention and elementwise math run in activation precision.
-  const MathType act = s.precision.activations.native_math.value_or(
-      MathType::kFp32);
+  const MathType act =
+      s.precision.activations.native_math.value_or(MathType::kFp32);
   auto at = executed(act, "attention");
   if (!at.ok()) return at.status();
   g.attention_math = g.elementwise_math = *at;
@@ -426,8 +426,7 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s) {
   // Layer groups: (moe, window) combinations in order of first appearance.
   const ModelConfig& m = s.model;
   const int64_t dense_first =
-      m.moe.has_value() ? std::min(m.moe->first_dense_layers, m.num_layers)
-                        : 0;
+      m.moe.has_value() ? std::min(m.moe->first_dense_layers, m.num_layers) : 0;
   const bool split_moe = m.moe.has_value() && dense_first > 0;
   const bool split_window =
       m.sliding_layers == SlidingLayers::kEvenLayers && m.num_layers > 1;
@@ -435,9 +434,14 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s) {
     const bool moe = m.moe.has_value() && i >= dense_first;
     bool sliding = false;
     switch (m.sliding_layers) {
-      case SlidingLayers::kNone: break;
-      case SlidingLayers::kAll: sliding = true; break;
-      case SlidingLayers::kEvenLayers: sliding = i % 2 == 0; break;
+      case SlidingLayers::kNone:
+        break;
+      case SlidingLayers::kAll:
+        sliding = true;
+        break;
+      case SlidingLayers::kEvenLayers:
+        sliding = i % 2 == 0;
+        break;
     }
     const int64_t window = sliding ? m.sliding_window : 0;
     auto it = std::find_if(g.groups.begin(), g.groups.end(),
@@ -465,16 +469,14 @@ void BuildStepOps(const GraphContext& g, const StepShape& shape,
   const double ab = g.act_bytes;
 
   // Gathers one embedding row per token (at most the whole table).
-  e.Add(OpKind::kEmbedding, OpClass::kElementwise, "", 1, 1,
-        g.elementwise_math, T, 0, std::min(T, vocab) * h * g.weight_bytes, 0,
-        T * h * ab);
+  e.Add(OpKind::kEmbedding, OpClass::kElementwise, "", 1, 1, g.elementwise_math,
+        T, 0, std::min(T, vocab) * h * g.weight_bytes, 0, T * h * ab);
   for (const LayerGroup& grp : g.groups) EmitLayerGroup(g, grp, shape, e);
   const double norm_flops = m.norm == NormKind::kLayerNorm
                                 ? kLayerNormFlopsPerElement
                                 : kRmsNormFlopsPerElement;
-  e.Add(OpKind::kFinalNorm, OpClass::kElementwise, "", 1, 1,
-        g.elementwise_math, T, norm_flops * T * h, h * ab, T * h * ab,
-        T * h * ab);
+  e.Add(OpKind::kFinalNorm, OpClass::kElementwise, "", 1, 1, g.elementwise_math,
+        T, norm_flops * T * h, h * ab, T * h * ab, T * h * ab);
   // Only the last position of each sequence needs logits to emit the next
   // token, so the LM head runs on `seqs` rows in prefill as in decode.
   e.Matmul(OpKind::kLmHead, "", 1, S, h, vocab);

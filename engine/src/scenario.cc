@@ -1,11 +1,12 @@
 // Scenario defaults (precision, economics) and ValidateScenario.
+#include "ridgeline/engine/scenario.h"
+
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "ridgeline/engine/formats.h"
 #include "ridgeline/engine/model.h"
-#include "ridgeline/engine/scenario.h"
 #include "ridgeline/engine/status_macros.h"
 #include "validate_util.h"
 
@@ -60,11 +61,12 @@ absl::Status ValidateScenario(const Scenario& s) {
   RETURN_IF_ERROR(CheckIntRange("workload.batch", w.batch, 1, 65536));
   RETURN_IF_ERROR(
       CheckIntRange("workload.prompt_tokens", w.prompt_tokens, 1, 10'000'000));
-  RETURN_IF_ERROR(CheckIntRange("workload.generated_tokens",
-                                w.generated_tokens, 0, 10'000'000));
+  RETURN_IF_ERROR(CheckIntRange("workload.generated_tokens", w.generated_tokens,
+                                0, 10'000'000));
 
   RETURN_IF_ERROR(CheckFormat("precision.weights", s.precision.weights));
-  RETURN_IF_ERROR(CheckFormat("precision.activations", s.precision.activations));
+  RETURN_IF_ERROR(
+      CheckFormat("precision.activations", s.precision.activations));
   RETURN_IF_ERROR(CheckFormat("precision.kv_cache", s.precision.kv_cache));
   if (!s.precision.activations.native_math.has_value()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -78,17 +80,18 @@ absl::Status ValidateScenario(const Scenario& s) {
     const auto& pin = s.pins.tier[c];
     if (!pin.has_value()) continue;
     RETURN_IF_ERROR(CheckIntRange(
-        absl::StrCat("pins.", Av(OperandClassName(static_cast<OperandClass>(c)))),
+        absl::StrCat("pins.",
+                     Av(OperandClassName(static_cast<OperandClass>(c)))),
         *pin, 0, tiers - 1));
   }
 
   const Efficiency& e = s.efficiency;
   for (int c = 0; c < kOpClassCount; ++c) {
     const auto name = Av(OpClassName(static_cast<OpClass>(c)));
-    RETURN_IF_ERROR(CheckDoubleRange(
-        absl::StrCat("efficiency.compute.", name), e.compute[c], 0, 1, true));
-    RETURN_IF_ERROR(CheckDoubleRange(
-        absl::StrCat("efficiency.memory.", name), e.memory[c], 0, 1, true));
+    RETURN_IF_ERROR(CheckDoubleRange(absl::StrCat("efficiency.compute.", name),
+                                     e.compute[c], 0, 1, true));
+    RETURN_IF_ERROR(CheckDoubleRange(absl::StrCat("efficiency.memory.", name),
+                                     e.memory[c], 0, 1, true));
   }
   RETURN_IF_ERROR(CheckPositive("efficiency.per_step_overhead_seconds",
                                 e.per_step_overhead_seconds, true));

@@ -21,27 +21,27 @@ inline absl::Status CheckPositive(std::string_view path, double value,
   if (std::isfinite(value) && (allow_zero ? value >= 0 : value > 0)) {
     return absl::OkStatus();
   }
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "%s must be finite and %s 0, got %g", Av(path), allow_zero ? ">=" : ">",
-      value));
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s must be finite and %s 0, got %g", Av(path),
+                      allow_zero ? ">=" : ">", value));
 }
 
 inline absl::Status CheckDoubleRange(std::string_view path, double value,
                                      double lo, double hi,
                                      bool lo_open = false) {
-  const bool ok = std::isfinite(value) && (lo_open ? value > lo : value >= lo) &&
-                  value <= hi;
+  const bool ok = std::isfinite(value) &&
+                  (lo_open ? value > lo : value >= lo) && value <= hi;
   if (ok) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "%s must be in %c%g, %g], got %g", Av(path), lo_open ? '(' : '[', lo, hi,
-      value));
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s must be in %c%g, %g], got %g", Av(path),
+                      lo_open ? '(' : '[', lo, hi, value));
 }
 
 inline absl::Status CheckIntRange(std::string_view path, int64_t value,
                                   int64_t lo, int64_t hi) {
   if (value >= lo && value <= hi) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      Av(path), " must be in [", lo, ", ", hi, "], got ", value));
+  return absl::InvalidArgumentError(
+      absl::StrCat(Av(path), " must be in [", lo, ", ", hi, "], got ", value));
 }
 
 }  // namespace ridgeline::engine::internal

@@ -78,8 +78,8 @@ TEST(AnalyzeTest, DecodeFlopsAreTwiceActiveParamsPlusAttention) {
   // GFLOP. Attention: 32 layers x 32 heads x 1024 keys x (2x128 QK + 2x128
   // AV + 5 softmax) = 0.542 GFLOP. Elementwise ops add ~3 MFLOP.
   const ParameterCounts p = CountParameters(FindModel("llama-2-7b").value());
-  const double matmul = 2 * (p.active_per_token - p.embedding - 32 * 2 * 4096 -
-                             4096);
+  const double matmul =
+      2 * (p.active_per_token - p.embedding - 32 * 2 * 4096 - 4096);
   const double attention = 32.0 * 32 * 1024 * (2 * 128 + 2 * 128 + 5);
   EXPECT_NEAR(r->decode_first_step.totals.flops, matmul + attention, 5e6);
   const OpResult* fa = FindOp(r->decode_first_step, OpKind::kFlashAttention);
@@ -111,8 +111,7 @@ TEST(AnalyzeTest, EveryDecodeStepIsEvaluatedAtItsOwnKvLength) {
                    16 / r->tpot_mean_seconds);
   EXPECT_DOUBLE_EQ(r->decode_tokens_per_second_per_sequence,
                    1 / r->tpot_mean_seconds);
-  EXPECT_DOUBLE_EQ(r->prefill_tokens_per_second,
-                   16 * 1024 / r->ttft_seconds);
+  EXPECT_DOUBLE_EQ(r->prefill_tokens_per_second, 16 * 1024 / r->ttft_seconds);
   // Attention over all 127 steps: KV lengths 1025..1151 sum to
   // 127 x 1088 = 138176 keys; x 32 layers x 32 heads x 16 seqs x 517 FLOP.
   const OpResult* fa = FindOp(r->decode, OpKind::kFlashAttention);
@@ -246,7 +245,8 @@ TEST(AnalyzeTest, DeepSeekHasDenseFirstLayersAndMlaVariants) {
   absl::StatusOr<AnalysisResult> r = Analyze(s);
   ASSERT_TRUE(r.ok()) << r.status();
   // first_k_dense_replace = 1 of 27 layers.
-  const OpResult* dense = FindOp(r->decode_first_step, OpKind::kFfnUpGate, "dense");
+  const OpResult* dense =
+      FindOp(r->decode_first_step, OpKind::kFfnUpGate, "dense");
   const OpResult* moe =
       FindOp(r->decode_first_step, OpKind::kMoeRoutedExperts, "moe");
   ASSERT_NE(dense, nullptr);
@@ -378,8 +378,8 @@ TEST(AnalyzeTest, PimRunsInMemoryOnlyWhenFaster) {
   const OpResult* up = FindOp(r->decode_first_step, OpKind::kFfnUpGate);
   EXPECT_EQ(up->executed_in_tier, 0);
   // 32 x 2 x 4096 x 11008 x 2 B = 5.77 GB read at 16.3 TB/s.
-  EXPECT_NEAR(up->memory_seconds,
-              32 * 2.0 * 4096 * 11008 * 2 / (8 * 2039e9), 1e-6);
+  EXPECT_NEAR(up->memory_seconds, 32 * 2.0 * 4096 * 11008 * 2 / (8 * 2039e9),
+              1e-6);
   // The prefill matmuls are compute-bound: they stay on the compute unit.
   s.workload = {8, 1024, 2};
   absl::StatusOr<AnalysisResult> p = Analyze(s);

@@ -11,9 +11,9 @@ namespace {
 
 TEST(ExpectedExpertsTest, BatchOneIsTopK) {
   // One token picks exactly k distinct experts: E (1 - (1 - k/E)) = k.
-  EXPECT_NEAR(ExpectedExpertsTouched(8, 2, 1), 2, 1e-12);      // Mixtral
-  EXPECT_NEAR(ExpectedExpertsTouched(256, 8, 1), 8, 1e-12);    // DeepSeek-V3
-  EXPECT_NEAR(ExpectedExpertsTouched(128, 8, 1), 8, 1e-12);    // Qwen3-30B-A3B
+  EXPECT_NEAR(ExpectedExpertsTouched(8, 2, 1), 2, 1e-12);    // Mixtral
+  EXPECT_NEAR(ExpectedExpertsTouched(256, 8, 1), 8, 1e-12);  // DeepSeek-V3
+  EXPECT_NEAR(ExpectedExpertsTouched(128, 8, 1), 8, 1e-12);  // Qwen3-30B-A3B
 }
 
 TEST(ExpectedExpertsTest, LargeBatchTouchesNearlyAll) {
@@ -66,8 +66,8 @@ TEST(GraphTest, GemvBelowTheTokenThreshold) {
   absl::StatusOr<GraphContext> g = MakeGraphContext(s);
   ASSERT_TRUE(g.ok());
   std::vector<OpCost> decode, prefill;
-  BuildStepOps(*g, StepShape{64, 1, 100, -1}, &decode);   // 64 rows: GEMV
-  BuildStepOps(*g, StepShape{1, 65, 65, -1}, &prefill);   // 65 rows: GEMM
+  BuildStepOps(*g, StepShape{64, 1, 100, -1}, &decode);  // 64 rows: GEMV
+  BuildStepOps(*g, StepShape{1, 65, 65, -1}, &prefill);  // 65 rows: GEMM
   EXPECT_EQ(decode[2].kind, OpKind::kQProjection);
   EXPECT_EQ(decode[2].op_class, OpClass::kGemv);
   EXPECT_EQ(prefill[2].op_class, OpClass::kGemm);

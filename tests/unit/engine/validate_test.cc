@@ -37,8 +37,8 @@ TEST(ValidateTest, Workload) {
   ExpectError(s, "workload.prompt_tokens must be in [1, 10000000], got -5");
   s = Good();
   s.workload.generated_tokens = 20'000'000;
-  ExpectError(s,
-              "workload.generated_tokens must be in [0, 10000000], got 20000000");
+  ExpectError(
+      s, "workload.generated_tokens must be in [0, 10000000], got 20000000");
 }
 
 TEST(ValidateTest, HardwareTiers) {
@@ -51,13 +51,15 @@ TEST(ValidateTest, HardwareTiers) {
               "finite and > 0, got nan");
   s = Good();
   s.hardware.tiers[0].capacity_bytes = -1;
-  ExpectError(s, "hardware.tiers[0].capacity_bytes must be finite and > 0, got -1");
+  ExpectError(
+      s, "hardware.tiers[0].capacity_bytes must be finite and > 0, got -1");
   s = Good();
   s.hardware.tiers.clear();
   ExpectError(s, "hardware.tiers must have between 1 and 8 entries, got 0");
   s = Good();
   s.hardware.peak_ops_per_second[static_cast<int>(MathType::kFp8)] = 0;
-  ExpectError(s, "hardware.peak_ops_per_second.fp8 must be finite and > 0, got 0");
+  ExpectError(s,
+              "hardware.peak_ops_per_second.fp8 must be finite and > 0, got 0");
   s = Good();
   s.hardware.tdp_watts = std::numeric_limits<double>::infinity();
   ExpectError(s, "hardware.tdp_watts must be finite and > 0, got inf");
@@ -116,7 +118,7 @@ TEST(ValidateTest, DefaultEconomicsAreInRange) {
   Scenario s = Good();
   EXPECT_TRUE(ValidateScenario(s).ok());
   const Economics e = DefaultEconomics();
-  EXPECT_DOUBLE_EQ(e.pue, 1.58);               // Uptime Institute 2023
+  EXPECT_DOUBLE_EQ(e.pue, 1.58);                 // Uptime Institute 2023
   EXPECT_DOUBLE_EQ(e.grid_g_co2e_per_kwh, 480);  // Ember 2023 world average
 }
 
