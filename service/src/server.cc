@@ -19,6 +19,7 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/resource_quota.h"
 #include "prometheus/exposer.h"
 #include "ridgeline/calibration/profiles.h"
 #include "ridgeline/plugin_host/registry.h"
@@ -32,6 +33,7 @@ namespace ridgeline::service {
 namespace {
 
 constexpr char kServiceName[] = "ridgeline.v1.RidgelineService";
+constexpr int kMaxServerThreads = 256;
 
 grpc::Status NotReady() {
   return grpc::Status(grpc::StatusCode::UNAVAILABLE,
@@ -351,6 +353,12 @@ int RunServer(const ServerConfig& cfg) {
                            &port);
   builder.RegisterService(&impl);
   builder.SetMaxReceiveMessageSize(static_cast<int>(cfg.max_message_bytes));
+  // Bounds the synchronous Sweep handlers' threads: past this many
+  // concurrent sweeps new ones get RESOURCE_EXHAUSTED instead of the process
+  // running out of threads.
+  grpc::ResourceQuota quota("ridgeline-server");
+  quota.SetMaxThreads(kMaxServerThreads);
+  builder.SetResourceQuota(quota);
   std::vector<std::unique_ptr<
       grpc::experimental::ServerInterceptorFactoryInterface>>
       interceptors;
