@@ -76,7 +76,8 @@ absl::StatusOr<engine::ModelConfig> ResolveModel(const v1::ModelSpec& spec,
       }
       absl::StatusOr<engine::ModelConfig> m =
           engine::FindModel(spec.catalog_id());
-      if (!m.ok()) return Prefixed(absl::StrCat(path, ".catalog_id"), m.status());
+      if (!m.ok())
+        return Prefixed(absl::StrCat(path, ".catalog_id"), m.status());
       return m;
     }
     case v1::ModelSpec::kHfConfigJson: {
@@ -95,9 +96,8 @@ absl::StatusOr<engine::ModelConfig> ResolveModel(const v1::ModelSpec& spec,
         m = engine::ParseHuggingFaceConfig(
             spec.hf_config_json(), spec.id().empty() ? "inline" : spec.id());
       } catch (const std::exception& e) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(path, ".hf_config_json: must be a valid config.json; ",
-                         e.what()));
+        return absl::InvalidArgumentError(absl::StrCat(
+            path, ".hf_config_json: must be a valid config.json; ", e.what()));
       }
       if (!m.ok()) {
         return Prefixed(absl::StrCat(path, ".hf_config_json"), m.status());
@@ -171,8 +171,9 @@ absl::StatusOr<engine::Precision> ResolveFormats(const v1::Formats& f,
   engine::Precision p;
   ASSIGN_OR_RETURN(p.weights,
                    ParseFormat(f.weights(), absl::StrCat(path, ".weights")));
-  ASSIGN_OR_RETURN(p.activations, ParseFormat(f.activations(),
-                                              absl::StrCat(path, ".activations")));
+  ASSIGN_OR_RETURN(
+      p.activations,
+      ParseFormat(f.activations(), absl::StrCat(path, ".activations")));
   ASSIGN_OR_RETURN(p.kv_cache,
                    ParseFormat(f.kv_cache(), absl::StrCat(path, ".kv_cache")));
   if (!p.activations.native_math) {
@@ -214,7 +215,8 @@ absl::StatusOr<Common> ResolveCommon(const v1::PlacementPins& pins,
                       engine::OperandClass::kActivations));
 
   c.options.suggestions = suggestions_default;
-  if (opts.has_flash_attention()) c.options.flash_attention = opts.flash_attention();
+  if (opts.has_flash_attention())
+    c.options.flash_attention = opts.flash_attention();
   if (opts.has_mla_absorbed()) c.options.mla_absorbed = opts.mla_absorbed();
   if (opts.has_suggestions()) c.options.suggestions = opts.suggestions();
   if (opts.has_pure_roofline()) c.options.pure_roofline = opts.pure_roofline();
@@ -245,8 +247,8 @@ absl::StatusOr<Common> ResolveCommon(const v1::PlacementPins& pins,
     c.economics.amortization_years = econ.amortization_years();
   }
   if (econ.has_utilization()) {
-    RETURN_IF_ERROR(CheckDouble("economics.utilization", econ.utilization(), 0,
-                                true, 1));
+    RETURN_IF_ERROR(
+        CheckDouble("economics.utilization", econ.utilization(), 0, true, 1));
     c.economics.utilization = econ.utilization();
   }
   return c;
@@ -255,18 +257,18 @@ absl::StatusOr<Common> ResolveCommon(const v1::PlacementPins& pins,
 // Pins beyond the hardware's tier count are a request error, not an engine
 // one: the client chose both.
 absl::Status CheckPinsFit(const engine::PlacementPins& pins,
-                          const engine::Hardware& hw, absl::string_view hw_path) {
+                          const engine::Hardware& hw,
+                          absl::string_view hw_path) {
   static constexpr const char* kNames[] = {"weights_tier", "kv_cache_tier",
                                            "activations_tier"};
   for (int c = 0; c < engine::kOperandClassCount; ++c) {
     if (!pins.tier[c]) continue;
     const int n = static_cast<int>(hw.tiers.size());
     if (*pins.tier[c] >= n) {
-      return OutOfRange(
-          absl::StrCat("placement.", kNames[c]),
-          absl::StrCat("in [0, ", n - 1, "] (", hw_path, " \"", hw.id,
-                       "\" has ", n, " tiers)"),
-          absl::StrCat(*pins.tier[c]));
+      return OutOfRange(absl::StrCat("placement.", kNames[c]),
+                        absl::StrCat("in [0, ", n - 1, "] (", hw_path, " \"",
+                                     hw.id, "\" has ", n, " tiers)"),
+                        absl::StrCat(*pins.tier[c]));
     }
   }
   return absl::OkStatus();
@@ -461,7 +463,8 @@ absl::Status Backend::Sweep(
   RETURN_IF_ERROR(check_len("models", req.models_size(), 1, kMaxSweepModels));
   RETURN_IF_ERROR(
       check_len("hardware", req.hardware_size(), 1, kMaxSweepHardware));
-  RETURN_IF_ERROR(check_len("formats", req.formats_size(), 0, kMaxSweepFormats));
+  RETURN_IF_ERROR(
+      check_len("formats", req.formats_size(), 0, kMaxSweepFormats));
   RETURN_IF_ERROR(
       check_len("batch_sizes", req.batch_sizes_size(), 0, kMaxSweepValues));
   RETURN_IF_ERROR(
@@ -495,12 +498,12 @@ absl::Status Backend::Sweep(
                              1, kMaxBatch));
   }
   for (size_t i = 0; i < prompts.size(); ++i) {
-    RETURN_IF_ERROR(CheckInt(absl::StrCat("prompt_tokens[", i, "]"),
-                             prompts[i], 1, kMaxTokens));
+    RETURN_IF_ERROR(CheckInt(absl::StrCat("prompt_tokens[", i, "]"), prompts[i],
+                             1, kMaxTokens));
   }
   for (size_t i = 0; i < gens.size(); ++i) {
-    RETURN_IF_ERROR(CheckInt(absl::StrCat("generated_tokens[", i, "]"),
-                             gens[i], 0, kMaxTokens));
+    RETURN_IF_ERROR(CheckInt(absl::StrCat("generated_tokens[", i, "]"), gens[i],
+                             0, kMaxTokens));
   }
 
   // Sizes are capped above, so the product fits in 64 bits (< 2^62).
@@ -521,8 +524,9 @@ absl::Status Backend::Sweep(
 
   std::vector<engine::ModelConfig> models;
   for (int i = 0; i < req.models_size(); ++i) {
-    ASSIGN_OR_RETURN(engine::ModelConfig m,
-                     ResolveModel(req.models(i), absl::StrCat("models[", i, "]")));
+    ASSIGN_OR_RETURN(
+        engine::ModelConfig m,
+        ResolveModel(req.models(i), absl::StrCat("models[", i, "]")));
     models.push_back(std::move(m));
   }
   ASSIGN_OR_RETURN(Common c, ResolveCommon(req.placement(), req.options(),
@@ -543,9 +547,9 @@ absl::Status Backend::Sweep(
   std::vector<engine::Precision> formats;
   if (req.formats_size() == 0) formats.push_back(engine::DefaultPrecision());
   for (int i = 0; i < req.formats_size(); ++i) {
-    ASSIGN_OR_RETURN(engine::Precision p,
-                     ResolveFormats(req.formats(i),
-                                    absl::StrCat("formats[", i, "]")));
+    ASSIGN_OR_RETURN(
+        engine::Precision p,
+        ResolveFormats(req.formats(i), absl::StrCat("formats[", i, "]")));
     formats.push_back(std::move(p));
   }
 
@@ -632,7 +636,8 @@ absl::StatusOr<v1::ListHardwareResponse> Backend::ListHardware(
 absl::StatusOr<v1::GetHardwareResponse> Backend::GetHardware(
     const v1::GetHardwareRequest& req) const {
   if (req.id().empty() || req.id().size() > kMaxIdChars) {
-    return OutOfRange("id", "a platform id of 1..128 characters (see ListHardware)",
+    return OutOfRange("id",
+                      "a platform id of 1..128 characters (see ListHardware)",
                       Quote(req.id()));
   }
   absl::StatusOr<const engine::Hardware*> hw = registry_->Find(req.id());
@@ -654,7 +659,8 @@ absl::StatusOr<v1::ListModelsResponse> Backend::ListModels(
 absl::StatusOr<v1::GetModelResponse> Backend::GetModel(
     const v1::GetModelRequest& req) const {
   if (req.id().empty() || req.id().size() > kMaxIdChars) {
-    return OutOfRange("id", "a catalog id of 1..128 characters (see ListModels)",
+    return OutOfRange("id",
+                      "a catalog id of 1..128 characters (see ListModels)",
                       Quote(req.id()));
   }
   absl::StatusOr<engine::ModelConfig> m = engine::FindModel(req.id());

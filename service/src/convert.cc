@@ -162,7 +162,7 @@ void ToProto(const engine::ModelConfig& in, v1::Model* out) {
   out->set_tie_word_embeddings(in.tie_word_embeddings);
   out->set_qkv_bias(in.qkv_bias);
   out->set_norm(in.norm == engine::NormKind::kRmsNorm ? "rms_norm"
-                                                       : "layer_norm");
+                                                      : "layer_norm");
   out->set_ffn(in.ffn == engine::FfnKind::kGated ? "gated" : "plain");
   switch (in.sliding_layers) {
     case engine::SlidingLayers::kNone:
@@ -311,7 +311,8 @@ void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out) {
   v1::Economy* e = out->mutable_economy();
   e->set_energy_method(
       std::string(engine::EnergyMethodName(in.economy.energy_method)));
-  if (in.economy.prefill_joules) e->set_prefill_joules(*in.economy.prefill_joules);
+  if (in.economy.prefill_joules)
+    e->set_prefill_joules(*in.economy.prefill_joules);
   if (in.economy.decode_joules) e->set_decode_joules(*in.economy.decode_joules);
   if (in.economy.joules_per_output_token) {
     e->set_joules_per_output_token(*in.economy.joules_per_output_token);

@@ -16,24 +16,23 @@ constexpr int kCodeCount = 17;  // grpc::StatusCode OK..UNAUTHENTICATED
 // The names grpc-ecosystem/go-grpc-prometheus prints (Go's codes.Code
 // strings), so dashboards built for it work unchanged.
 const char* CodeName(int code) {
-  static constexpr const char* kNames[kCodeCount] = {
-      "OK",
-      "Canceled",
-      "Unknown",
-      "InvalidArgument",
-      "DeadlineExceeded",
-      "NotFound",
-      "AlreadyExists",
-      "PermissionDenied",
-      "ResourceExhausted",
-      "FailedPrecondition",
-      "Aborted",
-      "OutOfRange",
-      "Unimplemented",
-      "Internal",
-      "Unavailable",
-      "DataLoss",
-      "Unauthenticated"};
+  static constexpr const char* kNames[kCodeCount] = {"OK",
+                                                     "Canceled",
+                                                     "Unknown",
+                                                     "InvalidArgument",
+                                                     "DeadlineExceeded",
+                                                     "NotFound",
+                                                     "AlreadyExists",
+                                                     "PermissionDenied",
+                                                     "ResourceExhausted",
+                                                     "FailedPrecondition",
+                                                     "Aborted",
+                                                     "OutOfRange",
+                                                     "Unimplemented",
+                                                     "Internal",
+                                                     "Unavailable",
+                                                     "DataLoss",
+                                                     "Unauthenticated"};
   return kNames[code];
 }
 
@@ -57,14 +56,12 @@ MethodInfo Split(std::string_view full_name, std::string type) {
 // Latency buckets in seconds: 50 us .. 10 s, roughly x2.5 apart, so both a
 // microsecond Analyze and a long Sweep land in a useful bucket.
 prometheus::Histogram::BucketBoundaries RpcBuckets() {
-  return {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
-          0.025,   0.05,   0.1,     0.25,   0.5,   1,      2.5,    5,
-          10};
+  return {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+          0.05,    0.1,    0.25,    0.5,    1,     2.5,    5,     10};
 }
 prometheus::Histogram::BucketBoundaries EngineBuckets() {
-  return {0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005,
-          0.001,    0.0025,  0.005,    0.01,    0.025,  0.05,    0.1,
-          0.25,     1};
+  return {0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001,
+          0.0025,   0.005,   0.01,     0.025,   0.05,   0.1,     0.25,   1};
 }
 
 class MetricsInterceptor : public grpc::experimental::Interceptor {
@@ -77,7 +74,8 @@ class MetricsInterceptor : public grpc::experimental::Interceptor {
     if (!done_) Record(grpc::StatusCode::CANCELLED);
   }
 
-  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+  void Intercept(
+      grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(
             InterceptionHookPoints::POST_RECV_INITIAL_METADATA)) {
       m_.started->Increment();
@@ -94,7 +92,8 @@ class MetricsInterceptor : public grpc::experimental::Interceptor {
     if (done_) return;
     done_ = true;
     int c = static_cast<int>(code);
-    if (c < 0 || c >= kCodeCount) c = static_cast<int>(grpc::StatusCode::UNKNOWN);
+    if (c < 0 || c >= kCodeCount)
+      c = static_cast<int>(grpc::StatusCode::UNKNOWN);
     m_.handled[c]->Increment();
     const std::chrono::duration<double> d =
         std::chrono::steady_clock::now() - start_;
@@ -129,13 +128,12 @@ std::vector<MethodInfo> MethodsOf(std::string_view service_full_name) {
   if (sd == nullptr) return out;
   for (int i = 0; i < sd->method_count(); ++i) {
     const google::protobuf::MethodDescriptor* md = sd->method(i);
-    std::string type = md->client_streaming()
-                           ? (md->server_streaming() ? "bidi_stream"
-                                                     : "client_stream")
-                           : (md->server_streaming() ? "server_stream"
-                                                     : "unary");
-    out.push_back(Split(
-        std::string("/") + sd->full_name() + "/" + md->name(), type));
+    std::string type =
+        md->client_streaming()
+            ? (md->server_streaming() ? "bidi_stream" : "client_stream")
+            : (md->server_streaming() ? "server_stream" : "unary");
+    out.push_back(
+        Split(std::string("/") + sd->full_name() + "/" + md->name(), type));
   }
   return out;
 }
@@ -208,10 +206,9 @@ Metrics::Metrics(std::string_view version,
 
 Metrics::PerMethod Metrics::Create(const MethodInfo& m) {
   PerMethod pm;
-  const std::map<std::string, std::string> base = {
-      {"grpc_service", m.service},
-      {"grpc_method", m.method},
-      {"grpc_type", m.type}};
+  const std::map<std::string, std::string> base = {{"grpc_service", m.service},
+                                                   {"grpc_method", m.method},
+                                                   {"grpc_type", m.type}};
   pm.started = &started_.Add(base);
   for (int c = 0; c < kCodeCount; ++c) {
     auto labels = base;

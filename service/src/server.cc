@@ -66,7 +66,8 @@ auto StringSetting(std::string ServerConfig::*field, bool is_address) {
       if (colon == absl::string_view::npos ||
           !absl::SimpleAtoi(v.substr(colon + 1), &port) || port < 0 ||
           port > 65535) {
-        if (!(field == &ServerConfig::metrics_listen && (v.empty() || v == "off"))) {
+        if (!(field == &ServerConfig::metrics_listen &&
+              (v.empty() || v == "off"))) {
           return BadValue(source, "HOST:PORT with PORT in [0, 65535]", v);
         }
       }
@@ -81,8 +82,8 @@ auto IntSetting(int64_t ServerConfig::*field, int64_t lo, int64_t hi) {
              absl::string_view source) -> absl::Status {
     int64_t x = 0;
     if (!absl::SimpleAtoi(v, &x) || x < lo || x > hi) {
-      return BadValue(source, absl::StrCat("an integer in [", lo, ", ", hi, "]"),
-                      v);
+      return BadValue(source,
+                      absl::StrCat("an integer in [", lo, ", ", hi, "]"), v);
     }
     c->*field = x;
     return absl::OkStatus();
@@ -188,8 +189,8 @@ absl::StatusOr<ServerConfig> ParseServerConfig(
       if (name == f.flag) spec = &f;
     }
     if (spec == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown flag --", name.substr(0, 128), "; see --help"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown flag --", name.substr(0, 128), "; see --help"));
     }
     if (!has_value) {
       if (i + 1 >= argc) {
@@ -336,9 +337,9 @@ int RunServer(const ServerConfig& cfg) {
     }
     exposer->RegisterCollectable(metrics.registry());
     const std::vector<int> ports = exposer->GetListeningPorts();
-    std::printf("metrics listening on %s\n",
-                WithPort(cfg.metrics_listen, ports.empty() ? 0 : ports[0])
-                    .c_str());
+    std::printf(
+        "metrics listening on %s\n",
+        WithPort(cfg.metrics_listen, ports.empty() ? 0 : ports[0]).c_str());
     std::fflush(stdout);
   }
 
@@ -359,8 +360,8 @@ int RunServer(const ServerConfig& cfg) {
   grpc::ResourceQuota quota("ridgeline-server");
   quota.SetMaxThreads(kMaxServerThreads);
   builder.SetResourceQuota(quota);
-  std::vector<std::unique_ptr<
-      grpc::experimental::ServerInterceptorFactoryInterface>>
+  std::vector<
+      std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
       interceptors;
   interceptors.push_back(metrics.NewInterceptorFactory());
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
@@ -409,9 +410,9 @@ int RunServer(const ServerConfig& cfg) {
     impl.SetBackend(backend.get());
     set_serving(true);
     Log(absl::StrCat("serving: ", loaded, " plugins, ",
-                     backend->registry().platforms().size(),
-                     " platforms from ", plugin_dir.string(), "; ",
-                     (*profiles)->profiles().size(), " profiles"));
+                     backend->registry().platforms().size(), " platforms from ",
+                     plugin_dir.string(), "; ", (*profiles)->profiles().size(),
+                     " profiles"));
   });
 
   std::thread signaller([&] {
@@ -426,10 +427,10 @@ int RunServer(const ServerConfig& cfg) {
       health->SetServingStatus(kServiceName, false);
     }
     stop.Notify();
-    server->Shutdown(std::chrono::system_clock::now() +
-                     std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                         std::chrono::duration<double>(
-                             cfg.shutdown_grace_seconds)));
+    server->Shutdown(
+        std::chrono::system_clock::now() +
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::duration<double>(cfg.shutdown_grace_seconds)));
   });
 
   server->Wait();

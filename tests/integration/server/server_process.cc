@@ -42,7 +42,8 @@ pid_t Spawn(const std::vector<std::string>& args, int* out_fd,
     unsetenv("RIDGELINE_LISTEN");
     unsetenv("RIDGELINE_METRICS_LISTEN");
     std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    for (const std::string& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     execv(argv[0], argv.data());
     _exit(127);
@@ -85,9 +86,11 @@ ServerProcess::ServerProcess(const std::vector<std::string>& extra_args) {
     error_ = "fork failed";
     return;
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(20);
   std::string line;
-  while ((port_ == 0 || metrics_port_ == 0) && ReadLine(stdout_fd_, deadline, &line)) {
+  while ((port_ == 0 || metrics_port_ == 0) &&
+         ReadLine(stdout_fd_, deadline, &line)) {
     if (line.rfind("metrics listening on ", 0) == 0) {
       metrics_port_ = PortOf(line);
     } else if (line.rfind("listening on ", 0) == 0) {
@@ -95,7 +98,8 @@ ServerProcess::ServerProcess(const std::vector<std::string>& extra_args) {
     }
   }
   if (port_ == 0 || metrics_port_ == 0) {
-    error_ = absl::StrCat("server did not print its ports (last line: \"", line, "\")");
+    error_ = absl::StrCat("server did not print its ports (last line: \"", line,
+                          "\")");
   }
 }
 
@@ -116,7 +120,8 @@ std::shared_ptr<grpc::Channel> ServerProcess::Channel() const {
   // A fresh connection per channel so tests do not share state.
   args.SetInt("grpc.use_local_subchannel_pool", 1);
   args.SetMaxReceiveMessageSize(64 << 20);
-  return grpc::CreateCustomChannel(address(), grpc::InsecureChannelCredentials(), args);
+  return grpc::CreateCustomChannel(address(),
+                                   grpc::InsecureChannelCredentials(), args);
 }
 
 void ServerProcess::Signal(int sig) const { kill(pid_, sig); }
@@ -143,7 +148,8 @@ bool WaitServing(const std::shared_ptr<grpc::Channel>& channel,
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    ctx.set_deadline(std::chrono::system_clock::now() +
+                     std::chrono::seconds(1));
     grpc::health::v1::HealthCheckRequest req;
     grpc::health::v1::HealthCheckResponse resp;
     if (stub->Check(&ctx, req, &resp).ok() &&
@@ -166,8 +172,8 @@ std::string HttpGet(int port, const std::string& path) {
     close(fd);
     return "";
   }
-  const std::string req = absl::StrCat("GET ", path,
-                                       " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+  const std::string req =
+      absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
   if (write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) {
     close(fd);
     return "";

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "grpc_std.grpc.pb.h"
 #include "gmock/gmock.h"
+#include "grpc_std.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "reflection_subset.grpc.pb.h"
 #include "ridgeline/v1/ridgeline.grpc.pb.h"
@@ -73,13 +73,15 @@ class ServerTest : public ::testing::Test {
     Start(extra);
     ASSERT_TRUE(WaitServing(channel_, kStartup));
   }
-  grpc::Status Analyze(const v1::AnalyzeRequest& req, v1::AnalyzeResponse* resp) {
+  grpc::Status Analyze(const v1::AnalyzeRequest& req,
+                       v1::AnalyzeResponse* resp) {
     grpc::ClientContext ctx;
     ctx.set_deadline(In(std::chrono::seconds(30)));
     return stub_->Analyze(&ctx, req, resp);
   }
   // Runs a whole sweep; returns its final status.
-  grpc::Status Sweep(const v1::SweepRequest& req, std::vector<v1::SweepPoint>* points) {
+  grpc::Status Sweep(const v1::SweepRequest& req,
+                     std::vector<v1::SweepPoint>* points) {
     grpc::ClientContext ctx;
     ctx.set_deadline(In(std::chrono::seconds(60)));
     auto reader = stub_->Sweep(&ctx, req);
@@ -159,7 +161,8 @@ TEST_F(ServerTest, ReflectionListsTheService) {
   grpc::reflection::v1alpha::ServerReflectionResponse resp;
   ASSERT_TRUE(stream->Read(&resp));
   std::vector<std::string> names;
-  for (const auto& s : resp.list_services_response().service()) names.push_back(s.name());
+  for (const auto& s : resp.list_services_response().service())
+    names.push_back(s.name());
   EXPECT_THAT(names, ::testing::Contains("ridgeline.v1.RidgelineService"));
   EXPECT_THAT(names, ::testing::Contains("grpc.health.v1.Health"));
   while (stream->Read(&resp)) {
@@ -201,7 +204,8 @@ TEST_F(ServerTest, CatalogRpcs) {
     grpc::ClientContext ctx;
     v1::ListHardwareResponse resp;
     ASSERT_TRUE(stub_->ListHardware(&ctx, {}, &resp).ok());
-    ASSERT_GT(resp.hardware_size(), 0) << "no platforms from " << RIDGELINE_TEST_PLUGIN_DIR;
+    ASSERT_GT(resp.hardware_size(), 0)
+        << "no platforms from " << RIDGELINE_TEST_PLUGIN_DIR;
     ASSERT_GT(resp.plugins_size(), 0);
     const v1::Hardware& first = resp.hardware(0);
     EXPECT_FALSE(first.family().empty());
@@ -222,7 +226,8 @@ TEST_F(ServerTest, CatalogRpcs) {
     v1::ListHardwareResponse same_family;
     ASSERT_TRUE(stub_->ListHardware(&ctx3, filt, &same_family).ok());
     EXPECT_GT(same_family.hardware_size(), 0);
-    for (const auto& h : same_family.hardware()) EXPECT_EQ(h.family(), first.family());
+    for (const auto& h : same_family.hardware())
+      EXPECT_EQ(h.family(), first.family());
   }
 }
 
@@ -282,16 +287,19 @@ TEST_F(ServerTest, AnalyzeCatalogHardware) {
   if (!cal.calibration().profile_name().empty()) {
     EXPECT_EQ(cal.calibration().selected_by(), "framework-match");
     EXPECT_FALSE(cal.upper_bound());
-    EXPECT_GE(cal.result().tpot_mean_seconds(), bound.result().tpot_mean_seconds());
+    EXPECT_GE(cal.result().tpot_mean_seconds(),
+              bound.result().tpot_mean_seconds());
   } else {
     EXPECT_EQ(cal.calibration().selected_by(), "none");
     EXPECT_TRUE(cal.upper_bound());
   }
 }
 
-void ExpectInvalid(const grpc::Status& s, const std::vector<std::string>& parts) {
+void ExpectInvalid(const grpc::Status& s,
+                   const std::vector<std::string>& parts) {
   EXPECT_EQ(s.error_code(), StatusCode::INVALID_ARGUMENT) << s.error_message();
-  for (const std::string& p : parts) EXPECT_THAT(s.error_message(), HasSubstr(p));
+  for (const std::string& p : parts)
+    EXPECT_THAT(s.error_message(), HasSubstr(p));
 }
 
 TEST_F(ServerTest, ErrorsNameFieldRangeAndValue) {
@@ -300,7 +308,8 @@ TEST_F(ServerTest, ErrorsNameFieldRangeAndValue) {
   {
     v1::AnalyzeRequest req = Llama2OnRoundDevice();
     req.mutable_workload()->set_batch(0);
-    ExpectInvalid(Analyze(req, &resp), {"workload.batch", "[1, 65536]", "got 0"});
+    ExpectInvalid(Analyze(req, &resp),
+                  {"workload.batch", "[1, 65536]", "got 0"});
   }
   {
     v1::AnalyzeRequest req = Llama2OnRoundDevice();
@@ -319,20 +328,26 @@ TEST_F(ServerTest, ErrorsNameFieldRangeAndValue) {
   }
   {
     v1::AnalyzeRequest req = Llama2OnRoundDevice();
-    req.mutable_hardware()->mutable_description()->mutable_tiers(0)
+    req.mutable_hardware()
+        ->mutable_description()
+        ->mutable_tiers(0)
         ->set_read_bandwidth_bytes_per_second(-1);
-    ExpectInvalid(Analyze(req, &resp),
-                  {"hardware.description.tiers[0].read_bandwidth_bytes_per_second"});
+    ExpectInvalid(
+        Analyze(req, &resp),
+        {"hardware.description.tiers[0].read_bandwidth_bytes_per_second"});
   }
   {
     v1::AnalyzeRequest req = Llama2OnRoundDevice();
-    req.mutable_hardware()->mutable_description()->mutable_tiers(0)->set_kind("tape");
-    ExpectInvalid(Analyze(req, &resp), {"hardware.description.tiers[0].kind", "\"tape\""});
+    req.mutable_hardware()->mutable_description()->mutable_tiers(0)->set_kind(
+        "tape");
+    ExpectInvalid(Analyze(req, &resp),
+                  {"hardware.description.tiers[0].kind", "\"tape\""});
   }
   {
     v1::AnalyzeRequest req = Llama2OnRoundDevice();
     req.mutable_placement()->set_weights_tier(3);
-    ExpectInvalid(Analyze(req, &resp), {"placement.weights_tier", "[0, 0]", "got 3"});
+    ExpectInvalid(Analyze(req, &resp),
+                  {"placement.weights_tier", "[0, 0]", "got 3"});
   }
   {
     v1::AnalyzeRequest req = Llama2OnRoundDevice();
@@ -392,7 +407,8 @@ TEST_F(ServerTest, UnimplementedWhenHardwareCannotRunTheMath) {
   v1::AnalyzeRequest req = Llama2OnRoundDevice();
   // Only an int8 rate: bf16 matmuls have no peak at bf16 or any wider
   // float the engine falls back to (bf16 -> tf32 -> fp32 -> fp64).
-  v1::PerMathType* peaks = req.mutable_hardware()->mutable_description()
+  v1::PerMathType* peaks = req.mutable_hardware()
+                               ->mutable_description()
                                ->mutable_peak_ops_per_second();
   peaks->Clear();
   peaks->set_int8(1e15);
@@ -410,20 +426,29 @@ TEST_F(ServerTest, HostileInputsGetErrorsNotCrashes) {
        {"", "null", "[]", "{}", "{\"architectures\": 5}",
         "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": -4096}",
         "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 1e400}",
-        "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 9223372036854775807, "
-        "\"num_hidden_layers\": 9223372036854775807, \"num_attention_heads\": 1, "
+        "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": "
+        "9223372036854775807, "
+        "\"num_hidden_layers\": 9223372036854775807, \"num_attention_heads\": "
+        "1, "
         "\"intermediate_size\": 1, \"vocab_size\": 1}",
-        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"}) {
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+        "]]]]]]]]]]"}) {
     v1::AnalyzeRequest r = Llama2OnRoundDevice();
     r.mutable_model()->set_hf_config_json(json);
     reqs.push_back(r);
   }
   for (double bad : {0.0, -1.0, inf, nan, 1e308}) {
     v1::AnalyzeRequest r = Llama2OnRoundDevice();
-    r.mutable_hardware()->mutable_description()->mutable_tiers(0)->set_capacity_bytes(bad);
+    r.mutable_hardware()
+        ->mutable_description()
+        ->mutable_tiers(0)
+        ->set_capacity_bytes(bad);
     reqs.push_back(r);
     r = Llama2OnRoundDevice();
-    r.mutable_hardware()->mutable_description()->mutable_peak_ops_per_second()->set_bf16(bad);
+    r.mutable_hardware()
+        ->mutable_description()
+        ->mutable_peak_ops_per_second()
+        ->set_bf16(bad);
     reqs.push_back(r);
   }
   {
@@ -473,7 +498,8 @@ TEST_F(ServerTest, RequestSizeIsCapped) {
   req.mutable_model()->set_hf_config_json(std::string(8192, ' '));
   v1::AnalyzeResponse resp;
   grpc::Status s = Analyze(req, &resp);
-  EXPECT_EQ(s.error_code(), StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_EQ(s.error_code(), StatusCode::RESOURCE_EXHAUSTED)
+      << s.error_message();
   // The server is unharmed.
   EXPECT_TRUE(Analyze(Llama2OnRoundDevice(), &resp).ok());
 }
@@ -516,7 +542,8 @@ TEST_F(ServerTest, SweepStreamsInStableOrderAndShards) {
   EXPECT_EQ(shard[0].index(), 1u);
   EXPECT_EQ(shard[1].index(), 5u);
   EXPECT_TRUE(shard[0].has_result());
-  EXPECT_DOUBLE_EQ(shard[1].summary().ttft_seconds(), pts[5].summary().ttft_seconds());
+  EXPECT_DOUBLE_EQ(shard[1].summary().ttft_seconds(),
+                   pts[5].summary().ttft_seconds());
 }
 
 TEST_F(ServerTest, SweepAboveCapIsResourceExhausted) {
@@ -565,13 +592,14 @@ TEST_F(ServerTest, SweepHonoursDeadline) {
   bool seen = false;
   for (int i = 0; i < 100 && !seen; ++i) {
     const std::string m = HttpGet(server_->metrics_port(), "/metrics");
-    seen = MetricValue(m, "grpc_server_handled_total",
-                       {"grpc_method=\"Sweep\"", "grpc_code=\"DeadlineExceeded\""})
-               .value_or(0) +
-               MetricValue(m, "grpc_server_handled_total",
-                           {"grpc_method=\"Sweep\"", "grpc_code=\"Canceled\""})
-                   .value_or(0) >=
-           1;
+    seen =
+        MetricValue(m, "grpc_server_handled_total",
+                    {"grpc_method=\"Sweep\"", "grpc_code=\"DeadlineExceeded\""})
+                .value_or(0) +
+            MetricValue(m, "grpc_server_handled_total",
+                        {"grpc_method=\"Sweep\"", "grpc_code=\"Canceled\""})
+                .value_or(0) >=
+        1;
     if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_TRUE(seen);
@@ -614,9 +642,10 @@ TEST_F(ServerTest, MetricsCountRpcsAndDomainEvents) {
                          "grpc_service=\"ridgeline.v1.RidgelineService\"",
                          "grpc_type=\"unary\""}),
             0.0);
-  EXPECT_EQ(MetricValue(before, "grpc_server_started_total",
-                        {"grpc_method=\"Sweep\"", "grpc_type=\"server_stream\""}),
-            0.0);
+  EXPECT_EQ(
+      MetricValue(before, "grpc_server_started_total",
+                  {"grpc_method=\"Sweep\"", "grpc_type=\"server_stream\""}),
+      0.0);
   EXPECT_EQ(MetricValue(before, "ridgeline_build_info", {"version=\""}), 1.0);
   // ListHardware counts loaded plugins the same way the gauge does.
   grpc::ClientContext lctx;
@@ -625,10 +654,14 @@ TEST_F(ServerTest, MetricsCountRpcsAndDomainEvents) {
   int loaded = 0;
   for (const auto& pi : list.plugins()) loaded += pi.loaded() ? 1 : 0;
   EXPECT_EQ(MetricValue(before, "ridgeline_plugins_loaded", {}), loaded);
-  EXPECT_GE(MetricValue(before, "ridgeline_plugin_loads_total", {"outcome=\"loaded\""}).value_or(0), 1);
+  EXPECT_GE(MetricValue(before, "ridgeline_plugin_loads_total",
+                        {"outcome=\"loaded\""})
+                .value_or(0),
+            1);
 
   v1::AnalyzeResponse resp;
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE(Analyze(Llama2OnRoundDevice(), &resp).ok());
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(Analyze(Llama2OnRoundDevice(), &resp).ok());
   v1::AnalyzeRequest bad = Llama2OnRoundDevice();
   bad.mutable_workload()->set_batch(0);
   EXPECT_FALSE(Analyze(bad, &resp).ok());
@@ -640,22 +673,29 @@ TEST_F(ServerTest, MetricsCountRpcsAndDomainEvents) {
   ASSERT_TRUE(Sweep(sweep, &pts).ok());
 
   const std::string after = HttpGet(server_->metrics_port(), "/metrics");
-  const std::vector<std::string> analyze = {"grpc_method=\"Analyze\"",
-                                            "grpc_service=\"ridgeline.v1.RidgelineService\""};
+  const std::vector<std::string> analyze = {
+      "grpc_method=\"Analyze\"",
+      "grpc_service=\"ridgeline.v1.RidgelineService\""};
   // 3 good + 1 bad Analyze calls.
   EXPECT_EQ(MetricValue(after, "grpc_server_started_total", analyze), 4.0);
   auto with = [](std::vector<std::string> v, std::string l) {
     v.push_back(std::move(l));
     return v;
   };
-  EXPECT_EQ(MetricValue(after, "grpc_server_handled_total", with(analyze, "grpc_code=\"OK\"")), 3.0);
+  EXPECT_EQ(MetricValue(after, "grpc_server_handled_total",
+                        with(analyze, "grpc_code=\"OK\"")),
+            3.0);
   EXPECT_EQ(MetricValue(after, "grpc_server_handled_total",
                         with(analyze, "grpc_code=\"InvalidArgument\"")),
             1.0);
-  EXPECT_EQ(MetricValue(after, "grpc_server_handling_seconds_count", analyze), 4.0);
+  EXPECT_EQ(MetricValue(after, "grpc_server_handling_seconds_count", analyze),
+            4.0);
   // The rejected request never reached the engine: 3 analyses.
-  EXPECT_EQ(MetricValue(after, "ridgeline_analyses_total", {"kind=\"analyze\""}), 3.0);
-  EXPECT_EQ(MetricValue(after, "ridgeline_analyses_total", {"kind=\"sweep\""}), 4.0);
+  EXPECT_EQ(
+      MetricValue(after, "ridgeline_analyses_total", {"kind=\"analyze\""}),
+      3.0);
+  EXPECT_EQ(MetricValue(after, "ridgeline_analyses_total", {"kind=\"sweep\""}),
+            4.0);
   EXPECT_EQ(MetricValue(after, "ridgeline_sweep_points_total", {}), 4.0);
   EXPECT_EQ(MetricValue(after, "ridgeline_engine_seconds_count", {}), 7.0);
   EXPECT_EQ(MetricValue(after, "grpc_server_handled_total",
@@ -675,7 +715,9 @@ TEST_F(ServerTest, SigtermDrainsInFlightStreamAndExitsZero) {
   const auto t0 = std::chrono::steady_clock::now();
   ASSERT_TRUE(Sweep(probe, &pts).ok());
   const double per_point =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 200;
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count() /
+      200;
   const int n = std::clamp(static_cast<int>(1.0 / per_point), 200, 4096);
   probe.clear_prompt_tokens();
   for (int p = 1; p <= n; ++p) probe.add_prompt_tokens(p);
@@ -714,7 +756,8 @@ TEST_F(ServerTest, SigtermDrainsInFlightStreamAndExitsZero) {
 }
 
 TEST_F(ServerTest, SigtermCancelsStreamsPastTheGracePeriod) {
-  StartServing({"--shutdown-grace-seconds=0.5", "--max-sweep-points=100000000"});
+  StartServing(
+      {"--shutdown-grace-seconds=0.5", "--max-sweep-points=100000000"});
   grpc::ClientContext ctx;
   auto reader = stub_->Sweep(&ctx, HugeSweep());
   v1::SweepPoint p;

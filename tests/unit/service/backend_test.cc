@@ -61,7 +61,8 @@ class BackendTest : public ::testing::Test {
 };
 
 TEST_F(BackendTest, InlineHardwareRoundTrips) {
-  absl::StatusOr<engine::Hardware> hw = FromProto(Device(), "hardware.description");
+  absl::StatusOr<engine::Hardware> hw =
+      FromProto(Device(), "hardware.description");
   ASSERT_TRUE(hw.ok()) << hw.status();
   EXPECT_EQ(hw->family, "inline");
   EXPECT_EQ(hw->tiers[0].kind, engine::TierKind::kLpddr);
@@ -95,7 +96,8 @@ TEST_F(BackendTest, AnalyzeRidgePointAndProfileChoice) {
   ASSERT_TRUE(pure.ok()) << pure.status();
   EXPECT_EQ(pure->calibration().selected_by(), "none");
   EXPECT_TRUE(pure->upper_bound());
-  EXPECT_DOUBLE_EQ(pure->result().tpot_mean_seconds(), r->result().tpot_mean_seconds());
+  EXPECT_DOUBLE_EQ(pure->result().tpot_mean_seconds(),
+                   r->result().tpot_mean_seconds());
   req.mutable_options()->clear_pure_roofline();
 
   req.mutable_calibration()->set_profile("other-device.vllm");
@@ -148,10 +150,13 @@ v1::SweepRequest SmallSweep() {
 
 TEST_F(BackendTest, SweepOrderIsFormatsThenBatchThenGenerated) {
   std::vector<v1::SweepPoint> pts;
-  ASSERT_TRUE(backend_->Sweep(SmallSweep(), [&](const v1::SweepPoint& p) {
-    pts.push_back(p);
-    return true;
-  }).ok());
+  ASSERT_TRUE(backend_
+                  ->Sweep(SmallSweep(),
+                          [&](const v1::SweepPoint& p) {
+                            pts.push_back(p);
+                            return true;
+                          })
+                  .ok());
   // 2 formats x 2 batches x 2 generated = 8.
   ASSERT_EQ(pts.size(), 8u);
   for (uint64_t i = 0; i < 8; ++i) {
@@ -163,14 +168,14 @@ TEST_F(BackendTest, SweepOrderIsFormatsThenBatchThenGenerated) {
   EXPECT_EQ(pts[4].summary().weights_format(), "int4-g128");
   // int4-g128 weights (4.125 bits) read fewer bytes than bf16 (16 bits):
   // decode gets faster on this memory-bound device.
-  EXPECT_LT(pts[4].summary().tpot_mean_seconds(), pts[0].summary().tpot_mean_seconds());
+  EXPECT_LT(pts[4].summary().tpot_mean_seconds(),
+            pts[0].summary().tpot_mean_seconds());
 }
 
 TEST_F(BackendTest, SweepStopsWhenEmitReturnsFalse) {
   int calls = 0;
-  absl::Status s = backend_->Sweep(SmallSweep(), [&](const v1::SweepPoint&) {
-    return ++calls < 3;
-  });
+  absl::Status s = backend_->Sweep(
+      SmallSweep(), [&](const v1::SweepPoint&) { return ++calls < 3; });
   EXPECT_EQ(s.code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(calls, 3);
 }
@@ -178,12 +183,14 @@ TEST_F(BackendTest, SweepStopsWhenEmitReturnsFalse) {
 TEST_F(BackendTest, SweepCapCountsThePointsOfThisShard) {
   v1::SweepRequest s = SmallSweep();
   for (int64_t b : {4, 8}) s.add_batch_sizes(b);  // 2 x 4 x 2 = 16 > 10
-  absl::Status st = backend_->Sweep(s, [](const v1::SweepPoint&) { return true; });
+  absl::Status st =
+      backend_->Sweep(s, [](const v1::SweepPoint&) { return true; });
   EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(st.message(), HasSubstr("16 points"));
   EXPECT_THAT(st.message(), HasSubstr("cap of 10"));
   s.set_shard_count(2);  // 8 per shard
-  EXPECT_TRUE(backend_->Sweep(s, [](const v1::SweepPoint&) { return true; }).ok());
+  EXPECT_TRUE(
+      backend_->Sweep(s, [](const v1::SweepPoint&) { return true; }).ok());
 }
 
 TEST_F(BackendTest, SweepValidatesBeforeEmitting) {

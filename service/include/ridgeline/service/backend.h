@@ -18,7 +18,8 @@ namespace ridgeline::service {
 
 // Server-side caps on what one request may ask for.
 struct Limits {
-  int64_t max_sweep_points = 100000;  // points per Sweep request (before sharding)
+  int64_t max_sweep_points =
+      100000;  // points per Sweep request (before sharding)
 };
 
 // Optional observer of the engine work the backend does (metrics). Called

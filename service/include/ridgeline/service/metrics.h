@@ -28,7 +28,7 @@ struct MethodInfo {
   std::string full_name;  // "/ridgeline.v1.RidgelineService/Analyze"
   std::string service;    // "ridgeline.v1.RidgelineService"
   std::string method;     // "Analyze"
-  std::string type;       // "unary", "server_stream", "client_stream", "bidi_stream"
+  std::string type;  // "unary", "server_stream", "client_stream", "bidi_stream"
 };
 
 class Metrics : public BackendObserver {

@@ -64,9 +64,9 @@ class RidgelineServiceImpl final : public RidgelineServiceBase {
                                     v1::AnalyzeResponse* resp) override;
   grpc::Status Sweep(grpc::ServerContext* ctx, const v1::SweepRequest* req,
                      grpc::ServerWriter<v1::SweepPoint>* writer) override;
-  grpc::ServerUnaryReactor* ListHardware(grpc::CallbackServerContext* ctx,
-                                         const v1::ListHardwareRequest* req,
-                                         v1::ListHardwareResponse* resp) override;
+  grpc::ServerUnaryReactor* ListHardware(
+      grpc::CallbackServerContext* ctx, const v1::ListHardwareRequest* req,
+      v1::ListHardwareResponse* resp) override;
   grpc::ServerUnaryReactor* GetHardware(grpc::CallbackServerContext* ctx,
                                         const v1::GetHardwareRequest* req,
                                         v1::GetHardwareResponse* resp) override;
