@@ -17,6 +17,7 @@ namespace {
 
 struct Flags {
   std::map<std::string, std::string> values;
+  bool help = false;  // --help / -h: a plain switch, never takes a value
 };
 
 // --name VALUE or --name=VALUE; unknown flags are usage errors.
@@ -25,6 +26,10 @@ bool ParseFlags(const std::vector<std::string>& args,
                 std::ostream& err) {
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
+    if (a == "--help" || a == "-h") {
+      flags->help = true;
+      continue;
+    }
     if (a.rfind("--", 0) != 0) {
       err << "unexpected argument \"" << a << "\"\n";
       return false;
@@ -52,7 +57,9 @@ HardwareLookup RegistryLookup(const std::string& plugin_dir) {
   std::shared_ptr<const plugin_host::HardwareRegistry> registry =
       plugin_host::HardwareRegistry::LoadDirectory(
           plugin_dir.empty() ? plugin_host::DefaultPluginDir()
-                             : std::filesystem::path(plugin_dir));
+                             : std::filesystem::path(plugin_dir),
+          // A report on stdout: a refused plugin is news, a loaded one is not.
+          plugin_host::LoadLog::kRefusalsOnly);
   return [registry](std::string_view id) -> absl::StatusOr<engine::Hardware> {
     absl::StatusOr<const engine::Hardware*> hw = registry->Find(id);
     if (!hw.ok()) return hw.status();
@@ -97,6 +104,10 @@ int ValidateCommand(const std::vector<std::string>& args, std::ostream& out,
                   &flags, err)) {
     err << kValidateUsage;
     return 2;
+  }
+  if (flags.help) {
+    out << kValidateUsage;
+    return 0;
   }
   if (!flags.values.contains("measurements")) {
     err << "--measurements is required\n" << kValidateUsage;
@@ -144,6 +155,10 @@ int CalibrateCommand(const std::vector<std::string>& args, std::ostream& out,
   if (!ParseFlags(args, {"measurements", "out", "plugin-dir"}, &flags, err)) {
     err << kCalibrateUsage;
     return 2;
+  }
+  if (flags.help) {
+    out << kCalibrateUsage;
+    return 0;
   }
   if (!flags.values.contains("measurements") || !flags.values.contains("out")) {
     err << "--measurements and --out are required\n" << kCalibrateUsage;

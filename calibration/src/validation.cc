@@ -156,6 +156,17 @@ absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
     return Skip(absl::StrCat("hardware: ", hw.status().message()));
   }
   p.family = hw->family;
+  // No published peak ("compute roof unknown"): the engine bounds only
+  // memory time, which is a real bound for memory-bound metrics (decode,
+  // decode-attention kernels) but says nothing of compute-bound ones.
+  const bool roof_known =
+      std::any_of(hw->peak_ops_per_second.begin(), hw->peak_ops_per_second.end(),
+                  [](const std::optional<double>& v) { return v.has_value(); });
+  if (!roof_known &&
+      (p.regime == Regime::kPrefill || p.regime == Regime::kMixed ||
+       p.regime == Regime::kGemmKernel)) {
+    return Skip(absl::StrCat("compute roof unknown for ", row.hardware_id));
+  }
 
   if (p.regime == Regime::kAttentionKernel) {
     static const std::regex kQKv(R"((\d+) q heads = (\d+) kv heads)");

@@ -9,6 +9,11 @@
 // published kernel_launch_seconds), and each step pays
 // efficiency.per_step_overhead_seconds.
 //
+// Compute roof unknown (hardware with no peak at all): ops get no compute
+// time, so every time is the memory-roof time, still an upper bound on speed;
+// the result says compute_roof_known = false, the ridge point is 0, and no
+// batch suggestion is made (its gain depends on the missing roof).
+//
 // decode_first_step is the step at KV length prompt + 1 (it feeds the token
 // the prefill emitted); decode_last_step is at prompt + generated - 1.
 #include "ridgeline/engine/analyze.h"
@@ -365,6 +370,16 @@ void ComputeBottleneck(AnalysisResult* r, bool decode) {
   std::string where;
   switch (b.bound) {
     case Bound::kMemory:
+      if (!r->compute_roof_known && worst->compute_seconds == 0) {
+        // No peak is published: neither a ridge point nor a compute bound
+        // can be stated, only that memory alone takes this long.
+        b.ridge_point = 0;
+        where = absl::StrFormat(
+            "memory time at %.3g FLOP/byte; the compute roof is unknown (no "
+            "published peak), so this is a lower bound on its time",
+            b.intensity);
+        break;
+      }
       where = absl::StrFormat(
           "memory-bound at %.3g FLOP/byte, %.3gx below its ridge point of "
           "%.3g FLOP/byte",
@@ -547,7 +562,10 @@ void ComputeSuggestions(const Scenario& s, AnalysisResult* r) {
       attempt("kv-format", "kv cache fp8", std::move(mod));
     }
   }
-  if (decode && r->bottleneck.bound == Bound::kMemory) {
+  // Batching only pays until the compute roof; without one its gain
+  // cannot be computed.
+  if (decode && r->compute_roof_known &&
+      r->bottleneck.bound == Bound::kMemory) {
     // Decode intensity of the weight matmuls grows ~linearly with batch.
     double flops = 0, bytes = 0;
     for (const OpResult& op : r->decode_first_step.ops) {
@@ -647,6 +665,10 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s) {
   }
   PlacementInfo place;
   r.memory = Place(hw, s.pins, need, &place);
+  // MakeGraphContext only lets a matmul type without an executing peak
+  // through when the hardware has no peak at all.
+  r.compute_roof_known =
+      ExecutedMathType(hw.peak_ops_per_second, g.matmul_math).has_value();
   const double matmul_peak =
       hw.peak_ops_per_second[static_cast<int>(g.matmul_math)].value_or(0);
   r.ridge_point =

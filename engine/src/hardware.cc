@@ -42,12 +42,10 @@ absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
     return absl::InvalidArgumentError(
         absl::StrCat(p, ".id must not be empty, got \"\""));
   }
+  // No peak at all is valid: "compute roof unknown" (no source publishes
+  // one). Analyze then bounds time by the memory roofs alone.
   RETURN_IF_ERROR(CheckPerMathType(p + ".peak_ops_per_second",
                                    hw.peak_ops_per_second, false));
-  if (!AnyPeak(hw.peak_ops_per_second)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        p, ".peak_ops_per_second must give at least one math type, got none"));
-  }
   RETURN_IF_ERROR(CheckPerMathType(p + ".energy_joules_per_op",
                                    hw.energy_joules_per_op, true));
   RETURN_IF_ERROR(CheckPositive(p + ".kernel_launch_seconds",

@@ -28,9 +28,9 @@ class RegistryBuilder {
  public:
   static std::shared_ptr<const HardwareRegistry> Build(
       const std::vector<fs::path>& files,
-      std::optional<LoadOutcome> directory_outcome) {
+      std::optional<LoadOutcome> directory_outcome, LoadLog log) {
     auto registry = std::shared_ptr<HardwareRegistry>(new HardwareRegistry());
-    RegistryBuilder builder(*registry);
+    RegistryBuilder builder(*registry, log);
     if (directory_outcome) builder.Record(std::move(*directory_outcome));
     for (const fs::path& file : files) builder.Load(file);
     std::sort(registry->platforms_.begin(), registry->platforms_.end(),
@@ -41,7 +41,8 @@ class RegistryBuilder {
   }
 
  private:
-  explicit RegistryBuilder(HardwareRegistry& registry) : registry_(registry) {}
+  RegistryBuilder(HardwareRegistry& registry, LoadLog log)
+      : registry_(registry), log_(log) {}
 
   void Load(const fs::path& file) {
     LoadOutcome outcome;
@@ -99,13 +100,13 @@ class RegistryBuilder {
 
   void Record(LoadOutcome outcome) {
     // One line per outcome, for operators reading the service log.
-    if (outcome.loaded) {
+    if (outcome.loaded && log_ == LoadLog::kAll) {
       std::fprintf(stderr,
                    "ridgeline plugin: loaded family=%s version=%s "
                    "platforms=%d path=%s\n",
                    outcome.family.c_str(), outcome.plugin_version.c_str(),
                    outcome.platforms, outcome.path.c_str());
-    } else {
+    } else if (!outcome.loaded && log_ != LoadLog::kNone) {
       std::fprintf(stderr, "ridgeline plugin: refused family=%s path=%s: %s\n",
                    outcome.family.empty() ? "?" : outcome.family.c_str(),
                    outcome.path.c_str(), outcome.reason.c_str());
@@ -114,18 +115,19 @@ class RegistryBuilder {
   }
 
   HardwareRegistry& registry_;
+  const LoadLog log_;
   std::map<std::string, std::string> owners_;  // platform id -> plugin file
 };
 
 std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadDirectory(
-    const fs::path& dir) {
+    const fs::path& dir, LoadLog log) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     LoadOutcome missing;
     missing.path = dir.string();
     missing.reason = absl::StrCat("plugin directory '", dir.string(),
                                   "' does not exist or is not a directory");
-    return RegistryBuilder::Build({}, std::move(missing));
+    return RegistryBuilder::Build({}, std::move(missing), log);
   }
   std::vector<fs::path> files;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
@@ -138,18 +140,18 @@ std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadDirectory(
     unreadable.path = dir.string();
     unreadable.reason = absl::StrCat("cannot list plugin directory '",
                                      dir.string(), "': ", ec.message());
-    return RegistryBuilder::Build({}, std::move(unreadable));
+    return RegistryBuilder::Build({}, std::move(unreadable), log);
   }
   std::sort(files.begin(), files.end(),
             [](const fs::path& a, const fs::path& b) {
               return a.filename().string() < b.filename().string();
             });
-  return RegistryBuilder::Build(files, std::nullopt);
+  return RegistryBuilder::Build(files, std::nullopt, log);
 }
 
 std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadFiles(
-    const std::vector<fs::path>& files) {
-  return RegistryBuilder::Build(files, std::nullopt);
+    const std::vector<fs::path>& files, LoadLog log) {
+  return RegistryBuilder::Build(files, std::nullopt, log);
 }
 
 absl::StatusOr<const engine::Hardware*> HardwareRegistry::Find(

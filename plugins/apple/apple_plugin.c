@@ -10,12 +10,12 @@
  * A field left out is 0, which the ABI defines as "unknown / not published".
  * Dense rates only; 2:4 sparse headline figures are never used.
  *
- * Platforms for which no source gives any compute rate are written out in
- * full but not exported: ABI 1.0 requires at least one peak rate per
- * platform (see docs/hardware.md, "Held back").
+ * A platform for which no source gives any compute rate keeps all peaks at
+ * 0: "compute roof unknown" (ABI 1.0, clarified in CHANGELOG.md); the host
+ * then bounds only memory-bound metrics for it. Every platform is exported.
  *
- * Thread safety: all descriptors are immutable static data; init() only
- * builds the index of exported platforms, once, before any other call.
+ * Thread safety: all descriptors are immutable static data; init() has
+ * nothing to do, and every function may be called from any thread.
  */
 #include <stddef.h>
 
@@ -383,7 +383,8 @@ static const RidgelinePlatform kPlatforms[] = {
      .sources = "hardware_specs.csv row apple-m3-max-40c\n"
          "macmegasite.com (states: M3 Max 40-core GPU, 400 GB/s)\n"
          "Apple newsroom Oct 2023",
-     /* No compute rate in the sheet or a citable source: held back. */
+     /* No compute rate in the sheet or a citable source: peaks left 0
+      * (compute roof unknown). */
      .tiers = kAppleM3Max40cTiers,
      .tier_count = sizeof(kAppleM3Max40cTiers) / sizeof(kAppleM3Max40cTiers[0]),
     },
@@ -396,7 +397,8 @@ static const RidgelinePlatform kPlatforms[] = {
          "macrumors.com 2024-10-30 (128GB, 546GB/s, N3E, 40-core GPU)\n"
          "Ars Technica M4 comparison table as mirrored (M4 Max 32-core 410GB/s, 40-core 546GB/s)\n"
          "llama.cpp discussion #4167 summary table",
-     /* No compute rate in the sheet or a citable source: held back. */
+     /* No compute rate in the sheet or a citable source: peaks left 0
+      * (compute roof unknown). */
      .tiers = kAppleM4Max40cTiers,
      .tier_count = sizeof(kAppleM4Max40cTiers) / sizeof(kAppleM4Max40cTiers[0]),
     },
@@ -426,7 +428,8 @@ static const RidgelinePlatform kPlatforms[] = {
      .sources = "hardware_specs.csv row apple-m3-ultra-80c\n"
          "research note transcribing apple.com/mac-studio/specs (\"M3 Ultra 819 GB/s\", \"192-512 GB\")\n"
          "apple.com/mac-studio/specs",
-     /* No compute rate in the sheet or a citable source: held back. */
+     /* No compute rate in the sheet or a citable source: peaks left 0
+      * (compute roof unknown). */
      .tiers = kAppleM3Ultra80cTiers,
      .tier_count = sizeof(kAppleM3Ultra80cTiers) / sizeof(kAppleM3Ultra80cTiers[0]),
     },
@@ -552,7 +555,8 @@ static const RidgelinePlatform kPlatforms[] = {
          "Ars Technica M-series table as mirrored (M3 Pro 18-core, 18/36GB, 153.6GB/s)\n"
          "macrumors.com M4 Pro article (273GB/s is '75% more than M3 Pro')\n"
          "llama.cpp discussion #4167 summary table (150 GB/s)",
-     /* No compute rate in the sheet or a citable source: held back. */
+     /* No compute rate in the sheet or a citable source: peaks left 0
+      * (compute roof unknown). */
      .tiers = kAppleM3Pro18cTiers,
      .tier_count = sizeof(kAppleM3Pro18cTiers) / sizeof(kAppleM3Pro18cTiers[0]),
     },
@@ -563,7 +567,8 @@ static const RidgelinePlatform kPlatforms[] = {
      .vendor = "Apple",
      .sources = "hardware_specs.csv row apple-m4-10c\n"
          "Ars Technica M4 comparison table as mirrored (M4 10-core, 16/24/32GB, 120GB/s)",
-     /* No compute rate in the sheet or a citable source: held back. */
+     /* No compute rate in the sheet or a citable source: peaks left 0
+      * (compute roof unknown). */
      .tiers = kAppleM410cTiers,
      .tier_count = sizeof(kAppleM410cTiers) / sizeof(kAppleM410cTiers[0]),
     },
@@ -588,31 +593,10 @@ static const RidgelinePlatform kPlatforms[] = {
 
 enum { kPlatformCount = sizeof(kPlatforms) / sizeof(kPlatforms[0]) };
 
-/* Indices into kPlatforms of the exported platforms (those with at least
- * one published peak rate). Written once by init(), read-only afterwards. */
-static size_t g_exported[kPlatformCount];
-static size_t g_exported_count = 0;
+/* Nothing to prepare: the descriptors are static data. */
+static RidgelinePluginError* Init(void) { return NULL; }
 
-static int HasAnyRate(const RidgelinePlatform* p) {
-  for (int i = 0; i < RIDGELINE_MATH_SLOTS; ++i) {
-    if (p->peak_ops_per_second[i] > 0) return 1;
-  }
-  return 0;
-}
-
-static RidgelinePluginError* Init(void) {
-  g_exported_count = 0;
-  for (size_t i = 0; i < (size_t)kPlatformCount; ++i) {
-    if (HasAnyRate(&kPlatforms[i])) g_exported[g_exported_count++] = i;
-  }
-  if (g_exported_count == 0) {
-    return ridgeline_error_new(RIDGELINE_CODE_FAILED_PRECONDITION,
-                               "plugin apple: no platform has a peak rate");
-  }
-  return NULL;
-}
-
-static size_t PlatformCount(void) { return g_exported_count; }
+static size_t PlatformCount(void) { return (size_t)kPlatformCount; }
 
 static RidgelinePluginError* GetPlatform(size_t index,
                                          const RidgelinePlatform** out) {
@@ -620,13 +604,13 @@ static RidgelinePluginError* GetPlatform(size_t index,
     return ridgeline_error_new(RIDGELINE_CODE_INVALID_ARGUMENT,
                                "plugin apple: get_platform: out is NULL");
   }
-  if (index >= g_exported_count) {
+  if (index >= (size_t)kPlatformCount) {
     return ridgeline_error_new(
         RIDGELINE_CODE_OUT_OF_RANGE,
         "plugin apple: get_platform: index must be in [0, %zu), got %zu",
-        g_exported_count, index);
+        (size_t)kPlatformCount, index);
   }
-  *out = &kPlatforms[g_exported[index]];
+  *out = &kPlatforms[index];
   return NULL;
 }
 

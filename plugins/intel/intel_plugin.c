@@ -10,22 +10,18 @@
  * A field left out is 0, which the ABI defines as "unknown / not published".
  * Dense rates only; 2:4 sparse headline figures are never used.
  *
- * Platforms for which no source gives any compute rate are written out in
- * full but not exported: ABI 1.0 requires at least one peak rate per
- * platform (see docs/hardware.md, "Held back").
+ * A platform for which no source gives any compute rate keeps all peaks at
+ * 0: "compute roof unknown" (ABI 1.0, clarified in CHANGELOG.md); the host
+ * then bounds only memory-bound metrics for it. Every platform is exported.
  *
- * Thread safety: all descriptors are immutable static data; init() only
- * builds the index of exported platforms, once, before any other call.
+ * Thread safety: all descriptors are immutable static data; init() has
+ * nothing to do, and every function may be called from any thread.
  */
 #include <stddef.h>
 
 #define RIDGELINE_PLUGIN_IMPLEMENT_ERRORS
 #include "ridgeline/plugin/ridgeline_plugin.h"
-
-/* ASSUMPTION (deployment choice; docs/hardware.md): DDR5 installed per
- * socket = 512 GB (the sheet leaves CPU memory blank: platform-dependent, up
- * to 4 TB per socket). */
-#define RL_XEON_DRAM_BYTES 512e9
+#include "ridgeline_platform_common.h" /* in-tree shared numbers */
 
 /* ---- intel-gaudi2: Intel Gaudi 2 (HL-225H) (AI accelerator) ----
  * Sources: pcguia.pt Gaudi 3 article (states: Gaudi 2 96 GB HBM2e, 2.45 TB/s,
@@ -208,7 +204,8 @@ static const RidgelinePlatform kPlatforms[] = {
          "intel-extension-for-transformers release_data.md (states: \"8480+ @3.8GHz, 56 cores/socket\", DDR5 4800)\n"
          "intel.com Gaudi 3 page (states: \"Xeon Platinum 8480+ CPUs at 2.0 GHz\")\n"
          "ark.intel.com",
-     /* No compute rate in the sheet or a citable source: held back. */
+     /* No compute rate in the sheet or a citable source: peaks left 0
+      * (compute roof unknown). */
      .tiers = kIntelXeonPlatinum8480pTiers,
      .tier_count = sizeof(kIntelXeonPlatinum8480pTiers) / sizeof(kIntelXeonPlatinum8480pTiers[0]),
      .tdp_watts = 350, /* tdp_w 350 W [K] */
@@ -223,7 +220,8 @@ static const RidgelinePlatform kPlatforms[] = {
          "techpowerup.com 2024-02-06 (W9-3475X 36-core/72-thread)\n"
          "sweclockers.com (Xeon W-3400: 8 DDR5-4800 channels = 307.2 GB/s, up to 4 TB)\n"
          "ark.intel.com",
-     /* No compute rate in the sheet or a citable source: held back. */
+     /* No compute rate in the sheet or a citable source: peaks left 0
+      * (compute roof unknown). */
      .tiers = kIntelXeonW93475xTiers,
      .tier_count = sizeof(kIntelXeonW93475xTiers) / sizeof(kIntelXeonW93475xTiers[0]),
      .tdp_watts = 300, /* tdp_w 300 W [K] */
@@ -237,7 +235,8 @@ static const RidgelinePlatform kPlatforms[] = {
      .sources = "hardware_specs.csv row intel-xeon-platinum-8481c\n"
          "llama.cpp issue #34 thread (GCP c3-highcpu-44, 4th-gen Xeon Sapphire Rapids, 22 threads)\n"
          "the 8481C SKU name is an assumption (C3 instances report it; not verified here)",
-     /* No compute rate in the sheet or a citable source: held back. */
+     /* No compute rate in the sheet or a citable source: peaks left 0
+      * (compute roof unknown). */
      .tiers = kIntelXeonPlatinum8481cTiers,
      .tier_count = sizeof(kIntelXeonPlatinum8481cTiers) / sizeof(kIntelXeonPlatinum8481cTiers[0]),
     },
@@ -245,31 +244,10 @@ static const RidgelinePlatform kPlatforms[] = {
 
 enum { kPlatformCount = sizeof(kPlatforms) / sizeof(kPlatforms[0]) };
 
-/* Indices into kPlatforms of the exported platforms (those with at least
- * one published peak rate). Written once by init(), read-only afterwards. */
-static size_t g_exported[kPlatformCount];
-static size_t g_exported_count = 0;
+/* Nothing to prepare: the descriptors are static data. */
+static RidgelinePluginError* Init(void) { return NULL; }
 
-static int HasAnyRate(const RidgelinePlatform* p) {
-  for (int i = 0; i < RIDGELINE_MATH_SLOTS; ++i) {
-    if (p->peak_ops_per_second[i] > 0) return 1;
-  }
-  return 0;
-}
-
-static RidgelinePluginError* Init(void) {
-  g_exported_count = 0;
-  for (size_t i = 0; i < (size_t)kPlatformCount; ++i) {
-    if (HasAnyRate(&kPlatforms[i])) g_exported[g_exported_count++] = i;
-  }
-  if (g_exported_count == 0) {
-    return ridgeline_error_new(RIDGELINE_CODE_FAILED_PRECONDITION,
-                               "plugin intel: no platform has a peak rate");
-  }
-  return NULL;
-}
-
-static size_t PlatformCount(void) { return g_exported_count; }
+static size_t PlatformCount(void) { return (size_t)kPlatformCount; }
 
 static RidgelinePluginError* GetPlatform(size_t index,
                                          const RidgelinePlatform** out) {
@@ -277,13 +255,13 @@ static RidgelinePluginError* GetPlatform(size_t index,
     return ridgeline_error_new(RIDGELINE_CODE_INVALID_ARGUMENT,
                                "plugin intel: get_platform: out is NULL");
   }
-  if (index >= g_exported_count) {
+  if (index >= (size_t)kPlatformCount) {
     return ridgeline_error_new(
         RIDGELINE_CODE_OUT_OF_RANGE,
         "plugin intel: get_platform: index must be in [0, %zu), got %zu",
-        g_exported_count, index);
+        (size_t)kPlatformCount, index);
   }
-  *out = &kPlatforms[g_exported[index]];
+  *out = &kPlatforms[index];
   return NULL;
 }
 

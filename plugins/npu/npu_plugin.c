@@ -10,29 +10,18 @@
  * A field left out is 0, which the ABI defines as "unknown / not published".
  * Dense rates only; 2:4 sparse headline figures are never used.
  *
- * Platforms for which no source gives any compute rate are written out in
- * full but not exported: ABI 1.0 requires at least one peak rate per
- * platform (see docs/hardware.md, "Held back").
+ * A platform for which no source gives any compute rate keeps all peaks at
+ * 0: "compute roof unknown" (ABI 1.0, clarified in CHANGELOG.md); the host
+ * then bounds only memory-bound metrics for it. Every platform is exported.
  *
- * Thread safety: all descriptors are immutable static data; init() only
- * builds the index of exported platforms, once, before any other call.
+ * Thread safety: all descriptors are immutable static data; init() has
+ * nothing to do, and every function may be called from any thread.
  */
 #include <stddef.h>
 
 #define RIDGELINE_PLUGIN_IMPLEMENT_ERRORS
 #include "ridgeline/plugin/ridgeline_plugin.h"
-
-/* ASSUMPTION (deployment choice; docs/hardware.md): LPDDR in the phone =
- * 16 GB where the sheet gives no maximum for the SoC. */
-#define RL_PHONE_LPDDR_BYTES 16e9
-/* UFS 4.0 flash: sequential read up to 4,200 MB/s, write up to 2,800 MB/s
- * (Samsung UFS 4.0 announcement, May 2022, JEDEC-approved standard; as
- * reported by voonze.com 2022-05-07 and vmvirtualmachine.com). Phones sustain
- * less; random reads are far slower. */
-#define RL_UFS4_READ_BYTES_PER_SECOND 4.2e9
-#define RL_UFS4_WRITE_BYTES_PER_SECOND 2.8e9
-/* ASSUMPTION (deployment choice; docs/hardware.md): flash capacity = 256 GB. */
-#define RL_PHONE_FLASH_BYTES 256e9
+#include "ridgeline_platform_common.h" /* in-tree shared numbers */
 
 /* ---- qualcomm-snapdragon-8-gen-2: Qualcomm Snapdragon 8 Gen 2 (mobile SoC) ----
  * Sources: github omnimind-ai/OmniInfer PR #66 (states: SM8550 CPU topology);
@@ -220,7 +209,8 @@ static const RidgelinePlatform kPlatforms[] = {
          "mllm issue #212 (states: 8 Gen 2 = Hexagon v73)\n"
          "qualcomm.com product brief (not checked against a copy)\n"
          "Samsung UFS 4.0 announcement, May 2022 (4,200 MB/s read, 2,800 MB/s write)",
-     /* No compute rate in the sheet or a citable source: held back. */
+     /* No compute rate in the sheet or a citable source: peaks left 0
+      * (compute roof unknown). */
      .tiers = kQualcommSnapdragon8Gen2Tiers,
      .tier_count = sizeof(kQualcommSnapdragon8Gen2Tiers) / sizeof(kQualcommSnapdragon8Gen2Tiers[0]),
     },
@@ -233,7 +223,8 @@ static const RidgelinePlatform kPlatforms[] = {
          "mllm issue #212 (states: QNN v75 = Snapdragon 8 Gen 3 Hexagon)\n"
          "qualcomm.com product brief (not checked against a copy)\n"
          "Samsung UFS 4.0 announcement, May 2022 (4,200 MB/s read, 2,800 MB/s write)",
-     /* No compute rate in the sheet or a citable source: held back. */
+     /* No compute rate in the sheet or a citable source: peaks left 0
+      * (compute roof unknown). */
      .tiers = kQualcommSnapdragon8Gen3Tiers,
      .tier_count = sizeof(kQualcommSnapdragon8Gen3Tiers) / sizeof(kQualcommSnapdragon8Gen3Tiers[0]),
     },
@@ -246,7 +237,8 @@ static const RidgelinePlatform kPlatforms[] = {
          "hi-tech.ua 2024-10-23 (3nm, dual-channel LPDDR5X-5300, Adreno 830, 2 prime + 6 performance Oryon cores)\n"
          "qualcomm.com product brief\n"
          "Samsung UFS 4.0 announcement, May 2022 (4,200 MB/s read, 2,800 MB/s write)",
-     /* No compute rate in the sheet or a citable source: held back. */
+     /* No compute rate in the sheet or a citable source: peaks left 0
+      * (compute roof unknown). */
      .tiers = kQualcommSnapdragon8EliteTiers,
      .tier_count = sizeof(kQualcommSnapdragon8EliteTiers) / sizeof(kQualcommSnapdragon8EliteTiers[0]),
     },
@@ -259,7 +251,8 @@ static const RidgelinePlatform kPlatforms[] = {
          "mediatek.com Dimensity 9300 page (not checked against a copy)\n"
          "arXiv 2410.03613 (states: Dimensity 9300 in Vivo Pad3 Pro fastest llama.cpp CPU prefill/decode among tested SoCs)\n"
          "Samsung UFS 4.0 announcement, May 2022 (4,200 MB/s read, 2,800 MB/s write)",
-     /* No compute rate in the sheet or a citable source: held back. */
+     /* No compute rate in the sheet or a citable source: peaks left 0
+      * (compute roof unknown). */
      .tiers = kMediatekDimensity9300Tiers,
      .tier_count = sizeof(kMediatekDimensity9300Tiers) / sizeof(kMediatekDimensity9300Tiers[0]),
     },
@@ -272,7 +265,8 @@ static const RidgelinePlatform kPlatforms[] = {
          "lowyat.net (up to 24GB LPDDR5x at up to 5,300MHz; TOPS not stated)\n"
          "technetbooks.com / themobileindian.com (3nm, CPU 2+6 at 4.6/3.62 GHz, Adreno 840 1.2 GHz 18 MB, NPU +37% vs 8 Elite)\n"
          "Samsung UFS 4.0 announcement, May 2022 (4,200 MB/s read, 2,800 MB/s write)",
-     /* No compute rate in the sheet or a citable source: held back. */
+     /* No compute rate in the sheet or a citable source: peaks left 0
+      * (compute roof unknown). */
      .tiers = kQualcommSnapdragon8EliteGen5Tiers,
      .tier_count = sizeof(kQualcommSnapdragon8EliteGen5Tiers) / sizeof(kQualcommSnapdragon8EliteGen5Tiers[0]),
     },
@@ -297,31 +291,10 @@ static const RidgelinePlatform kPlatforms[] = {
 
 enum { kPlatformCount = sizeof(kPlatforms) / sizeof(kPlatforms[0]) };
 
-/* Indices into kPlatforms of the exported platforms (those with at least
- * one published peak rate). Written once by init(), read-only afterwards. */
-static size_t g_exported[kPlatformCount];
-static size_t g_exported_count = 0;
+/* Nothing to prepare: the descriptors are static data. */
+static RidgelinePluginError* Init(void) { return NULL; }
 
-static int HasAnyRate(const RidgelinePlatform* p) {
-  for (int i = 0; i < RIDGELINE_MATH_SLOTS; ++i) {
-    if (p->peak_ops_per_second[i] > 0) return 1;
-  }
-  return 0;
-}
-
-static RidgelinePluginError* Init(void) {
-  g_exported_count = 0;
-  for (size_t i = 0; i < (size_t)kPlatformCount; ++i) {
-    if (HasAnyRate(&kPlatforms[i])) g_exported[g_exported_count++] = i;
-  }
-  if (g_exported_count == 0) {
-    return ridgeline_error_new(RIDGELINE_CODE_FAILED_PRECONDITION,
-                               "plugin npu: no platform has a peak rate");
-  }
-  return NULL;
-}
-
-static size_t PlatformCount(void) { return g_exported_count; }
+static size_t PlatformCount(void) { return (size_t)kPlatformCount; }
 
 static RidgelinePluginError* GetPlatform(size_t index,
                                          const RidgelinePlatform** out) {
@@ -329,13 +302,13 @@ static RidgelinePluginError* GetPlatform(size_t index,
     return ridgeline_error_new(RIDGELINE_CODE_INVALID_ARGUMENT,
                                "plugin npu: get_platform: out is NULL");
   }
-  if (index >= g_exported_count) {
+  if (index >= (size_t)kPlatformCount) {
     return ridgeline_error_new(
         RIDGELINE_CODE_OUT_OF_RANGE,
         "plugin npu: get_platform: index must be in [0, %zu), got %zu",
-        g_exported_count, index);
+        (size_t)kPlatformCount, index);
   }
-  *out = &kPlatforms[g_exported[index]];
+  *out = &kPlatforms[index];
   return NULL;
 }
 

@@ -10,12 +10,12 @@
  * A field left out is 0, which the ABI defines as "unknown / not published".
  * Dense rates only; 2:4 sparse headline figures are never used.
  *
- * Platforms for which no source gives any compute rate are written out in
- * full but not exported: ABI 1.0 requires at least one peak rate per
- * platform (see docs/hardware.md, "Held back").
+ * A platform for which no source gives any compute rate keeps all peaks at
+ * 0: "compute roof unknown" (ABI 1.0, clarified in CHANGELOG.md); the host
+ * then bounds only memory-bound metrics for it. Every platform is exported.
  *
- * Thread safety: all descriptors are immutable static data; init() only
- * builds the index of exported platforms, once, before any other call.
+ * Thread safety: all descriptors are immutable static data; init() has
+ * nothing to do, and every function may be called from any thread.
  */
 #include <stddef.h>
 
@@ -126,31 +126,10 @@ static const RidgelinePlatform kPlatforms[] = {
 
 enum { kPlatformCount = sizeof(kPlatforms) / sizeof(kPlatforms[0]) };
 
-/* Indices into kPlatforms of the exported platforms (those with at least
- * one published peak rate). Written once by init(), read-only afterwards. */
-static size_t g_exported[kPlatformCount];
-static size_t g_exported_count = 0;
+/* Nothing to prepare: the descriptors are static data. */
+static RidgelinePluginError* Init(void) { return NULL; }
 
-static int HasAnyRate(const RidgelinePlatform* p) {
-  for (int i = 0; i < RIDGELINE_MATH_SLOTS; ++i) {
-    if (p->peak_ops_per_second[i] > 0) return 1;
-  }
-  return 0;
-}
-
-static RidgelinePluginError* Init(void) {
-  g_exported_count = 0;
-  for (size_t i = 0; i < (size_t)kPlatformCount; ++i) {
-    if (HasAnyRate(&kPlatforms[i])) g_exported[g_exported_count++] = i;
-  }
-  if (g_exported_count == 0) {
-    return ridgeline_error_new(RIDGELINE_CODE_FAILED_PRECONDITION,
-                               "plugin pim: no platform has a peak rate");
-  }
-  return NULL;
-}
-
-static size_t PlatformCount(void) { return g_exported_count; }
+static size_t PlatformCount(void) { return (size_t)kPlatformCount; }
 
 static RidgelinePluginError* GetPlatform(size_t index,
                                          const RidgelinePlatform** out) {
@@ -158,13 +137,13 @@ static RidgelinePluginError* GetPlatform(size_t index,
     return ridgeline_error_new(RIDGELINE_CODE_INVALID_ARGUMENT,
                                "plugin pim: get_platform: out is NULL");
   }
-  if (index >= g_exported_count) {
+  if (index >= (size_t)kPlatformCount) {
     return ridgeline_error_new(
         RIDGELINE_CODE_OUT_OF_RANGE,
         "plugin pim: get_platform: index must be in [0, %zu), got %zu",
-        g_exported_count, index);
+        (size_t)kPlatformCount, index);
   }
-  *out = &kPlatforms[g_exported[index]];
+  *out = &kPlatforms[index];
   return NULL;
 }
 

@@ -20,7 +20,9 @@
  *    second, bytes per second). Prices are US dollars, embodied carbon kg CO2e.
  *  - Unknown: every optional number uses 0 for "not published / unknown".
  *    Negative numbers, NaN and infinity are always invalid. Required numbers
- *    (tier capacity and read bandwidth) must be finite and > 0.
+ *    (tier capacity and read bandwidth) must be finite and > 0. A platform
+ *    whose peak rates are all 0 is valid: "compute roof unknown" (the host
+ *    bounds only memory-bound metrics for it).
  *  - Peak rates are dense (never 2:4 structured-sparsity figures).
  *  - Errors: opaque RidgelinePluginError objects; NULL means OK. Codes use
  *    the absl::StatusCode numbering (RIDGELINE_CODE_*). No C++ exception, no
@@ -139,7 +141,8 @@ typedef struct RidgelineNearMemoryCompute {
   /* Bank-level bandwidth the in-memory units see; required, > 0. */
   double internal_bandwidth_bytes_per_second;
   /* Dense peak ops/s per RidgelineMathType; 0 = not supported/published.
-   * At least one must be > 0. */
+   * At least one must be > 0 (compute in memory exists only to compute;
+   * unlike the platform's own peaks, "unknown" is not allowed here). */
   double peak_ops_per_second[RIDGELINE_MATH_SLOTS];
   double energy_joules_per_op; /* 0 = unknown */
 } RidgelineNearMemoryCompute;
@@ -176,7 +179,9 @@ typedef struct RidgelinePlatform {
   const char* sources;
 
   /* Dense peak ops/s per RidgelineMathType; 0 = not published / no such
-   * path. At least one must be > 0. */
+   * path. All 0 is valid and means "compute roof unknown": no source
+   * publishes a rate, so the host reports time from the memory roofs only
+   * and says compute-dependent metrics are unknown (clarified in 1.0). */
   double peak_ops_per_second[RIDGELINE_MATH_SLOTS];
   /* Joules per op per RidgelineMathType; 0 = not published. */
   double energy_joules_per_op[RIDGELINE_MATH_SLOTS];

@@ -60,6 +60,68 @@ TEST(Validate, BoundAndSkipReasons) {
   EXPECT_EQ(s.beats_bound[0].id, "b");
 }
 
+// RoundGpu without any peak: "compute roof unknown" (like a phone SoC whose
+// sheet publishes memory but no compute rate).
+absl::StatusOr<engine::Hardware> NoRoofLookup(std::string_view id) {
+  engine::Hardware hw = testing::RoundGpu();
+  hw.id = "test-no-roof";
+  hw.peak_ops_per_second = {};
+  if (id == hw.id) return hw;
+  return Lookup(id);
+}
+
+TEST(Validate, ComputeRoofUnknownEvaluatesOnlyMemoryBoundRows) {
+  MeasurementRow decode = Decode("dec", 50);
+  decode.hardware_id = "test-no-roof";
+  MeasurementRow same_on_gpu = Decode("gpu", 50);
+  MeasurementRow prefill = decode;
+  prefill.id = "pre";
+  prefill.metric = "prefill_tok_s";
+  prefill.prompt_len = 512;
+  prefill.gen_len = 0;
+  MeasurementRow ttft = prefill;
+  ttft.id = "ttft";
+  ttft.metric = "ttft_ms";
+  ttft.unit = "ms";
+  MeasurementRow attention = decode;
+  attention.id = "attn";
+  attention.model_id = "attention-decode-kernel";
+  attention.metric = "kernel_us";
+  attention.unit = "us";
+  attention.note = "32 heads, head_dim 128";
+  attention.prompt_len = 2048;
+  attention.batch = 1;
+  attention.value = 40;
+  MeasurementRow gemm = attention;
+  gemm.id = "gemm";
+  gemm.model_id = "gemm-kernel";
+  gemm.note = "M=4096 N=4096 K=4096";
+  std::vector<RowResult> res = EvaluateRows(
+      {decode, same_on_gpu, prefill, ttft, attention, gemm}, NoRoofLookup, nullptr);
+  ASSERT_EQ(res.size(), 6u);
+  // Decode at batch 1 is memory-bound on RoundGpu too (~13.5 GB read per
+  // token at 1e12 B/s, ~27 GFLOP at 100e12 FLOP/s: 13.5 ms vs 0.27 ms), so
+  // dropping the compute roof leaves the bound unchanged: ~74 tok/s.
+  ASSERT_TRUE(res[0].evaluated) << res[0].status;
+  ASSERT_TRUE(res[1].evaluated) << res[1].status;
+  EXPECT_NEAR(*res[0].bound, *res[1].bound, 1e-9 * *res[1].bound);
+  EXPECT_GT(*res[0].bound, 70);
+  EXPECT_LT(*res[0].bound, 76);
+  // Compute-bound metrics cannot be bounded without a compute roof.
+  EXPECT_FALSE(res[2].evaluated);
+  EXPECT_EQ(res[2].status, "compute roof unknown for test-no-roof");
+  EXPECT_FALSE(res[3].evaluated);
+  EXPECT_EQ(res[3].status, "compute roof unknown for test-no-roof");
+  // Decode attention reads K and V once: 2 x 32 heads x 2048 x 128 x 2 B =
+  // 33,554,432 B, plus q in and out 2 x 32 x 128 x 2 B = 16,384 B:
+  // 33,570,816 B / 1e12 B/s = 33.57 us.
+  ASSERT_TRUE(res[4].evaluated) << res[4].status;
+  EXPECT_NEAR(*res[4].bound, 33.570816, 1e-6);
+  // A GEMM kernel's bound needs the compute roof.
+  EXPECT_FALSE(res[5].evaluated);
+  EXPECT_EQ(res[5].status, "compute roof unknown for test-no-roof");
+}
+
 TEST(Validate, MedianAndNearestRankP90) {
   EXPECT_DOUBLE_EQ(Median({3, 1, 2, 10}), 2.5);
   // 10 values: rank ceil(0.9 x 10) = 9 -> the 9th smallest.
@@ -110,6 +172,23 @@ TEST(ValidateCommand, UsageErrors) {
   EXPECT_EQ(ValidateCommand({"--measurements", "/nonexistent.csv"}, out, err), 1);
   EXPECT_NE(err.str().find("/nonexistent.csv"), std::string::npos);
   EXPECT_EQ(CalibrateCommand({"--measurements", "x.csv"}, out, err), 2);
+}
+
+TEST(ValidateCommand, HelpIsASwitch) {
+  for (const char* flag : {"--help", "-h"}) {
+    std::ostringstream out, err;
+    EXPECT_EQ(ValidateCommand({flag}, out, err), 0);
+    EXPECT_EQ(out.str().rfind("usage: ridgeline validate", 0), 0u) << out.str();
+    EXPECT_EQ(err.str(), "");
+    std::ostringstream out2, err2;
+    EXPECT_EQ(CalibrateCommand({flag}, out2, err2), 0);
+    EXPECT_EQ(out2.str().rfind("usage: ridgeline calibrate", 0), 0u) << out2.str();
+    EXPECT_EQ(err2.str(), "");
+  }
+  // With other flags around it, --help still takes no value.
+  std::ostringstream out, err;
+  EXPECT_EQ(ValidateCommand({"--help", "--format", "csv"}, out, err), 0);
+  EXPECT_EQ(err.str(), "");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "gtest/gtest.h"
 #include "ridgeline/engine/model.h"
@@ -511,6 +512,105 @@ TEST(AnalyzeTest, HardwareWithoutTheMathIsUnimplemented) {
   // fp16 math widens to tf32, fp32 or fp64, never to int8.
   absl::StatusOr<AnalysisResult> r = Analyze(s);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+}
+
+// A phone SoC whose spec sheet gives memory but no compute rate: LPDDR5X at
+// 9.6 Gb/s per pin x 64-bit bus / 8 = 76.8 GB/s (the Snapdragon 8 Gen 3 row
+// of data/hardware_specs.csv, provenance D), 16 GB, and no peak at all.
+Hardware NoPeakPhone() {
+  Hardware hw;
+  hw.id = "test-no-peak-phone";
+  hw.display_name = "phone without a published peak (test)";
+  hw.family = "inline";
+  hw.plugin = "inline";
+  MemoryTier lpddr;
+  lpddr.name = "LPDDR5X";
+  lpddr.kind = TierKind::kLpddr;
+  lpddr.capacity_bytes = 16e9;
+  lpddr.read_bandwidth_bytes_per_second = 76.8e9;
+  lpddr.write_bandwidth_bytes_per_second = 76.8e9;
+  hw.tiers.push_back(lpddr);
+  return hw;
+}
+
+TEST(AnalyzeTest, ComputeRoofUnknownGivesMemoryOnlyTimes) {
+  Scenario s = Llama2DecodeAt1024();
+  s.hardware = NoPeakPhone();
+  ASSERT_TRUE(ValidateHardware(s.hardware).ok());
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->compute_roof_known);
+  // Ops are labelled with the math they want (fp16 x fp16 -> fp16).
+  EXPECT_EQ(r->matmul_math, MathType::kFp16);
+  // Footprint: 6.7384 G params x 2 B = 13.48 GB + KV 0.54 GB < 16 GB.
+  EXPECT_TRUE(r->memory.fits);
+  const StepResult& step = r->decode_first_step;
+  // Same bytes as the A100 golden step above: 13.215 GB of weights read +
+  // 0.537 GB KV + a few MB of activations = 13.757 GB; with no compute roof
+  // the step takes the memory time alone: 13.757 GB / 76.8 GB/s = 179.1 ms.
+  EXPECT_NEAR(step.totals.bytes, 13.757e9, 0.02e9);
+  EXPECT_NEAR(step.totals.seconds, 13.757e9 / 76.8e9, 0.3e-3);
+  EXPECT_DOUBLE_EQ(step.totals.compute_seconds, 0);
+  EXPECT_DOUBLE_EQ(step.totals.seconds, step.totals.memory_seconds);
+  for (const StepResult* phase :
+       {&std::as_const(r->prefill), &std::as_const(r->decode), &step}) {
+    for (const OpResult& op : phase->ops) {
+      EXPECT_EQ(op.compute_seconds, 0) << OpKindName(op.kind);
+      EXPECT_NE(op.bound, Bound::kCompute) << OpKindName(op.kind);
+      EXPECT_EQ(op.executed_in_tier, -1);
+    }
+  }
+  // Prefill of 1023 tokens reads the weights once (13.2 GB) plus the new
+  // KV and activations: still only memory time, a loose lower bound.
+  EXPECT_DOUBLE_EQ(r->prefill.totals.compute_seconds, 0);
+  EXPECT_GT(r->prefill.totals.seconds, 13.2e9 / 76.8e9);
+  // No ridge point can be stated, and the sentence says why.
+  EXPECT_EQ(r->ridge_point, 0);
+  EXPECT_EQ(r->bottleneck.ridge_point, 0);
+  EXPECT_EQ(r->bottleneck.bound, Bound::kMemory);
+  EXPECT_NE(r->bottleneck.text.find("compute roof is unknown"),
+            std::string::npos)
+      << r->bottleneck.text;
+  EXPECT_EQ(r->bottleneck.text.find("ridge point"), std::string::npos)
+      << r->bottleneck.text;
+
+  // The same hardware with its A100-like peak back is compute-known.
+  Scenario known = Llama2DecodeAt1024();
+  EXPECT_TRUE(Analyze(known)->compute_roof_known);
+}
+
+TEST(AnalyzeTest, ComputeRoofUnknownSuggestsNoBatchSize) {
+  Scenario s = Llama2DecodeAt1024();
+  s.hardware = NoPeakPhone();
+  s.workload = {1, 1023, 64};
+  s.options.suggestions = true;
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::set<std::string> kinds;
+  for (const Suggestion& sg : r->suggestions) {
+    kinds.insert(sg.kind);
+    EXPECT_EQ(sg.text.find("ridge"), std::string::npos) << sg.text;
+  }
+  // Batching pays only up to the (unknown) compute roof: not suggested.
+  EXPECT_FALSE(kinds.count("batch"));
+  // Fewer bytes are a sound gain: int4-g128 weights (4.125 of 16 bits) cut
+  // the 13.2 GB of weight reads to 3.4 GB, so decode gets > 3x faster.
+  ASSERT_TRUE(kinds.count("weights-format"));
+  for (const Suggestion& sg : r->suggestions) {
+    if (sg.change == "weights int4-g128") {
+      EXPECT_GT(sg.gain, 3.0);
+      EXPECT_LT(sg.gain, 16.0 / 4.125);
+    }
+  }
+}
+
+TEST(AnalyzeTest, SomePeaksButNoneForTheMathStayUnimplemented) {
+  // Only an int8 peak: the compute roof is known but cannot run fp16, which
+  // is an error, not "unknown".
+  Scenario s = Llama2DecodeAt1024();
+  s.hardware = NoPeakPhone();
+  s.hardware.peak_ops_per_second[static_cast<int>(MathType::kInt8)] = 45e12;
+  EXPECT_EQ(Analyze(s).status().code(), absl::StatusCode::kUnimplemented);
 }
 
 TEST(NamesTest, AreStableAndDistinct) {

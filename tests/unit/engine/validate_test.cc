@@ -72,6 +72,21 @@ TEST(ValidateTest, HardwareTiers) {
               "got 0");
 }
 
+TEST(ValidateTest, NoComputePeakIsValidButNearMemoryNeedsOne) {
+  // "Compute roof unknown": no source publishes a peak for the part.
+  Scenario s = Good();
+  s.hardware.peak_ops_per_second = {};
+  EXPECT_TRUE(ValidateScenario(s).ok());
+  EXPECT_TRUE(ValidateHardware(s.hardware).ok());
+  // Compute inside memory exists only to compute: it must give a rate.
+  NearMemoryCompute nmc;
+  nmc.internal_bandwidth_bytes_per_second = 8e12;
+  s.hardware.tiers[0].near_memory_compute = nmc;
+  ExpectError(s,
+              "hardware.tiers[0].near_memory_compute.peak_ops_per_second "
+              "must give at least one math type, got none");
+}
+
 TEST(ValidateTest, PinsEfficiencyEconomicsOptions) {
   Scenario s = Good();
   s.pins.tier[1] = 3;

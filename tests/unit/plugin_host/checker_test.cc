@@ -27,6 +27,19 @@ TEST(PluginCheckTest, GoodPluginPasses) {
   EXPECT_THAT(r.output, ::testing::Not(HasSubstr("FAIL")));
 }
 
+TEST(PluginCheckTest, PlatformWithoutPeakPassesWithANote) {
+  auto r = Check(Quote(Fixture("no-peak").string()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("NOTE platforms[0] 'fixture-no-peak-a': compute roof "
+                        "unknown: only memory-bound estimates are bounded"));
+  // The hook answers UNIMPLEMENTED for every type of part A, as required.
+  EXPECT_THAT(r.output, HasSubstr("efficiency hook: answers supported types"));
+  EXPECT_THAT(r.output, HasSubstr("RESULT: PASS"));
+  EXPECT_THAT(r.output, HasSubstr("1 notes"));
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("FAIL")));
+}
+
 struct CheckCase {
   std::string fixture;
   std::string expected;
@@ -55,7 +68,10 @@ INSTANTIATE_TEST_SUITE_P(
         CheckCase{"nan-bandwidth", "got nan"},
         CheckCase{"zero-capacity", "tiers[1].capacity_bytes must be finite and > 0, got 0"},
         CheckCase{"negative-capacity", "tiers[1].capacity_bytes"},
-        CheckCase{"nan-capacity", "tiers[1].capacity_bytes"}),
+        CheckCase{"nan-capacity", "tiers[1].capacity_bytes"},
+        CheckCase{"pim-no-peak",
+                  "near_memory_compute.peak_ops_per_second must give at least "
+                  "one math type"}),
     [](const ::testing::TestParamInfo<CheckCase>& info) {
       std::string name = info.param.fixture;
       for (char& ch : name) {

@@ -162,7 +162,13 @@ INSTANTIATE_TEST_SUITE_P(
         RefusalCase{"negative-capacity", "negative-capacity",
                     {"platforms[0].tiers[1].capacity_bytes", "got -1.71799e+10"}},
         RefusalCase{"nan-capacity", "nan-capacity",
-                    {"platforms[0].tiers[1].capacity_bytes", "got nan"}}),
+                    {"platforms[0].tiers[1].capacity_bytes", "got nan"}},
+        // In-memory compute without any rate stays invalid (only the
+        // platform's own peaks may all be unknown).
+        RefusalCase{"pim-no-peak", "pim-no-peak",
+                    {"fixture-pim-no-peak-b",
+                     "platforms[1].tiers[0].near_memory_compute."
+                     "peak_ops_per_second must give at least one math type"}}),
     [](const ::testing::TestParamInfo<RefusalCase>& info) {
       std::string name = info.param.fixture;
       for (char& ch : name) {
@@ -186,11 +192,62 @@ TEST(RegistryTest, DuplicatePlatformIdAcrossPluginsRefusesTheLaterPlugin) {
   EXPECT_FALSE(registry->Find("fixture-duplicate-id-b").ok());
 }
 
+TEST(RegistryTest, PlatformWithoutAnyPeakLoads) {
+  // ABI 1.0 (clarified): all peaks 0 = "compute roof unknown", not an error.
+  auto registry = HardwareRegistry::LoadFiles({Fixture("no-peak")});
+  ASSERT_EQ(registry->outcomes().size(), 1u);
+  EXPECT_TRUE(registry->outcomes()[0].loaded) << registry->outcomes()[0].reason;
+  EXPECT_EQ(registry->outcomes()[0].platforms, 2);
+  auto a = registry->Find("fixture-no-peak-a");
+  ASSERT_TRUE(a.ok()) << a.status();
+  for (const auto& peak : (*a)->peak_ops_per_second) {
+    EXPECT_FALSE(peak.has_value());
+  }
+  // Its tiers come through unchanged: 32 MiB SRAM at 4e12 B/s, 16 GiB HBM
+  // at 1e12 B/s (write 0 in the ABI = same as read).
+  ASSERT_EQ((*a)->tiers.size(), 2u);
+  EXPECT_EQ((*a)->tiers[1].capacity_bytes, 17179869184.0);
+  EXPECT_EQ((*a)->tiers[1].write_bandwidth_bytes_per_second, 1e12);
+  EXPECT_TRUE(engine::ValidateHardware(**a).ok());
+  // Part B of the same plugin keeps its fp16 peak.
+  auto b = registry->Find("fixture-no-peak-b");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ((*b)->peak_ops_per_second[static_cast<int>(engine::MathType::kFp16)],
+            5e13);
+}
+
+// Runs a registry load with stderr captured.
+std::string LoadLogOutput(LoadLog log) {
+  ::testing::internal::CaptureStderr();
+  auto registry =
+      HardwareRegistry::LoadFiles({Fixture("basic"), Fixture("init-error")}, log);
+  std::string printed = ::testing::internal::GetCapturedStderr();
+  // Outcomes are recorded whatever is printed.
+  EXPECT_EQ(registry->outcomes().size(), 2u);
+  return printed;
+}
+
+TEST(RegistryTest, LoadLogChoosesWhatIsPrinted) {
+  const std::string all = LoadLogOutput(LoadLog::kAll);
+  EXPECT_THAT(all, HasSubstr("ridgeline plugin: loaded family=basic"));
+  EXPECT_THAT(all, HasSubstr("ridgeline plugin: refused"));
+  const std::string refusals = LoadLogOutput(LoadLog::kRefusalsOnly);
+  EXPECT_THAT(refusals, ::testing::Not(HasSubstr("loaded")));
+  EXPECT_THAT(refusals, HasSubstr("ridgeline plugin: refused"));
+  EXPECT_THAT(refusals, HasSubstr("init() failed"));
+  EXPECT_EQ(LoadLogOutput(LoadLog::kNone), "");
+  // The default stays "every outcome" (what the server relies on).
+  ::testing::internal::CaptureStderr();
+  HardwareRegistry::LoadFiles({Fixture("basic")});
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              HasSubstr("ridgeline plugin: loaded family=basic"));
+}
+
 TEST(RegistryTest, LoadDirectoryTriesEverySoSortedByName) {
   auto registry =
       HardwareRegistry::LoadDirectory(RIDGELINE_FIXTURE_PLUGIN_DIR);
-  // 13 fixture plugins: basic + 12 broken ones (see tests/fixtures).
-  ASSERT_EQ(registry->outcomes().size(), 13u);
+  // 15 fixture plugins: basic, no-peak + 13 broken ones (see tests/fixtures).
+  ASSERT_EQ(registry->outcomes().size(), 15u);
   std::vector<std::string> loaded;
   for (const LoadOutcome& o : registry->outcomes()) {
     if (o.loaded) {
@@ -200,8 +257,8 @@ TEST(RegistryTest, LoadDirectoryTriesEverySoSortedByName) {
     }
   }
   // "basic" sorts before "duplicate-id", so the duplicate is the one refused.
-  EXPECT_THAT(loaded, ElementsAre("basic"));
-  EXPECT_EQ(registry->platforms().size(), 2u);
+  EXPECT_THAT(loaded, ElementsAre("basic", "no-peak"));
+  EXPECT_EQ(registry->platforms().size(), 4u);
   EXPECT_EQ(std::filesystem::path(registry->outcomes()[0].path).filename(),
             "libridgeline-fixture-basic.so");
 }

@@ -120,7 +120,7 @@ struct Bottleneck {
   Bound bound;
   double share_of_phase_time = 0;  // 0..1
   double intensity = 0;            // flops/byte of that op
-  double ridge_point = 0;          // flops/byte where its roofs meet
+  double ridge_point = 0;          // flops/byte where its roofs meet; 0 = unknown
   std::string text;                // one sentence with the numbers
 };
 
@@ -157,7 +157,8 @@ struct AnalysisResult {
   std::string model_id;
   std::string hardware_id;
   MathType matmul_math;       // executed math type of the matmuls
-  double ridge_point = 0;     // flops/byte: matmul peak / weight-tier bandwidth
+  double ridge_point = 0;     // flops/byte: matmul peak / weight-tier bandwidth;
+                              // 0 when the compute roof is unknown
 
   StepResult prefill;
   StepResult decode;              // all decode steps summed per op
@@ -178,6 +179,11 @@ struct AnalysisResult {
   std::vector<Suggestion> suggestions;
   Economy economy;
   bool pure_roofline = true;  // no efficiency factors or overheads applied
+  // False when the hardware publishes no compute peak at all: every op's
+  // compute_seconds is 0, times are memory-roof times (still an upper bound
+  // on speed, but compute-bound phases such as prefill are not bounded from
+  // below by compute), ridge_point is 0 and no op is reported compute-bound.
+  bool compute_roof_known = true;
 };
 
 }  // namespace ridgeline::engine

@@ -24,6 +24,15 @@ struct LoadOutcome {
   int platforms = 0;    // platforms it contributed
 };
 
+// Which load outcomes the registry writes to stderr, one line each
+// ("ridgeline plugin: loaded ..." / "ridgeline plugin: refused ...").
+// Outcomes are always recorded in outcomes() whatever is printed.
+enum class LoadLog {
+  kAll,           // every outcome: what a long-running server should log
+  kRefusalsOnly,  // refusals only: command-line tools, where success is noise
+  kNone,          // nothing: callers that report outcomes() themselves
+};
+
 // Immutable after construction; thread-safe for concurrent reads.
 class HardwareRegistry {
  public:
@@ -32,11 +41,13 @@ class HardwareRegistry {
   // still load; a platform id already taken by an earlier plugin refuses the
   // later plugin. A missing directory yields an empty registry with one
   // refused outcome naming the directory.
+  // `log` chooses what is printed to stderr (default: every outcome).
   static std::shared_ptr<const HardwareRegistry> LoadDirectory(
-      const std::filesystem::path& dir);
+      const std::filesystem::path& dir, LoadLog log = LoadLog::kAll);
   // Loads exactly these files, in order (conformance checker, tests).
   static std::shared_ptr<const HardwareRegistry> LoadFiles(
-      const std::vector<std::filesystem::path>& files);
+      const std::vector<std::filesystem::path>& files,
+      LoadLog log = LoadLog::kAll);
 
   const std::vector<LoadOutcome>& outcomes() const { return outcomes_; }
   // Sorted by id.

@@ -1,0 +1,56 @@
+/*
+ * Numbers several in-tree hardware plugins share: host links, deployment
+ * assumptions for host and phone memory, and UFS flash. One place per number,
+ * each with its source (or, for an ASSUMPTION, why it is a deployment choice
+ * rather than a hardware fact; docs/hardware.md lists them).
+ *
+ * In-tree only: plugins/CMakeLists.txt puts this folder on the in-tree
+ * plugins' include path. It is not part of the plugin ABI or the SDK; vendor
+ * plugins need nothing but ridgeline/plugin/ridgeline_plugin.h.
+ *
+ * Units: bytes and bytes per second (SI, GB = 1e9 bytes). Plain macros so
+ * they can initialise static C descriptors.
+ */
+#ifndef RIDGELINE_PLUGINS_COMMON_RIDGELINE_PLATFORM_COMMON_H_
+#define RIDGELINE_PLUGINS_COMMON_RIDGELINE_PLATFORM_COMMON_H_
+
+/* ---- Host memory over PCIe x16, per direction ----
+ * Lane rate x 16 lanes / 8 bits, before 128b/130b coding (PCI-SIG base
+ * specifications). The spec sheet's interconnect column states both
+ * directions together ("PCIe Gen5 x16 128 GB/s", "PCIe Gen4 x16 64 GB/s").
+ */
+/* PCIe 5.0: 32 GT/s x 16 lanes / 8 = 64 GB/s (PCI-SIG PCIe 5.0 base spec). */
+#define RL_PCIE5_X16_BYTES_PER_SECOND 64e9
+/* PCIe 4.0: 16 GT/s x 16 lanes / 8 = 32 GB/s (PCI-SIG PCIe 4.0 base spec). */
+#define RL_PCIE4_X16_BYTES_PER_SECOND 32e9
+/* PCIe 3.0: 8 GT/s x 16 lanes / 8 = 16 GB/s (PCI-SIG PCIe 3.0 base spec). */
+#define RL_PCIE3_X16_BYTES_PER_SECOND 16e9
+
+/* ---- Host memory capacity: deployment assumptions, not hardware numbers ----
+ * The sheet leaves host memory blank because it depends on the system the
+ * part is installed in (docs/hardware.md, "Assumptions").
+ */
+/* ASSUMPTION: host DRAM one datacenter accelerator can use = 256 GB (a 2 TB
+ * host shared by 8 accelerators). */
+#define RL_HOST_DRAM_DATACENTER_BYTES 256e9
+/* ASSUMPTION: host DRAM of a desktop or workstation with one consumer or
+ * workstation GPU = 64 GB. */
+#define RL_HOST_DRAM_DESKTOP_BYTES 64e9
+/* ASSUMPTION: DDR5 installed per Xeon socket = 512 GB (the sheet leaves CPU
+ * memory blank: platform-dependent, up to 4 TB per socket). */
+#define RL_XEON_DRAM_BYTES 512e9
+
+/* ---- Phones ---- */
+/* ASSUMPTION: LPDDR in the phone = 16 GB where the sheet gives no maximum
+ * for the SoC. */
+#define RL_PHONE_LPDDR_BYTES 16e9
+/* ASSUMPTION: phone flash capacity = 256 GB. */
+#define RL_PHONE_FLASH_BYTES 256e9
+/* UFS 4.0 flash: sequential read up to 4,200 MB/s, write up to 2,800 MB/s
+ * (Samsung UFS 4.0 announcement, May 2022, JEDEC-approved standard; as
+ * reported by voonze.com 2022-05-07 and vmvirtualmachine.com). Phones sustain
+ * less; random reads are far slower. */
+#define RL_UFS4_READ_BYTES_PER_SECOND 4.2e9
+#define RL_UFS4_WRITE_BYTES_PER_SECOND 2.8e9
+
+#endif /* RIDGELINE_PLUGINS_COMMON_RIDGELINE_PLATFORM_COMMON_H_ */
