@@ -406,9 +406,9 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s) {
   // No peak at all = compute roof unknown: ops are labelled with the math
   // they want and get no compute time. Some peaks but none wide enough is a
   // real mismatch (UNIMPLEMENTED).
-  const bool roof_unknown =
-      std::none_of(peaks.begin(), peaks.end(),
-                   [](const std::optional<double>& p) { return p.has_value(); });
+  const bool roof_unknown = std::none_of(
+      peaks.begin(), peaks.end(),
+      [](const std::optional<double>& p) { return p.has_value(); });
   auto executed = [&](MathType want,
                       std::string_view what) -> absl::StatusOr<MathType> {
     if (roof_unknown) return want;
