@@ -279,11 +279,12 @@ static const RidgelinePlatform kPlatforms[] = {
          "notebookcheck.net X1E-84-100 (12 Oryon cores, 4.6 TFLOPS Adreno X1-85, 45 TOPS NPU, LPDDR5x-8448)\n"
          "tweaktown.com (up to 64GB LPDDR5X-8533, 136 GB/s, 4nm)\n"
          "smartphonecrunch.com SKU table (X1E-84-100 4.6 TFLOPS; X1E-80-100/78-100 3.8 TFLOPS)",
-     .peak_ops_per_second =
-         {
-             /* GPU FP32 4.6 TFLOPS on X1E-84-100, the top bin (notes [R], notebookcheck / smartphonecrunch); the sheet leaves fp32 blank because the measured SKU is unstated; the top bin is the upper bound for every X Elite SKU (3.8 on X1E-80/-78) */
-             [RIDGELINE_MATH_FP32] = 4.6e12,
-         },
+     /* No peak: compute roof unknown. The sheet leaves fp32 blank (the
+      * measured SKU is unstated: the Adreno GPU is 4.6 TFLOPS FP32 on
+      * X1E-84-100, 3.8 on X1E-80/-78), and LLM runtimes on this part
+      * (Qualcomm Genie/QNN) run on the Hexagon NPU, whose 45 TOPS headline
+      * states no precision. A GPU-only roof would not bound NPU runs
+      * (docs/validation.md, rows m257/m258). */
      .tiers = kQualcommSnapdragonXEliteTiers,
      .tier_count = sizeof(kQualcommSnapdragonXEliteTiers) / sizeof(kQualcommSnapdragonXEliteTiers[0]),
     },
