@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -480,16 +481,39 @@ absl::StatusOr<ModelConfig> Parse(const Json& j, std::string_view id) {
 
 absl::StatusOr<ModelConfig> ParseHuggingFaceConfig(std::string_view json,
                                                    std::string_view id) {
+  // The path of the key being read, so that errors the JSON library raises
+  // mid-value (a number that overflows a double: out_of_range.406) can name
+  // the field.
+  std::vector<std::string> path;
+  auto track = [&path](int depth, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::key && depth >= 1) {
+      path.resize(static_cast<size_t>(depth));
+      path.back() = parsed.get<std::string>();
+    }
+    return true;
+  };
   Json j;
   try {
-    j = Json::parse(json.begin(), json.end());
+    j = Json::parse(json.begin(), json.end(), track);
   } catch (const Json::parse_error& e) {
     return Bad(absl::StrCat("not valid JSON: ", e.what()));
+  } catch (const Json::exception& e) {
+    // out_of_range.406: a number beyond a double's range, e.g. 1e400.
+    return Bad(absl::StrCat(
+        path.empty() ? "top-level value" : absl::StrJoin(path, "."),
+        " must be a number within a double's range (|x| <= 1.8e308); ",
+        e.what()));
   }
   if (id.empty()) {
     return absl::InvalidArgumentError("model id must not be empty");
   }
-  return Parse(j, id);
+  // The readers check types before every get<>(); this is the backstop that
+  // keeps the library's exceptions inside the no-exceptions contract.
+  try {
+    return Parse(j, id);
+  } catch (const Json::exception& e) {
+    return Bad(absl::StrCat("unexpected value: ", e.what()));
+  }
 }
 
 }  // namespace ridgeline::engine

@@ -286,6 +286,18 @@ TEST(HfConfigTest, ErrorsNameTheField) {
   EXPECT_EQ(ParseError(Config(R"("model_type": "llama",
                                   "hidden_size": -4)")),
             "config.json: hidden_size must be in [1, 1048576], got -4");
+  // nlohmann throws out_of_range.406 while lexing a number a double cannot
+  // hold; the error names the key being read, nested or not.
+  EXPECT_EQ(ParseError(Config(R"("model_type": "llama",
+                                  "hidden_size": 1e400)")),
+            "config.json: hidden_size must be a number within a double's "
+            "range (|x| <= 1.8e308); [json.exception.out_of_range.406] "
+            "number overflow parsing '1e400'");
+  EXPECT_NE(ParseError(Config(R"("model_type": "llama",
+                                  "rope_scaling": {"factor": -1e999})"))
+                .find("config.json: rope_scaling.factor must be a number "
+                      "within a double's range"),
+            std::string::npos);
   auto empty_id =
       ParseHuggingFaceConfig(Config(R"("model_type": "llama")"), "");
   EXPECT_FALSE(empty_id.ok());
