@@ -6,17 +6,26 @@
 // with --metrics, the server's engine time as a share of its RPC time
 // (ridgeline_engine_seconds_sum vs grpc_server_handling_seconds_sum,
 // scraped before and after).
+//
+// The client must cost less than the server per request, or it measures
+// itself: each in-flight slot reuses its response message and latency
+// buffer (no per-request allocation besides gRPC's own), results are merged
+// once at the end, and --cpus pins the process (and so every gRPC thread it
+// creates) to chosen cores, away from the server's.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,6 +35,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "grpcpp/grpcpp.h"
 #include "ridgeline/v1/ridgeline.grpc.pb.h"
 
@@ -46,6 +56,8 @@ struct Options {
   std::string hardware = "nvidia-h100-sxm-80gb";
   int64_t batch = 1, prompt = 512, gen = 128;
   bool suggestions = false;
+  v1::AnalysisView view = v1::ANALYSIS_VIEW_FULL;
+  std::vector<int> cpus;  // empty: no pinning
   std::vector<int64_t> sweep_batches = {1, 2, 4, 8, 16, 32, 64, 128};
 };
 
@@ -62,6 +74,9 @@ const char kUsage[] =
     "                         the Analyze scenario (default llama-3-8b on\n"
     "                         nvidia-h100-sxm-80gb, batch 1, 512 + 128)\n"
     "  --suggestions          ask for what-if suggestions (off by default)\n"
+    "  --view full|basic      Analyze response view (default full; basic\n"
+    "                         leaves out the per-op tables)\n"
+    "  --cpus N,...           pin the load generator to these CPU numbers\n"
     "  --sweep-batches N,...  sweep mode: batch sizes per sweep (default\n"
     "                         1,2,4,8,16,32,64,128: 8 points per Sweep)\n";
 
@@ -140,6 +155,29 @@ bool ParseArgs(int argc, char** argv, Options* o, std::string* error) {
       if (!as_int(&o->gen, 0)) return false;
     } else if (a == "--suggestions") {
       o->suggestions = true;
+    } else if (a == "--view") {
+      if (!need()) return false;
+      if (*v == "full") {
+        o->view = v1::ANALYSIS_VIEW_FULL;
+      } else if (*v == "basic") {
+        o->view = v1::ANALYSIS_VIEW_BASIC;
+      } else {
+        *error = "--view: expected full or basic, got '" + *v + "'";
+        return false;
+      }
+    } else if (a == "--cpus") {
+      if (!need()) return false;
+      std::stringstream ss(*v);
+      for (std::string item; std::getline(ss, item, ',');) {
+        char* end = nullptr;
+        const long cpu = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || cpu < 0 || cpu >= CPU_SETSIZE) {
+          *error =
+              "--cpus: expected CPU numbers like 0 or 0,1, got '" + *v + "'";
+          return false;
+        }
+        o->cpus.push_back(static_cast<int>(cpu));
+      }
     } else if (a == "--sweep-batches") {
       if (!need()) return false;
       o->sweep_batches.clear();
@@ -261,16 +299,25 @@ v1::AnalyzeRequest MakeAnalyze(const Options& o) {
   req.mutable_workload()->set_prompt_tokens(o.prompt);
   req.mutable_workload()->set_generated_tokens(o.gen);
   req.mutable_options()->set_suggestions(o.suggestions);
+  req.set_view(o.view);
   return req;
 }
 
-// Keeps `concurrency` Analyze RPCs in flight with the callback API.
+// Keeps `concurrency` Analyze RPCs in flight with the callback API. Each
+// slot owns its response and latency buffer; the completion callback of one
+// RPC issues the slot's next, so no lock is taken per request.
 class AnalyzeLoad {
  public:
   AnalyzeLoad(const Options& o, Results* results)
       : options_(o), results_(results), request_(MakeAnalyze(o)) {
     for (const auto& ch : MakeChannels(o)) {
       stubs_.push_back(v1::RidgelineService::NewStub(ch));
+    }
+    slots_ = std::make_unique<Slot[]>(static_cast<size_t>(o.concurrency));
+    const size_t expected = static_cast<size_t>(
+        std::min<int64_t>(o.requests / o.concurrency + 1, 1 << 20));
+    for (int i = 0; i < o.concurrency; ++i) {
+      slots_[i].latencies.reserve(expected);
     }
   }
 
@@ -279,65 +326,78 @@ class AnalyzeLoad {
     end_ =
         start_ + std::chrono::duration_cast<Clock::duration>(
                      std::chrono::duration<double>(options_.duration_seconds));
+    in_flight_.store(options_.concurrency);
     for (int i = 0; i < options_.concurrency; ++i) Issue(i);
-    std::unique_lock<std::mutex> lock(mu_);
-    done_cv_.wait(lock, [&] { return in_flight_ == 0; });
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      done_cv_.wait(lock, [&] { return in_flight_.load() == 0; });
+    }
+    for (int i = 0; i < options_.concurrency; ++i) {
+      const std::vector<double>& l = slots_[i].latencies;
+      results_->latencies.insert(results_->latencies.end(), l.begin(), l.end());
+    }
   }
 
  private:
-  struct Call {
-    grpc::ClientContext context;
-    v1::AnalyzeResponse response;
+  struct Slot {
+    std::optional<grpc::ClientContext> context;  // one per RPC (gRPC rule)
+    v1::AnalyzeResponse response;                // reused: keeps capacity
     Clock::time_point start;
+    std::vector<double> latencies;
   };
 
   // Claims one request from the budget; false when time or count is spent.
   bool Claim() {
     if (Clock::now() >= end_) return false;
-    return issued_.fetch_add(1) < options_.requests;
+    return issued_.fetch_add(1, std::memory_order_relaxed) < options_.requests;
   }
 
-  void Issue(int slot) {
-    if (!Claim()) return;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++in_flight_;
+  void Issue(int index) {
+    if (!Claim()) {
+      SlotDone();
+      return;
     }
-    auto call = std::make_shared<Call>();
-    call->context.set_deadline(std::chrono::system_clock::now() +
+    Slot& slot = slots_[index];
+    slot.context.emplace();
+    slot.context->set_deadline(std::chrono::system_clock::now() +
                                std::chrono::seconds(30));
-    call->start = Clock::now();
-    auto& stub = stubs_[slot % stubs_.size()];
+    slot.response.Clear();
+    slot.start = Clock::now();
+    auto& stub = stubs_[static_cast<size_t>(index) % stubs_.size()];
     stub->async()->Analyze(
-        &call->context, &request_, &call->response,
-        [this, call, slot](grpc::Status status) {
-          double seconds =
-              std::chrono::duration<double>(Clock::now() - call->start).count();
-          if (status.ok()) {
-            std::lock_guard<std::mutex> lock(results_->mu);
-            results_->latencies.push_back(seconds);
-          } else {
-            RecordError(results_, status);
-          }
-          Issue(slot);
-          Finish();
-        });
+        &*slot.context, &request_, &slot.response,
+        [this, index](grpc::Status status) { Completed(index, status); });
   }
 
-  void Finish() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (--in_flight_ == 0) done_cv_.notify_all();
+  void Completed(int index, const grpc::Status& status) {
+    Slot& slot = slots_[index];
+    const double seconds =
+        std::chrono::duration<double>(Clock::now() - slot.start).count();
+    if (status.ok()) {
+      slot.latencies.push_back(seconds);
+    } else {
+      RecordError(results_, status);
+    }
+    Issue(index);
+  }
+
+  void SlotDone() {
+    if (in_flight_.fetch_sub(1) == 1) {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_cv_.notify_all();
+    }
   }
 
   const Options& options_;
   Results* results_;
   const v1::AnalyzeRequest request_;
   std::vector<std::unique_ptr<v1::RidgelineService::Stub>> stubs_;
+  std::unique_ptr<Slot[]> slots_;  // one per in-flight RPC; never moved
   Clock::time_point start_, end_;
   std::atomic<int64_t> issued_{0};
+  std::atomic<int> in_flight_{0};  // slots still issuing
   std::mutex mu_;
   std::condition_variable done_cv_;
-  int in_flight_ = 0;
 };
 
 // `concurrency` threads, each streaming whole sweeps back to back.
@@ -395,6 +455,20 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "ridgeline_loadgen: %s\n%s", error.c_str(), kUsage);
     return 2;
   }
+  if (!o.cpus.empty()) {
+    // Before any gRPC thread exists, so they all inherit the mask.
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int cpu : o.cpus) CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+      std::fprintf(stderr, "ridgeline_loadgen: --cpus: sched_setaffinity: %s\n",
+                   std::strerror(errno));
+      return 2;
+    }
+  }
+  // gRPC locks absl::Mutex; Debian's absl keeps a deadlock-detection lock
+  // graph on every Lock/Unlock unless told not to.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   const std::string method = o.mode == "analyze" ? "Analyze" : "Sweep";
   std::optional<ServerSample> before = Scrape(o, method);
   Results results;
@@ -416,11 +490,12 @@ int Main(int argc, char** argv) {
 
   std::printf("mode %s, target %s, concurrency %d, channels %d\n",
               o.mode.c_str(), o.target.c_str(), o.concurrency, o.channels);
-  std::printf("scenario %s on %s, batch %lld, prompt %lld, gen %lld%s\n",
-              o.model.c_str(), o.hardware.c_str(),
-              static_cast<long long>(o.batch), static_cast<long long>(o.prompt),
-              static_cast<long long>(o.gen),
-              o.suggestions ? ", with suggestions" : ", no suggestions");
+  std::printf(
+      "scenario %s on %s, batch %lld, prompt %lld, gen %lld%s, view %s\n",
+      o.model.c_str(), o.hardware.c_str(), static_cast<long long>(o.batch),
+      static_cast<long long>(o.prompt), static_cast<long long>(o.gen),
+      o.suggestions ? ", with suggestions" : ", no suggestions",
+      o.view == v1::ANALYSIS_VIEW_BASIC ? "basic" : "full");
   std::printf("requests %zu ok, %lld errors in %.2f s: %.0f requests/s\n",
               lat.size(), static_cast<long long>(errors), wall,
               static_cast<double>(lat.size()) / wall);

@@ -57,6 +57,10 @@ class InProcessClient final : public Client {
       const v1::GetModelRequest& request) override {
     return backend_->GetModel(request);
   }
+  absl::StatusOr<v1::AnalyzeKernelResponse> AnalyzeKernel(
+      const v1::AnalyzeKernelRequest& request) override {
+    return backend_->AnalyzeKernel(request);
+  }
 
  private:
   std::unique_ptr<service::Backend> backend_;
@@ -113,6 +117,11 @@ class GrpcClient final : public Client {
     return Unary(&v1::RidgelineService::Stub::GetModel, request,
                  v1::GetModelResponse());
   }
+  absl::StatusOr<v1::AnalyzeKernelResponse> AnalyzeKernel(
+      const v1::AnalyzeKernelRequest& request) override {
+    return Unary(&v1::RidgelineService::Stub::AnalyzeKernel, request,
+                 v1::AnalyzeKernelResponse());
+  }
 
  private:
   void SetDeadline(grpc::ClientContext* context) const {
@@ -159,7 +168,9 @@ absl::StatusOr<std::unique_ptr<Client>> MakeInProcessClient(
   std::filesystem::path profile_dir =
       ResolveDir(options.profile_dir, "RIDGELINE_PROFILE_DIR",
                  calibration::DefaultProfileDir());
-  auto registry = plugin_host::HardwareRegistry::LoadDirectory(plugin_dir);
+  // Successful loads are noise on a command line; refusals are not.
+  auto registry = plugin_host::HardwareRegistry::LoadDirectory(
+      plugin_dir, plugin_host::LoadLog::kRefusalsOnly);
   absl::StatusOr<std::shared_ptr<const calibration::ProfileStore>> profiles =
       calibration::ProfileStore::LoadDirectory(profile_dir);
   if (!profiles.ok()) return profiles.status();

@@ -31,6 +31,8 @@ class Client {
       const v1::ListModelsRequest& request) = 0;
   virtual absl::StatusOr<v1::GetModelResponse> GetModel(
       const v1::GetModelRequest& request) = 0;
+  virtual absl::StatusOr<v1::AnalyzeKernelResponse> AnalyzeKernel(
+      const v1::AnalyzeKernelRequest& request) = 0;
 };
 
 struct InProcessOptions {

@@ -8,8 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ridgeline/engine/analyze.h"
+#include "ridgeline/engine/kernel.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/service/convert.h"
 
@@ -65,6 +67,34 @@ absl::Status Prefixed(absl::string_view path, const absl::Status& s) {
   return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
 }
 
+// The catalog entry whose id equals `id` ignoring case, or null. The hot
+// path of every Analyze: no allocation (engine::FindModel, which also
+// accepts HF repository ids and names close matches, builds lists).
+const engine::ModelConfig* FindCatalogModel(absl::string_view id) {
+  for (const engine::ModelConfig& m : engine::BuiltinModels()) {
+    if (absl::EqualsIgnoreCase(m.id, id)) return &m;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<engine::ModelConfig> ResolveModel(const v1::ModelSpec& spec,
+                                                 absl::string_view path);
+
+// Resolves into an existing ModelConfig: copy-assignment reuses its string
+// and vector capacity (the Analyze path keeps one Scenario per thread).
+absl::Status ResolveModelInto(const v1::ModelSpec& spec, absl::string_view path,
+                              engine::ModelConfig* out) {
+  if (spec.source_case() == v1::ModelSpec::kCatalogId &&
+      !spec.catalog_id().empty() && spec.catalog_id().size() <= kMaxIdChars) {
+    if (const engine::ModelConfig* m = FindCatalogModel(spec.catalog_id())) {
+      *out = *m;
+      return absl::OkStatus();
+    }
+  }
+  ASSIGN_OR_RETURN(*out, ResolveModel(spec, path));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<engine::ModelConfig> ResolveModel(const v1::ModelSpec& spec,
                                                  absl::string_view path) {
   switch (spec.source_case()) {
@@ -110,6 +140,28 @@ absl::StatusOr<engine::ModelConfig> ResolveModel(const v1::ModelSpec& spec,
   }
   return OutOfRange(path, "set: one of catalog_id or hf_config_json",
                     "neither");
+}
+
+absl::StatusOr<engine::Hardware> ResolveHardware(
+    const plugin_host::HardwareRegistry& registry, const v1::HardwareSpec& spec,
+    absl::string_view path);
+
+// As ResolveModelInto: a catalog platform is copy-assigned into `*out`.
+absl::Status ResolveHardwareInto(const plugin_host::HardwareRegistry& registry,
+                                 const v1::HardwareSpec& spec,
+                                 absl::string_view path,
+                                 engine::Hardware* out) {
+  if (spec.source_case() == v1::HardwareSpec::kPlatformId &&
+      !spec.platform_id().empty() && spec.platform_id().size() <= kMaxIdChars) {
+    absl::StatusOr<const engine::Hardware*> hw =
+        registry.Find(spec.platform_id());
+    if (hw.ok()) {
+      *out = **hw;
+      return absl::OkStatus();
+    }
+  }
+  ASSIGN_OR_RETURN(*out, ResolveHardware(registry, spec, path));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<engine::Hardware> ResolveHardware(
@@ -168,6 +220,12 @@ absl::StatusOr<engine::NumberFormat> ParseFormat(const std::string& name,
 
 absl::StatusOr<engine::Precision> ResolveFormats(const v1::Formats& f,
                                                  absl::string_view path) {
+  // Most requests take the defaults: skip parsing three names.
+  if (f.weights().empty() && f.activations().empty() && f.kv_cache().empty()) {
+    static const engine::Precision* const kDefault =
+        new engine::Precision(engine::DefaultPrecision());
+    return *kDefault;
+  }
   engine::Precision p;
   ASSIGN_OR_RETURN(p.weights,
                    ParseFormat(f.weights(), absl::StrCat(path, ".weights")));
@@ -410,6 +468,13 @@ absl::StatusOr<engine::AnalysisResult> RunEngine(const engine::Scenario& s,
 
 absl::StatusOr<v1::AnalyzeResponse> Backend::Analyze(
     const v1::AnalyzeRequest& req) const {
+  v1::AnalyzeResponse resp;
+  RETURN_IF_ERROR(Analyze(req, &resp));
+  return resp;
+}
+
+absl::Status Backend::Analyze(const v1::AnalyzeRequest& req,
+                              v1::AnalyzeResponse* resp) const {
   if (!req.has_model()) {
     return OutOfRange("model", "set: one of catalog_id or hf_config_json",
                       "unset");
@@ -418,10 +483,19 @@ absl::StatusOr<v1::AnalyzeResponse> Backend::Analyze(
     return OutOfRange("hardware", "set: one of platform_id or description",
                       "unset");
   }
-  engine::Scenario s;
-  ASSIGN_OR_RETURN(s.model, ResolveModel(req.model(), "model"));
-  ASSIGN_OR_RETURN(s.hardware,
-                   ResolveHardware(*registry_, req.hardware(), "hardware"));
+  if (!v1::AnalysisView_IsValid(req.view())) {
+    return OutOfRange("view",
+                      "ANALYSIS_VIEW_UNSPECIFIED (0), ANALYSIS_VIEW_BASIC (1) "
+                      "or ANALYSIS_VIEW_FULL (2)",
+                      absl::StrCat(req.view()));
+  }
+  // One scenario per thread, overwritten field by field: the model's and
+  // hardware's strings and vectors keep their capacity between requests.
+  thread_local engine::Scenario s;
+  RETURN_IF_ERROR(ResolveModelInto(req.model(), "model", &s.model));
+  RETURN_IF_ERROR(
+      ResolveHardwareInto(*registry_, req.hardware(), "hardware", &s.hardware));
+  s.workload = engine::Workload();
   RETURN_IF_ERROR(CheckWorkload(req.workload(), &s.workload));
   ASSIGN_OR_RETURN(s.precision, ResolveFormats(req.formats(), "formats"));
   ASSIGN_OR_RETURN(Common c, ResolveCommon(req.placement(), req.options(),
@@ -435,20 +509,20 @@ absl::StatusOr<v1::AnalyzeResponse> Backend::Analyze(
   // pure_roofline asks for the bound: a named profile is still validated,
   // but not applied, and not reported as used.
   if (s.options.pure_roofline) chosen = Chosen{};
-  if (chosen.profile != nullptr) s.efficiency = chosen.profile->efficiency;
+  s.efficiency = chosen.profile != nullptr ? chosen.profile->efficiency
+                                           : engine::Efficiency{};
 
   ASSIGN_OR_RETURN(engine::AnalysisResult r,
                    RunEngine(s, observer_, "analyze"));
-  v1::AnalyzeResponse resp;
-  ToProto(r, resp.mutable_result());
-  v1::CalibrationUsed* cu = resp.mutable_calibration();
+  ToProto(r, resp->mutable_result(), req.view());
+  v1::CalibrationUsed* cu = resp->mutable_calibration();
   cu->set_selected_by(chosen.selected_by);
   if (chosen.profile != nullptr) {
     cu->set_profile_name(chosen.profile->name);
     cu->set_fitted_from(chosen.profile->fitted_from);
   }
-  resp.set_upper_bound(r.pure_roofline);
-  return resp;
+  resp->set_upper_bound(r.pure_roofline);
+  return absl::OkStatus();
 }
 
 absl::Status Backend::Sweep(
@@ -471,6 +545,12 @@ absl::Status Backend::Sweep(
       check_len("prompt_tokens", req.prompt_tokens_size(), 0, kMaxSweepValues));
   RETURN_IF_ERROR(check_len("generated_tokens", req.generated_tokens_size(), 0,
                             kMaxSweepValues));
+  if (!v1::AnalysisView_IsValid(req.result_view())) {
+    return OutOfRange("result_view",
+                      "ANALYSIS_VIEW_UNSPECIFIED (0), ANALYSIS_VIEW_BASIC (1) "
+                      "or ANALYSIS_VIEW_FULL (2)",
+                      absl::StrCat(req.result_view()));
+  }
   const uint32_t shard_count = req.shard_count() == 0 ? 1 : req.shard_count();
   if (shard_count > kMaxShards) {
     return OutOfRange("shard_count", absl::StrCat("in [0, ", kMaxShards, "]"),
@@ -597,7 +677,9 @@ absl::Status Backend::Sweep(
     absl::StatusOr<engine::AnalysisResult> r = RunEngine(s, observer_, "sweep");
     if (r.ok()) {
       Summarize(*r, s, point.mutable_summary());
-      if (req.include_full_result()) ToProto(*r, point.mutable_result());
+      if (req.include_full_result()) {
+        ToProto(*r, point.mutable_result(), req.result_view());
+      }
     } else {
       point.mutable_error()->set_code(static_cast<int32_t>(r.status().code()));
       point.mutable_error()->set_message(std::string(r.status().message()));
@@ -608,6 +690,169 @@ absl::Status Backend::Sweep(
                        ": the client went away or the deadline passed"));
     }
   }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// A kernel dtype: empty = `def`; any known format name.
+absl::StatusOr<engine::NumberFormat> KernelFormat(const std::string& name,
+                                                  absl::string_view def,
+                                                  absl::string_view path) {
+  return ParseFormat(name.empty() ? std::string(def) : name, path);
+}
+
+void ToProto(const engine::KernelCost& c, const engine::Hardware& hw,
+             v1::KernelCost* out) {
+  out->set_flops(c.flops);
+  out->set_bytes(c.bytes);
+  out->set_intensity(c.bytes > 0 ? c.flops / c.bytes : 0);
+  const std::string_view math = engine::MathTypeName(c.math);
+  out->set_math(math.data(), math.size());
+  out->set_tier(c.tier);
+  if (c.tier >= 0 && c.tier < static_cast<int>(hw.tiers.size())) {
+    out->set_tier_name(hw.tiers[c.tier].name);
+  }
+  out->set_onchip_resident(c.onchip_resident);
+  out->set_onchip_bandwidth_unknown(c.onchip_bandwidth_unknown);
+  out->set_compute_seconds(c.compute_seconds);
+  out->set_memory_seconds(c.memory_seconds);
+  out->set_overhead_seconds(c.overhead_seconds);
+  out->set_seconds(c.seconds);
+  const std::string_view bound = engine::BoundName(c.bound);
+  out->set_bound(bound.data(), bound.size());
+  if (c.seconds > 0) {
+    out->set_attained_flops_per_second(c.flops / c.seconds);
+    out->set_attained_bytes_per_second(c.bytes / c.seconds);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<v1::AnalyzeKernelResponse> Backend::AnalyzeKernel(
+    const v1::AnalyzeKernelRequest& req) const {
+  v1::AnalyzeKernelResponse resp;
+  RETURN_IF_ERROR(AnalyzeKernel(req, &resp));
+  return resp;
+}
+
+absl::Status Backend::AnalyzeKernel(const v1::AnalyzeKernelRequest& req,
+                                    v1::AnalyzeKernelResponse* resp) const {
+  if (req.shape_case() == v1::AnalyzeKernelRequest::SHAPE_NOT_SET) {
+    return OutOfRange("shape", "set: one of decode_attention or gemm",
+                      "neither");
+  }
+  if (!req.has_hardware()) {
+    return OutOfRange("hardware", "set: one of platform_id or description",
+                      "unset");
+  }
+  ASSIGN_OR_RETURN(engine::Hardware hw,
+                   ResolveHardware(*registry_, req.hardware(), "hardware"));
+  int64_t gemv_max_tokens = engine::AnalysisOptions().gemv_max_tokens;
+  if (req.has_gemv_max_tokens()) {
+    RETURN_IF_ERROR(
+        CheckInt("gemv_max_tokens", req.gemv_max_tokens(), 1, kMaxGemvTokens));
+    gemv_max_tokens = req.gemv_max_tokens();
+  }
+  engine::KernelOptions options;
+  if (req.has_warm_cache()) options.warm_cache = req.warm_cache();
+  options.pure_roofline = req.has_pure_roofline() && req.pure_roofline();
+  ASSIGN_OR_RETURN(Chosen chosen,
+                   ChooseProfile(*profiles_, req.calibration(), hw));
+  // No profile is the pure bound (no launch overhead either), as in Analyze.
+  if (options.pure_roofline || chosen.profile == nullptr) {
+    chosen.profile = nullptr;
+    if (options.pure_roofline) chosen.selected_by = "none";
+    options.pure_roofline = true;
+  }
+  const engine::Efficiency efficiency = chosen.profile != nullptr
+                                            ? chosen.profile->efficiency
+                                            : engine::Efficiency{};
+  engine::KernelOptions bound_options = options;
+  bound_options.pure_roofline = true;
+
+  // Runs the kernel model twice (calibrated and bound), timing both for the
+  // observer as one analysis.
+  auto run = [&](auto&& kernel) -> absl::Status {
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<engine::KernelCost> cost = absl::InternalError("");
+    absl::StatusOr<engine::KernelCost> bound = absl::InternalError("");
+    try {
+      cost = kernel(efficiency, options);
+      if (cost.ok()) bound = kernel(engine::Efficiency{}, bound_options);
+    } catch (const std::exception& e) {
+      cost = absl::InternalError(absl::StrCat("engine fault: ", e.what()));
+    }
+    if (observer_ != nullptr) {
+      const std::chrono::duration<double> d =
+          std::chrono::steady_clock::now() - start;
+      observer_->OnAnalysis("kernel", d.count(), cost.ok() && bound.ok());
+    }
+    if (!cost.ok()) return cost.status();
+    if (!bound.ok()) return bound.status();
+    ToProto(*cost, hw, resp->mutable_result());
+    ToProto(*bound, hw, resp->mutable_bound());
+    // Compute is a roof when the executed math type has a published peak.
+    resp->set_compute_roof_known(bound->compute_seconds > 0);
+    return absl::OkStatus();
+  };
+
+  if (req.has_decode_attention()) {
+    const v1::DecodeAttentionKernelShape& in = req.decode_attention();
+    constexpr std::string_view kPath = "decode_attention";
+    engine::DecodeAttentionShape shape;
+    if (in.has_batch()) shape.batch = in.batch();
+    if (in.has_num_q_heads()) shape.num_q_heads = in.num_q_heads();
+    shape.num_kv_heads =
+        in.has_num_kv_heads() ? in.num_kv_heads() : shape.num_q_heads;
+    if (in.has_head_dim()) shape.head_dim = in.head_dim();
+    if (in.has_kv_length()) shape.kv_length = in.kv_length();
+    ASSIGN_OR_RETURN(shape.dtype, KernelFormat(in.dtype(), "fp16",
+                                               "decode_attention.dtype"));
+    // Names "decode_attention.<field>", the range and the value.
+    RETURN_IF_ERROR(engine::ValidateDecodeAttentionShape(shape, kPath));
+    resp->set_kernel("decode_attention");
+    resp->set_op_class(
+        std::string(engine::OpClassName(engine::OpClass::kAttention)));
+    RETURN_IF_ERROR(
+        run([&](const engine::Efficiency& e, const engine::KernelOptions& o) {
+          return engine::DecodeAttentionKernel(shape, hw, e, o);
+        }));
+  } else {
+    const v1::GemmKernelShape& in = req.gemm();
+    constexpr std::string_view kPath = "gemm";
+    engine::GemmShape shape;
+    shape.m = in.m();
+    shape.n = in.n();
+    shape.k = in.k();
+    ASSIGN_OR_RETURN(shape.a,
+                     KernelFormat(in.a_format(), "fp16", "gemm.a_format"));
+    ASSIGN_OR_RETURN(
+        shape.b, KernelFormat(in.b_format(), shape.a.name, "gemm.b_format"));
+    if (!shape.a.native_math) {
+      return OutOfRange("gemm.a_format",
+                        "a format with a native math type (fp32, bf16, fp16, "
+                        "fp8, int8, ...)",
+                        Quote(in.a_format()));
+    }
+    RETURN_IF_ERROR(engine::ValidateGemmShape(shape, kPath));
+    resp->set_kernel("gemm");
+    resp->set_op_class(std::string(engine::OpClassName(
+        shape.m <= gemv_max_tokens ? engine::OpClass::kGemv
+                                   : engine::OpClass::kGemm)));
+    RETURN_IF_ERROR(
+        run([&](const engine::Efficiency& e, const engine::KernelOptions& o) {
+          return engine::GemmKernel(shape, hw, e, o, gemv_max_tokens);
+        }));
+  }
+  resp->set_hardware_id(hw.id);
+  v1::CalibrationUsed* cu = resp->mutable_calibration();
+  cu->set_selected_by(chosen.selected_by);
+  if (chosen.profile != nullptr) {
+    cu->set_profile_name(chosen.profile->name);
+    cu->set_fitted_from(chosen.profile->fitted_from);
+  }
+  resp->set_upper_bound(chosen.profile == nullptr);
   return absl::OkStatus();
 }
 

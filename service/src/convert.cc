@@ -11,6 +11,14 @@ using engine::MathType;
 
 int Index(MathType t) { return static_cast<int>(t); }
 
+// The engine's names are static string_views: set them without a temporary
+// std::string (this runs ~20 times per op on the Analyze hot path).
+#define RL_SET_NAME(msg, field, view_expr)    \
+  do {                                        \
+    const std::string_view v_ = (view_expr);  \
+    (msg)->set_##field(v_.data(), v_.size()); \
+  } while (0)
+
 }  // namespace
 
 void ToProto(const engine::PerMathType& in, v1::PerMathType* out) {
@@ -203,27 +211,32 @@ void ToProto(const engine::ModelConfig& in, v1::Model* out) {
   out->set_kv_elements_per_token(engine::KvElementsPerToken(in));
 }
 
-void ToProto(const engine::StepResult& in, v1::StepResult* out) {
+void ToProto(const engine::StepResult& in, v1::StepResult* out,
+             v1::AnalysisView view) {
   out->Clear();
-  out->set_phase(std::string(engine::PhaseName(in.phase)));
+  RL_SET_NAME(out, phase, engine::PhaseName(in.phase));
   out->set_steps(in.steps);
   out->set_tokens(in.tokens);
   out->set_kv_length(in.kv_length);
+  const bool with_ops = view != v1::ANALYSIS_VIEW_BASIC;
+  if (with_ops) out->mutable_ops()->Reserve(static_cast<int>(in.ops.size()));
   for (const engine::OpResult& op : in.ops) {
+    if (!with_ops) break;
     v1::OpResult* o = out->add_ops();
-    o->set_kind(std::string(engine::OpKindName(op.kind)));
-    o->set_op_class(std::string(engine::OpClassName(op.op_class)));
-    o->set_layer_group(std::string(op.layer_group));
+    RL_SET_NAME(o, kind, engine::OpKindName(op.kind));
+    RL_SET_NAME(o, op_class, engine::OpClassName(op.op_class));
+    if (!op.layer_group.empty()) RL_SET_NAME(o, layer_group, op.layer_group);
     o->set_layers(op.layers);
-    o->set_math(std::string(engine::MathTypeName(op.math)));
+    RL_SET_NAME(o, math, engine::MathTypeName(op.math));
     o->set_flops(op.flops);
     for (int c = 0; c < engine::kOperandClassCount; ++c) {
       for (int t = 0; t < engine::kMaxTiers; ++t) {
         const engine::Traffic& tr = op.traffic[c][t];
         if (tr.read == 0 && tr.write == 0) continue;
         v1::TierTraffic* pt = o->add_traffic();
-        pt->set_operand_class(std::string(
-            engine::OperandClassName(static_cast<engine::OperandClass>(c))));
+        RL_SET_NAME(
+            pt, operand_class,
+            engine::OperandClassName(static_cast<engine::OperandClass>(c)));
         pt->set_tier(t);
         pt->set_read_bytes(tr.read);
         pt->set_write_bytes(tr.write);
@@ -235,7 +248,7 @@ void ToProto(const engine::StepResult& in, v1::StepResult* out) {
     o->set_memory_seconds(op.memory_seconds);
     o->set_overhead_seconds(op.overhead_seconds);
     o->set_seconds(op.seconds);
-    o->set_bound(std::string(engine::BoundName(op.bound)));
+    RL_SET_NAME(o, bound, engine::BoundName(op.bound));
     o->set_executed_in_tier(op.executed_in_tier);
     o->set_attained_flops_per_second(op.attained_flops_per_second);
   }
@@ -247,16 +260,17 @@ void ToProto(const engine::StepResult& in, v1::StepResult* out) {
   t->set_seconds(in.totals.seconds);
 }
 
-void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out) {
+void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out,
+             v1::AnalysisView view) {
   out->Clear();
   out->set_model_id(in.model_id);
   out->set_hardware_id(in.hardware_id);
-  out->set_matmul_math(std::string(engine::MathTypeName(in.matmul_math)));
+  RL_SET_NAME(out, matmul_math, engine::MathTypeName(in.matmul_math));
   out->set_ridge_point_flops_per_byte(in.ridge_point);
-  ToProto(in.prefill, out->mutable_prefill());
-  ToProto(in.decode, out->mutable_decode());
-  ToProto(in.decode_first_step, out->mutable_decode_first_step());
-  ToProto(in.decode_last_step, out->mutable_decode_last_step());
+  ToProto(in.prefill, out->mutable_prefill(), view);
+  ToProto(in.decode, out->mutable_decode(), view);
+  ToProto(in.decode_first_step, out->mutable_decode_first_step(), view);
+  ToProto(in.decode_last_step, out->mutable_decode_last_step(), view);
   out->set_ttft_seconds(in.ttft_seconds);
   out->set_tpot_mean_seconds(in.tpot_mean_seconds);
   out->set_tpot_first_seconds(in.tpot_first_seconds);
@@ -288,10 +302,10 @@ void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out) {
   m->set_not_fitting(in.memory.not_fitting);
 
   v1::Bottleneck* b = out->mutable_bottleneck();
-  b->set_phase(std::string(engine::PhaseName(in.bottleneck.phase)));
-  b->set_op(std::string(engine::OpKindName(in.bottleneck.op)));
-  b->set_layer_group(std::string(in.bottleneck.layer_group));
-  b->set_bound(std::string(engine::BoundName(in.bottleneck.bound)));
+  RL_SET_NAME(b, phase, engine::PhaseName(in.bottleneck.phase));
+  RL_SET_NAME(b, op, engine::OpKindName(in.bottleneck.op));
+  RL_SET_NAME(b, layer_group, in.bottleneck.layer_group);
+  RL_SET_NAME(b, bound, engine::BoundName(in.bottleneck.bound));
   b->set_share_of_phase_time(in.bottleneck.share_of_phase_time);
   b->set_intensity(in.bottleneck.intensity);
   b->set_ridge_point(in.bottleneck.ridge_point);
@@ -309,8 +323,8 @@ void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out) {
   }
 
   v1::Economy* e = out->mutable_economy();
-  e->set_energy_method(
-      std::string(engine::EnergyMethodName(in.economy.energy_method)));
+  RL_SET_NAME(e, energy_method,
+              engine::EnergyMethodName(in.economy.energy_method));
   if (in.economy.prefill_joules)
     e->set_prefill_joules(*in.economy.prefill_joules);
   if (in.economy.decode_joules) e->set_decode_joules(*in.economy.decode_joules);
@@ -325,7 +339,9 @@ void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out) {
     e->set_g_co2e_per_million_output_tokens(
         *in.economy.g_co2e_per_million_output_tokens);
   }
+  e->set_note(in.economy.note);
   out->set_pure_roofline(in.pure_roofline);
+  out->set_compute_roof_known(in.compute_roof_known);
 }
 
 }  // namespace ridgeline::service

@@ -163,12 +163,14 @@ Metrics::Metrics(std::string_view version,
                             .Help("Time from RPC start to status sent, in "
                                   "seconds.")
                             .Register(*registry_)),
-      analyses_(prometheus::BuildCounter()
-                    .Name("ridgeline_analyses_total")
-                    .Help("Engine analyses run, by kind (analyze, sweep).")
-                    .Register(*registry_)),
+      analyses_(
+          prometheus::BuildCounter()
+              .Name("ridgeline_analyses_total")
+              .Help("Engine analyses run, by kind (analyze, sweep, kernel).")
+              .Register(*registry_)),
       analyses_analyze_(&analyses_.Add({{"kind", "analyze"}})),
       analyses_sweep_(&analyses_.Add({{"kind", "sweep"}})),
+      analyses_kernel_(&analyses_.Add({{"kind", "kernel"}})),
       sweep_points_(&prometheus::BuildCounter()
                          .Name("ridgeline_sweep_points_total")
                          .Help("Sweep points streamed to clients.")
@@ -232,7 +234,10 @@ Metrics::NewInterceptorFactory() {
 
 void Metrics::OnAnalysis(std::string_view kind, double engine_seconds,
                          bool /*ok*/) {
-  (kind == "sweep" ? analyses_sweep_ : analyses_analyze_)->Increment();
+  (kind == "sweep"    ? analyses_sweep_
+   : kind == "kernel" ? analyses_kernel_
+                      : analyses_analyze_)
+      ->Increment();
   engine_seconds_->Observe(engine_seconds);
 }
 

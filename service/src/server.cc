@@ -14,12 +14,15 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "google/protobuf/arena.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/resource_quota.h"
+#include "grpcpp/support/message_allocator.h"
 #include "prometheus/exposer.h"
 #include "ridgeline/calibration/profiles.h"
 #include "ridgeline/plugin_host/registry.h"
@@ -223,6 +226,89 @@ std::string ServerUsage() {
   return out;
 }
 
+template <typename Request, typename Response>
+class ArenaMessageAllocator final
+    : public grpc::MessageAllocator<Request, Response> {
+ public:
+  ~ArenaMessageAllocator() override {
+    for (Holder* h : free_) delete h;
+  }
+
+  grpc::MessageHolder<Request, Response>* AllocateMessages() override {
+    Holder* h = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!free_.empty()) {
+        h = free_.back();
+        free_.pop_back();
+      }
+    }
+    if (h == nullptr) h = new Holder(this);
+    h->Create();
+    return h;
+  }
+
+ private:
+  // A FULL Analyze response (4 steps x 14 ops) takes ~40 KB of arena; the
+  // first block is inline so a recycled holder allocates nothing.
+  static constexpr size_t kInitialBlock = 64 << 10;
+  // Idle holders kept for reuse; more than this are freed (bounded memory
+  // after a burst).
+  static constexpr size_t kMaxFree = 256;
+
+  class Holder final : public grpc::MessageHolder<Request, Response> {
+   public:
+    explicit Holder(ArenaMessageAllocator* owner)
+        : owner_(owner), arena_(Options(block_.get())) {}
+    void Create() {
+      this->set_request(
+          google::protobuf::Arena::CreateMessage<Request>(&arena_));
+      this->set_response(
+          google::protobuf::Arena::CreateMessage<Response>(&arena_));
+    }
+    void Release() override {
+      // Frees every block but the inline first one, and runs destructors.
+      arena_.Reset();
+      owner_->Recycle(this);
+    }
+
+   private:
+    static google::protobuf::ArenaOptions Options(char* block) {
+      google::protobuf::ArenaOptions o;
+      o.initial_block = block;
+      o.initial_block_size = kInitialBlock;
+      return o;
+    }
+    ArenaMessageAllocator* owner_;
+    std::unique_ptr<char[]> block_{new char[kInitialBlock]};
+    google::protobuf::Arena arena_;
+  };
+
+  void Recycle(Holder* h) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (free_.size() < kMaxFree) {
+        free_.push_back(h);
+        return;
+      }
+    }
+    delete h;
+  }
+
+  std::mutex mu_;
+  std::vector<Holder*> free_;  // guarded by mu_
+};
+
+RidgelineServiceImpl::RidgelineServiceImpl(Metrics* metrics)
+    : metrics_(metrics),
+      analyze_allocator_(
+          std::make_unique<ArenaMessageAllocator<v1::AnalyzeRequest,
+                                                 v1::AnalyzeResponse>>()) {
+  SetMessageAllocatorFor_Analyze(analyze_allocator_.get());
+}
+
+RidgelineServiceImpl::~RidgelineServiceImpl() = default;
+
 namespace {
 
 // Runs one unary call to completion on the calling (callback) thread.
@@ -241,13 +327,39 @@ grpc::ServerUnaryReactor* Unary(grpc::CallbackServerContext* ctx,
   return reactor;
 }
 
+// As Unary, but the backend builds the response in place (on the call's
+// arena).
+template <typename Response, typename Call>
+grpc::ServerUnaryReactor* UnaryInPlace(grpc::CallbackServerContext* ctx,
+                                       const Backend* backend, Response* resp,
+                                       Call call) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  if (backend == nullptr) {
+    reactor->Finish(NotReady());
+    return reactor;
+  }
+  absl::Status s = call(*backend);
+  if (!s.ok()) resp->Clear();
+  reactor->Finish(ToGrpcStatus(s));
+  return reactor;
+}
+
 }  // namespace
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::Analyze(
     grpc::CallbackServerContext* ctx, const v1::AnalyzeRequest* req,
     v1::AnalyzeResponse* resp) {
-  return Unary(ctx, backend_.load(), resp,
-               [req](const Backend& b) { return b.Analyze(*req); });
+  return UnaryInPlace(
+      ctx, backend_.load(), resp,
+      [req, resp](const Backend& b) { return b.Analyze(*req, resp); });
+}
+
+grpc::ServerUnaryReactor* RidgelineServiceImpl::AnalyzeKernel(
+    grpc::CallbackServerContext* ctx, const v1::AnalyzeKernelRequest* req,
+    v1::AnalyzeKernelResponse* resp) {
+  return UnaryInPlace(
+      ctx, backend_.load(), resp,
+      [req, resp](const Backend& b) { return b.AnalyzeKernel(*req, resp); });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::ListHardware(
@@ -308,6 +420,10 @@ int RunServer(const ServerConfig& cfg) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  // gRPC's locks are absl::Mutex; Debian's absl builds with deadlock
+  // detection on, which keeps a lock graph on every Lock/Unlock (~4% of an
+  // Analyze's CPU in a profile). A diagnostic, not a safety feature.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 
   // Profiles are small local files: load them first and refuse to start on
   // a bad one rather than serve with a silently missing profile.
@@ -392,16 +508,15 @@ int RunServer(const ServerConfig& cfg) {
     const std::filesystem::path plugin_dir =
         cfg.plugin_dir.empty() ? plugin_host::DefaultPluginDir()
                                : std::filesystem::path(cfg.plugin_dir);
+    // A long-running server logs every outcome (loaded and refused), so
+    // its log says which plugin files it serves.
     std::shared_ptr<const plugin_host::HardwareRegistry> registry =
-        plugin_host::HardwareRegistry::LoadDirectory(plugin_dir);
+        plugin_host::HardwareRegistry::LoadDirectory(
+            plugin_dir, plugin_host::LoadLog::kAll);
     metrics.OnPluginsLoaded(*registry);
     int loaded = 0;
     for (const plugin_host::LoadOutcome& o : registry->outcomes()) {
-      if (o.loaded) {
-        ++loaded;
-      } else {
-        Log(absl::StrCat("plugin refused: ", o.path, ": ", o.reason));
-      }
+      if (o.loaded) ++loaded;
     }
     Limits limits;
     limits.max_sweep_points = cfg.max_sweep_points;

@@ -27,7 +27,7 @@ struct Limits {
 class BackendObserver {
  public:
   virtual ~BackendObserver() = default;
-  // One engine analysis finished. kind: "analyze" or "sweep".
+  // One engine analysis finished. kind: "analyze", "sweep" or "kernel".
   // engine_seconds: wall time inside engine::Analyze.
   virtual void OnAnalysis(std::string_view kind, double engine_seconds,
                           bool ok) = 0;
@@ -45,6 +45,18 @@ class Backend {
 
   absl::StatusOr<v1::AnalyzeResponse> Analyze(
       const v1::AnalyzeRequest& request) const;
+  // The same, built in place into `*response` (which may live on a protobuf
+  // Arena, as the gRPC server's do: no copy between arenas). On error
+  // `*response` is unspecified.
+  absl::Status Analyze(const v1::AnalyzeRequest& request,
+                       v1::AnalyzeResponse* response) const;
+
+  // One kernel call (decode attention or GEMM): the calibrated time and the
+  // pure roofline bound.
+  absl::StatusOr<v1::AnalyzeKernelResponse> AnalyzeKernel(
+      const v1::AnalyzeKernelRequest& request) const;
+  absl::Status AnalyzeKernel(const v1::AnalyzeKernelRequest& request,
+                             v1::AnalyzeKernelResponse* response) const;
 
   // Validates the whole request first (INVALID_ARGUMENT / NOT_FOUND /
   // RESOURCE_EXHAUSTED before any point is emitted), then emits each point

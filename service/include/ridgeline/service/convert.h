@@ -22,7 +22,11 @@ absl::StatusOr<engine::Hardware> FromProto(const v1::Hardware& in,
                                            absl::string_view path);
 
 void ToProto(const engine::ModelConfig& in, v1::Model* out);
-void ToProto(const engine::StepResult& in, v1::StepResult* out);
-void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out);
+// `view` BASIC leaves out the per-op tables (StepResult.ops); UNSPECIFIED
+// means FULL.
+void ToProto(const engine::StepResult& in, v1::StepResult* out,
+             v1::AnalysisView view = v1::ANALYSIS_VIEW_FULL);
+void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out,
+             v1::AnalysisView view = v1::ANALYSIS_VIEW_FULL);
 
 }  // namespace ridgeline::service

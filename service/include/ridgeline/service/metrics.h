@@ -70,6 +70,7 @@ class Metrics : public BackendObserver {
   prometheus::Family<prometheus::Counter>& analyses_;
   prometheus::Counter* analyses_analyze_;
   prometheus::Counter* analyses_sweep_;
+  prometheus::Counter* analyses_kernel_;
   prometheus::Counter* sweep_points_;
   prometheus::Histogram* engine_seconds_;
   prometheus::Gauge* plugins_loaded_;

@@ -47,14 +47,23 @@ using RidgelineServiceBase = v1::RidgelineService::WithCallbackMethod_Analyze<
         v1::RidgelineService::WithCallbackMethod_GetHardware<
             v1::RidgelineService::WithCallbackMethod_ListModels<
                 v1::RidgelineService::WithCallbackMethod_GetModel<
-                    v1::RidgelineService::Service>>>>>;
+                    v1::RidgelineService::WithCallbackMethod_AnalyzeKernel<
+                        v1::RidgelineService::Service>>>>>>;
+
+// Allocates each call's request and response on a protobuf Arena, and
+// recycles the arenas: parsing the request and building the (10 KB, ~600
+// field) Analyze response then cost bump allocations instead of hundreds of
+// mallocs and frees. Thread-safe.
+template <typename Request, typename Response>
+class ArenaMessageAllocator;
 
 // RidgelineService over a Backend that appears once plugins are loaded;
 // until then every RPC returns UNAVAILABLE. Thread-safe.
 class RidgelineServiceImpl final : public RidgelineServiceBase {
  public:
   // `metrics` may be null; if set it must outlive this object.
-  explicit RidgelineServiceImpl(Metrics* metrics) : metrics_(metrics) {}
+  explicit RidgelineServiceImpl(Metrics* metrics);
+  ~RidgelineServiceImpl() override;
 
   // Publishes the backend; it must outlive every RPC (i.e. the server).
   void SetBackend(const Backend* backend) { backend_.store(backend); }
@@ -76,10 +85,16 @@ class RidgelineServiceImpl final : public RidgelineServiceBase {
   grpc::ServerUnaryReactor* GetModel(grpc::CallbackServerContext* ctx,
                                      const v1::GetModelRequest* req,
                                      v1::GetModelResponse* resp) override;
+  grpc::ServerUnaryReactor* AnalyzeKernel(
+      grpc::CallbackServerContext* ctx, const v1::AnalyzeKernelRequest* req,
+      v1::AnalyzeKernelResponse* resp) override;
 
  private:
   std::atomic<const Backend*> backend_{nullptr};
   Metrics* metrics_;
+  std::unique_ptr<
+      ArenaMessageAllocator<v1::AnalyzeRequest, v1::AnalyzeResponse>>
+      analyze_allocator_;
 };
 
 // Runs the server until SIGTERM or SIGINT, then drains and returns the
