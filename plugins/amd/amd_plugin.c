@@ -21,6 +21,7 @@
 
 #define RIDGELINE_PLUGIN_IMPLEMENT_ERRORS
 #include "ridgeline/plugin/ridgeline_plugin.h"
+#include "ridgeline_static_plugin.h" /* in-tree init/table/entry */
 #include "ridgeline_platform_common.h" /* in-tree shared numbers */
 
 /* ---- amd-mi300x: AMD Instinct MI300X (datacenter GPU) ----
@@ -47,15 +48,7 @@ static const RidgelineMemoryTier kAmdMi300xTiers[] = {
      /* mem_bw_gbs 5300 [R] */
      .read_bandwidth_bytes_per_second = 5300e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 5.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE5_DATACENTER_TIER,
 };
 
 /* ---- amd-mi325x: AMD Instinct MI325X (datacenter GPU) ----
@@ -79,15 +72,7 @@ static const RidgelineMemoryTier kAmdMi325xTiers[] = {
      /* mem_bw_gbs 6000 [R] */
      .read_bandwidth_bytes_per_second = 6000e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 5.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE5_DATACENTER_TIER,
 };
 
 /* ---- amd-mi250x: AMD Instinct MI250X (datacenter GPU (2 GCDs)) ----
@@ -202,45 +187,4 @@ static const RidgelinePlatform kPlatforms[] = {
     },
 };
 
-enum { kPlatformCount = sizeof(kPlatforms) / sizeof(kPlatforms[0]) };
-
-/* Nothing to prepare: the descriptors are static data. */
-static RidgelinePluginError* Init(void) { return NULL; }
-
-static size_t PlatformCount(void) { return (size_t)kPlatformCount; }
-
-static RidgelinePluginError* GetPlatform(size_t index,
-                                         const RidgelinePlatform** out) {
-  if (out == NULL) {
-    return ridgeline_error_new(RIDGELINE_CODE_INVALID_ARGUMENT,
-                               "plugin amd: get_platform: out is NULL");
-  }
-  if (index >= (size_t)kPlatformCount) {
-    return ridgeline_error_new(
-        RIDGELINE_CODE_OUT_OF_RANGE,
-        "plugin amd: get_platform: index must be in [0, %zu), got %zu",
-        (size_t)kPlatformCount, index);
-  }
-  *out = &kPlatforms[index];
-  return NULL;
-}
-
-static const RidgelinePluginTable kTable = {
-    .struct_size = sizeof(RidgelinePluginTable),
-    .abi_major = RIDGELINE_PLUGIN_ABI_MAJOR,
-    .abi_minor = RIDGELINE_PLUGIN_ABI_MINOR,
-    .family = "amd",
-    .plugin_version = "1.0.0",
-    .init = Init,
-    .platform_count = PlatformCount,
-    .get_platform = GetPlatform,
-    .efficiency = NULL, /* no per-op model: the engine's defaults apply */
-    .error_code = ridgeline_error_code,
-    .error_message = ridgeline_error_message,
-    .error_free = ridgeline_error_free,
-};
-
-RIDGELINE_PLUGIN_EXPORT const RidgelinePluginTable* ridgeline_plugin_entry(
-    void) {
-  return &kTable;
-}
+RIDGELINE_DEFINE_STATIC_PLUGIN("amd", "1.0.0", kPlatforms);

@@ -9,7 +9,9 @@
  * plugins need nothing but ridgeline/plugin/ridgeline_plugin.h.
  *
  * Units: bytes and bytes per second (SI, GB = 1e9 bytes). Plain macros so
- * they can initialise static C descriptors.
+ * they can initialise static C descriptors. The RL_*_TIER macros at the end
+ * expand to a whole RidgelineMemoryTier initialiser (include
+ * ridgeline/plugin/ridgeline_plugin.h first): one element of a tier array.
  */
 #ifndef RIDGELINE_PLUGINS_COMMON_RIDGELINE_PLATFORM_COMMON_H_
 #define RIDGELINE_PLUGINS_COMMON_RIDGELINE_PLATFORM_COMMON_H_
@@ -52,5 +54,50 @@
  * less; random reads are far slower. */
 #define RL_UFS4_READ_BYTES_PER_SECOND 4.2e9
 #define RL_UFS4_WRITE_BYTES_PER_SECOND 2.8e9
+
+/* ---- Whole tiers several platforms share ----
+ * Capacity and bandwidths come from the macros above, whose comments give
+ * the sources and assumptions. The link is per direction and the same both
+ * ways, so read and write bandwidth are equal.
+ */
+#define RL_HOST_DRAM_OVER_PCIE_X16_TIER_(name_, capacity_, link_)             \
+  {.struct_size = sizeof(RidgelineMemoryTier),                                \
+   .name = name_,                                                             \
+   .kind = RIDGELINE_TIER_HOST_LINK,                                          \
+   .capacity_bytes = capacity_,                                               \
+   .read_bandwidth_bytes_per_second = link_,                                  \
+   .write_bandwidth_bytes_per_second = link_}
+
+/* Datacenter accelerator: RL_HOST_DRAM_DATACENTER_BYTES (ASSUMPTION) over
+ * PCIe 5.0 / 4.0 / 3.0 x16. */
+#define RL_HOST_DRAM_OVER_PCIE5_DATACENTER_TIER                               \
+  RL_HOST_DRAM_OVER_PCIE_X16_TIER_("host DRAM over PCIe 5.0 x16",             \
+                                   RL_HOST_DRAM_DATACENTER_BYTES,             \
+                                   RL_PCIE5_X16_BYTES_PER_SECOND)
+#define RL_HOST_DRAM_OVER_PCIE4_DATACENTER_TIER                               \
+  RL_HOST_DRAM_OVER_PCIE_X16_TIER_("host DRAM over PCIe 4.0 x16",             \
+                                   RL_HOST_DRAM_DATACENTER_BYTES,             \
+                                   RL_PCIE4_X16_BYTES_PER_SECOND)
+#define RL_HOST_DRAM_OVER_PCIE3_DATACENTER_TIER                               \
+  RL_HOST_DRAM_OVER_PCIE_X16_TIER_("host DRAM over PCIe 3.0 x16",             \
+                                   RL_HOST_DRAM_DATACENTER_BYTES,             \
+                                   RL_PCIE3_X16_BYTES_PER_SECOND)
+
+/* Consumer / workstation GPU: RL_HOST_DRAM_DESKTOP_BYTES (ASSUMPTION) over
+ * PCIe 4.0 x16. */
+#define RL_HOST_DRAM_OVER_PCIE4_DESKTOP_TIER                                  \
+  RL_HOST_DRAM_OVER_PCIE_X16_TIER_("host DRAM over PCIe 4.0 x16",             \
+                                   RL_HOST_DRAM_DESKTOP_BYTES,                \
+                                   RL_PCIE4_X16_BYTES_PER_SECOND)
+
+/* Phone flash: RL_PHONE_FLASH_BYTES (ASSUMPTION) of UFS 4.0, read/write
+ * rates as sourced above. */
+#define RL_PHONE_UFS4_FLASH_TIER                                              \
+  {.struct_size = sizeof(RidgelineMemoryTier),                                \
+   .name = "UFS 4.0 flash",                                                   \
+   .kind = RIDGELINE_TIER_FLASH,                                              \
+   .capacity_bytes = RL_PHONE_FLASH_BYTES,                                    \
+   .read_bandwidth_bytes_per_second = RL_UFS4_READ_BYTES_PER_SECOND,          \
+   .write_bandwidth_bytes_per_second = RL_UFS4_WRITE_BYTES_PER_SECOND}
 
 #endif /* RIDGELINE_PLUGINS_COMMON_RIDGELINE_PLATFORM_COMMON_H_ */

@@ -21,6 +21,7 @@
 
 #define RIDGELINE_PLUGIN_IMPLEMENT_ERRORS
 #include "ridgeline/plugin/ridgeline_plugin.h"
+#include "ridgeline_static_plugin.h" /* in-tree init/table/entry */
 #include "ridgeline_platform_common.h" /* in-tree shared numbers */
 
 /* ---- intel-gaudi2: Intel Gaudi 2 (HL-225H) (AI accelerator) ----
@@ -242,45 +243,4 @@ static const RidgelinePlatform kPlatforms[] = {
     },
 };
 
-enum { kPlatformCount = sizeof(kPlatforms) / sizeof(kPlatforms[0]) };
-
-/* Nothing to prepare: the descriptors are static data. */
-static RidgelinePluginError* Init(void) { return NULL; }
-
-static size_t PlatformCount(void) { return (size_t)kPlatformCount; }
-
-static RidgelinePluginError* GetPlatform(size_t index,
-                                         const RidgelinePlatform** out) {
-  if (out == NULL) {
-    return ridgeline_error_new(RIDGELINE_CODE_INVALID_ARGUMENT,
-                               "plugin intel: get_platform: out is NULL");
-  }
-  if (index >= (size_t)kPlatformCount) {
-    return ridgeline_error_new(
-        RIDGELINE_CODE_OUT_OF_RANGE,
-        "plugin intel: get_platform: index must be in [0, %zu), got %zu",
-        (size_t)kPlatformCount, index);
-  }
-  *out = &kPlatforms[index];
-  return NULL;
-}
-
-static const RidgelinePluginTable kTable = {
-    .struct_size = sizeof(RidgelinePluginTable),
-    .abi_major = RIDGELINE_PLUGIN_ABI_MAJOR,
-    .abi_minor = RIDGELINE_PLUGIN_ABI_MINOR,
-    .family = "intel",
-    .plugin_version = "1.0.0",
-    .init = Init,
-    .platform_count = PlatformCount,
-    .get_platform = GetPlatform,
-    .efficiency = NULL, /* no per-op model: the engine's defaults apply */
-    .error_code = ridgeline_error_code,
-    .error_message = ridgeline_error_message,
-    .error_free = ridgeline_error_free,
-};
-
-RIDGELINE_PLUGIN_EXPORT const RidgelinePluginTable* ridgeline_plugin_entry(
-    void) {
-  return &kTable;
-}
+RIDGELINE_DEFINE_STATIC_PLUGIN("intel", "1.0.0", kPlatforms);

@@ -21,6 +21,7 @@
 
 #define RIDGELINE_PLUGIN_IMPLEMENT_ERRORS
 #include "ridgeline/plugin/ridgeline_plugin.h"
+#include "ridgeline_static_plugin.h" /* in-tree init/table/entry */
 #include "ridgeline_platform_common.h" /* in-tree shared numbers */
 
 /* ---- qualcomm-snapdragon-8-gen-2: Qualcomm Snapdragon 8 Gen 2 (mobile SoC) ----
@@ -42,15 +43,7 @@ static const RidgelineMemoryTier kQualcommSnapdragon8Gen2Tiers[] = {
      /* mem_bw_gbs 67.2 [D]: LPDDR data rate x 64-bit bus / 8 (theoretical; phones sustain less) */
      .read_bandwidth_bytes_per_second = 67.2e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "UFS 4.0 flash",
-     .kind = RIDGELINE_TIER_FLASH,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_PHONE_FLASH_BYTES,
-     /* see top of file */
-     .read_bandwidth_bytes_per_second = RL_UFS4_READ_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_UFS4_WRITE_BYTES_PER_SECOND,
-    },
+    RL_PHONE_UFS4_FLASH_TIER,
 };
 
 /* ---- qualcomm-snapdragon-8-gen-3: Qualcomm Snapdragon 8 Gen 3 (mobile SoC) ----
@@ -70,15 +63,7 @@ static const RidgelineMemoryTier kQualcommSnapdragon8Gen3Tiers[] = {
      /* mem_bw_gbs 76.8 [D]: LPDDR data rate x 64-bit bus / 8 (theoretical; phones sustain less) */
      .read_bandwidth_bytes_per_second = 76.8e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "UFS 4.0 flash",
-     .kind = RIDGELINE_TIER_FLASH,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_PHONE_FLASH_BYTES,
-     /* see top of file */
-     .read_bandwidth_bytes_per_second = RL_UFS4_READ_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_UFS4_WRITE_BYTES_PER_SECOND,
-    },
+    RL_PHONE_UFS4_FLASH_TIER,
 };
 
 /* ---- qualcomm-snapdragon-8-elite: Qualcomm Snapdragon 8 Elite (mobile SoC) ----
@@ -101,15 +86,7 @@ static const RidgelineMemoryTier kQualcommSnapdragon8EliteTiers[] = {
      /* mem_bw_gbs 84.8 [D]: LPDDR data rate x 64-bit bus / 8 (theoretical; phones sustain less) */
      .read_bandwidth_bytes_per_second = 84.8e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "UFS 4.0 flash",
-     .kind = RIDGELINE_TIER_FLASH,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_PHONE_FLASH_BYTES,
-     /* see top of file */
-     .read_bandwidth_bytes_per_second = RL_UFS4_READ_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_UFS4_WRITE_BYTES_PER_SECOND,
-    },
+    RL_PHONE_UFS4_FLASH_TIER,
 };
 
 /* ---- mediatek-dimensity-9300: MediaTek Dimensity 9300 (mobile SoC) ----
@@ -132,15 +109,7 @@ static const RidgelineMemoryTier kMediatekDimensity9300Tiers[] = {
      /* mem_bw_gbs 76.8 [D]: LPDDR data rate x 64-bit bus / 8 (theoretical; phones sustain less) */
      .read_bandwidth_bytes_per_second = 76.8e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "UFS 4.0 flash",
-     .kind = RIDGELINE_TIER_FLASH,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_PHONE_FLASH_BYTES,
-     /* see top of file */
-     .read_bandwidth_bytes_per_second = RL_UFS4_READ_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_UFS4_WRITE_BYTES_PER_SECOND,
-    },
+    RL_PHONE_UFS4_FLASH_TIER,
 };
 
 /* ---- qualcomm-snapdragon-8-elite-gen-5: Qualcomm Snapdragon 8 Elite Gen 5 (mobile SoC) ----
@@ -162,15 +131,7 @@ static const RidgelineMemoryTier kQualcommSnapdragon8EliteGen5Tiers[] = {
      /* mem_bw_gbs 84.8 [D]: LPDDR data rate x 64-bit bus / 8 (theoretical; phones sustain less) */
      .read_bandwidth_bytes_per_second = 84.8e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "UFS 4.0 flash",
-     .kind = RIDGELINE_TIER_FLASH,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_PHONE_FLASH_BYTES,
-     /* see top of file */
-     .read_bandwidth_bytes_per_second = RL_UFS4_READ_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_UFS4_WRITE_BYTES_PER_SECOND,
-    },
+    RL_PHONE_UFS4_FLASH_TIER,
 };
 
 /* ---- qualcomm-snapdragon-x-elite: Qualcomm Snapdragon X Elite (X1E) (laptop SoC) ----
@@ -290,45 +251,4 @@ static const RidgelinePlatform kPlatforms[] = {
     },
 };
 
-enum { kPlatformCount = sizeof(kPlatforms) / sizeof(kPlatforms[0]) };
-
-/* Nothing to prepare: the descriptors are static data. */
-static RidgelinePluginError* Init(void) { return NULL; }
-
-static size_t PlatformCount(void) { return (size_t)kPlatformCount; }
-
-static RidgelinePluginError* GetPlatform(size_t index,
-                                         const RidgelinePlatform** out) {
-  if (out == NULL) {
-    return ridgeline_error_new(RIDGELINE_CODE_INVALID_ARGUMENT,
-                               "plugin npu: get_platform: out is NULL");
-  }
-  if (index >= (size_t)kPlatformCount) {
-    return ridgeline_error_new(
-        RIDGELINE_CODE_OUT_OF_RANGE,
-        "plugin npu: get_platform: index must be in [0, %zu), got %zu",
-        (size_t)kPlatformCount, index);
-  }
-  *out = &kPlatforms[index];
-  return NULL;
-}
-
-static const RidgelinePluginTable kTable = {
-    .struct_size = sizeof(RidgelinePluginTable),
-    .abi_major = RIDGELINE_PLUGIN_ABI_MAJOR,
-    .abi_minor = RIDGELINE_PLUGIN_ABI_MINOR,
-    .family = "npu",
-    .plugin_version = "1.0.0",
-    .init = Init,
-    .platform_count = PlatformCount,
-    .get_platform = GetPlatform,
-    .efficiency = NULL, /* no per-op model: the engine's defaults apply */
-    .error_code = ridgeline_error_code,
-    .error_message = ridgeline_error_message,
-    .error_free = ridgeline_error_free,
-};
-
-RIDGELINE_PLUGIN_EXPORT const RidgelinePluginTable* ridgeline_plugin_entry(
-    void) {
-  return &kTable;
-}
+RIDGELINE_DEFINE_STATIC_PLUGIN("npu", "1.0.0", kPlatforms);

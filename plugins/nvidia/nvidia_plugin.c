@@ -21,6 +21,7 @@
 
 #define RIDGELINE_PLUGIN_IMPLEMENT_ERRORS
 #include "ridgeline/plugin/ridgeline_plugin.h"
+#include "ridgeline_static_plugin.h" /* in-tree init/table/entry */
 #include "ridgeline_platform_common.h" /* in-tree shared numbers */
 
 /* ---- nvidia-h100-sxm-80gb: NVIDIA H100 SXM5 80GB (datacenter GPU) ----
@@ -50,15 +51,7 @@ static const RidgelineMemoryTier kNvidiaH100Sxm80gbTiers[] = {
      /* mem_bw_gbs 3352 [R] */
      .read_bandwidth_bytes_per_second = 3352e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 5.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE5_DATACENTER_TIER,
 };
 
 /* ---- nvidia-h100-pcie-80gb: NVIDIA H100 PCIe 80GB (datacenter GPU) ----
@@ -85,15 +78,7 @@ static const RidgelineMemoryTier kNvidiaH100Pcie80gbTiers[] = {
      /* mem_bw_gbs 2000 [R] */
      .read_bandwidth_bytes_per_second = 2000e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 5.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE5_DATACENTER_TIER,
 };
 
 /* ---- nvidia-h200-sxm-141gb: NVIDIA H200 SXM 141GB (datacenter GPU) ----
@@ -119,15 +104,7 @@ static const RidgelineMemoryTier kNvidiaH200Sxm141gbTiers[] = {
      /* mem_bw_gbs 4800 [R] */
      .read_bandwidth_bytes_per_second = 4800e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 5.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE5_DATACENTER_TIER,
 };
 
 /* ---- nvidia-b200-180gb: NVIDIA B200 (HGX B200, per GPU) (datacenter GPU) ----
@@ -160,15 +137,7 @@ static const RidgelineMemoryTier kNvidiaB200180gbTiers[] = {
      /* mem_bw_gbs 7700 [R] */
      .read_bandwidth_bytes_per_second = 7700e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 5.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE5_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE5_DATACENTER_TIER,
 };
 
 /* ---- nvidia-a100-sxm-40gb: NVIDIA A100 SXM4 40GB (datacenter GPU) ----
@@ -192,15 +161,7 @@ static const RidgelineMemoryTier kNvidiaA100Sxm40gbTiers[] = {
      /* mem_bw_gbs 1555 [R] */
      .read_bandwidth_bytes_per_second = 1555e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DATACENTER_TIER,
 };
 
 /* ---- nvidia-a100-sxm-80gb: NVIDIA A100 SXM4 80GB (datacenter GPU) ----
@@ -223,15 +184,7 @@ static const RidgelineMemoryTier kNvidiaA100Sxm80gbTiers[] = {
      /* mem_bw_gbs 2039 [R] */
      .read_bandwidth_bytes_per_second = 2039e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DATACENTER_TIER,
 };
 
 /* ---- nvidia-a100-pcie-80gb: NVIDIA A100 80GB PCIe (datacenter GPU) ----
@@ -254,15 +207,7 @@ static const RidgelineMemoryTier kNvidiaA100Pcie80gbTiers[] = {
      /* mem_bw_gbs 1935 [R] */
      .read_bandwidth_bytes_per_second = 1935e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DATACENTER_TIER,
 };
 
 /* ---- nvidia-a10: NVIDIA A10 (datacenter GPU (inference)) ----
@@ -283,15 +228,7 @@ static const RidgelineMemoryTier kNvidiaA10Tiers[] = {
      /* mem_bw_gbs 600 [R] */
      .read_bandwidth_bytes_per_second = 600e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DATACENTER_TIER,
 };
 
 /* ---- nvidia-l4: NVIDIA L4 (datacenter GPU (inference)) ----
@@ -314,15 +251,7 @@ static const RidgelineMemoryTier kNvidiaL4Tiers[] = {
      /* mem_bw_gbs 300 [R] */
      .read_bandwidth_bytes_per_second = 300e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DATACENTER_TIER,
 };
 
 /* ---- nvidia-l40s: NVIDIA L40S (datacenter GPU) ----
@@ -348,15 +277,7 @@ static const RidgelineMemoryTier kNvidiaL40sTiers[] = {
      /* mem_bw_gbs 864 [R] */
      .read_bandwidth_bytes_per_second = 864e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DATACENTER_TIER,
 };
 
 /* ---- nvidia-rtx-4090: NVIDIA GeForce RTX 4090 (consumer GPU) ----
@@ -387,15 +308,7 @@ static const RidgelineMemoryTier kNvidiaRtx4090Tiers[] = {
      /* mem_bw_gbs 1008 [R] */
      .read_bandwidth_bytes_per_second = 1008e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DESKTOP_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DESKTOP_TIER,
 };
 
 /* ---- nvidia-rtx-4080: NVIDIA GeForce RTX 4080 (16GB) (consumer GPU) ----
@@ -421,15 +334,7 @@ static const RidgelineMemoryTier kNvidiaRtx4080Tiers[] = {
      /* mem_bw_gbs 716.8 [R] */
      .read_bandwidth_bytes_per_second = 716.8e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DESKTOP_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DESKTOP_TIER,
 };
 
 /* ---- nvidia-rtx-3070: NVIDIA GeForce RTX 3070 (consumer GPU) ----
@@ -455,15 +360,7 @@ static const RidgelineMemoryTier kNvidiaRtx3070Tiers[] = {
      /* mem_bw_gbs 448 [R] */
      .read_bandwidth_bytes_per_second = 448e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DESKTOP_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DESKTOP_TIER,
 };
 
 /* ---- nvidia-rtx-3080-10gb: NVIDIA GeForce RTX 3080 (10GB) (consumer GPU) ----
@@ -490,15 +387,7 @@ static const RidgelineMemoryTier kNvidiaRtx308010gbTiers[] = {
      /* mem_bw_gbs 760 [R] */
      .read_bandwidth_bytes_per_second = 760e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DESKTOP_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DESKTOP_TIER,
 };
 
 /* ---- nvidia-rtx-3080-ti: NVIDIA GeForce RTX 3080 Ti (consumer GPU) ----
@@ -523,15 +412,7 @@ static const RidgelineMemoryTier kNvidiaRtx3080TiTiers[] = {
      /* mem_bw_gbs 912 [R] */
      .read_bandwidth_bytes_per_second = 912e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DESKTOP_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DESKTOP_TIER,
 };
 
 /* ---- nvidia-rtx-3090: NVIDIA GeForce RTX 3090 (consumer GPU) ----
@@ -555,15 +436,7 @@ static const RidgelineMemoryTier kNvidiaRtx3090Tiers[] = {
      /* mem_bw_gbs 936 [R] */
      .read_bandwidth_bytes_per_second = 936e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DESKTOP_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DESKTOP_TIER,
 };
 
 /* ---- nvidia-rtx-4070-ti: NVIDIA GeForce RTX 4070 Ti (consumer GPU) ----
@@ -587,15 +460,7 @@ static const RidgelineMemoryTier kNvidiaRtx4070TiTiers[] = {
      /* mem_bw_gbs 504.2 [R] */
      .read_bandwidth_bytes_per_second = 504.2e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DESKTOP_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DESKTOP_TIER,
 };
 
 /* ---- nvidia-rtx-4000-ada: NVIDIA RTX 4000 Ada Generation (workstation GPU) ----
@@ -621,15 +486,7 @@ static const RidgelineMemoryTier kNvidiaRtx4000AdaTiers[] = {
      /* mem_bw_gbs 360 [K] */
      .read_bandwidth_bytes_per_second = 360e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DESKTOP_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DESKTOP_TIER,
 };
 
 /* ---- nvidia-rtx-5000-ada: NVIDIA RTX 5000 Ada Generation (workstation GPU) ----
@@ -650,15 +507,7 @@ static const RidgelineMemoryTier kNvidiaRtx5000AdaTiers[] = {
      /* mem_bw_gbs 576 [K] */
      .read_bandwidth_bytes_per_second = 576e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DESKTOP_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DESKTOP_TIER,
 };
 
 /* ---- nvidia-rtx-6000-ada: NVIDIA RTX 6000 Ada Generation (workstation GPU) ----
@@ -683,15 +532,7 @@ static const RidgelineMemoryTier kNvidiaRtx6000AdaTiers[] = {
      /* mem_bw_gbs 960 [R] */
      .read_bandwidth_bytes_per_second = 960e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DESKTOP_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DESKTOP_TIER,
 };
 
 /* ---- nvidia-rtx-a6000: NVIDIA RTX A6000 (workstation GPU) ----
@@ -719,15 +560,7 @@ static const RidgelineMemoryTier kNvidiaRtxA6000Tiers[] = {
      /* mem_bw_gbs 768 [R] */
      .read_bandwidth_bytes_per_second = 768e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DESKTOP_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DESKTOP_TIER,
 };
 
 /* ---- nvidia-a40: NVIDIA A40 (datacenter GPU (passive)) ----
@@ -751,15 +584,7 @@ static const RidgelineMemoryTier kNvidiaA40Tiers[] = {
      /* mem_bw_gbs 696 [R] */
      .read_bandwidth_bytes_per_second = 696e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 4.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE4_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE4_DATACENTER_TIER,
 };
 
 /* ---- nvidia-v100-pcie-32gb: NVIDIA Tesla V100 PCIe 32GB (datacenter GPU) ----
@@ -786,15 +611,7 @@ static const RidgelineMemoryTier kNvidiaV100Pcie32gbTiers[] = {
      /* mem_bw_gbs 900 [R] */
      .read_bandwidth_bytes_per_second = 900e9,
     },
-    {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "host DRAM over PCIe 3.0 x16",
-     .kind = RIDGELINE_TIER_HOST_LINK,
-     /* ASSUMPTION, see top of file */
-     .capacity_bytes = RL_HOST_DRAM_DATACENTER_BYTES,
-     /* per direction, see top of file */
-     .read_bandwidth_bytes_per_second = RL_PCIE3_X16_BYTES_PER_SECOND,
-     .write_bandwidth_bytes_per_second = RL_PCIE3_X16_BYTES_PER_SECOND,
-    },
+    RL_HOST_DRAM_OVER_PCIE3_DATACENTER_TIER,
 };
 
 static const RidgelinePlatform kPlatforms[] = {
@@ -1448,45 +1265,4 @@ static const RidgelinePlatform kPlatforms[] = {
     },
 };
 
-enum { kPlatformCount = sizeof(kPlatforms) / sizeof(kPlatforms[0]) };
-
-/* Nothing to prepare: the descriptors are static data. */
-static RidgelinePluginError* Init(void) { return NULL; }
-
-static size_t PlatformCount(void) { return (size_t)kPlatformCount; }
-
-static RidgelinePluginError* GetPlatform(size_t index,
-                                         const RidgelinePlatform** out) {
-  if (out == NULL) {
-    return ridgeline_error_new(RIDGELINE_CODE_INVALID_ARGUMENT,
-                               "plugin nvidia: get_platform: out is NULL");
-  }
-  if (index >= (size_t)kPlatformCount) {
-    return ridgeline_error_new(
-        RIDGELINE_CODE_OUT_OF_RANGE,
-        "plugin nvidia: get_platform: index must be in [0, %zu), got %zu",
-        (size_t)kPlatformCount, index);
-  }
-  *out = &kPlatforms[index];
-  return NULL;
-}
-
-static const RidgelinePluginTable kTable = {
-    .struct_size = sizeof(RidgelinePluginTable),
-    .abi_major = RIDGELINE_PLUGIN_ABI_MAJOR,
-    .abi_minor = RIDGELINE_PLUGIN_ABI_MINOR,
-    .family = "nvidia",
-    .plugin_version = "1.0.0",
-    .init = Init,
-    .platform_count = PlatformCount,
-    .get_platform = GetPlatform,
-    .efficiency = NULL, /* no per-op model: the engine's defaults apply */
-    .error_code = ridgeline_error_code,
-    .error_message = ridgeline_error_message,
-    .error_free = ridgeline_error_free,
-};
-
-RIDGELINE_PLUGIN_EXPORT const RidgelinePluginTable* ridgeline_plugin_entry(
-    void) {
-  return &kTable;
-}
+RIDGELINE_DEFINE_STATIC_PLUGIN("nvidia", "1.0.0", kPlatforms);
