@@ -1,4 +1,5 @@
 #include "ridgeline/calibration/profiles.h"
+#include "ridgeline/plugin_host/registry.h"
 
 #include <fstream>
 #include <sstream>
@@ -284,17 +285,17 @@ const Profile* ProfileStore::Match(std::string_view hardware_id,
 }
 
 std::filesystem::path DefaultProfileDir() {
-#ifdef RIDGELINE_DEFAULT_PROFILE_DIR
+  // Same order as plugin_host::DefaultPluginDir: the running executable's
+  // install prefix, then the source tree (uninstalled binaries), then the
+  // configured install prefix.
   std::error_code ec;
-  if (std::filesystem::is_directory(RIDGELINE_DEFAULT_PROFILE_DIR, ec)) {
-    return RIDGELINE_DEFAULT_PROFILE_DIR;
+  for (const std::filesystem::path& dir :
+       {plugin_host::InstallPrefixPath(RIDGELINE_PROFILE_INSTALL_DIR),
+        std::filesystem::path(RIDGELINE_SOURCE_PROFILE_DIR),
+        std::filesystem::path(RIDGELINE_DEFAULT_PROFILE_DIR)}) {
+    if (!dir.empty() && std::filesystem::is_directory(dir, ec)) return dir;
   }
-#endif
-#ifdef RIDGELINE_SOURCE_PROFILE_DIR
-  return RIDGELINE_SOURCE_PROFILE_DIR;
-#else
-  return "profiles";
-#endif
+  return RIDGELINE_DEFAULT_PROFILE_DIR;
 }
 
 }  // namespace ridgeline::calibration

@@ -174,11 +174,22 @@ absl::StatusOr<const engine::Hardware*> HardwareRegistry::Find(
                    absl::StrJoin(engine::ClosestNames(id, ids), ", ")));
 }
 
+fs::path InstallPrefixPath(const fs::path& relative) {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec || exe.empty()) return {};
+  return exe.parent_path().parent_path() / relative;
+}
+
 fs::path DefaultPluginDir() {
   std::error_code ec;
-  const fs::path installed(RIDGELINE_DEFAULT_PLUGIN_DIR);
-  if (fs::is_directory(installed, ec)) return installed;
-  return fs::path(RIDGELINE_BUILD_PLUGIN_DIR);
+  for (const fs::path& dir :
+       {InstallPrefixPath(RIDGELINE_PLUGIN_INSTALL_DIR),
+        fs::path(RIDGELINE_BUILD_PLUGIN_DIR),
+        fs::path(RIDGELINE_DEFAULT_PLUGIN_DIR)}) {
+    if (!dir.empty() && fs::is_directory(dir, ec)) return dir;
+  }
+  return fs::path(RIDGELINE_DEFAULT_PLUGIN_DIR);
 }
 
 }  // namespace ridgeline::plugin_host

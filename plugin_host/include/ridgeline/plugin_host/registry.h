@@ -61,9 +61,16 @@ class HardwareRegistry {
   friend class RegistryBuilder;
 };
 
-// The folder an installed binary finds plugins in when no flag or
-// environment variable says otherwise; the build tree's folder for
-// uninstalled binaries.
+// The folder a binary finds plugins in when no flag or environment variable
+// says otherwise: <prefix>/lib/ridgeline/plugins next to the running
+// executable's <prefix>/bin (so an installed tree can be moved or installed
+// with --prefix), else the build tree's folder for uninstalled binaries,
+// else the configured install prefix's folder.
 std::filesystem::path DefaultPluginDir();
+
+// `relative` (e.g. "share/ridgeline/profiles") under the prefix of the running
+// executable, i.e. <dir of /proc/self/exe>/../relative; empty if the
+// executable's path cannot be read.
+std::filesystem::path InstallPrefixPath(const std::filesystem::path& relative);
 
 }  // namespace ridgeline::plugin_host
