@@ -350,10 +350,12 @@ absl::StatusOr<Chosen> ChooseProfile(const calibration::ProfileStore& store,
       }
       absl::StatusOr<const calibration::Profile*> p = store.Find(cal.profile());
       if (!p.ok()) return Prefixed("calibration.profile", p.status());
-      // A profile fitted on other hardware would silently mislead.
-      const bool matches = (*p)->hardware_id.empty()
-                               ? (*p)->family == hw.family
-                               : (*p)->hardware_id == hw.id;
+      // A profile fitted on other hardware would silently mislead. One with
+      // neither hardware id nor family ("any.<framework>") fits all.
+      const bool matches =
+          (*p)->hardware_id.empty()
+              ? ((*p)->family.empty() || (*p)->family == hw.family)
+              : (*p)->hardware_id == hw.id;
       if (!matches) {
         return absl::InvalidArgumentError(absl::StrCat(
             "calibration.profile: must be a profile for hardware \"", hw.id,

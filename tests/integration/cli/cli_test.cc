@@ -276,8 +276,8 @@ TEST_F(CliTest, UnreachableServerIsAnError) {
 TEST_F(CliTest, HelpListsEveryCommandAndFlag) {
   CliRun top = RunBinary({"--help"});
   EXPECT_EQ(top.exit_code, 0);
-  for (const char* cmd :
-       {"analyze", "sweep", "hardware", "models", "validate", "calibrate"}) {
+  for (const char* cmd : {"analyze", "sweep", "hardware", "models", "kernel",
+                          "validate", "calibrate"}) {
     EXPECT_THAT(top.out, HasSubstr(cmd));
   }
   CliRun analyze = RunBinary({"analyze", "--help"});
@@ -290,6 +290,112 @@ TEST_F(CliTest, HelpListsEveryCommandAndFlag) {
     EXPECT_THAT(analyze.out, HasSubstr(flag));
   }
   EXPECT_THAT(RunBinary({"sweep", "--help"}).out, HasSubstr("--batch N,..."));
+}
+
+const std::vector<std::string> kAttention = {
+    "kernel",     "attention", "--hardware", "nvidia-h100-sxm-80gb",
+    "--batch",    "1",         "--q-heads",  "32",
+    "--kv-heads", "32",        "--head-dim", "128",
+    "--kv-len",   "4096",      "--dtype",    "fp16"};
+
+TEST_F(CliTest, KernelIsIdenticalInProcessAndOverGrpc) {
+  for (const char* format : {"json", "table", "csv"}) {
+    CliRun local = RunBinary(Local(With(kAttention, {"--format", format})));
+    CliRun remote = RunBinary(Remote(With(kAttention, {"--format", format})));
+    ASSERT_EQ(local.exit_code, 0) << local.err;
+    ASSERT_EQ(remote.exit_code, 0) << remote.err;
+    EXPECT_EQ(local.out, remote.out) << format;
+  }
+  CliRun json = RunBinary(Local(With(kAttention, {"--format", "json"})));
+  nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["kernel"], "decode_attention");
+  // K and V: 2 x 32 heads x 128 x 4096 tokens x 2 B = 67,108,864 B, plus q
+  // and output 32 x 128 x 2 B = 8,192 B each = 67,125,248 B; on the H100
+  // SXM's 3.352 TB/s HBM3: 67,125,248 / 3.352e12 = 20.025 us.
+  EXPECT_DOUBLE_EQ(j["bound"]["bytes"].get<double>(), 67125248.0);
+  EXPECT_NEAR(j["bound"]["seconds"].get<double>(), 20.025e-6, 0.01e-6);
+  EXPECT_EQ(j["bound"]["bound"], "memory");
+
+  CliRun table = RunBinary(Local(kAttention));
+  EXPECT_THAT(table.out, HasSubstr("decode attention on nvidia-h100-sxm-80gb"));
+  EXPECT_THAT(table.out, HasSubstr("predicted"));
+  EXPECT_THAT(table.out, HasSubstr("20.0 us"));
+  CliRun csv = RunBinary(Local(With(kAttention, {"--format", "csv"})));
+  EXPECT_THAT(csv.out, ::testing::StartsWith(
+                           "kernel,hardware,variant,op_class,flops,bytes,"));
+  EXPECT_THAT(csv.out,
+              HasSubstr("\ndecode_attention,nvidia-h100-sxm-80gb,bound,"
+                        "attention,67108864,67125248,"));
+
+  // GEMM: m 1, n = k = 4096 fp16: 8,192 + 33,554,432 + 8,192 = 33,570,816 B
+  // / 3.352e12 B/s = 10.015 us, a GEMV (m <= 64).
+  const std::vector<std::string> gemm = {
+      "kernel", "gemm", "--hardware", "nvidia-h100-sxm-80gb",
+      "--m",    "1",    "--n",        "4096",
+      "--k",    "4096", "--format",   "json"};
+  CliRun local = RunBinary(Local(gemm));
+  CliRun remote = RunBinary(Remote(gemm));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_EQ(local.out, remote.out);
+  nlohmann::json g = nlohmann::json::parse(local.out);
+  EXPECT_EQ(g["opClass"], "gemv");
+  EXPECT_DOUBLE_EQ(g["bound"]["bytes"].get<double>(), 33570816.0);
+  EXPECT_NEAR(g["bound"]["seconds"].get<double>(), 10.015e-6, 0.01e-6);
+}
+
+TEST_F(CliTest, KernelErrorsNameTheFlag) {
+  std::vector<std::string> bad = kAttention;
+  bad[13] = "0";  // --kv-len 0; allowed 1..10,000,000
+  CliRun local = RunBinary(Local(bad));
+  CliRun remote = RunBinary(Remote(bad));
+  EXPECT_EQ(local.exit_code, 1);
+  std::vector<std::string> l = ErrorLines(local.err, "ridgeline kernel:");
+  std::vector<std::string> r = ErrorLines(remote.err, "ridgeline kernel:");
+  ASSERT_EQ(l.size(), 1u) << local.err;
+  EXPECT_EQ(l, r);
+  EXPECT_THAT(l[0], HasSubstr("decode_attention.kv_length"));
+  EXPECT_THAT(l[0], HasSubstr("[1, 10000000]"));
+  EXPECT_THAT(l[0], HasSubstr("(flag --kv-len)"));
+
+  CliRun usage = RunBinary({"kernel", "gemm", "--hardware", "x", "--m", "1"});
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_THAT(usage.err, HasSubstr("give --m N --n N --k N"));
+  usage = RunBinary({"kernel", "attention", "--hardware", "x", "--m", "1"});
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_THAT(usage.err, HasSubstr("--m does not apply to `kernel attention`"));
+  usage = RunBinary({"kernel", "conv"});
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_THAT(usage.err, HasSubstr("ridgeline kernel attention|gemm"));
+}
+
+TEST_F(CliTest, BasicViewLeavesOutOpTablesBothWays) {
+  for (const char* format : {"json", "table", "csv"}) {
+    std::vector<std::string> args =
+        With(kAnalyze, {"--view", "basic", "--format", format});
+    CliRun local = RunBinary(Local(args));
+    CliRun remote = RunBinary(Remote(args));
+    ASSERT_EQ(local.exit_code, 0) << local.err;
+    EXPECT_EQ(local.out, remote.out) << format;
+    EXPECT_THAT(local.out, Not(HasSubstr("ffn_down"))) << format;
+  }
+  CliRun csv =
+      RunBinary(Local(With(kAnalyze, {"--view", "basic", "--format", "csv"})));
+  EXPECT_THAT(csv.out, ::testing::StartsWith("phase,steps,tokens,kv_length,"));
+  // Prefill: 1 step of 16 x 1024 tokens, KV 1024. It yields the first of
+  // the 128 generated tokens, so decode is 127 steps of 16 tokens, the last
+  // at KV length 1024 + 127 = 1151.
+  EXPECT_THAT(csv.out, HasSubstr("\nprefill,1,16384,1024,"));
+  EXPECT_THAT(csv.out, HasSubstr("\ndecode,127,16,1151,"));
+  CliRun usage = RunBinary(With(kAnalyze, {"--view", "tiny"}));
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_THAT(usage.err, HasSubstr("--view: expected full or basic"));
+}
+
+TEST_F(CliTest, InProcessLogsOnlyRefusedPlugins) {
+  CliRun run = RunBinary(Local({"models"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // Every in-tree plugin loads, so nothing is printed.
+  EXPECT_THAT(run.err, Not(HasSubstr("ridgeline plugin: loaded")));
 }
 
 TEST(CliTable, AlignsTextAndQuotesCsv) {

@@ -771,5 +771,300 @@ TEST_F(ServerTest, SigtermCancelsStreamsPastTheGracePeriod) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
+namespace kernel_tests {
+
+using ::ridgeline::v1::AnalyzeKernelRequest;
+using ::ridgeline::v1::AnalyzeKernelResponse;
+
+class KernelTest : public ServerTest {
+ protected:
+  grpc::Status Kernel(const AnalyzeKernelRequest& req,
+                      AnalyzeKernelResponse* resp) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(In(std::chrono::seconds(30)));
+    return stub_->AnalyzeKernel(&ctx, req, resp);
+  }
+};
+
+// Batch 1, 32 heads (MHA), head_dim 128, KV 4096, fp16.
+AnalyzeKernelRequest Attention4096(const v1::Hardware& hw) {
+  AnalyzeKernelRequest req;
+  v1::DecodeAttentionKernelShape* a = req.mutable_decode_attention();
+  a->set_batch(1);
+  a->set_num_q_heads(32);
+  a->set_num_kv_heads(32);
+  a->set_head_dim(128);
+  a->set_kv_length(4096);
+  a->set_dtype("fp16");
+  *req.mutable_hardware()->mutable_description() = hw;
+  return req;
+}
+
+TEST_F(KernelTest, DecodeAttentionBoundByHand) {
+  StartServing();
+  AnalyzeKernelResponse resp;
+  grpc::Status s = Kernel(Attention4096(RoundDevice()), &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(resp.kernel(), "decode_attention");
+  EXPECT_EQ(resp.op_class(), "attention");
+  EXPECT_EQ(resp.hardware_id(), "test-round-device");
+  const v1::KernelCost& b = resp.bound();
+  // FLOPs = 4 x batch 1 x 32 heads x 4096 tokens x 128 = 67,108,864.
+  EXPECT_DOUBLE_EQ(b.flops(), 67108864.0);
+  // K and V: 2 x 32 x 4096 x 128 x 2 B = 67,108,864 B; q read and output
+  // written: 32 x 128 x 2 B = 8,192 B each -> 67,125,248 B.
+  EXPECT_DOUBLE_EQ(b.bytes(), 67125248.0);
+  // 67,125,248 B / 1e12 B/s = 67.125248 us; compute 67,108,864 / 1e15
+  // = 67.1 ns: memory-bound, no overhead under the bound.
+  EXPECT_NEAR(b.memory_seconds(), 67.125248e-6, 1e-12);
+  EXPECT_NEAR(b.compute_seconds(), 67.108864e-9, 1e-15);
+  EXPECT_DOUBLE_EQ(b.overhead_seconds(), 0);
+  EXPECT_NEAR(b.seconds(), 67.125248e-6, 1e-12);
+  EXPECT_EQ(b.bound(), "memory");
+  EXPECT_EQ(b.math(), "fp16");
+  EXPECT_EQ(b.tier(), 0);
+  EXPECT_EQ(b.tier_name(), "HBM");
+  EXPECT_FALSE(b.onchip_resident());
+  // 67,108,864 / 67,125,248 B = 0.999756 FLOP/B.
+  EXPECT_NEAR(b.intensity(), 0.999756, 1e-6);
+  // No calibration asked: the prediction is the bound.
+  EXPECT_TRUE(resp.upper_bound());
+  EXPECT_TRUE(resp.compute_roof_known());
+  EXPECT_EQ(resp.calibration().selected_by(), "none");
+  EXPECT_DOUBLE_EQ(resp.result().seconds(), b.seconds());
+}
+
+TEST_F(KernelTest, DecodeAttentionOnCatalogH100) {
+  StartServing();
+  AnalyzeKernelRequest req = Attention4096(RoundDevice());
+  req.mutable_hardware()->set_platform_id("nvidia-h100-sxm-80gb");
+  AnalyzeKernelResponse resp;
+  grpc::Status s = Kernel(req, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  // H100 SXM HBM3 3.352 TB/s (the plugin's cited figure): 67,125,248 B /
+  // 3.352e12 B/s = 20.025 us; 67.1 MB does not fit in an on-chip tier.
+  EXPECT_NEAR(resp.bound().seconds(), 20.025e-6, 0.01e-6);
+  EXPECT_EQ(resp.bound().bound(), "memory");
+}
+
+TEST_F(KernelTest, WarmCacheKeepsSmallKvOnChip) {
+  StartServing();
+  // 100 MB SRAM at 10 TB/s in front of the 1 TB/s HBM.
+  v1::Hardware hw = RoundDevice();
+  v1::MemoryTier hbm = hw.tiers(0);
+  hw.clear_tiers();
+  v1::MemoryTier* sram = hw.add_tiers();
+  sram->set_name("L2");
+  sram->set_kind("sram");
+  sram->set_capacity_bytes(100e6);
+  sram->set_read_bandwidth_bytes_per_second(10e12);
+  sram->set_write_bandwidth_bytes_per_second(10e12);
+  *hw.add_tiers() = hbm;
+  AnalyzeKernelRequest req = Attention4096(hw);
+  req.mutable_decode_attention()->set_kv_length(1024);
+  AnalyzeKernelResponse warm, cold;
+  ASSERT_TRUE(Kernel(req, &warm).ok());
+  req.set_warm_cache(false);
+  ASSERT_TRUE(Kernel(req, &cold).ok());
+  // KV: 2 x 32 x 1024 x 128 x 2 B = 16,777,216 B; + q and output 8,192 B
+  // each = 16,793,600 B, which fits the 100 MB L2: 16,793,600 / 1e13
+  // = 1.67936 us warm, / 1e12 = 16.7936 us cold.
+  EXPECT_DOUBLE_EQ(warm.bound().bytes(), 16793600.0);
+  EXPECT_TRUE(warm.bound().onchip_resident());
+  EXPECT_EQ(warm.bound().tier_name(), "L2");
+  EXPECT_NEAR(warm.bound().seconds(), 1.67936e-6, 1e-12);
+  EXPECT_FALSE(cold.bound().onchip_resident());
+  EXPECT_EQ(cold.bound().tier(), 1);
+  EXPECT_NEAR(cold.bound().seconds(), 16.7936e-6, 1e-12);
+}
+
+TEST_F(KernelTest, GemmByHand) {
+  StartServing();
+  AnalyzeKernelRequest req;
+  req.mutable_gemm()->set_m(1);
+  req.mutable_gemm()->set_n(4096);
+  req.mutable_gemm()->set_k(4096);
+  *req.mutable_hardware()->mutable_description() = RoundDevice();
+  AnalyzeKernelResponse resp;
+  grpc::Status s = Kernel(req, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(resp.kernel(), "gemm");
+  // m = 1 <= 64 tokens: a GEMV.
+  EXPECT_EQ(resp.op_class(), "gemv");
+  // FLOPs 2 x 1 x 4096 x 4096 = 33,554,432. Bytes (fp16 default): A 4096 x
+  // 2 = 8,192 + B 4096 x 4096 x 2 = 33,554,432 + C 8,192 = 33,570,816;
+  // / 1e12 B/s = 33.570816 us.
+  EXPECT_DOUBLE_EQ(resp.bound().flops(), 33554432.0);
+  EXPECT_DOUBLE_EQ(resp.bound().bytes(), 33570816.0);
+  EXPECT_NEAR(resp.bound().seconds(), 33.570816e-6, 1e-12);
+  EXPECT_EQ(resp.bound().bound(), "memory");
+  // m = 65536 rows: 2 x 65536 x 4096 x 4096 = 2.199e12 FLOPs / 1e15 =
+  // 2.199 ms against (512 MiB A + 32 MiB B + 512 MiB C) / 1e12 = 1.107 ms:
+  // compute-bound, a GEMM.
+  req.mutable_gemm()->set_m(65536);
+  ASSERT_TRUE(Kernel(req, &resp).ok());
+  EXPECT_EQ(resp.op_class(), "gemm");
+  EXPECT_EQ(resp.bound().bound(), "compute");
+  EXPECT_NEAR(resp.bound().seconds(), 2.199023255552e-3, 1e-12);
+}
+
+TEST_F(KernelTest, CalibratedTimeBesideTheBound) {
+  StartServing();
+  AnalyzeKernelRequest req = Attention4096(RoundDevice());
+  // any.flashinfer: fitted on the FlashInfer decode-kernel rows, for any
+  // hardware; its memory efficiency is < 1 and it adds a per-kernel
+  // overhead.
+  req.mutable_calibration()->set_profile("any.flashinfer");
+  AnalyzeKernelResponse resp;
+  grpc::Status s = Kernel(req, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(resp.calibration().profile_name(), "any.flashinfer");
+  EXPECT_EQ(resp.calibration().selected_by(), "profile");
+  EXPECT_FALSE(resp.upper_bound());
+  // The bound is unchanged by calibration (67.125248 us, above).
+  EXPECT_NEAR(resp.bound().seconds(), 67.125248e-6, 1e-12);
+  EXPECT_GT(resp.result().memory_seconds(), resp.bound().memory_seconds());
+  EXPECT_GT(resp.result().overhead_seconds(), 0);
+  EXPECT_NEAR(resp.result().seconds(),
+              resp.result().memory_seconds() + resp.result().overhead_seconds(),
+              1e-12);
+  // pure_roofline: the profile is validated but not applied.
+  req.set_pure_roofline(true);
+  ASSERT_TRUE(Kernel(req, &resp).ok());
+  EXPECT_TRUE(resp.upper_bound());
+  EXPECT_DOUBLE_EQ(resp.result().seconds(), resp.bound().seconds());
+}
+
+TEST_F(KernelTest, ErrorsNameFieldRangeAndValue) {
+  StartServing();
+  AnalyzeKernelResponse resp;
+  AnalyzeKernelRequest req = Attention4096(RoundDevice());
+  req.mutable_decode_attention()->set_batch(0);
+  ExpectInvalid(Kernel(req, &resp),
+                {"decode_attention.batch", "[1, 65536]", "0"});
+  req = Attention4096(RoundDevice());
+  req.mutable_decode_attention()->set_num_kv_heads(5);
+  ExpectInvalid(Kernel(req, &resp),
+                {"decode_attention.num_q_heads", "multiple of", "32"});
+  req = Attention4096(RoundDevice());
+  req.mutable_decode_attention()->set_head_dim(2048);
+  ExpectInvalid(Kernel(req, &resp),
+                {"decode_attention.head_dim", "[1, 1024]", "2048"});
+  req = Attention4096(RoundDevice());
+  req.mutable_decode_attention()->set_dtype("fp7");
+  ExpectInvalid(Kernel(req, &resp), {"decode_attention.dtype", "fp7"});
+  req.clear_decode_attention();
+  ExpectInvalid(Kernel(req, &resp), {"shape", "decode_attention or gemm"});
+  req.mutable_gemm()->set_m(0);
+  req.mutable_gemm()->set_n(1);
+  req.mutable_gemm()->set_k(1);
+  ExpectInvalid(Kernel(req, &resp), {"gemm.m", "[1, 10000000]", "0"});
+  req.mutable_gemm()->set_m(1);
+  req.mutable_gemm()->set_a_format("int4-g128");
+  ExpectInvalid(Kernel(req, &resp), {"gemm.a_format", "native math"});
+  req.mutable_gemm()->clear_a_format();
+  req.set_gemv_max_tokens(0);
+  ExpectInvalid(Kernel(req, &resp), {"gemv_max_tokens", "[1, 65536]", "0"});
+  req.clear_gemv_max_tokens();
+  req.clear_hardware();
+  ExpectInvalid(Kernel(req, &resp), {"hardware", "platform_id"});
+  req.mutable_hardware()->set_platform_id("nvidia-h100-sxm-80g");
+  grpc::Status s = Kernel(req, &resp);
+  EXPECT_EQ(s.error_code(), StatusCode::NOT_FOUND);
+  EXPECT_THAT(s.error_message(), HasSubstr("nvidia-h100-sxm-80gb"));
+}
+
+TEST_F(KernelTest, MetricsCoverTheNewRpc) {
+  StartServing();
+  const std::string before = HttpGet(server_->metrics_port(), "/metrics");
+  const std::vector<std::string> kernel = {
+      "grpc_method=\"AnalyzeKernel\"",
+      "grpc_service=\"ridgeline.v1.RidgelineService\"", "grpc_type=\"unary\""};
+  // Pre-created at zero for every code, like every other method.
+  auto with = [](std::vector<std::string> v, std::string l) {
+    v.push_back(std::move(l));
+    return v;
+  };
+  EXPECT_EQ(MetricValue(before, "grpc_server_handled_total",
+                        with(kernel, "grpc_code=\"InvalidArgument\"")),
+            0.0);
+  EXPECT_EQ(
+      MetricValue(before, "ridgeline_analyses_total", {"kind=\"kernel\""}),
+      0.0);
+  AnalyzeKernelResponse resp;
+  ASSERT_TRUE(Kernel(Attention4096(RoundDevice()), &resp).ok());
+  ASSERT_TRUE(Kernel(Attention4096(RoundDevice()), &resp).ok());
+  AnalyzeKernelRequest bad = Attention4096(RoundDevice());
+  bad.mutable_decode_attention()->set_kv_length(0);
+  EXPECT_FALSE(Kernel(bad, &resp).ok());
+  const std::string after = HttpGet(server_->metrics_port(), "/metrics");
+  EXPECT_EQ(MetricValue(after, "grpc_server_started_total", kernel), 3.0);
+  EXPECT_EQ(MetricValue(after, "grpc_server_handled_total",
+                        with(kernel, "grpc_code=\"OK\"")),
+            2.0);
+  EXPECT_EQ(MetricValue(after, "grpc_server_handled_total",
+                        with(kernel, "grpc_code=\"InvalidArgument\"")),
+            1.0);
+  // The rejected shape never reached the kernel model.
+  EXPECT_EQ(MetricValue(after, "ridgeline_analyses_total", {"kind=\"kernel\""}),
+            2.0);
+}
+
+}  // namespace kernel_tests
+
+TEST_F(ServerTest, BasicViewDropsOnlyThePerOpTables) {
+  StartServing();
+  v1::AnalyzeRequest req = Llama2OnRoundDevice();
+  // Board power but no price: energy and carbon are partial, and say so.
+  req.mutable_hardware()->mutable_description()->set_tdp_watts(700);
+  v1::AnalyzeResponse full, basic, unspecified;
+  req.set_view(v1::ANALYSIS_VIEW_FULL);
+  ASSERT_TRUE(Analyze(req, &full).ok());
+  req.set_view(v1::ANALYSIS_VIEW_UNSPECIFIED);
+  ASSERT_TRUE(Analyze(req, &unspecified).ok());
+  req.set_view(v1::ANALYSIS_VIEW_BASIC);
+  ASSERT_TRUE(Analyze(req, &basic).ok());
+  // UNSPECIFIED is FULL.
+  EXPECT_EQ(unspecified.SerializeAsString(), full.SerializeAsString());
+  // BASIC is FULL with every step's ops cleared, nothing else.
+  v1::AnalyzeResponse stripped = full;
+  v1::AnalysisResult* r = stripped.mutable_result();
+  for (v1::StepResult* step :
+       {r->mutable_prefill(), r->mutable_decode(),
+        r->mutable_decode_first_step(), r->mutable_decode_last_step()}) {
+    EXPECT_GT(step->ops_size(), 0);
+    step->clear_ops();
+  }
+  EXPECT_EQ(basic.SerializeAsString(), stripped.SerializeAsString());
+  EXPECT_LT(basic.ByteSizeLong() * 4, full.ByteSizeLong());
+  EXPECT_THAT(full.result().economy().note(),
+              HasSubstr("price unknown: $/Mtoken counts energy only"));
+  EXPECT_THAT(full.result().economy().note(),
+              HasSubstr("energy from board power x time: an upper bound"));
+  EXPECT_TRUE(full.result().compute_roof_known());
+
+  req.set_view(static_cast<v1::AnalysisView>(7));
+  v1::AnalyzeResponse bad;
+  ExpectInvalid(Analyze(req, &bad), {"view", "ANALYSIS_VIEW_BASIC", "7"});
+}
+
+TEST_F(ServerTest, ComputeRoofUnknownIsReported) {
+  StartServing();
+  v1::AnalyzeRequest req = Llama2OnRoundDevice();
+  // A device that publishes bandwidth but no compute peak at all.
+  req.mutable_hardware()
+      ->mutable_description()
+      ->mutable_peak_ops_per_second()
+      ->Clear();
+  v1::AnalyzeResponse resp;
+  grpc::Status s = Analyze(req, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_FALSE(resp.result().compute_roof_known());
+  EXPECT_DOUBLE_EQ(resp.result().ridge_point_flops_per_byte(), 0);
+  // The memory roof still bounds decode: the 13.21 ms of weight reads
+  // derived in AnalyzeInlineHardwareGivesHandCheckableBounds.
+  EXPECT_GE(resp.result().tpot_first_seconds(), 0.013214);
+}
+
 }  // namespace
 }  // namespace ridgeline::testing
