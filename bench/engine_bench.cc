@@ -10,6 +10,7 @@
 
 #include "ridgeline/engine/analyze.h"
 #include "ridgeline/engine/model.h"
+#include "ridgeline/engine/step.h"
 
 namespace ridgeline::engine {
 namespace {
@@ -86,6 +87,44 @@ void BM_SingleDecodeStepAnalysis(benchmark::State& state) {
   Run(state, Llama3Scenario(2, false));
 }
 BENCHMARK(BM_SingleDecodeStepAnalysis);
+
+// The scheduler's inner loop: one decode step from a StepEvaluator built
+// once (validation, graph context and placement outside the loop). The KV
+// length walks 1025..2048 so that no call repeats the previous one.
+void BM_StepEvaluatorDecode(benchmark::State& state) {
+  absl::StatusOr<StepEvaluator> ev =
+      StepEvaluator::Create(Llama3Scenario(128, false));
+  if (!ev.ok()) std::abort();
+  int64_t kv = 1024;
+  for (auto _ : state) {
+    kv = kv == 2048 ? 1025 : kv + 1;
+    absl::StatusOr<StepTiming> t = ev->Decode(16, kv);
+    benchmark::DoNotOptimize(t->seconds);
+  }
+}
+BENCHMARK(BM_StepEvaluatorDecode);
+
+// The same for prefill (batch 16, prompt 1024).
+void BM_StepEvaluatorPrefill(benchmark::State& state) {
+  absl::StatusOr<StepEvaluator> ev =
+      StepEvaluator::Create(Llama3Scenario(128, false));
+  if (!ev.ok()) std::abort();
+  for (auto _ : state) {
+    absl::StatusOr<StepTiming> t = ev->Prefill(16, 1024);
+    benchmark::DoNotOptimize(t->seconds);
+  }
+}
+BENCHMARK(BM_StepEvaluatorPrefill);
+
+// Creating the evaluator: validation, graph context, placement.
+void BM_StepEvaluatorCreate(benchmark::State& state) {
+  const Scenario s = Llama3Scenario(128, false);
+  for (auto _ : state) {
+    absl::StatusOr<StepEvaluator> ev = StepEvaluator::Create(s);
+    benchmark::DoNotOptimize(ev.ok());
+  }
+}
+BENCHMARK(BM_StepEvaluatorCreate);
 
 double ThreadCpuSeconds() {
   timespec ts{};

@@ -17,13 +17,17 @@
 // decode_first_step is the step at KV length prompt + 1 (it feeds the token
 // the prefill emitted); decode_last_step is at prompt + generated - 1.
 #include "ridgeline/engine/analyze.h"
+#include "ridgeline/engine/step.h"
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -38,6 +42,7 @@ namespace {
 using internal::Av;
 using internal::GraphContext;
 using internal::OpCost;
+using internal::OpList;
 using internal::StepShape;
 
 constexpr int kWeights = static_cast<int>(OperandClass::kWeights);
@@ -66,7 +71,8 @@ MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
   MemoryFootprint fp;
   fp.required_bytes = need;
   const int n = static_cast<int>(hw.tiers.size());
-  std::vector<double> free(n);
+  std::array<double, kMaxTiers> free{};
+  fp.tiers.reserve(n);
   for (int t = 0; t < n; ++t) {
     free[t] = hw.tiers[t].capacity_bytes;
     TierUsage u;
@@ -253,6 +259,21 @@ class Evaluator {
   double per_step_ = 0;
 };
 
+// Bytes one op moves over all tiers: the sum MakeOpResult reports and
+// TimeStep totals, in one place so both agree to the bit.
+double OpBytes(const OpCost& op, const PlacementInfo& p, int tiers,
+               double scale) {
+  double bytes = 0;
+  for (int c = 0; c < kOperandClassCount; ++c) {
+    for (int tier = 0; tier < tiers; ++tier) {
+      const double f = p.frac[c][tier];
+      if (f == 0) continue;
+      bytes += op.read[c] * f * scale + op.write[c] * f * scale;
+    }
+  }
+  return bytes;
+}
+
 // Fills the result fields of one op from its cost, timing and placement;
 // `scale` multiplies the amounts (identical decode steps).
 OpResult MakeOpResult(const OpCost& op, const Timing& t, const PlacementInfo& p,
@@ -270,9 +291,9 @@ OpResult MakeOpResult(const OpCost& op, const Timing& t, const PlacementInfo& p,
       if (f == 0) continue;
       r.traffic[c][tier].read = op.read[c] * f * scale;
       r.traffic[c][tier].write = op.write[c] * f * scale;
-      r.bytes += r.traffic[c][tier].read + r.traffic[c][tier].write;
     }
   }
+  r.bytes = OpBytes(op, p, tiers, scale);
   r.intensity = r.bytes > 0 ? r.flops / r.bytes : 0;
   r.compute_seconds = t.compute * scale;
   r.memory_seconds = t.memory * scale;
@@ -292,41 +313,81 @@ void AddTotals(const OpResult& r, StepTotals* tot) {
   tot->seconds += r.seconds;
 }
 
+// Decode: a KV-dependent op at step context L is base + x * slope with x
+// the keys read (the window caps it).
+double KeysRead(const OpCost& op, int64_t kv_length) {
+  return static_cast<double>(op.window > 0 ? std::min(kv_length, op.window)
+                                           : kv_length);
+}
+
+void OpAt(const OpCost& base, const OpCost& slope, double x, OpCost* out) {
+  out->flops = base.flops + x * slope.flops;
+  for (int c = 0; c < kOperandClassCount; ++c) {
+    out->read[c] = base.read[c] + x * slope.read[c];
+    out->write[c] = base.write[c] + x * slope.write[c];
+  }
+}
+
+// The decode graph of `batch` sequences as `base` (no keys read) and, for
+// the KV-dependent ops, `slope` (per key read); other ops' slope entries are
+// unused. Every decode step of Analyze and StepEvaluator::Decode come from
+// here.
+void BuildDecode(const GraphContext& g, int64_t batch, int64_t kv_length,
+                 OpList* base, OpList* slope) {
+  internal::BuildStepOps(g, StepShape{batch, 1, kv_length, 0}, base);
+  internal::BuildStepOps(g, StepShape{batch, 1, kv_length, 1}, slope);
+  for (size_t i = 0; i < base->size(); ++i) {
+    if ((*base)[i].kv_dependent) {
+      OpCost& s = (*slope)[i];
+      OpAt(s, (*base)[i], -1, &s);  // (x = 1) - (x = 0)
+    }
+  }
+}
+
+// Times one step's ops in order and returns its totals; with `slope`, the
+// KV-dependent ops are taken at `kv_length`. With `ops_out`, also the
+// per-op results (whose sums are the totals). `overhead` (optional) gets the
+// kernel plus per-step overheads.
+StepTotals TimeStep(const OpList& ops, const OpList* slope, int64_t kv_length,
+                    const Evaluator& ev, const PlacementInfo& p, int tiers,
+                    std::vector<OpResult>* ops_out, double* overhead) {
+  StepTotals tot;
+  double over = ev.per_step();
+  OpCost at;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const OpCost* op = &ops[i];
+    if (slope != nullptr && op->kv_dependent) {
+      at = *op;
+      OpAt(*op, (*slope)[i], KeysRead(*op, kv_length), &at);
+      op = &at;
+    }
+    const Timing t = ev.Time(*op);
+    if (ops_out != nullptr) ops_out->push_back(MakeOpResult(*op, t, p, tiers, 1));
+    // What AddTotals(MakeOpResult(op, t, p, tiers, 1)) adds.
+    tot.flops += op->flops;
+    tot.bytes += OpBytes(*op, p, tiers, 1);
+    tot.compute_seconds += t.compute;
+    tot.memory_seconds += t.memory;
+    tot.seconds += t.seconds;
+    over += t.overhead;
+  }
+  tot.seconds += ev.per_step();
+  if (overhead != nullptr) *overhead = over;
+  return tot;
+}
+
 StepResult EvaluateStep(Phase phase, int64_t tokens, int64_t kv_length,
-                        const std::vector<OpCost>& ops, const Evaluator& ev,
-                        const PlacementInfo& p, int tiers) {
+                        const OpList& ops, const OpList* slope,
+                        const Evaluator& ev, const PlacementInfo& p,
+                        int tiers) {
   StepResult s;
   s.phase = phase;
   s.steps = 1;
   s.tokens = tokens;
   s.kv_length = kv_length;
   s.ops.reserve(ops.size());
-  for (const OpCost& op : ops) {
-    s.ops.push_back(MakeOpResult(op, ev.Time(op), p, tiers, 1));
-    AddTotals(s.ops.back(), &s.totals);
-  }
-  s.totals.seconds += ev.per_step();
+  s.totals = TimeStep(ops, slope, kv_length, ev, p, tiers, &s.ops, nullptr);
   return s;
-}
-
-// Decode: a KV-dependent op at step context L is base + x * slope with x
-// the keys read (the window caps it).
-struct LinearOp {
-  OpCost base;   // x = 0
-  OpCost slope;  // per key
-};
-
-double KeysRead(const OpCost& op, int64_t kv_length) {
-  return static_cast<double>(op.window > 0 ? std::min(kv_length, op.window)
-                                           : kv_length);
-}
-
-void OpAt(const LinearOp& lin, double x, OpCost* out) {
-  out->flops = lin.base.flops + x * lin.slope.flops;
-  for (int c = 0; c < kOperandClassCount; ++c) {
-    out->read[c] = lin.base.read[c] + x * lin.slope.read[c];
-    out->write[c] = lin.base.write[c] + x * lin.slope.write[c];
-  }
 }
 
 // Running sums of one KV-dependent op over the decode steps.
@@ -465,7 +526,7 @@ void ComputeEconomy(const Scenario& s, AnalysisResult* r) {
   std::optional<double> joules;
   if (pj.has_value()) joules = *pj + *dj;
   if (joules.has_value()) e.joules_per_output_token = *joules / out_tokens;
-  std::vector<std::string> notes;
+  absl::InlinedVector<std::string_view, 4> notes;
   if (joules.has_value() || hw.price_usd.has_value()) {
     double usd = 0;
     if (hw.price_usd.has_value()) {
@@ -492,13 +553,13 @@ void ComputeEconomy(const Scenario& s, AnalysisResult* r) {
   if (e.energy_method == EnergyMethod::kBoardPower) {
     notes.push_back("energy from board power x time: an upper bound");
   }
-  for (const std::string& n : notes) {
+  for (std::string_view n : notes) {
     if (!e.note.empty()) absl::StrAppend(&e.note, "; ");
-    absl::StrAppend(&e.note, n);
+    absl::StrAppend(&e.note, Av(n));
   }
 }
 
-absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s);
+absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full);
 
 void ComputeSuggestions(const Scenario& s, AnalysisResult* r) {
   const bool decode = s.workload.generated_tokens > 1;
@@ -509,7 +570,7 @@ void ComputeSuggestions(const Scenario& s, AnalysisResult* r) {
   auto attempt = [&](const std::string& kind, const std::string& change,
                      Scenario mod) -> bool {
     mod.options.suggestions = false;
-    absl::StatusOr<AnalysisResult> alt = AnalyzeValidated(mod);
+    absl::StatusOr<AnalysisResult> alt = AnalyzeValidated(mod, false);
     if (!alt.ok() || !alt->memory.fits) return false;
     const double after = Metric(*alt, decode);
     const bool newly_fits = !r->memory.fits;
@@ -611,8 +672,72 @@ void ComputeSuggestions(const Scenario& s, AnalysisResult* r) {
       [](const Suggestion& a, const Suggestion& b) { return a.gain > b.gain; });
 }
 
-absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s) {
-  ASSIGN_OR_RETURN(GraphContext g, internal::MakeGraphContext(s));
+// What does not depend on the step: graph context, the workload's prefill
+// and decode graphs, footprint and placement. Analyze and StepEvaluator
+// both start here.
+struct Prepared {
+  GraphContext g;
+  OpList prefill;
+  OpList dec0;   // decode at batch, no keys read
+  OpList slope;  // per key read (KV-dependent ops)
+  PlacementInfo place;
+  MemoryFootprint memory;
+};
+
+absl::Status Prepare(const Scenario& s, Prepared* p) {
+  ASSIGN_OR_RETURN(p->g, internal::MakeGraphContext(s));
+  const GraphContext& g = p->g;
+  const int64_t batch = s.workload.batch;
+  const int64_t prompt = s.workload.prompt_tokens;
+  const int64_t decode_steps =
+      std::max<int64_t>(s.workload.generated_tokens - 1, 0);
+
+  // Graphs: the prefill step, and decode as base + per-key slope.
+  internal::BuildStepOps(g, StepShape{batch, prompt, prompt, -1}, &p->prefill);
+  BuildDecode(g, batch, prompt + 1, &p->dec0, &p->slope);
+
+  // Footprint: weights, KV at the longest context, peak activations (the
+  // largest single op's inputs and outputs plus the residual stream).
+  std::array<double, kOperandClassCount> need{};
+  need[kWeights] = CountParameters(s.model).total * g.weight_bytes;
+  need[kKv] = static_cast<double>(batch) *
+              internal::KvBytesPerSequence(
+                  g, static_cast<double>(prompt + decode_steps));
+  auto peak_acts = [&](const OpList& ops, double tokens) {
+    double peak = 0;
+    for (const OpCost& op : ops) {
+      peak = std::max(peak, (op.read[kAct] + op.write[kAct]) /
+                                static_cast<double>(op.layers));
+    }
+    return peak + tokens * s.model.hidden_size * g.act_bytes;
+  };
+  need[kAct] = peak_acts(p->prefill, static_cast<double>(batch * prompt));
+  if (decode_steps > 0) {
+    // Decode activations at the longest context (unfused scores grow with
+    // it): base + x * slope at the last step.
+    OpList last = p->dec0;
+    for (size_t i = 0; i < last.size(); ++i) {
+      if (!last[i].kv_dependent) continue;
+      OpAt(p->dec0[i], p->slope[i],
+           KeysRead(p->dec0[i], prompt + decode_steps), &last[i]);
+    }
+    need[kAct] =
+        std::max(need[kAct], peak_acts(last, static_cast<double>(batch)));
+  }
+  p->memory = Place(s.hardware, s.pins, need, &p->place);
+  return absl::OkStatus();
+}
+
+// `full`: everything; otherwise only what a suggestion compares (fit,
+// TTFT, TPOT and throughput): no per-op results, first/last steps,
+// bottleneck, economy or suggestions.
+absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
+  Prepared prep;
+  RETURN_IF_ERROR(Prepare(s, &prep));
+  const GraphContext& g = prep.g;
+  const PlacementInfo& place = prep.place;
+  const OpList& dec0 = prep.dec0;
+  const OpList& slope = prep.slope;
   const Hardware& hw = s.hardware;
   const int tiers = static_cast<int>(hw.tiers.size());
   const int64_t batch = s.workload.batch;
@@ -624,47 +749,7 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s) {
   r.model_id = s.model.id;
   r.hardware_id = hw.id;
   r.matmul_math = g.matmul_math;
-
-  // Graphs: the prefill step, and decode as base + per-key slope.
-  std::vector<OpCost> prefill_ops, dec0, dec1;
-  prefill_ops.reserve(64);
-  dec0.reserve(64);
-  dec1.reserve(64);
-  internal::BuildStepOps(g, StepShape{batch, prompt, prompt, -1}, &prefill_ops);
-  internal::BuildStepOps(g, StepShape{batch, 1, prompt + 1, 0}, &dec0);
-  internal::BuildStepOps(g, StepShape{batch, 1, prompt + 1, 1}, &dec1);
-
-  // Footprint: weights, KV at the longest context, peak activations (the
-  // largest single op's inputs and outputs plus the residual stream).
-  std::array<double, kOperandClassCount> need{};
-  need[kWeights] = CountParameters(s.model).total * g.weight_bytes;
-  need[kKv] = static_cast<double>(batch) *
-              internal::KvBytesPerSequence(
-                  g, static_cast<double>(prompt + decode_steps));
-  auto peak_acts = [&](const std::vector<OpCost>& ops, double tokens) {
-    double peak = 0;
-    for (const OpCost& op : ops) {
-      peak = std::max(peak, (op.read[kAct] + op.write[kAct]) /
-                                static_cast<double>(op.layers));
-    }
-    return peak + tokens * s.model.hidden_size * g.act_bytes;
-  };
-  need[kAct] = peak_acts(prefill_ops, static_cast<double>(batch * prompt));
-  if (decode_steps > 0) {
-    // Decode activations at the longest context (unfused scores grow with
-    // it): base + x * slope at the last step.
-    std::vector<OpCost> last = dec0;
-    for (size_t i = 0; i < last.size(); ++i) {
-      if (!last[i].kv_dependent) continue;
-      LinearOp lin{dec0[i], dec1[i]};
-      OpAt(LinearOp{dec1[i], dec0[i]}, -1, &lin.slope);
-      OpAt(lin, KeysRead(dec0[i], prompt + decode_steps), &last[i]);
-    }
-    need[kAct] =
-        std::max(need[kAct], peak_acts(last, static_cast<double>(batch)));
-  }
-  PlacementInfo place;
-  r.memory = Place(hw, s.pins, need, &place);
+  r.memory = std::move(prep.memory);
   // MakeGraphContext only lets a matmul type without an executing peak
   // through when the hardware has no peak at all.
   r.compute_roof_known =
@@ -678,8 +763,16 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s) {
   r.pure_roofline = ev.pure();
 
   // Prefill: one step over batch x prompt tokens.
-  r.prefill = EvaluateStep(Phase::kPrefill, batch * prompt, prompt, prefill_ops,
-                           ev, place, tiers);
+  if (full) {
+    r.prefill = EvaluateStep(Phase::kPrefill, batch * prompt, prompt,
+                             prep.prefill, nullptr, ev, place, tiers);
+  } else {
+    r.prefill.phase = Phase::kPrefill;
+    r.prefill.tokens = batch * prompt;
+    r.prefill.kv_length = prompt;
+    r.prefill.totals = TimeStep(prep.prefill, nullptr, prompt, ev, place,
+                                tiers, nullptr, nullptr);
+  }
   r.ttft_seconds = r.prefill.totals.seconds;
   r.prefill_tokens_per_second =
       r.ttft_seconds > 0 ? static_cast<double>(batch * prompt) / r.ttft_seconds
@@ -692,33 +785,30 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s) {
   r.decode.tokens = r.decode_first_step.tokens = r.decode_last_step.tokens =
       batch;
   r.decode.steps = decode_steps;
-  std::vector<LinearOp> linear;
-  std::vector<int> linear_index(dec0.size(), -1);
-  std::vector<Timing> const_timing(dec0.size());
+  absl::InlinedVector<int, internal::kInlineOps> linear;  // op indices
+  absl::InlinedVector<int, internal::kInlineOps> linear_index(dec0.size(), -1);
+  absl::InlinedVector<Timing, internal::kInlineOps> const_timing(dec0.size());
   double const_seconds = ev.per_step();
   for (size_t i = 0; i < dec0.size(); ++i) {
     if (dec0[i].kv_dependent) {
-      LinearOp lin{dec0[i], dec1[i]};
-      OpAt(LinearOp{dec1[i], dec0[i]}, -1, &lin.slope);  // dec1 - dec0
       linear_index[i] = static_cast<int>(linear.size());
-      linear.push_back(std::move(lin));
+      linear.push_back(static_cast<int>(i));
     } else {
       const_timing[i] = ev.Time(dec0[i]);
       const_seconds += const_timing[i].seconds;
     }
   }
   if (decode_steps > 0) {
-    std::vector<OpAccumulator> acc(linear.size());
-    std::vector<OpCost> scratch;
-    scratch.reserve(linear.size());
-    for (const LinearOp& lin : linear) scratch.push_back(lin.base);
+    absl::InlinedVector<OpAccumulator, internal::kInlineOps> acc(linear.size());
+    OpList scratch;
+    for (int i : linear) scratch.push_back(dec0[i]);
     double total = 0;
     for (int64_t i = 1; i <= decode_steps; ++i) {
       const int64_t kv = prompt + i;
       double step = const_seconds;
       for (size_t j = 0; j < linear.size(); ++j) {
         OpCost& op = scratch[j];
-        OpAt(linear[j], KeysRead(op, kv), &op);
+        OpAt(dec0[linear[j]], slope[linear[j]], KeysRead(op, kv), &op);
         const Timing t = ev.Time(op);
         OpAccumulator& a = acc[j];
         a.flops += op.flops;
@@ -737,54 +827,52 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s) {
       if (i == decode_steps) r.tpot_last_seconds = step;
       total += step;
     }
-    // Per-op sums over all steps.
     const double steps = static_cast<double>(decode_steps);
     r.decode.kv_length = prompt + decode_steps;
-    r.decode.ops.reserve(dec0.size());
-    for (size_t i = 0; i < dec0.size(); ++i) {
-      if (linear_index[i] < 0) {
-        r.decode.ops.push_back(
-            MakeOpResult(dec0[i], const_timing[i], place, tiers, steps));
-      } else {
-        const OpAccumulator& a = acc[linear_index[i]];
-        OpCost sum = dec0[i];
-        sum.flops = a.flops;
-        sum.read = a.read;
-        sum.write = a.write;
-        Timing t = a.last;
-        t.compute = a.compute;
-        t.memory = a.memory;
-        t.overhead = a.overhead;
-        t.seconds = a.seconds;
-        const double roof = std::max(t.compute, t.memory);
-        t.bound = t.overhead > roof                        ? Bound::kOverhead
-                  : t.compute >= t.memory && t.compute > 0 ? Bound::kCompute
-                                                           : Bound::kMemory;
-        r.decode.ops.push_back(MakeOpResult(sum, t, place, tiers, 1));
+    if (full) {
+      // Per-op sums over all steps.
+      r.decode.ops.reserve(dec0.size());
+      for (size_t i = 0; i < dec0.size(); ++i) {
+        if (linear_index[i] < 0) {
+          r.decode.ops.push_back(
+              MakeOpResult(dec0[i], const_timing[i], place, tiers, steps));
+        } else {
+          const OpAccumulator& a = acc[linear_index[i]];
+          OpCost sum = dec0[i];
+          sum.flops = a.flops;
+          sum.read = a.read;
+          sum.write = a.write;
+          Timing t = a.last;
+          t.compute = a.compute;
+          t.memory = a.memory;
+          t.overhead = a.overhead;
+          t.seconds = a.seconds;
+          const double roof = std::max(t.compute, t.memory);
+          t.bound = t.overhead > roof                        ? Bound::kOverhead
+                    : t.compute >= t.memory && t.compute > 0 ? Bound::kCompute
+                                                             : Bound::kMemory;
+          r.decode.ops.push_back(MakeOpResult(sum, t, place, tiers, 1));
+        }
+        AddTotals(r.decode.ops.back(), &r.decode.totals);
       }
-      AddTotals(r.decode.ops.back(), &r.decode.totals);
+
+      // The first and last steps in full (the same step when there is one).
+      r.decode_first_step = EvaluateStep(Phase::kDecode, batch, prompt + 1,
+                                         dec0, &slope, ev, place, tiers);
+      r.decode_last_step =
+          decode_steps == 1
+              ? r.decode_first_step
+              : EvaluateStep(Phase::kDecode, batch, prompt + decode_steps,
+                             dec0, &slope, ev, place, tiers);
     }
     r.decode.totals.seconds = total;  // includes the per-step overheads
-
-    // The first and last steps in full.
-    auto step_at = [&](int64_t kv) {
-      std::vector<OpCost> ops = dec0;
-      for (size_t i = 0; i < ops.size(); ++i) {
-        if (linear_index[i] >= 0) {
-          const LinearOp& lin = linear[linear_index[i]];
-          OpAt(lin, KeysRead(lin.base, kv), &ops[i]);
-        }
-      }
-      return EvaluateStep(Phase::kDecode, batch, kv, ops, ev, place, tiers);
-    };
-    r.decode_first_step = step_at(prompt + 1);
-    r.decode_last_step = step_at(prompt + decode_steps);
     r.tpot_mean_seconds = total / steps;
     r.decode_tokens_per_second_per_sequence = 1 / r.tpot_mean_seconds;
     r.decode_tokens_per_second_total =
         static_cast<double>(batch) / r.tpot_mean_seconds;
   }
   r.e2e_seconds = r.ttft_seconds + r.decode.totals.seconds;
+  if (!full) return r;
 
   ComputeBottleneck(&r, decode_steps > 0);
   ComputeEconomy(s, &r);
@@ -796,7 +884,75 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s) {
 
 absl::StatusOr<AnalysisResult> Analyze(const Scenario& scenario) {
   RETURN_IF_ERROR(ValidateScenario(scenario));
-  return AnalyzeValidated(scenario);
+  return AnalyzeValidated(scenario, true);
+}
+
+// The scenario (owned: the graph context and evaluator point into it), what
+// Prepare built from it, and the evaluator. Immutable once built.
+struct StepEvaluator::Impl {
+  explicit Impl(const Scenario& scenario) : s(scenario) {}
+  Scenario s;
+  Prepared prep;
+  std::optional<Evaluator> ev;
+  int tiers = 0;
+
+  StepTiming Finish(Phase phase, int64_t batch, int64_t tokens, int64_t kv,
+                    const OpList& ops, const OpList* slope) const {
+    StepTiming st;
+    st.phase = phase;
+    st.batch = batch;
+    st.tokens = tokens;
+    st.kv_length = kv;
+    const StepTotals tot = TimeStep(ops, slope, kv, *ev, prep.place, tiers,
+                                    nullptr, &st.overhead_seconds);
+    st.flops = tot.flops;
+    st.bytes = tot.bytes;
+    st.compute_seconds = tot.compute_seconds;
+    st.memory_seconds = tot.memory_seconds;
+    st.seconds = tot.seconds;
+    const double roof = std::max(st.compute_seconds, st.memory_seconds);
+    st.bound = st.overhead_seconds > roof ? Bound::kOverhead
+               : st.compute_seconds >= st.memory_seconds && st.compute_seconds > 0
+                   ? Bound::kCompute
+                   : Bound::kMemory;
+    return st;
+  }
+};
+
+absl::StatusOr<StepEvaluator> StepEvaluator::Create(const Scenario& scenario) {
+  RETURN_IF_ERROR(ValidateScenario(scenario));
+  auto impl = std::make_shared<Impl>(scenario);
+  RETURN_IF_ERROR(Prepare(impl->s, &impl->prep));
+  impl->ev.emplace(impl->s, impl->prep.place);
+  impl->tiers = static_cast<int>(impl->s.hardware.tiers.size());
+  return StepEvaluator(std::move(impl));
+}
+
+absl::StatusOr<StepTiming> StepEvaluator::Decode(int64_t batch,
+                                                 int64_t kv_length) const {
+  RETURN_IF_ERROR(internal::CheckIntRange("batch", batch, 1, 65536));
+  RETURN_IF_ERROR(
+      internal::CheckIntRange("kv_length", kv_length, 1, 10'000'000));
+  OpList base, slope;
+  BuildDecode(impl_->prep.g, batch, kv_length, &base, &slope);
+  return impl_->Finish(Phase::kDecode, batch, batch, kv_length, base, &slope);
+}
+
+absl::StatusOr<StepTiming> StepEvaluator::Prefill(int64_t batch,
+                                                  int64_t prompt_tokens) const {
+  RETURN_IF_ERROR(internal::CheckIntRange("batch", batch, 1, 65536));
+  RETURN_IF_ERROR(internal::CheckIntRange("prompt_tokens", prompt_tokens, 1,
+                                          10'000'000));
+  OpList ops;
+  internal::BuildStepOps(impl_->prep.g,
+                         StepShape{batch, prompt_tokens, prompt_tokens, -1},
+                         &ops);
+  return impl_->Finish(Phase::kPrefill, batch, batch * prompt_tokens,
+                       prompt_tokens, ops, nullptr);
+}
+
+const MemoryFootprint& StepEvaluator::memory() const {
+  return impl_->prep.memory;
 }
 
 }  // namespace ridgeline::engine

@@ -52,7 +52,7 @@ std::string_view GroupName(bool split_moe, bool moe, bool split_window,
 // Builder for the ops of one layer group (or of the whole model).
 class Emitter {
  public:
-  Emitter(const GraphContext& g, std::vector<OpCost>* out) : g_(g), out_(out) {}
+  Emitter(const GraphContext& g, OpList* out) : g_(g), out_(out) {}
 
   OpClass MatmulClass(double rows) const {
     return rows <= static_cast<double>(g_.options.gemv_max_tokens)
@@ -65,7 +65,7 @@ class Emitter {
               int kernels, MathType math, double rows, double flops,
               double w_read, double a_read, double a_write, double kv_read = 0,
               double kv_write = 0) {
-    OpCost op;
+    OpCost& op = out_->emplace_back();
     op.kind = kind;
     op.op_class = cls;
     op.layer_group = group;
@@ -80,8 +80,7 @@ class Emitter {
     op.read[kKv] = kv_read * l;
     op.write[kAct] = a_write * l;
     op.write[kKv] = kv_write * l;
-    out_->push_back(op);
-    return out_->back();
+    return op;
   }
 
   // A weight-bearing matmul: rows x k by k x n, input and output in
@@ -98,7 +97,7 @@ class Emitter {
 
  private:
   const GraphContext& g_;
-  std::vector<OpCost>* out_;
+  OpList* out_;
 };
 
 // Bytes per key token and layer that attention reads, split by operand.
@@ -467,6 +466,12 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s) {
 
 void BuildStepOps(const GraphContext& g, const StepShape& shape,
                   std::vector<OpCost>* out) {
+  OpList ops;
+  BuildStepOps(g, shape, &ops);
+  out->insert(out->end(), ops.begin(), ops.end());
+}
+
+void BuildStepOps(const GraphContext& g, const StepShape& shape, OpList* out) {
   const ModelConfig& m = *g.model;
   Emitter e(g, out);
   const double S = static_cast<double>(shape.seqs);

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "ridgeline/engine/result.h"
 #include "ridgeline/engine/scenario.h"
@@ -31,7 +32,8 @@ struct GraphContext {
   MathType matmul_math = MathType::kBf16;     // executed on the compute unit
   MathType attention_math = MathType::kBf16;  // activation precision
   MathType elementwise_math = MathType::kBf16;
-  std::vector<LayerGroup> groups;
+  // At most 4: (dense, MoE) x (global, sliding); inline, no allocation.
+  absl::InlinedVector<LayerGroup, 4> groups;
 };
 
 // Builds the context: groups, byte widths, executed math types. Errors when
@@ -72,7 +74,14 @@ struct StepShape {
   double linear_x = -1;
 };
 
+// The ops of one step. Inline capacity covers every catalog model (14 ops
+// for a dense model, about 30 for two layer groups with unfused attention),
+// so building a step allocates nothing; larger graphs spill to the heap.
+inline constexpr size_t kInlineOps = 32;
+using OpList = absl::InlinedVector<OpCost, kInlineOps>;
+
 // Appends every op of the step in execution order.
+void BuildStepOps(const GraphContext& g, const StepShape& shape, OpList* out);
 void BuildStepOps(const GraphContext& g, const StepShape& shape,
                   std::vector<OpCost>* out);
 

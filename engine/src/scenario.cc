@@ -1,7 +1,9 @@
 // Scenario defaults (precision, economics) and ValidateScenario.
 #include "ridgeline/engine/scenario.h"
 
+#include <array>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -18,10 +20,22 @@ using internal::CheckDoubleRange;
 using internal::CheckIntRange;
 using internal::CheckPositive;
 
-absl::Status CheckFormat(const std::string& path, const NumberFormat& f) {
+// `path` names the bits field ("precision.weights.bits").
+absl::Status CheckFormat(std::string_view path, const NumberFormat& f) {
   // Effective bits include block scales, so 2-bit with fp16 scales per 8
   // elements reaches 4; the upper end is fp32 (or int32).
-  return CheckDoubleRange(path + ".bits", f.bits, 2, 34);
+  return CheckDoubleRange(path, f.bits, 2, 34);
+}
+
+// Field paths built once, not on every validation (Analyze runs in a
+// scheduler's loop).
+template <int N, typename Enum, typename NameFn>
+std::array<std::string, N> Paths(std::string_view prefix, NameFn name) {
+  std::array<std::string, N> out;
+  for (int i = 0; i < N; ++i) {
+    out[i] = absl::StrCat(Av(prefix), Av(name(static_cast<Enum>(i))));
+  }
+  return out;
 }
 
 }  // namespace
@@ -64,10 +78,11 @@ absl::Status ValidateScenario(const Scenario& s) {
   RETURN_IF_ERROR(CheckIntRange("workload.generated_tokens", w.generated_tokens,
                                 0, 10'000'000));
 
-  RETURN_IF_ERROR(CheckFormat("precision.weights", s.precision.weights));
+  RETURN_IF_ERROR(CheckFormat("precision.weights.bits", s.precision.weights));
   RETURN_IF_ERROR(
-      CheckFormat("precision.activations", s.precision.activations));
-  RETURN_IF_ERROR(CheckFormat("precision.kv_cache", s.precision.kv_cache));
+      CheckFormat("precision.activations.bits", s.precision.activations));
+  RETURN_IF_ERROR(
+      CheckFormat("precision.kv_cache.bits", s.precision.kv_cache));
   if (!s.precision.activations.native_math.has_value()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "precision.activations must be a format math runs in directly (fp32, "
@@ -76,22 +91,27 @@ absl::Status ValidateScenario(const Scenario& s) {
   }
 
   const int tiers = static_cast<int>(s.hardware.tiers.size());
+  static const auto* const kPinPaths =
+      new std::array<std::string, kOperandClassCount>(
+          Paths<kOperandClassCount, OperandClass>("pins.", OperandClassName));
   for (int c = 0; c < kOperandClassCount; ++c) {
     const auto& pin = s.pins.tier[c];
     if (!pin.has_value()) continue;
-    RETURN_IF_ERROR(CheckIntRange(
-        absl::StrCat("pins.",
-                     Av(OperandClassName(static_cast<OperandClass>(c)))),
-        *pin, 0, tiers - 1));
+    RETURN_IF_ERROR(CheckIntRange((*kPinPaths)[c], *pin, 0, tiers - 1));
   }
 
   const Efficiency& e = s.efficiency;
+  static const auto* const kComputePaths =
+      new std::array<std::string, kOpClassCount>(
+          Paths<kOpClassCount, OpClass>("efficiency.compute.", OpClassName));
+  static const auto* const kMemoryPaths =
+      new std::array<std::string, kOpClassCount>(
+          Paths<kOpClassCount, OpClass>("efficiency.memory.", OpClassName));
   for (int c = 0; c < kOpClassCount; ++c) {
-    const auto name = Av(OpClassName(static_cast<OpClass>(c)));
-    RETURN_IF_ERROR(CheckDoubleRange(absl::StrCat("efficiency.compute.", name),
-                                     e.compute[c], 0, 1, true));
-    RETURN_IF_ERROR(CheckDoubleRange(absl::StrCat("efficiency.memory.", name),
-                                     e.memory[c], 0, 1, true));
+    RETURN_IF_ERROR(
+        CheckDoubleRange((*kComputePaths)[c], e.compute[c], 0, 1, true));
+    RETURN_IF_ERROR(
+        CheckDoubleRange((*kMemoryPaths)[c], e.memory[c], 0, 1, true));
   }
   RETURN_IF_ERROR(CheckPositive("efficiency.per_step_overhead_seconds",
                                 e.per_step_overhead_seconds, true));

@@ -1,0 +1,77 @@
+// The scheduler's inner loop: the roofline time of one forward step, without
+// a whole analysis around it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "ridgeline/engine/result.h"
+#include "ridgeline/engine/scenario.h"
+
+namespace ridgeline::engine {
+
+// One forward pass: totals over its ops, in the units of StepTotals.
+struct StepTiming {
+  Phase phase = Phase::kDecode;
+  int64_t batch = 0;      // sequences in the step
+  int64_t tokens = 0;     // tokens processed (batch x new tokens per sequence)
+  int64_t kv_length = 0;  // context length after the step
+  double flops = 0;
+  double bytes = 0;              // all tiers and operand classes
+  double compute_seconds = 0;    // sum over ops
+  double memory_seconds = 0;     // sum over ops
+  double overhead_seconds = 0;   // per-kernel overheads + per-step overhead
+  double seconds = 0;            // sum over ops + per-step overhead
+  // The roof that dominates the summed times: overhead when it exceeds both
+  // sums, compute when compute_seconds >= memory_seconds (and > 0), else
+  // memory.
+  Bound bound = Bound::kMemory;
+};
+
+// Evaluates single forward steps of one scenario. Create() validates the
+// scenario and does everything that does not depend on the step: graph
+// context (formats, executed math types, layer groups), placement and
+// efficiency. Each call then builds and times that step's ops, allocating
+// nothing.
+//
+// Results equal the corresponding step of Analyze(scenario):
+// Decode(b, L) is decode_first_step of a scenario with batch b and prompt
+// L - 1 (same formulas, same order of summation); Prefill(b, p) is its
+// prefill. Placement is fixed at Create() from scenario.workload (the KV
+// cache at its longest context, as Analyze places it): calls with another
+// batch or length move bytes from the tiers that placement chose.
+// scenario.options.suggestions is ignored.
+//
+// Thread safety: the methods are const and share no mutable state, so one
+// evaluator may be used from many threads at once (a hardware efficiency
+// hook, if any, must itself be thread-safe, as for Analyze). Copies are
+// cheap and share the immutable state.
+class StepEvaluator {
+ public:
+  // Errors: those of Analyze (INVALID_ARGUMENT naming the field,
+  // UNIMPLEMENTED when the hardware lacks the math).
+  static absl::StatusOr<StepEvaluator> Create(const Scenario& scenario);
+
+  // One decode step of `batch` sequences (1..65536), each adding one token
+  // to a context that then holds `kv_length` tokens (1..10,000,000).
+  absl::StatusOr<StepTiming> Decode(int64_t batch, int64_t kv_length) const;
+
+  // The prefill of `batch` sequences of `prompt_tokens` tokens each
+  // (1..10,000,000).
+  absl::StatusOr<StepTiming> Prefill(int64_t batch,
+                                     int64_t prompt_tokens) const;
+
+  // The placement every call uses (weights, KV and activations per tier).
+  const MemoryFootprint& memory() const;
+
+  struct Impl;  // internal (analyze.cc)
+
+ private:
+  explicit StepEvaluator(std::shared_ptr<const Impl> impl)
+      : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace ridgeline::engine
