@@ -802,15 +802,23 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
     absl::InlinedVector<OpAccumulator, internal::kInlineOps> acc(linear.size());
     OpList scratch;
     for (int i : linear) scratch.push_back(dec0[i]);
+    // Raw pointers: the inline/heap branch of InlinedVector's operator[]
+    // stays out of the per-step loop.
+    const OpCost* base_ops = dec0.data();
+    const OpCost* slope_ops = slope.data();
+    const int* lin = linear.data();
+    OpCost* step_ops = scratch.data();
+    OpAccumulator* sums = acc.data();
+    const size_t n_linear = linear.size();
     double total = 0;
     for (int64_t i = 1; i <= decode_steps; ++i) {
       const int64_t kv = prompt + i;
       double step = const_seconds;
-      for (size_t j = 0; j < linear.size(); ++j) {
-        OpCost& op = scratch[j];
-        OpAt(dec0[linear[j]], slope[linear[j]], KeysRead(op, kv), &op);
+      for (size_t j = 0; j < n_linear; ++j) {
+        OpCost& op = step_ops[j];
+        OpAt(base_ops[lin[j]], slope_ops[lin[j]], KeysRead(op, kv), &op);
         const Timing t = ev.Time(op);
-        OpAccumulator& a = acc[j];
+        OpAccumulator& a = sums[j];
         a.flops += op.flops;
         for (int c = 0; c < kOperandClassCount; ++c) {
           a.read[c] += op.read[c];
