@@ -642,6 +642,8 @@ absl::Status Backend::Sweep(
   s.options = c.options;
   s.economics = c.economics;
   v1::SweepPoint point;
+  constexpr uint64_t kNone = ~uint64_t{0};
+  uint64_t cur_m = kNone, cur_h = kNone, cur_f = kNone;
   for (uint64_t i = req.shard_index(); i < total; i += shard_count) {
     // Decode the flat index (innermost list varies fastest).
     uint64_t rest = i;
@@ -657,15 +659,19 @@ absl::Status Backend::Sweep(
     rest /= H;
     const uint64_t m = rest;
 
-    s.model = models[m];
-    s.hardware = hardware[h];
-    s.precision = formats[f];
+    // The inner lists vary fastest: copy a model, hardware, formats or
+    // profile (strings, vectors) only when its index changes.
+    if (m != cur_m) s.model = models[cur_m = m];
+    if (h != cur_h) {
+      s.hardware = hardware[cur_h = h];
+      s.efficiency = profiles[h].profile != nullptr
+                         ? profiles[h].profile->efficiency
+                         : engine::Efficiency{};
+    }
+    if (f != cur_f) s.precision = formats[cur_f = f];
     s.workload.batch = batches[b];
     s.workload.prompt_tokens = prompts[p];
     s.workload.generated_tokens = gens[g];
-    s.efficiency = profiles[h].profile != nullptr
-                       ? profiles[h].profile->efficiency
-                       : engine::Efficiency{};
 
     point.Clear();
     point.set_index(i);
