@@ -344,4 +344,6 @@ void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out,
   out->set_compute_roof_known(in.compute_roof_known);
 }
 
+#undef RL_SET_NAME
+
 }  // namespace ridgeline::service
