@@ -17,7 +17,6 @@
 // decode_first_step is the step at KV length prompt + 1 (it feeds the token
 // the prefill emitted); decode_last_step is at prompt + generated - 1.
 #include "ridgeline/engine/analyze.h"
-#include "ridgeline/engine/step.h"
 
 #include <algorithm>
 #include <cmath>
@@ -34,6 +33,7 @@
 #include "operators.h"
 #include "ridgeline/engine/model.h"
 #include "ridgeline/engine/status_macros.h"
+#include "ridgeline/engine/step.h"
 #include "validate_util.h"
 
 namespace ridgeline::engine {
@@ -362,7 +362,8 @@ StepTotals TimeStep(const OpList& ops, const OpList* slope, int64_t kv_length,
       op = &at;
     }
     const Timing t = ev.Time(*op);
-    if (ops_out != nullptr) ops_out->push_back(MakeOpResult(*op, t, p, tiers, 1));
+    if (ops_out != nullptr)
+      ops_out->push_back(MakeOpResult(*op, t, p, tiers, 1));
     // What AddTotals(MakeOpResult(op, t, p, tiers, 1)) adds.
     tot.flops += op->flops;
     tot.bytes += OpBytes(*op, p, tiers, 1);
@@ -718,8 +719,8 @@ absl::Status Prepare(const Scenario& s, Prepared* p) {
     OpList last = p->dec0;
     for (size_t i = 0; i < last.size(); ++i) {
       if (!last[i].kv_dependent) continue;
-      OpAt(p->dec0[i], p->slope[i],
-           KeysRead(p->dec0[i], prompt + decode_steps), &last[i]);
+      OpAt(p->dec0[i], p->slope[i], KeysRead(p->dec0[i], prompt + decode_steps),
+           &last[i]);
     }
     need[kAct] =
         std::max(need[kAct], peak_acts(last, static_cast<double>(batch)));
@@ -770,8 +771,8 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
     r.prefill.phase = Phase::kPrefill;
     r.prefill.tokens = batch * prompt;
     r.prefill.kv_length = prompt;
-    r.prefill.totals = TimeStep(prep.prefill, nullptr, prompt, ev, place,
-                                tiers, nullptr, nullptr);
+    r.prefill.totals = TimeStep(prep.prefill, nullptr, prompt, ev, place, tiers,
+                                nullptr, nullptr);
   }
   r.ttft_seconds = r.prefill.totals.seconds;
   r.prefill_tokens_per_second =
@@ -870,8 +871,8 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
       r.decode_last_step =
           decode_steps == 1
               ? r.decode_first_step
-              : EvaluateStep(Phase::kDecode, batch, prompt + decode_steps,
-                             dec0, &slope, ev, place, tiers);
+              : EvaluateStep(Phase::kDecode, batch, prompt + decode_steps, dec0,
+                             &slope, ev, place, tiers);
     }
     r.decode.totals.seconds = total;  // includes the per-step overheads
     r.tpot_mean_seconds = total / steps;
@@ -919,10 +920,11 @@ struct StepEvaluator::Impl {
     st.memory_seconds = tot.memory_seconds;
     st.seconds = tot.seconds;
     const double roof = std::max(st.compute_seconds, st.memory_seconds);
-    st.bound = st.overhead_seconds > roof ? Bound::kOverhead
-               : st.compute_seconds >= st.memory_seconds && st.compute_seconds > 0
-                   ? Bound::kCompute
-                   : Bound::kMemory;
+    st.bound =
+        st.overhead_seconds > roof ? Bound::kOverhead
+        : st.compute_seconds >= st.memory_seconds && st.compute_seconds > 0
+            ? Bound::kCompute
+            : Bound::kMemory;
     return st;
   }
 };
@@ -949,12 +951,11 @@ absl::StatusOr<StepTiming> StepEvaluator::Decode(int64_t batch,
 absl::StatusOr<StepTiming> StepEvaluator::Prefill(int64_t batch,
                                                   int64_t prompt_tokens) const {
   RETURN_IF_ERROR(internal::CheckIntRange("batch", batch, 1, 65536));
-  RETURN_IF_ERROR(internal::CheckIntRange("prompt_tokens", prompt_tokens, 1,
-                                          10'000'000));
+  RETURN_IF_ERROR(
+      internal::CheckIntRange("prompt_tokens", prompt_tokens, 1, 10'000'000));
   OpList ops;
-  internal::BuildStepOps(impl_->prep.g,
-                         StepShape{batch, prompt_tokens, prompt_tokens, -1},
-                         &ops);
+  internal::BuildStepOps(
+      impl_->prep.g, StepShape{batch, prompt_tokens, prompt_tokens, -1}, &ops);
   return impl_->Finish(Phase::kPrefill, batch, batch * prompt_tokens,
                        prompt_tokens, ops, nullptr);
 }

@@ -81,8 +81,7 @@ absl::Status ValidateScenario(const Scenario& s) {
   RETURN_IF_ERROR(CheckFormat("precision.weights.bits", s.precision.weights));
   RETURN_IF_ERROR(
       CheckFormat("precision.activations.bits", s.precision.activations));
-  RETURN_IF_ERROR(
-      CheckFormat("precision.kv_cache.bits", s.precision.kv_cache));
+  RETURN_IF_ERROR(CheckFormat("precision.kv_cache.bits", s.precision.kv_cache));
   if (!s.precision.activations.native_math.has_value()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "precision.activations must be a format math runs in directly (fp32, "

@@ -53,9 +53,9 @@ std::vector<Case> Cases() {
   AnalysisOptions unfused = fused;
   unfused.flash_attention = false;
   unfused.mla_absorbed = false;
-  return {{"llama-3-8b", fused},   {"mixtral-8x7b", fused},
-          {"deepseek-v2", fused},  {"deepseek-v2", unfused},
-          {"gemma-2-9b", fused},   {"gemma-2-9b", unfused}};
+  return {{"llama-3-8b", fused},  {"mixtral-8x7b", fused},
+          {"deepseek-v2", fused}, {"deepseek-v2", unfused},
+          {"gemma-2-9b", fused},  {"gemma-2-9b", unfused}};
 }
 
 TEST(StepEvaluatorTest, DecodeAndPrefillEqualAnalyze) {
@@ -105,9 +105,9 @@ TEST(StepEvaluatorTest, OtherStepsOfOneEvaluatorEqualTheirAnalyze) {
       ASSERT_TRUE(r.ok()) << r.status();
       absl::StatusOr<StepTiming> d = ev->Decode(batch, kv);
       ASSERT_TRUE(d.ok());
-      ExpectStepEq(r->decode_first_step, *d,
-                   "batch " + std::to_string(batch) + " kv " +
-                       std::to_string(kv));
+      ExpectStepEq(
+          r->decode_first_step, *d,
+          "batch " + std::to_string(batch) + " kv " + std::to_string(kv));
       absl::StatusOr<StepTiming> last = ev->Decode(batch, kv + 1);
       ASSERT_TRUE(last.ok());
       ExpectStepEq(r->decode_last_step, *last, "last step");
@@ -130,8 +130,8 @@ TEST(StepEvaluatorTest, DecodeAtKvOneIsAOneTokenPrefill) {
       ASSERT_TRUE(r.ok());
       absl::StatusOr<StepTiming> d = ev->Decode(batch, 1);
       ASSERT_TRUE(d.ok());
-      const std::string what = std::string(c.model) + " kv 1 batch " +
-                               std::to_string(batch);
+      const std::string what =
+          std::string(c.model) + " kv 1 batch " + std::to_string(batch);
       ExpectClose(r->prefill.totals.flops, d->flops, what + " flops");
       ExpectClose(r->prefill.totals.bytes, d->bytes, what + " bytes");
       ExpectClose(r->prefill.totals.seconds, d->seconds, what + " seconds");
@@ -236,8 +236,7 @@ TEST(StepEvaluatorTest, BadInputNamesTheField) {
   EXPECT_EQ(d.status().message(), "batch must be in [1, 65536], got 0");
   d = ev->Decode(1, 0);
   ASSERT_FALSE(d.ok());
-  EXPECT_EQ(d.status().message(),
-            "kv_length must be in [1, 10000000], got 0");
+  EXPECT_EQ(d.status().message(), "kv_length must be in [1, 10000000], got 0");
   d = ev->Prefill(1, 10'000'001);
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.status().message(),

@@ -19,11 +19,11 @@ struct StepTiming {
   int64_t tokens = 0;     // tokens processed (batch x new tokens per sequence)
   int64_t kv_length = 0;  // context length after the step
   double flops = 0;
-  double bytes = 0;              // all tiers and operand classes
-  double compute_seconds = 0;    // sum over ops
-  double memory_seconds = 0;     // sum over ops
-  double overhead_seconds = 0;   // per-kernel overheads + per-step overhead
-  double seconds = 0;            // sum over ops + per-step overhead
+  double bytes = 0;             // all tiers and operand classes
+  double compute_seconds = 0;   // sum over ops
+  double memory_seconds = 0;    // sum over ops
+  double overhead_seconds = 0;  // per-kernel overheads + per-step overhead
+  double seconds = 0;           // sum over ops + per-step overhead
   // The roof that dominates the summed times: overhead when it exceeds both
   // sums, compute when compute_seconds >= memory_seconds (and > 0), else
   // memory.
