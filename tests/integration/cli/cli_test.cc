@@ -391,6 +391,28 @@ TEST_F(CliTest, BasicViewLeavesOutOpTablesBothWays) {
   EXPECT_THAT(usage.err, HasSubstr("--view: expected full or basic"));
 }
 
+TEST_F(CliTest, ComputeRoofUnknownIsShownBothWays) {
+  // The Snapdragon X Elite sheet publishes no peak the plugin can cite: only
+  // the memory roof bounds the analysis.
+  const std::vector<std::string> args = {"analyze",
+                                         "--model",
+                                         "llama-3-8b",
+                                         "--hardware",
+                                         "qualcomm-snapdragon-x-elite",
+                                         "--no-suggestions"};
+  CliRun local = RunBinary(Local(args));
+  CliRun remote = RunBinary(Remote(args));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_EQ(local.out, remote.out);
+  EXPECT_THAT(local.out, HasSubstr("unknown (compute roof unknown)"));
+  CliRun json = RunBinary(Local(With(args, {"--format", "json"})));
+  nlohmann::json j = nlohmann::json::parse(json.out);
+  // proto3 JSON omits false.
+  EXPECT_FALSE(j["result"].value("computeRoofKnown", false));
+  CliRun h100 = RunBinary(Local(With(kAnalyze, {"--format", "json"})));
+  EXPECT_TRUE(nlohmann::json::parse(h100.out)["result"]["computeRoofKnown"]);
+}
+
 TEST_F(CliTest, InProcessLogsOnlyRefusedPlugins) {
   CliRun run = RunBinary(Local({"models"}));
   ASSERT_EQ(run.exit_code, 0) << run.err;
