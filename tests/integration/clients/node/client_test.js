@@ -22,7 +22,8 @@ function flag(name) {
 // KV: 2 x 32 layers x 8 heads x 128 x 2 B = 131,072 B per token.
 const DECODE_WEIGHT_BYTES = 15009849344;
 const KV_BYTES_PER_TOKEN = 131072;
-// nvidia-h100-sxm-80gb HBM3: 3352 GB/s (/work/shared/data/hardware_specs.csv).
+// nvidia-h100-sxm-80gb HBM3: 3352 GB/s
+// (../shared/data/hardware_specs.csv (cited in plugins/nvidia)).
 const H100_SXM_BW = 3352e9;
 
 let server;

@@ -30,8 +30,8 @@ LLAMA3_8B_WEIGHT_BYTES = 16060522496.0
 LLAMA3_8B_DECODE_WEIGHT_BYTES = 15009849344.0
 # KV per token: 2 (K, V) x 32 layers x 8 KV heads x 128 dims x 2 B = 131,072 B.
 LLAMA3_8B_KV_BYTES_PER_TOKEN = 131072.0
-# HBM bandwidth, /work/shared/data/hardware_specs.csv mem_bw_gbs:
-# nvidia-h100-sxm-80gb 3352 GB/s, amd-mi300x 5300 GB/s.
+# HBM bandwidth, ../shared/data/hardware_specs.csv (cited in plugins/nvidia)
+# mem_bw_gbs: nvidia-h100-sxm-80gb 3352 GB/s, amd-mi300x 5300 GB/s.
 H100_SXM_BW = 3352e9
 MI300X_BW = 5300e9
 
