@@ -14,14 +14,19 @@ namespace ridgeline::engine {
 namespace {
 
 using internal::Av;
-using internal::CheckPositive;
+using internal::CheckPositiveLazy;
 
-absl::Status CheckPerMathType(const std::string& path, const PerMathType& v,
-                              bool allow_zero) {
+// Field paths are built only when a check fails: valid hardware (the common
+// case, once per analysis) allocates no strings here.
+absl::Status CheckPerMathType(std::string_view prefix, std::string_view field,
+                              const PerMathType& v, bool allow_zero) {
   for (int i = 0; i < kMathTypeCount; ++i) {
     if (!v[i].has_value()) continue;
-    RETURN_IF_ERROR(CheckPositive(
-        absl::StrCat(path, ".", Av(MathTypeName(static_cast<MathType>(i)))),
+    RETURN_IF_ERROR(CheckPositiveLazy(
+        [&] {
+          return absl::StrCat(Av(prefix), Av(field), ".",
+                              Av(MathTypeName(static_cast<MathType>(i))));
+        },
         *v[i], allow_zero));
   }
   return absl::OkStatus();
@@ -37,19 +42,22 @@ bool AnyPeak(const PerMathType& v) {
 }  // namespace
 
 absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
-  const std::string p(prefix);
+  const absl::string_view p = Av(prefix);
   if (hw.id.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(p, ".id must not be empty, got \"\""));
   }
+  auto at = [p](absl::string_view field) {
+    return [p, field] { return absl::StrCat(p, field); };
+  };
   // No peak at all is valid: "compute roof unknown" (no source publishes
   // one). Analyze then bounds time by the memory roofs alone.
-  RETURN_IF_ERROR(CheckPerMathType(p + ".peak_ops_per_second",
+  RETURN_IF_ERROR(CheckPerMathType(prefix, ".peak_ops_per_second",
                                    hw.peak_ops_per_second, false));
-  RETURN_IF_ERROR(CheckPerMathType(p + ".energy_joules_per_op",
+  RETURN_IF_ERROR(CheckPerMathType(prefix, ".energy_joules_per_op",
                                    hw.energy_joules_per_op, true));
-  RETURN_IF_ERROR(CheckPositive(p + ".kernel_launch_seconds",
-                                hw.kernel_launch_seconds, true));
+  RETURN_IF_ERROR(CheckPositiveLazy(at(".kernel_launch_seconds"),
+                                    hw.kernel_launch_seconds, true));
   if (hw.tiers.empty() || hw.tiers.size() > static_cast<size_t>(kMaxTiers)) {
     return absl::InvalidArgumentError(
         absl::StrCat(p, ".tiers must have between 1 and ", kMaxTiers,
@@ -57,29 +65,38 @@ absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
   }
   for (size_t i = 0; i < hw.tiers.size(); ++i) {
     const MemoryTier& t = hw.tiers[i];
-    const std::string tp = absl::StrCat(p, ".tiers[", i, "]");
-    RETURN_IF_ERROR(CheckPositive(tp + ".capacity_bytes", t.capacity_bytes));
-    RETURN_IF_ERROR(CheckPositive(tp + ".read_bandwidth_bytes_per_second",
-                                  t.read_bandwidth_bytes_per_second));
-    RETURN_IF_ERROR(CheckPositive(tp + ".write_bandwidth_bytes_per_second",
-                                  t.write_bandwidth_bytes_per_second));
+    auto tier_at = [p, i](absl::string_view field) {
+      return [p, i, field] {
+        return absl::StrCat(p, ".tiers[", i, "]", field);
+      };
+    };
     RETURN_IF_ERROR(
-        CheckPositive(tp + ".latency_seconds", t.latency_seconds, true));
+        CheckPositiveLazy(tier_at(".capacity_bytes"), t.capacity_bytes));
+    RETURN_IF_ERROR(CheckPositiveLazy(tier_at(".read_bandwidth_bytes_per_second"),
+                                      t.read_bandwidth_bytes_per_second));
+    RETURN_IF_ERROR(
+        CheckPositiveLazy(tier_at(".write_bandwidth_bytes_per_second"),
+                          t.write_bandwidth_bytes_per_second));
+    RETURN_IF_ERROR(CheckPositiveLazy(tier_at(".latency_seconds"),
+                                      t.latency_seconds, true));
     if (static_cast<int>(t.kind) >= kTierKindCount) {
       return absl::InvalidArgumentError(
-          absl::StrCat(tp, ".kind must be in [0, ", kTierKindCount - 1,
-                       "], got ", static_cast<int>(t.kind)));
+          absl::StrCat(p, ".tiers[", i, "].kind must be in [0, ",
+                       kTierKindCount - 1, "], got ", static_cast<int>(t.kind)));
     }
     if (t.energy_joules_per_byte.has_value()) {
-      RETURN_IF_ERROR(CheckPositive(tp + ".energy_joules_per_byte",
-                                    *t.energy_joules_per_byte, true));
+      RETURN_IF_ERROR(CheckPositiveLazy(tier_at(".energy_joules_per_byte"),
+                                        *t.energy_joules_per_byte, true));
     }
     if (t.near_memory_compute.has_value()) {
       const NearMemoryCompute& n = *t.near_memory_compute;
-      const std::string np = tp + ".near_memory_compute";
-      RETURN_IF_ERROR(CheckPositive(np + ".internal_bandwidth_bytes_per_second",
-                                    n.internal_bandwidth_bytes_per_second));
-      RETURN_IF_ERROR(CheckPerMathType(np + ".peak_ops_per_second",
+      RETURN_IF_ERROR(CheckPositiveLazy(
+          tier_at(".near_memory_compute.internal_bandwidth_bytes_per_second"),
+          n.internal_bandwidth_bytes_per_second));
+      // Rare (PIM tiers only): the prefix string is built here.
+      const std::string np =
+          absl::StrCat(p, ".tiers[", i, "].near_memory_compute");
+      RETURN_IF_ERROR(CheckPerMathType(np, ".peak_ops_per_second",
                                        n.peak_ops_per_second, false));
       if (!AnyPeak(n.peak_ops_per_second)) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -88,27 +105,29 @@ absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
             "none"));
       }
       if (n.energy_joules_per_op.has_value()) {
-        RETURN_IF_ERROR(CheckPositive(np + ".energy_joules_per_op",
-                                      *n.energy_joules_per_op, true));
+        RETURN_IF_ERROR(CheckPositiveLazy(
+            tier_at(".near_memory_compute.energy_joules_per_op"),
+            *n.energy_joules_per_op, true));
       }
     }
   }
   if (hw.tdp_watts.has_value()) {
-    RETURN_IF_ERROR(CheckPositive(p + ".tdp_watts", *hw.tdp_watts));
+    RETURN_IF_ERROR(CheckPositiveLazy(at(".tdp_watts"), *hw.tdp_watts));
   }
   if (hw.idle_watts.has_value()) {
-    RETURN_IF_ERROR(CheckPositive(p + ".idle_watts", *hw.idle_watts, true));
+    RETURN_IF_ERROR(
+        CheckPositiveLazy(at(".idle_watts"), *hw.idle_watts, true));
   }
   if (hw.price_usd.has_value()) {
-    RETURN_IF_ERROR(CheckPositive(p + ".price_usd", *hw.price_usd, true));
+    RETURN_IF_ERROR(CheckPositiveLazy(at(".price_usd"), *hw.price_usd, true));
   }
   if (hw.embodied_kg_co2e.has_value()) {
-    RETURN_IF_ERROR(
-        CheckPositive(p + ".embodied_kg_co2e", *hw.embodied_kg_co2e, true));
+    RETURN_IF_ERROR(CheckPositiveLazy(at(".embodied_kg_co2e"),
+                                      *hw.embodied_kg_co2e, true));
   }
   if (hw.interconnect_bytes_per_second.has_value()) {
-    RETURN_IF_ERROR(CheckPositive(p + ".interconnect_bytes_per_second",
-                                  *hw.interconnect_bytes_per_second));
+    RETURN_IF_ERROR(CheckPositiveLazy(at(".interconnect_bytes_per_second"),
+                                      *hw.interconnect_bytes_per_second));
   }
   return absl::OkStatus();
 }

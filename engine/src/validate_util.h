@@ -15,15 +15,26 @@ namespace ridgeline::engine::internal {
 
 inline absl::string_view Av(std::string_view s) { return {s.data(), s.size()}; }
 
+inline bool IsPositive(double value, bool allow_zero) {
+  return std::isfinite(value) && (allow_zero ? value >= 0 : value > 0);
+}
+
 // `value` must be finite and > 0 (or >= 0 when `allow_zero`).
 inline absl::Status CheckPositive(std::string_view path, double value,
                                   bool allow_zero = false) {
-  if (std::isfinite(value) && (allow_zero ? value >= 0 : value > 0)) {
-    return absl::OkStatus();
-  }
+  if (IsPositive(value, allow_zero)) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrFormat("%s must be finite and %s 0, got %g", Av(path),
                       allow_zero ? ">=" : ">", value));
+}
+
+// CheckPositive for hot paths: `path()` (returning the field path) runs
+// only when the check fails, so valid input builds no strings.
+template <typename PathFn>
+absl::Status CheckPositiveLazy(const PathFn& path, double value,
+                               bool allow_zero = false) {
+  if (IsPositive(value, allow_zero)) return absl::OkStatus();
+  return CheckPositive(path(), value, allow_zero);
 }
 
 inline absl::Status CheckDoubleRange(std::string_view path, double value,

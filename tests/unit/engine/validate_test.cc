@@ -72,6 +72,71 @@ TEST(ValidateTest, HardwareTiers) {
               "got 0");
 }
 
+// Every path ValidateHardware builds only on failure, checked verbatim.
+TEST(ValidateTest, HardwareFieldPathsOnFailure) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Scenario s = Good();
+  s.hardware.energy_joules_per_op[static_cast<int>(MathType::kBf16)] = -1;
+  ExpectError(s,
+              "hardware.energy_joules_per_op.bf16 must be finite and >= 0, "
+              "got -1");
+  s = Good();
+  s.hardware.kernel_launch_seconds = nan;
+  ExpectError(s,
+              "hardware.kernel_launch_seconds must be finite and >= 0, got "
+              "nan");
+  s = Good();
+  s.hardware.tiers[0].write_bandwidth_bytes_per_second = 0;
+  ExpectError(s,
+              "hardware.tiers[0].write_bandwidth_bytes_per_second must be "
+              "finite and > 0, got 0");
+  s = Good();
+  s.hardware.tiers[0].latency_seconds = -2;
+  ExpectError(
+      s, "hardware.tiers[0].latency_seconds must be finite and >= 0, got -2");
+  s = Good();
+  s.hardware.tiers[0].energy_joules_per_byte = -3;
+  ExpectError(s,
+              "hardware.tiers[0].energy_joules_per_byte must be finite and "
+              ">= 0, got -3");
+  s = Good();
+  NearMemoryCompute nmc;
+  nmc.internal_bandwidth_bytes_per_second = 8e12;
+  nmc.peak_ops_per_second[static_cast<int>(MathType::kInt8)] = -4;
+  s.hardware.tiers[0].near_memory_compute = nmc;
+  ExpectError(s,
+              "hardware.tiers[0].near_memory_compute.peak_ops_per_second.int8 "
+              "must be finite and > 0, got -4");
+  s.hardware.tiers[0].near_memory_compute->peak_ops_per_second
+      [static_cast<int>(MathType::kInt8)] = 1e12;
+  s.hardware.tiers[0].near_memory_compute->energy_joules_per_op = -5;
+  ExpectError(s,
+              "hardware.tiers[0].near_memory_compute.energy_joules_per_op "
+              "must be finite and >= 0, got -5");
+  for (auto field : {&Hardware::idle_watts, &Hardware::price_usd,
+                     &Hardware::embodied_kg_co2e}) {
+    s = Good();
+    s.hardware.*field = -6;
+    const absl::Status st = ValidateScenario(s);
+    EXPECT_NE(st.message().find("must be finite and >= 0, got -6"),
+              absl::string_view::npos)
+        << st;
+  }
+  s = Good();
+  s.hardware.idle_watts = -6;
+  ExpectError(s, "hardware.idle_watts must be finite and >= 0, got -6");
+  s = Good();
+  s.hardware.interconnect_bytes_per_second = 0;
+  ExpectError(s,
+              "hardware.interconnect_bytes_per_second must be finite and > 0, "
+              "got 0");
+  // The prefix is the caller's.
+  const absl::Status st = ValidateHardware(s.hardware, "inline_hardware");
+  EXPECT_EQ(std::string(st.message()),
+            "inline_hardware.interconnect_bytes_per_second must be finite and "
+            "> 0, got 0");
+}
+
 TEST(ValidateTest, NoComputePeakIsValidButNearMemoryNeedsOne) {
   // "Compute roof unknown": no source publishes a peak for the part.
   Scenario s = Good();
