@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ridgeline/engine/model.h"
@@ -305,14 +306,21 @@ const std::vector<ModelConfig>& BuiltinModels() {
 }
 
 absl::StatusOr<ModelConfig> FindModel(std::string_view id) {
-  const std::string wanted =
-      absl::AsciiStrToLower(absl::string_view(id.data(), id.size()));
-  std::vector<std::string> ids;
+  const absl::string_view query(id.data(), id.size());
+  // Hit path without allocation: catalog ids are lower case, so comparing
+  // ignoring case equals comparing with the lower-cased query. The HF
+  // repository id is accepted too ("meta-llama/Llama-2-7b-hf").
   for (const ModelConfig& m : BuiltinModels()) {
-    // The HF repository id is accepted too ("meta-llama/Llama-2-7b-hf").
-    if (m.id == wanted || absl::AsciiStrToLower(m.source) == wanted) return m;
-    ids.push_back(m.id);
+    if (absl::EqualsIgnoreCase(m.id, query) ||
+        absl::EqualsIgnoreCase(m.source, query)) {
+      return m;
+    }
   }
+  // Miss: only now build the id list for the close-name suggestion.
+  const std::string wanted = absl::AsciiStrToLower(query);
+  std::vector<std::string> ids;
+  ids.reserve(BuiltinModels().size());
+  for (const ModelConfig& m : BuiltinModels()) ids.push_back(m.id);
   return absl::NotFoundError(absl::StrCat(
       "unknown model \"", wanted,
       "\"; closest: ", absl::StrJoin(ClosestNames(wanted, ids), ", ")));

@@ -49,6 +49,13 @@ TEST(CatalogTest, AtLeast24ValidSortedEntriesWithSources) {
 TEST(CatalogTest, FindModelIsCaseInsensitiveAndAcceptsTheRepoId) {
   EXPECT_EQ(Find("LLAMA-2-7B").id, "llama-2-7b");
   EXPECT_EQ(Find("meta-llama/Llama-2-7b-hf").id, "llama-2-7b");
+  EXPECT_EQ(Find("META-LLAMA/llama-2-7b-HF").id, "llama-2-7b");
+  // A miss names the lower-cased query.
+  auto miss = FindModel("LLAMA-2-7");
+  ASSERT_FALSE(miss.ok());
+  EXPECT_NE(miss.status().message().find("\"llama-2-7\""),
+            absl::string_view::npos)
+      << miss.status();
 }
 
 TEST(CatalogTest, UnknownModelIsNotFoundWithClosestNames) {
