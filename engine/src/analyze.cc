@@ -63,8 +63,10 @@ struct PlacementInfo {
 
 std::string Gb(double bytes) { return absl::StrFormat("%.1f GB", bytes / 1e9); }
 
-// Weights, then KV cache, then activations: each to its pinned tier, or to
-// the fastest tiers with room, spilling the remainder into the next tier.
+// Pinned classes first (a pin is a constraint: it must not find its tier
+// already filled by an unpinned class that could have spilled), then the
+// unpinned ones in the order weights, KV cache, activations, each to the
+// fastest tiers with room, spilling the remainder into the next tier.
 MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
                       const std::array<double, kOperandClassCount>& need,
                       PlacementInfo* p) {
@@ -86,7 +88,15 @@ MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
     if (!fp.not_fitting.empty()) absl::StrAppend(&fp.not_fitting, "; ");
     absl::StrAppend(&fp.not_fitting, why);
   };
+  std::array<int, kOperandClassCount> order{};
+  int next = 0;
   for (int c = 0; c < kOperandClassCount; ++c) {
+    if (pins.tier[c].has_value()) order[next++] = c;
+  }
+  for (int c = 0; c < kOperandClassCount; ++c) {
+    if (!pins.tier[c].has_value()) order[next++] = c;
+  }
+  for (const int c : order) {
     const auto cname = Av(OperandClassName(static_cast<OperandClass>(c)));
     const double bytes = need[c];
     const auto& pin = pins.tier[c];

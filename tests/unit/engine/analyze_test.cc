@@ -354,6 +354,35 @@ TEST(AnalyzeTest, PinsForceATier) {
   EXPECT_GT(r->memory.tiers[0].bytes[kW], 0);
 }
 
+TEST(AnalyzeTest, APinnedClassIsPlacedBeforeUnpinnedOnesFillItsTier) {
+  // KV pinned to the 10 GB fast tier; the weights (13.48 GB) are not
+  // pinned and may spill. KV = 32 layers x 2 x 32 heads x 128 x 2 B =
+  // 524,288 B/token x (1023 prompt + 1 decode step) = 536,870,912 B. It
+  // goes in first; the weights fill the other 10e9 - 536,870,912 =
+  // 9,463,129,088 B of tier 0 and spill the rest. (Placing the weights first
+  // left the pin no room: "does not fit", with a valid placement at hand.)
+  Scenario s = MakeScenario("llama-2-7b", TwoTier());
+  s.workload = {1, 1023, 2};
+  s.pins.tier[kKv] = 0;
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->memory.fits) << r->memory.not_fitting;
+  EXPECT_DOUBLE_EQ(r->memory.required_bytes[kKv], 536870912.0);
+  EXPECT_DOUBLE_EQ(r->memory.tiers[0].bytes[kKv], 536870912.0);
+  EXPECT_DOUBLE_EQ(r->memory.tiers[0].bytes[kW], 10e9 - 536870912.0);
+  EXPECT_NEAR(r->memory.tiers[1].bytes[kW],
+              r->memory.required_bytes[kW] - (10e9 - 536870912.0), 1);
+  // A pin that truly does not fit is still a result naming it.
+  s.pins.tier[kKv] = 0;
+  s.workload = {64, 1023, 2};  // 64 x 0.537 GB = 34.4 GB > 10 GB
+  r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->memory.fits);
+  EXPECT_NE(r->memory.not_fitting.find("kv_cache pinned to tier 0"),
+            std::string::npos)
+      << r->memory.not_fitting;
+}
+
 TEST(AnalyzeTest, DoesNotFitIsAResult) {
   Scenario s = Llama2DecodeAt1024();
   s.hardware.tiers[0].capacity_bytes = 8e9;
