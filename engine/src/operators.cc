@@ -36,6 +36,12 @@ constexpr int kWeights = static_cast<int>(OperandClass::kWeights);
 constexpr int kKv = static_cast<int>(OperandClass::kKvCache);
 constexpr int kAct = static_cast<int>(OperandClass::kActivations);
 
+// Weight vectors per norm: LayerNorm has a bias next to its scale (as
+// CountParameters counts it).
+double NormVectors(const ModelConfig& m) {
+  return m.norm == NormKind::kLayerNorm ? 2 : 1;
+}
+
 // Stable storage for layer-group labels (OpResult keeps string_views).
 std::string_view GroupName(bool split_moe, bool moe, bool split_window,
                            bool sliding) {
@@ -196,7 +202,7 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
                                 : kRmsNormFlopsPerElement;
 
   // Norms of the layer (2, or 4 for Gemma-2), plus Qwen3's per-head q/k
-  // norms, counted as one op with one kernel per norm.
+  // norms or MLA's latent norms, counted as one op with one kernel per norm.
   {
     const double norms = static_cast<double>(m.norms_per_layer);
     double elems = norms * T * h;
@@ -207,10 +213,20 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
       weights += 2.0 * m.head_dim;
       kernels += 2;
     }
+    if (m.mla.has_value()) {
+      // MLA normalises its latents: kv_a_layernorm always, q_a_layernorm
+      // when the query is low-rank (CountParameters counts both).
+      const MlaDims& a = *m.mla;
+      const double latents =
+          static_cast<double>(a.kv_lora_rank + a.q_lora_rank);
+      elems += T * latents;
+      weights += latents;
+      kernels += a.q_lora_rank > 0 ? 2 : 1;
+    }
     if (kernels > 0) {
       e.Add(OpKind::kNorm, OpClass::kElementwise, name, layers, kernels,
-            g.elementwise_math, T, norm_flops * elems, weights * ab, elems * ab,
-            elems * ab);
+            g.elementwise_math, T, norm_flops * elems,
+            weights * NormVectors(m) * ab, elems * ab, elems * ab);
     }
   }
 
@@ -488,7 +504,7 @@ void BuildStepOps(const GraphContext& g, const StepShape& shape, OpList* out) {
                                 ? kLayerNormFlopsPerElement
                                 : kRmsNormFlopsPerElement;
   e.Add(OpKind::kFinalNorm, OpClass::kElementwise, "", 1, 1, g.elementwise_math,
-        T, norm_flops * T * h, h * ab, T * h * ab, T * h * ab);
+        T, norm_flops * T * h, h * NormVectors(m) * ab, T * h * ab, T * h * ab);
   // Only the last position of each sequence needs logits to emit the next
   // token, so the LM head runs on `seqs` rows in prefill as in decode.
   e.Matmul(OpKind::kLmHead, "", 1, S, h, vocab);

@@ -273,6 +273,53 @@ TEST(AnalyzeTest, DeepSeekHasDenseFirstLayersAndMlaVariants) {
   EXPECT_DOUBLE_EQ(up->flops, 26 * 2.0 * 257 * 512 * 16 * 256);
 }
 
+TEST(AnalyzeTest, MlaLatentNormsAreOps) {
+  // DeepSeek-V2-Lite: per layer 2 RMSNorms over hidden 2048 plus
+  // kv_a_layernorm over the 512-wide latent (q_lora_rank 0: no q norm) =
+  // 4608 weights and 3 kernels. Batch 1 decode, 26 MoE layers: weights
+  // 26 x 4608 x 2 B = 239,616 B; FLOPs 4 per element x 4608 x 26 = 479,232.
+  Scenario s = MakeScenario("deepseek-v2-lite", A100Like());
+  s.workload = {1, 256, 2};
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const OpResult* norm = FindOp(r->decode_first_step, OpKind::kNorm, "moe");
+  ASSERT_NE(norm, nullptr);
+  EXPECT_DOUBLE_EQ(norm->traffic[kW][0].read, 26.0 * 4608 * 2);
+  EXPECT_DOUBLE_EQ(norm->flops, 4.0 * 4608 * 26);
+}
+
+TEST(AnalyzeTest, BatchOneDecodeReadsEveryActiveWeightOnce) {
+  // One decode token reads each weight it uses exactly once: the active
+  // parameters, less the embedding table (one 2-byte row of `hidden` is
+  // gathered), plus the tied LM head when the table doubles as it. bf16 =
+  // 2 B each. Llama-2-7B: (6,738,415,616 - 32000 x 4096 + 4096) x 2 B =
+  // 6,607,347,712 x 2 = 13,214,695,424 B. For MoE models the active count
+  // holds the top-k routed experts (E(1-(1-k/E)^1) = k) and the shared ones; for MLA both
+  // the absorbed and the materialised forms read the same weights.
+  for (const ModelConfig& m : BuiltinModels()) {
+    for (bool absorbed : {true, false}) {
+      Scenario s = MakeScenario(m.id, A100Like());
+      s.hardware.tiers[0].capacity_bytes = 2e12;  // everything in one tier
+      s.options.mla_absorbed = absorbed;
+      s.workload = {1, 100, 2};
+      absl::StatusOr<AnalysisResult> r = Analyze(s);
+      ASSERT_TRUE(r.ok()) << m.id << ": " << r.status();
+      double read = 0;
+      for (const OpResult& op : r->decode_first_step.ops) {
+        read += op.traffic[kW][0].read;
+      }
+      const ParameterCounts p = CountParameters(m);
+      const double expected =
+          2 * (p.active_per_token - p.embedding + m.hidden_size +
+               (m.tie_word_embeddings ? p.embedding : 0));
+      EXPECT_NEAR(read, expected, 1e-12 * expected) << m.id << " " << absorbed;
+      if (m.id == "llama-2-7b") {
+        EXPECT_DOUBLE_EQ(read, 13214695424.0);
+      }
+    }
+  }
+}
+
 TEST(AnalyzeTest, UnfusedAttentionHasThreeOpsAndMoreTraffic) {
   Scenario s = Llama2DecodeAt1024();
   absl::StatusOr<AnalysisResult> fused = Analyze(s);
