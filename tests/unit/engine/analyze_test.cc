@@ -581,6 +581,32 @@ TEST(AnalyzeTest, EnergyFromBoardPowerOrPerOpAndByte) {
               d.flops * 1e-12 + d.bytes * 10e-12 + 50 * d.seconds, 1e-9);
 }
 
+TEST(AnalyzeTest, EmbodiedCarbonAndUtilisationAmortise) {
+  // Board power 400 W, price $10,000, embodied 1,500 kg CO2e, served half the
+  // time over 4 years: each served second costs 1 / (0.5 x 4 x 365.25 x
+  // 86400 s) = 1 / 63,115,200 s of the device's life.
+  Scenario s = Llama2DecodeAt1024();
+  s.workload = {1, 1023, 11};
+  s.hardware.tdp_watts = 400;
+  s.hardware.price_usd = 10000;
+  s.hardware.embodied_kg_co2e = 1500;
+  s.economics.utilization = 0.5;
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const double life = 0.5 * 4 * 365.25 * 86400;
+  EXPECT_DOUBLE_EQ(life, 63115200.0);
+  const double t = r->e2e_seconds;
+  const double kwh = 400 * t / 3.6e6;
+  // $ = 10,000 x t / life + kWh x 1.58 x 0.0806, per 11 tokens x 1e6.
+  EXPECT_NEAR(*r->economy.usd_per_million_output_tokens,
+              (10000 * t / life + kwh * 1.58 * 0.0806) / 11 * 1e6, 1e-6);
+  // gCO2e = kWh x 1.58 x 480 + 1,500,000 g x t / life, per 11 tokens x 1e6.
+  EXPECT_NEAR(*r->economy.g_co2e_per_million_output_tokens,
+              (kwh * 1.58 * 480 + 1.5e6 * t / life) / 11 * 1e6, 1e-6);
+  EXPECT_EQ(r->economy.note.find("embodied carbon unknown"), std::string::npos)
+      << r->economy.note;
+}
+
 TEST(AnalyzeTest, HardwareWithoutTheMathIsUnimplemented) {
   Scenario s = Llama2DecodeAt1024();
   s.hardware.peak_ops_per_second = {};
