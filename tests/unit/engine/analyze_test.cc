@@ -320,6 +320,51 @@ TEST(AnalyzeTest, BatchOneDecodeReadsEveryActiveWeightOnce) {
   }
 }
 
+TEST(AnalyzeTest, MlaAbsorbedAndMaterialisedReadTheSameCache) {
+  // DeepSeek-V2-Lite (16 heads, kv_lora_rank 512, rope 64, nope 128, v 128,
+  // no q LoRA), batch 1, first decode step at 257 keys, 26 MoE layers, bf16.
+  Scenario s = MakeScenario("deepseek-v2-lite", A100Like());
+  s.workload = {1, 256, 2};
+  absl::StatusOr<AnalysisResult> ab = Analyze(s);
+  s.options.mla_absorbed = false;
+  absl::StatusOr<AnalysisResult> na = Analyze(s);
+  ASSERT_TRUE(ab.ok() && na.ok());
+  const StepResult& a = ab->decode_first_step;
+  const StepResult& n = na->decode_first_step;
+  // Absorbed: the fused kernel reads latent + RoPE key once per key for all
+  // heads: 26 x 257 x (512 + 64) x 2 B = 7,697,664 B.
+  EXPECT_DOUBLE_EQ(
+      FindOp(a, OpKind::kFlashAttention, "moe")->traffic[kKv][0].read,
+      7697664.0);
+  // Materialised: kv_up reads the latents (26 x 257 x 512 x 2 = 6,842,368 B)
+  // and attention the RoPE keys (26 x 257 x 64 x 2 = 855,296 B): same total.
+  EXPECT_DOUBLE_EQ(FindOp(n, OpKind::kMlaKvUp, "moe")->traffic[kKv][0].read,
+                   6842368.0);
+  EXPECT_DOUBLE_EQ(
+      FindOp(n, OpKind::kFlashAttention, "moe")->traffic[kKv][0].read,
+      855296.0);
+  // Materialised attention runs per head over 128 + 64 (QK) and 128 (AV):
+  // 16 x 257 x (2 x 192 + 2 x 128 + 5) = 2,652,240 FLOP per layer.
+  EXPECT_DOUBLE_EQ(FindOp(n, OpKind::kFlashAttention, "moe")->flops,
+                   26 * 2652240.0);
+  // Absorbed q_proj also multiplies by W_UK (16 x 128 x 512): 2 x (2048 x
+  // 3072 + 1,048,576) = 14,680,064 FLOP per layer against 12,582,912; the
+  // output side adds W_UV: 2 x (16 x 128 x 2048 + 16 x 512 x 128) =
+  // 10,485,760 against 8,388,608.
+  EXPECT_DOUBLE_EQ(FindOp(a, OpKind::kQProjection, "moe")->flops,
+                   26 * 14680064.0);
+  EXPECT_DOUBLE_EQ(FindOp(n, OpKind::kQProjection, "moe")->flops,
+                   26 * 12582912.0);
+  EXPECT_DOUBLE_EQ(FindOp(a, OpKind::kOutProjection, "moe")->flops,
+                   26 * 10485760.0);
+  EXPECT_DOUBLE_EQ(FindOp(n, OpKind::kOutProjection, "moe")->flops,
+                   26 * 8388608.0);
+  // One step writes one token's latent + RoPE key per layer: 27 x 576 x 2 B.
+  double written = 0;
+  for (const OpResult& op : a.ops) written += op.traffic[kKv][0].write;
+  EXPECT_DOUBLE_EQ(written, 27 * 576 * 2.0);
+}
+
 TEST(AnalyzeTest, UnfusedAttentionHasThreeOpsAndMoreTraffic) {
   Scenario s = Llama2DecodeAt1024();
   absl::StatusOr<AnalysisResult> fused = Analyze(s);
