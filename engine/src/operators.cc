@@ -265,16 +265,22 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
           T * (heads + 1) * dr * ab, T * heads * dr * ab, 0,
           T * dr * g.kv_bytes);
     if (!g.options.mla_absorbed) {
-      // Up-projects every cached latent each step: grows with the context.
-      const double keys = shape.linear_x >= 0
-                              ? shape.linear_x
-                              : static_cast<double>(shape.kv_length);
+      // Up-projects every cached latent attention reads (the same keys as
+      // EmitAttention, window-capped) each step: grows with the context.
+      const double len = static_cast<double>(shape.kv_length);
+      const double keys =
+          shape.linear_x >= 0 ? shape.linear_x
+          : grp.window > 0
+              ? std::min(len, static_cast<double>(grp.window) +
+                                  static_cast<double>(shape.new_tokens) - 1)
+              : len;
       const double width = heads * (a.qk_nope_head_dim + a.v_head_dim);
       OpCost& up = e.Add(OpKind::kMlaKvUp, OpClass::kGemm, name, layers, 1,
                          g.matmul_math, S * keys, 2 * S * keys * rkv * width,
                          rkv * width * g.weight_bytes, 0, S * keys * width * ab,
                          S * keys * rkv * g.kv_bytes);
       up.kv_dependent = true;
+      up.window = grp.window;
       up.pim_candidate = true;
       up.dominant = OperandClass::kKvCache;
     }

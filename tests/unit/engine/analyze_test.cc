@@ -365,6 +365,24 @@ TEST(AnalyzeTest, MlaAbsorbedAndMaterialisedReadTheSameCache) {
   EXPECT_DOUBLE_EQ(written, 27 * 576 * 2.0);
 }
 
+TEST(AnalyzeTest, MaterialisedMlaUpProjectsOnlyTheWindow) {
+  // DeepSeek-V2-Lite given a 128-token window on every layer (an inline
+  // model; no published MLA model has one): decode at 257 keys reads 128.
+  // kv_up per MoE layer: 2 x 128 x 512 x 16 x (128 + 128) = 536,870,912
+  // FLOP, and 128 latents x 512 x 2 B = 131,072 B, as attention's window.
+  Scenario s = MakeScenario("deepseek-v2-lite", A100Like());
+  s.model.sliding_layers = SlidingLayers::kAll;
+  s.model.sliding_window = 128;
+  s.options.mla_absorbed = false;
+  s.workload = {1, 256, 2};
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const OpResult* up = FindOp(r->decode_first_step, OpKind::kMlaKvUp, "moe");
+  ASSERT_NE(up, nullptr);
+  EXPECT_DOUBLE_EQ(up->flops, 26 * 536870912.0);
+  EXPECT_DOUBLE_EQ(up->traffic[kKv][0].read, 26 * 131072.0);
+}
+
 TEST(AnalyzeTest, UnfusedAttentionHasThreeOpsAndMoreTraffic) {
   Scenario s = Llama2DecodeAt1024();
   absl::StatusOr<AnalysisResult> fused = Analyze(s);
