@@ -214,6 +214,14 @@ TEST(AnalyzeTest, Gemma2AlternatesSlidingAndGlobalLayers) {
   EXPECT_EQ(gl->layers, 21);
   // Same layer count, global reads 8192 keys and sliding 4096.
   EXPECT_DOUBLE_EQ(gl->flops, 2 * sl->flops);
+  // Stored cache at 8191 + 1 = 8192 tokens, 2 x 8 heads x 256 x 2 B = 8192
+  // B per layer and token: 21 global layers keep 8192 tokens, 21 sliding
+  // ones 4096: 21 x 8192 x (8192 + 4096) = 2,113,929,216 B.
+  EXPECT_DOUBLE_EQ(r->memory.required_bytes[kKv], 2113929216.0);
+  // The first step's KV read is the same split: 21 x 8192 B x (8192 +
+  // 4096) keys.
+  EXPECT_DOUBLE_EQ(gl->traffic[kKv][0].read + sl->traffic[kKv][0].read,
+                   2113929216.0);
 }
 
 TEST(AnalyzeTest, MoeReadsTouchedExpertsOnly) {
