@@ -673,8 +673,10 @@ Outcome Sweep(Context& ctx) {
         }
         table.rows.push_back(std::move(row));
       });
-  if (ctx.format != Format::kJson) PrintTable(table, ctx.style(), ctx.out);
+  // A failed sweep prints nothing on stdout (JSON Lines already streamed
+  // stay: each line is a whole point).
   if (!status.ok()) return Failed(status);
+  if (ctx.format != Format::kJson) PrintTable(table, ctx.style(), ctx.out);
   if (errors > 0) {
     ctx.err << "ridgeline sweep: " << errors
             << " point(s) failed; see their error column\n";

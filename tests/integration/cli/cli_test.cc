@@ -265,6 +265,23 @@ TEST_F(CliTest, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
   }
 }
 
+// Regression: a sweep the server refuses (here an unknown model) used to
+// print the table header on stdout before the error.
+TEST_F(CliTest, FailedSweepPrintsNothingOnStdout) {
+  for (const char* format : {"table", "csv", "json"}) {
+    for (const auto& args :
+         {Local({"sweep", "--model", "llama-3-8b,nosuch", "--hardware",
+                 "nvidia-h100-sxm-80gb", "--format", format}),
+          Remote({"sweep", "--model", "llama-3-8b,nosuch", "--hardware",
+                  "nvidia-h100-sxm-80gb", "--format", format})}) {
+      CliRun run = RunBinary(args);
+      EXPECT_EQ(run.exit_code, 1) << format;
+      EXPECT_EQ(run.out, "") << format;
+      EXPECT_THAT(run.err, HasSubstr("NOT_FOUND: models[1].catalog_id"));
+    }
+  }
+}
+
 TEST_F(CliTest, UnreachableServerIsAnError) {
   // Port 1 on loopback: nothing listens there.
   CliRun run =
