@@ -9,10 +9,13 @@
 #include <sstream>
 #include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "client.h"
 #include "flags.h"
 #include "google/protobuf/util/json_util.h"
@@ -578,10 +581,20 @@ Outcome BuildSweep(const ParsedFlags& flags, v1::SweepRequest* request) {
     }
   }
   if (auto shard = flags.Get("shard")) {
+    // Strict: sscanf("%u") took "-1" as 4294967295 and ignored "0/4x".
     uint32_t index = 0, count = 0;
-    if (std::sscanf(shard->c_str(), "%u/%u", &index, &count) != 2) {
-      return Usage(
-          absl::StrCat("--shard: expected I/N (e.g. 0/4), got '", *shard, "'"));
+    std::pair<absl::string_view, absl::string_view> parts =
+        absl::StrSplit(*shard, absl::MaxSplits('/', 1));
+    auto digits = [](absl::string_view t) {
+      return !t.empty() && std::all_of(t.begin(), t.end(), absl::ascii_isdigit);
+    };
+    if (!digits(parts.first) || !digits(parts.second) ||
+        !absl::SimpleAtoi(parts.first, &index) ||
+        !absl::SimpleAtoi(parts.second, &count)) {
+      return Usage(absl::StrCat(
+          "--shard: expected I/N, two integers in [0, 4294967295] (e.g. "
+          "0/4), got '",
+          *shard, "'"));
     }
     request->set_shard_index(index);
     request->set_shard_count(count);

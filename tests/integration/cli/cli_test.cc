@@ -255,6 +255,15 @@ TEST_F(CliTest, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
        "--hardware-file: cannot read file '/nonexistent.json'"},
       {{"sweep", "--model", "m", "--hardware", "x", "--shard", "2"},
        "--shard: expected I/N"},
+      // Regression: sscanf("%u/%u") read "-1/4" as 4294967295/4 and took
+      // "1/4x" as 1/4.
+      {{"sweep", "--model", "m", "--hardware", "x", "--shard", "-1/4"},
+       "--shard: expected I/N, two integers in [0, 4294967295] (e.g. 0/4), "
+       "got '-1/4'"},
+      {{"sweep", "--model", "m", "--hardware", "x", "--shard", "1/4x"},
+       "got '1/4x'"},
+      {{"sweep", "--model", "m", "--hardware", "x", "--shard", "1/99999999999"},
+       "got '1/99999999999'"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
   };
   for (const Case& c : cases) {
