@@ -44,6 +44,14 @@ Failure Usage(const absl::Status& status) {
 }
 Failure Usage(std::string message) { return {kUsage, std::move(message)}; }
 
+// analyze and sweep take flags only; a stray word (e.g. "--batch 8 16") was
+// silently ignored.
+Outcome NoPositional(const ParsedFlags& flags) {
+  if (flags.positional().empty()) return std::nullopt;
+  return Usage(absl::StrCat("unexpected argument '", flags.positional()[0],
+                            "' (this command takes flags only; see --help)"));
+}
+
 // Maps request field paths in server/engine errors to the flag that sets
 // them, so a user sees which flag to fix.
 constexpr std::pair<const char*, const char*> kFieldFlags[] = {
@@ -274,6 +282,7 @@ absl::StatusOr<v1::AnalysisView> ParseView(const std::string& text) {
 }
 
 Outcome BuildAnalyze(const ParsedFlags& flags, v1::AnalyzeRequest* request) {
+  if (Outcome o = NoPositional(flags)) return o;
   if (flags.Has("model") == flags.Has("model-config")) {
     return Usage("give exactly one of --model ID or --model-config FILE.json");
   }
@@ -534,6 +543,7 @@ std::vector<FlagSpec> SweepFlags() {
 }
 
 Outcome BuildSweep(const ParsedFlags& flags, v1::SweepRequest* request) {
+  if (Outcome o = NoPositional(flags)) return o;
   for (const std::string& id : flags.GetList("model")) {
     request->add_models()->set_catalog_id(id);
   }

@@ -264,6 +264,11 @@ TEST_F(CliTest, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
        "got '1/4x'"},
       {{"sweep", "--model", "m", "--hardware", "x", "--shard", "1/99999999999"},
        "got '1/99999999999'"},
+      // Regression: stray words were ignored ("--batch 8 16" ran batch 8).
+      {{"analyze", "--model", "m", "--hardware", "x", "--batch", "8", "16"},
+       "unexpected argument '16' (this command takes flags only"},
+      {{"sweep", "--model", "m", "--hardware", "x", "extra"},
+       "unexpected argument 'extra'"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
   };
   for (const Case& c : cases) {
