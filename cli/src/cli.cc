@@ -113,10 +113,14 @@ std::string Raw(double value) { return absl::StrFormat("%.10g", value); }
 
 absl::StatusOr<std::string> ReadFile(const char* flag,
                                      const std::string& path) {
+  // A directory opens as a stream and reads as "", which the service then
+  // reported as an empty config; name the file instead.
+  std::error_code ec;
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  if (!in || !std::filesystem::is_regular_file(path, ec)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, ": cannot read file '", path, "'"));
+        absl::StrCat("--", flag, ": cannot read file '", path,
+                     "' (must be a readable regular file)"));
   }
   std::stringstream buffer;
   buffer << in.rdbuf();

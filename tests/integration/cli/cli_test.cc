@@ -269,6 +269,11 @@ TEST_F(CliTest, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
        "unexpected argument '16' (this command takes flags only"},
       {{"sweep", "--model", "m", "--hardware", "x", "extra"},
        "unexpected argument 'extra'"},
+      // Regression: a directory read as "" and failed later as an empty
+      // config.
+      {{"analyze", "--model-config", "/tmp", "--hardware", "x"},
+       "--model-config: cannot read file '/tmp' (must be a readable regular "
+       "file)"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
   };
   for (const Case& c : cases) {
