@@ -83,6 +83,11 @@ constexpr std::pair<const char*, const char*> kFieldFlags[] = {
     {"gemm.a_format", "--a-format"},
     {"gemm.b_format", "--b-format"},
     {"gemv_max_tokens", "--gemv-max-tokens"},
+    // Sweep list entries: models[i].catalog_id, hardware[i].description...
+    {"].catalog_id", "--model"},
+    {"].hf_config_json", "--model-config"},
+    {"].platform_id", "--hardware"},
+    {"].description", "--hardware-file"},
 };
 
 Failure Failed(const absl::Status& status) {

@@ -297,6 +297,8 @@ TEST_F(CliTest, FailedSweepPrintsNothingOnStdout) {
       EXPECT_EQ(run.exit_code, 1) << format;
       EXPECT_EQ(run.out, "") << format;
       EXPECT_THAT(run.err, HasSubstr("NOT_FOUND: models[1].catalog_id"));
+      // Regression: sweep list entries were not mapped to their flag.
+      EXPECT_THAT(run.err, HasSubstr("(flag --model)"));
     }
   }
 }
