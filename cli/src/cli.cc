@@ -1025,34 +1025,36 @@ void PrintHardware(const v1::Hardware& h, const Context& ctx) {
   for (const std::string& s : h.sources()) ctx.out << "  - " << s << "\n";
 }
 
-Outcome HardwareCommand(Context& ctx) {
-  const auto& pos = ctx.flags.positional();
-  bool show = !pos.empty() && pos[0] == "show";
-  if (!(pos.empty() || (pos.size() == 1 && pos[0] == "list") ||
-        (show && pos.size() == 2))) {
-    return Usage("usage: ridgeline hardware [list | show ID]");
+// `ridgeline <noun> [list | show ID]`: the ID after "show", or nullopt for
+// a listing.
+absl::StatusOr<std::optional<std::string>> ShowId(const ParsedFlags& flags,
+                                                  const char* noun) {
+  const auto& pos = flags.positional();
+  if (pos.empty() || (pos.size() == 1 && pos[0] == "list")) {
+    return std::optional<std::string>();
   }
-  if (Outcome o = MakeClient(ctx)) return o;
-  if (show) {
-    v1::GetHardwareRequest request;
-    request.set_id(pos[1]);
-    auto response = ctx.client->GetHardware(request);
-    if (!response.ok()) return Failed(response.status());
-    if (ctx.format == Format::kJson) {
-      ctx.out << Json(*response) << "\n";
-    } else {
-      PrintHardware(response->hardware(), ctx);
-    }
-    return std::nullopt;
+  if (pos.size() == 2 && pos[0] == "show") {
+    return std::optional<std::string>(pos[1]);
   }
-  v1::ListHardwareRequest request;
-  request.set_family(ctx.flags.Get("family").value_or(""));
-  auto response = ctx.client->ListHardware(request);
+  return absl::InvalidArgumentError(
+      absl::StrCat("usage: ridgeline ", noun, " [list | show ID]"));
+}
+
+// A catalog response as canonical JSON, or through `print` for table/CSV.
+template <typename Response, typename Print>
+Outcome PrintCatalog(Context& ctx, const absl::StatusOr<Response>& response,
+                     Print print) {
   if (!response.ok()) return Failed(response.status());
   if (ctx.format == Format::kJson) {
     ctx.out << Json(*response) << "\n";
-    return std::nullopt;
+  } else {
+    print(*response);
   }
+  return std::nullopt;
+}
+
+void PrintHardwareList(const v1::ListHardwareResponse& response,
+                       const Context& ctx) {
   Table table{{"id", "family", "name", ">peak", ">memory", ">bandwidth"}};
   if (ctx.csv()) {
     table.headers = {"id",
@@ -1063,7 +1065,7 @@ Outcome HardwareCommand(Context& ctx) {
                      "memory_bytes",
                      "bandwidth_bytes_per_second"};
   }
-  for (const v1::Hardware& h : response->hardware()) {
+  for (const v1::Hardware& h : response.hardware()) {
     // The headline rate: bf16 (or fp16) when published, else the largest.
     auto rates = Rates(h.peak_ops_per_second());
     std::pair<std::string, double> peak{"", 0};
@@ -1105,15 +1107,35 @@ Outcome HardwareCommand(Context& ctx) {
            Bytes(capacity), Si(bandwidth, "B/s")});
     }
   }
-  PrintTable(table, ctx.style(), ctx.out, ctx.csv() ? 0 : 0);
+  PrintTable(table, ctx.style(), ctx.out, 0);
   if (!ctx.csv()) {
-    for (const v1::PluginInfo& p : response->plugins()) {
+    for (const v1::PluginInfo& p : response.plugins()) {
       if (!p.loaded()) {
         ctx.out << "refused plugin " << p.path() << ": " << p.reason() << "\n";
       }
     }
   }
-  return std::nullopt;
+}
+
+Outcome HardwareCommand(Context& ctx) {
+  absl::StatusOr<std::optional<std::string>> show =
+      ShowId(ctx.flags, "hardware");
+  if (!show.ok()) return Usage(show.status());
+  if (Outcome o = MakeClient(ctx)) return o;
+  if (*show) {
+    v1::GetHardwareRequest request;
+    request.set_id(**show);
+    return PrintCatalog(ctx, ctx.client->GetHardware(request),
+                        [&](const v1::GetHardwareResponse& r) {
+                          PrintHardware(r.hardware(), ctx);
+                        });
+  }
+  v1::ListHardwareRequest request;
+  request.set_family(ctx.flags.Get("family").value_or(""));
+  return PrintCatalog(ctx, ctx.client->ListHardware(request),
+                      [&](const v1::ListHardwareResponse& r) {
+                        PrintHardwareList(r, ctx);
+                      });
 }
 
 void PrintModel(const v1::Model& m, const Context& ctx) {
@@ -1155,35 +1177,11 @@ void PrintModel(const v1::Model& m, const Context& ctx) {
   PrintTable(info, ctx.style(), ctx.out, 0);
 }
 
-Outcome ModelsCommand(Context& ctx) {
-  const auto& pos = ctx.flags.positional();
-  bool show = !pos.empty() && pos[0] == "show";
-  if (!(pos.empty() || (pos.size() == 1 && pos[0] == "list") ||
-        (show && pos.size() == 2))) {
-    return Usage("usage: ridgeline models [list | show ID]");
-  }
-  if (Outcome o = MakeClient(ctx)) return o;
-  if (show) {
-    v1::GetModelRequest request;
-    request.set_id(pos[1]);
-    auto response = ctx.client->GetModel(request);
-    if (!response.ok()) return Failed(response.status());
-    if (ctx.format == Format::kJson) {
-      ctx.out << Json(*response) << "\n";
-    } else {
-      PrintModel(response->model(), ctx);
-    }
-    return std::nullopt;
-  }
-  auto response = ctx.client->ListModels(v1::ListModelsRequest());
-  if (!response.ok()) return Failed(response.status());
-  if (ctx.format == Format::kJson) {
-    ctx.out << Json(*response) << "\n";
-    return std::nullopt;
-  }
+void PrintModelList(const v1::ListModelsResponse& response,
+                    const Context& ctx) {
   Table table{{"id", "name", "architecture", ">params", ">active", ">layers",
                ">heads/kv", ">context"}};
-  for (const v1::Model& m : response->models()) {
+  for (const v1::Model& m : response.models()) {
     if (ctx.csv()) {
       table.rows.push_back(
           {m.id(), m.display_name(), m.architecture(),
@@ -1211,7 +1209,23 @@ Outcome ModelsCommand(Context& ctx) {
                      "max_context"};
   }
   PrintTable(table, ctx.style(), ctx.out, 0);
-  return std::nullopt;
+}
+
+Outcome ModelsCommand(Context& ctx) {
+  absl::StatusOr<std::optional<std::string>> show = ShowId(ctx.flags, "models");
+  if (!show.ok()) return Usage(show.status());
+  if (Outcome o = MakeClient(ctx)) return o;
+  if (*show) {
+    v1::GetModelRequest request;
+    request.set_id(**show);
+    return PrintCatalog(
+        ctx, ctx.client->GetModel(request),
+        [&](const v1::GetModelResponse& r) { PrintModel(r.model(), ctx); });
+  }
+  return PrintCatalog(ctx, ctx.client->ListModels(v1::ListModelsRequest()),
+                      [&](const v1::ListModelsResponse& r) {
+                        PrintModelList(r, ctx);
+                      });
 }
 
 // ---------------------------------------------------------------------------

@@ -274,6 +274,9 @@ TEST_F(CliTest, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
       {{"analyze", "--model-config", "/tmp", "--hardware", "x"},
        "--model-config: cannot read file '/tmp' (must be a readable regular "
        "file)"},
+      {{"models", "show"}, "usage: ridgeline models [list | show ID]"},
+      {{"hardware", "show", "a", "b"},
+       "usage: ridgeline hardware [list | show ID]"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
   };
   for (const Case& c : cases) {
