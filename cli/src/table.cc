@@ -11,7 +11,8 @@ namespace ridgeline::cli {
 namespace {
 
 std::string CsvCell(std::string_view cell) {
-  if (cell.find_first_of(",\"\n") == std::string_view::npos) {
+  // RFC 4180: a cell with a comma, quote, CR or LF is quoted.
+  if (cell.find_first_of(",\"\r\n") == std::string_view::npos) {
     return std::string(cell);
   }
   std::string quoted = "\"";

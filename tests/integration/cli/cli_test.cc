@@ -471,6 +471,15 @@ TEST(CliTable, AlignsTextAndQuotesCsv) {
   EXPECT_EQ(csv.str(), "name,n\n\"a,b\",1\n\"c\"\"d\",200\n");
 }
 
+// Regression: a bare CR (e.g. in an inline hardware name) was not quoted.
+TEST(CliTable, QuotesCarriageReturnInCsv) {
+  cli::Table t({"name"});
+  t.rows = {{"a\rb"}, {"c\nd"}};
+  std::ostringstream csv;
+  cli::PrintTable(t, cli::TableStyle::kCsv, csv);
+  EXPECT_EQ(csv.str(), "name\n\"a\rb\"\n\"c\nd\"\n");
+}
+
 TEST(CliTable, FormatsNumbersWithSiPrefixes) {
   EXPECT_EQ(cli::Si(989.4e12, "OPS"), "989 TOPS");
   EXPECT_EQ(cli::Bytes(16060522496.0), "16.1 GB");
