@@ -145,6 +145,26 @@ TEST(AnalyzeTest, PrefillOnlyWhenOneTokenGenerated) {
                    2.0 * 4096 * 128256);
 }
 
+TEST(AnalyzeTest, CausalPrefillCountsHalfTheSquareAndOneLmHeadRowPerSeq) {
+  // Llama-3-8B, batch 2, prompt 512: each sequence has 512 x 513 / 2 =
+  // 131,328 causal (query, key) pairs per head; each pair costs 2 x 128 (QK)
+  // + 2 x 128 (AV) + 5 (softmax) = 517 FLOP; 32 layers x 2 seqs x 32 heads:
+  // 139,052,187,648 FLOP.
+  Scenario s = MakeScenario("llama-3-8b", A100Like());
+  s.workload = {2, 512, 1};
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const OpResult* fa = FindOp(r->prefill, OpKind::kFlashAttention);
+  ASSERT_NE(fa, nullptr);
+  EXPECT_DOUBLE_EQ(fa->flops, 139052187648.0);
+  // K and V are read once per layer and sequence (ideal tiling): 32 x 2 x
+  // 512 keys x (2 x 8 heads x 128 x 2 B = 4096 B) = 134,217,728 B.
+  EXPECT_DOUBLE_EQ(fa->traffic[kKv][0].read, 134217728.0);
+  // LM head on the last token of each of the 2 sequences: 2 x 2 x 4096 x
+  // 128256 = 2,101,346,304 FLOP (not 1024 rows).
+  EXPECT_DOUBLE_EQ(FindOp(r->prefill, OpKind::kLmHead)->flops, 2101346304.0);
+}
+
 TEST(AnalyzeTest, WeightBytesFollowTheFormat) {
   // Llama-2-7B: 6.7384 G params x 16 / 8 / 4.125 (int4 + one fp16 scale per
   // 128) bits.
