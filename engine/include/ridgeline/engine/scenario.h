@@ -32,6 +32,8 @@ inline constexpr int kOperandClassCount = 3;
 std::string_view OperandClassName(OperandClass c);  // "weights", "kv_cache", "activations"
 
 // Optional tier index per operand class; unset = fastest tier with room.
+// Pinned classes are placed first, then unpinned ones (weights, KV cache,
+// activations) fill the fastest tiers with room and spill to slower ones.
 struct PlacementPins {
   std::array<std::optional<int>, kOperandClassCount> tier;
 };
