@@ -66,23 +66,23 @@ absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
   for (size_t i = 0; i < hw.tiers.size(); ++i) {
     const MemoryTier& t = hw.tiers[i];
     auto tier_at = [p, i](absl::string_view field) {
-      return [p, i, field] {
-        return absl::StrCat(p, ".tiers[", i, "]", field);
-      };
+      return
+          [p, i, field] { return absl::StrCat(p, ".tiers[", i, "]", field); };
     };
     RETURN_IF_ERROR(
         CheckPositiveLazy(tier_at(".capacity_bytes"), t.capacity_bytes));
-    RETURN_IF_ERROR(CheckPositiveLazy(tier_at(".read_bandwidth_bytes_per_second"),
-                                      t.read_bandwidth_bytes_per_second));
+    RETURN_IF_ERROR(
+        CheckPositiveLazy(tier_at(".read_bandwidth_bytes_per_second"),
+                          t.read_bandwidth_bytes_per_second));
     RETURN_IF_ERROR(
         CheckPositiveLazy(tier_at(".write_bandwidth_bytes_per_second"),
                           t.write_bandwidth_bytes_per_second));
     RETURN_IF_ERROR(CheckPositiveLazy(tier_at(".latency_seconds"),
                                       t.latency_seconds, true));
     if (static_cast<int>(t.kind) >= kTierKindCount) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(p, ".tiers[", i, "].kind must be in [0, ",
-                       kTierKindCount - 1, "], got ", static_cast<int>(t.kind)));
+      return absl::InvalidArgumentError(absl::StrCat(
+          p, ".tiers[", i, "].kind must be in [0, ", kTierKindCount - 1,
+          "], got ", static_cast<int>(t.kind)));
     }
     if (t.energy_joules_per_byte.has_value()) {
       RETURN_IF_ERROR(CheckPositiveLazy(tier_at(".energy_joules_per_byte"),
@@ -115,15 +115,14 @@ absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
     RETURN_IF_ERROR(CheckPositiveLazy(at(".tdp_watts"), *hw.tdp_watts));
   }
   if (hw.idle_watts.has_value()) {
-    RETURN_IF_ERROR(
-        CheckPositiveLazy(at(".idle_watts"), *hw.idle_watts, true));
+    RETURN_IF_ERROR(CheckPositiveLazy(at(".idle_watts"), *hw.idle_watts, true));
   }
   if (hw.price_usd.has_value()) {
     RETURN_IF_ERROR(CheckPositiveLazy(at(".price_usd"), *hw.price_usd, true));
   }
   if (hw.embodied_kg_co2e.has_value()) {
-    RETURN_IF_ERROR(CheckPositiveLazy(at(".embodied_kg_co2e"),
-                                      *hw.embodied_kg_co2e, true));
+    RETURN_IF_ERROR(
+        CheckPositiveLazy(at(".embodied_kg_co2e"), *hw.embodied_kg_co2e, true));
   }
   if (hw.interconnect_bytes_per_second.has_value()) {
     RETURN_IF_ERROR(CheckPositiveLazy(at(".interconnect_bytes_per_second"),

@@ -322,8 +322,8 @@ TEST(AnalyzeTest, BatchOneDecodeReadsEveryActiveWeightOnce) {
   // gathered), plus the tied LM head when the table doubles as it. bf16 =
   // 2 B each. Llama-2-7B: (6,738,415,616 - 32000 x 4096 + 4096) x 2 B =
   // 6,607,347,712 x 2 = 13,214,695,424 B. For MoE models the active count
-  // holds the top-k routed experts (E(1-(1-k/E)^1) = k) and the shared ones; for MLA both
-  // the absorbed and the materialised forms read the same weights.
+  // holds the top-k routed experts (E(1-(1-k/E)^1) = k) and the shared ones;
+  // for MLA both the absorbed and the materialised forms read the same weights.
   for (const ModelConfig& m : BuiltinModels()) {
     for (bool absorbed : {true, false}) {
       Scenario s = MakeScenario(m.id, A100Like());

@@ -107,8 +107,8 @@ TEST(ValidateTest, HardwareFieldPathsOnFailure) {
   ExpectError(s,
               "hardware.tiers[0].near_memory_compute.peak_ops_per_second.int8 "
               "must be finite and > 0, got -4");
-  s.hardware.tiers[0].near_memory_compute->peak_ops_per_second
-      [static_cast<int>(MathType::kInt8)] = 1e12;
+  s.hardware.tiers[0].near_memory_compute->peak_ops_per_second[static_cast<int>(
+      MathType::kInt8)] = 1e12;
   s.hardware.tiers[0].near_memory_compute->energy_joules_per_op = -5;
   ExpectError(s,
               "hardware.tiers[0].near_memory_compute.energy_joules_per_op "
