@@ -66,8 +66,10 @@ prometheus::Histogram::BucketBoundaries EngineBuckets() {
 
 class MetricsInterceptor : public grpc::experimental::Interceptor {
  public:
-  explicit MetricsInterceptor(const Metrics::PerMethod& m)
-      : m_(m), start_(std::chrono::steady_clock::now()) {}
+  MetricsInterceptor(const Metrics::PerMethod& m, bool single_request)
+      : m_(m),
+        single_request_(single_request),
+        start_(std::chrono::steady_clock::now()) {}
   ~MetricsInterceptor() override {
     // A call torn down without sending a status (server shut down, client
     // gone) still counts as handled.
@@ -80,9 +82,29 @@ class MetricsInterceptor : public grpc::experimental::Interceptor {
             InterceptionHookPoints::POST_RECV_INITIAL_METADATA)) {
       m_.started->Increment();
     }
+    // gRPC answers a request that does not parse as the method's message
+    // with UNIMPLEMENTED (callback unary) or INTERNAL (sync streaming) and no
+    // message; it is the client's fault, so say so.
+    if (single_request_ &&
+        methods->QueryInterceptionHookPoint(
+            InterceptionHookPoints::POST_RECV_MESSAGE) &&
+        !received_) {
+      received_ = true;
+      unparsable_ = methods->GetRecvMessage() == nullptr;
+    }
     if (methods->QueryInterceptionHookPoint(
             InterceptionHookPoints::PRE_SEND_STATUS)) {
-      Record(methods->GetSendStatus().error_code());
+      grpc::Status status = methods->GetSendStatus();
+      if (unparsable_ &&
+          (status.error_code() == grpc::StatusCode::UNIMPLEMENTED ||
+           status.error_code() == grpc::StatusCode::INTERNAL)) {
+        status = grpc::Status(
+            grpc::StatusCode::INVALID_ARGUMENT,
+            "request: not a valid serialized protobuf of the method's "
+            "request message");
+        methods->ModifySendStatus(status);
+      }
+      Record(status.error_code());
     }
     methods->Proceed();
   }
@@ -101,8 +123,11 @@ class MetricsInterceptor : public grpc::experimental::Interceptor {
   }
 
   const Metrics::PerMethod& m_;
+  const bool single_request_;  // unary or server streaming
   const std::chrono::steady_clock::time_point start_;
   bool done_ = false;
+  bool received_ = false;
+  bool unparsable_ = false;
 };
 
 class MetricsInterceptorFactory
@@ -111,7 +136,10 @@ class MetricsInterceptorFactory
   explicit MetricsInterceptorFactory(Metrics* metrics) : metrics_(metrics) {}
   grpc::experimental::Interceptor* CreateServerInterceptor(
       ServerRpcInfo* info) override {
-    return new MetricsInterceptor(metrics_->ForMethod(info->method()));
+    using Type = ServerRpcInfo::Type;
+    return new MetricsInterceptor(
+        metrics_->ForMethod(info->method()),
+        info->type() == Type::UNARY || info->type() == Type::SERVER_STREAMING);
   }
 
  private:

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "grpc_std.grpc.pb.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
 #include "reflection_subset.grpc.pb.h"
 #include "ridgeline/v1/ridgeline.grpc.pb.h"
@@ -502,6 +503,51 @@ TEST_F(ServerTest, RequestSizeIsCapped) {
       << s.error_message();
   // The server is unharmed.
   EXPECT_TRUE(Analyze(Llama2OnRoundDevice(), &resp).ok());
+}
+
+// Regression: bytes that do not parse as the request message got gRPC's
+// bare UNIMPLEMENTED (unary, callback API) or INTERNAL (Sweep, sync API).
+TEST_F(ServerTest, UnparsableRequestBytesAreInvalidArgument) {
+  StartServing();
+  grpc::GenericStub generic(channel_);
+  // Field 1 (model), length-delimited, with a truncated varint length.
+  const char kGarbage[] = {0x0a, static_cast<char>(0xff)};
+  for (const char* method :
+       {"/ridgeline.v1.RidgelineService/Analyze",
+        "/ridgeline.v1.RidgelineService/GetHardware",
+        "/ridgeline.v1.RidgelineService/Sweep"}) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(In(std::chrono::seconds(30)));
+    grpc::Slice slice(kGarbage, sizeof(kGarbage));
+    grpc::ByteBuffer request(&slice, 1);
+    grpc::CompletionQueue cq;
+    std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call =
+        generic.PrepareCall(&ctx, method, &cq);
+    void* tag = nullptr;
+    bool ok = false;
+    call->StartCall(reinterpret_cast<void*>(1));
+    ASSERT_TRUE(cq.Next(&tag, &ok));
+    call->Write(request, reinterpret_cast<void*>(2));
+    ASSERT_TRUE(cq.Next(&tag, &ok));
+    call->WritesDone(reinterpret_cast<void*>(3));
+    ASSERT_TRUE(cq.Next(&tag, &ok));
+    grpc::Status status;
+    call->Finish(&status, reinterpret_cast<void*>(4));
+    ASSERT_TRUE(cq.Next(&tag, &ok));
+    EXPECT_EQ(status.error_code(), StatusCode::INVALID_ARGUMENT) << method;
+    EXPECT_THAT(status.error_message(), HasSubstr("request: not a valid"));
+    cq.Shutdown();
+    while (cq.Next(&tag, &ok)) {
+    }
+  }
+  // Counted under the code the client saw.
+  const std::string metrics = HttpGet(server_->metrics_port(), "/metrics");
+  EXPECT_EQ(MetricValue(metrics, "grpc_server_handled_total",
+                        {"grpc_method=\"Sweep\"",
+                         "grpc_code=\"InvalidArgument\""}),
+            1.0);
+  v1::AnalyzeResponse resp;
+  EXPECT_TRUE(Analyze(Llama2OnRoundDevice(), &resp).ok()) << "server survived";
 }
 
 TEST_F(ServerTest, SweepStreamsInStableOrderAndShards) {
