@@ -1309,12 +1309,24 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
     auto spec = std::find_if(CommonFlags().begin(), CommonFlags().end(),
                              [&](const FlagSpec& s) { return s.name == name; });
     if (spec != CommonFlags().end() && !spec->value_name.empty() &&
-        args[i].find('=') == std::string::npos && i + 1 < args.size()) {
+        args[i].find('=') == std::string::npos) {
+      // "ridgeline --server" used to print the whole help instead.
+      if (i + 1 == args.size()) {
+        err << "ridgeline: --" << name << " needs a value (" << spec->value_name
+            << ")\n";
+        return kUsage;
+      }
       leading.push_back(args[++i]);
     }
   }
-  if (i == args.size()) {
+  if (args.empty()) {
     PrintMainHelp(err);
+    return kUsage;
+  }
+  if (i == args.size()) {
+    err << "ridgeline: missing command after flags (commands: analyze, sweep, "
+           "hardware, models, kernel, validate, calibrate; see ridgeline "
+           "--help)\n";
     return kUsage;
   }
   const std::string& name = args[i];

@@ -277,6 +277,10 @@ TEST_F(CliTest, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
       {{"models", "show"}, "usage: ridgeline models [list | show ID]"},
       {{"hardware", "show", "a", "b"},
        "usage: ridgeline hardware [list | show ID]"},
+      // Regression: these printed the whole multi-line help.
+      {{"--server"}, "ridgeline: --server needs a value (HOST:PORT)"},
+      {{"--server", "127.0.0.1:1"},
+       "ridgeline: missing command after flags (commands: analyze"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
   };
   for (const Case& c : cases) {
