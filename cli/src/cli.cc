@@ -627,6 +627,11 @@ Outcome Sweep(Context& ctx) {
   v1::SweepRequest request;
   if (Outcome o = BuildSweep(ctx.flags, &request)) return o;
   if (Outcome o = MakeClient(ctx)) return o;
+  // Tables and CSV have no place for it; the server would compute it for
+  // nothing.
+  if (request.include_full_result() && ctx.format != Format::kJson) {
+    return Usage("--full applies to --format json only");
+  }
   Table table{{">#", "model", "hardware", ">batch", ">prompt", ">gen",
                "weights", "act", "kv", ">TTFT", ">TPOT", ">tok/s", "fits",
                "bound", "bottleneck", ">$/Mtok"}};

@@ -281,6 +281,10 @@ TEST_F(CliTest, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
       {{"--server"}, "ridgeline: --server needs a value (HOST:PORT)"},
       {{"--server", "127.0.0.1:1"},
        "ridgeline: missing command after flags (commands: analyze"},
+      // Regression: --full was silently dropped from tables and CSV.
+      {{"--server", "127.0.0.1:1", "sweep", "--model", "m", "--hardware", "x",
+        "--full", "--format", "csv"},
+       "--full applies to --format json only"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
   };
   for (const Case& c : cases) {
