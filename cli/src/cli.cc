@@ -668,27 +668,13 @@ Outcome Sweep(Context& ctx) {
           row = {absl::StrCat(p.index())};
           row.resize(ctx.csv() ? 16 : 15);
           row.push_back(absl::StrCat("error: ", p.error().message()));
-        } else if (ctx.csv()) {
-          row = {absl::StrCat(p.index()),
-                 s.model_id(),
-                 s.hardware_id(),
-                 absl::StrCat(s.batch()),
-                 absl::StrCat(s.prompt_tokens()),
-                 absl::StrCat(s.generated_tokens()),
-                 s.weights_format(),
-                 s.activations_format(),
-                 s.kv_cache_format(),
-                 Raw(s.ttft_seconds()),
-                 Raw(s.tpot_mean_seconds()),
-                 Raw(s.decode_tokens_per_second_total()),
-                 s.fits() ? "true" : "false",
-                 s.bound(),
-                 s.bottleneck_op(),
-                 s.has_usd_per_million_output_tokens()
-                     ? Raw(s.usd_per_million_output_tokens())
-                     : "",
-                 ""};
         } else {
+          // Same columns both ways: full precision and true/false in CSV,
+          // SI units and yes/NO for people.
+          const bool csv = ctx.csv();
+          auto num = [csv](double v, std::string (*human)(double)) {
+            return csv ? Raw(v) : human(v);
+          };
           row = {absl::StrCat(p.index()),
                  s.model_id(),
                  s.hardware_id(),
@@ -698,15 +684,17 @@ Outcome Sweep(Context& ctx) {
                  s.weights_format(),
                  s.activations_format(),
                  s.kv_cache_format(),
-                 Seconds(s.ttft_seconds()),
-                 Seconds(s.tpot_mean_seconds()),
-                 Si(s.decode_tokens_per_second_total()),
-                 s.fits() ? "yes" : "NO",
+                 num(s.ttft_seconds(), Seconds),
+                 num(s.tpot_mean_seconds(), Seconds),
+                 csv ? Raw(s.decode_tokens_per_second_total())
+                     : Si(s.decode_tokens_per_second_total()),
+                 s.fits() ? (csv ? "true" : "yes") : (csv ? "false" : "NO"),
                  s.bound(),
                  s.bottleneck_op(),
                  s.has_usd_per_million_output_tokens()
-                     ? Fixed3(s.usd_per_million_output_tokens())
-                     : "-"};
+                     ? num(s.usd_per_million_output_tokens(), Fixed3)
+                     : (csv ? "" : "-")};
+          if (csv) row.push_back("");  // the error column
         }
         table.rows.push_back(std::move(row));
       });
