@@ -1125,10 +1125,9 @@ Outcome HardwareCommand(Context& ctx) {
   }
   v1::ListHardwareRequest request;
   request.set_family(ctx.flags.Get("family").value_or(""));
-  return PrintCatalog(ctx, ctx.client->ListHardware(request),
-                      [&](const v1::ListHardwareResponse& r) {
-                        PrintHardwareList(r, ctx);
-                      });
+  return PrintCatalog(
+      ctx, ctx.client->ListHardware(request),
+      [&](const v1::ListHardwareResponse& r) { PrintHardwareList(r, ctx); });
 }
 
 void PrintModel(const v1::Model& m, const Context& ctx) {
@@ -1215,10 +1214,9 @@ Outcome ModelsCommand(Context& ctx) {
         ctx, ctx.client->GetModel(request),
         [&](const v1::GetModelResponse& r) { PrintModel(r.model(), ctx); });
   }
-  return PrintCatalog(ctx, ctx.client->ListModels(v1::ListModelsRequest()),
-                      [&](const v1::ListModelsResponse& r) {
-                        PrintModelList(r, ctx);
-                      });
+  return PrintCatalog(
+      ctx, ctx.client->ListModels(v1::ListModelsRequest()),
+      [&](const v1::ListModelsResponse& r) { PrintModelList(r, ctx); });
 }
 
 // ---------------------------------------------------------------------------

@@ -512,10 +512,9 @@ TEST_F(ServerTest, UnparsableRequestBytesAreInvalidArgument) {
   grpc::GenericStub generic(channel_);
   // Field 1 (model), length-delimited, with a truncated varint length.
   const char kGarbage[] = {0x0a, static_cast<char>(0xff)};
-  for (const char* method :
-       {"/ridgeline.v1.RidgelineService/Analyze",
-        "/ridgeline.v1.RidgelineService/GetHardware",
-        "/ridgeline.v1.RidgelineService/Sweep"}) {
+  for (const char* method : {"/ridgeline.v1.RidgelineService/Analyze",
+                             "/ridgeline.v1.RidgelineService/GetHardware",
+                             "/ridgeline.v1.RidgelineService/Sweep"}) {
     grpc::ClientContext ctx;
     ctx.set_deadline(In(std::chrono::seconds(30)));
     grpc::Slice slice(kGarbage, sizeof(kGarbage));
@@ -542,10 +541,10 @@ TEST_F(ServerTest, UnparsableRequestBytesAreInvalidArgument) {
   }
   // Counted under the code the client saw.
   const std::string metrics = HttpGet(server_->metrics_port(), "/metrics");
-  EXPECT_EQ(MetricValue(metrics, "grpc_server_handled_total",
-                        {"grpc_method=\"Sweep\"",
-                         "grpc_code=\"InvalidArgument\""}),
-            1.0);
+  EXPECT_EQ(
+      MetricValue(metrics, "grpc_server_handled_total",
+                  {"grpc_method=\"Sweep\"", "grpc_code=\"InvalidArgument\""}),
+      1.0);
   v1::AnalyzeResponse resp;
   EXPECT_TRUE(Analyze(Llama2OnRoundDevice(), &resp).ok()) << "server survived";
 }
