@@ -5,9 +5,11 @@
 #include <cmath>
 #include <exception>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -28,6 +30,9 @@ namespace fs = std::filesystem;
 struct OpenCache {
   std::mutex mu;
   std::map<std::string, absl::StatusOr<const RidgelinePluginTable*>> results;
+  // Every library ever opened, refused ones too (their error strings may
+  // point into them); reachable for leak checkers, never destroyed.
+  std::vector<std::unique_ptr<boost::dll::shared_library>> libraries;
 };
 OpenCache& Cache() {
   static auto* cache = new OpenCache;
@@ -40,10 +45,14 @@ std::string VersionString(uint32_t major, uint32_t minor) {
   return absl::StrCat(major, ".", minor);
 }
 
+// Called with Cache().mu held.
 absl::StatusOr<const RidgelinePluginTable*> OpenUncached(
     const fs::path& path) {
-  // Leaked: plugins are never unloaded (see OpenCache).
-  auto* lib = new boost::dll::shared_library();
+  // Kept for the process lifetime: plugins are never unloaded (see OpenCache).
+  auto* lib = Cache()
+                  .libraries.emplace_back(
+                      std::make_unique<boost::dll::shared_library>())
+                  .get();
   boost::dll::fs::error_code ec;
   lib->load(path,
             boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local,
