@@ -221,19 +221,35 @@ absl::Status ValidateModel(const ModelConfig& m) {
 std::vector<std::string> ClosestNames(
     std::string_view query, const std::vector<std::string>& candidates,
     int limit) {
-  std::vector<std::pair<int, const std::string*>> scored;
+  // Edit distance alone ranks "nvidia-a10" near "nvidia-h100-sxm" (short ids
+  // are few edits from anything), so ids that contain the query, then ids
+  // sharing a longer prefix with it, come first; edit distance and the name
+  // break ties.
+  struct Scored {
+    bool contains;
+    size_t prefix;
+    int distance;
+    const std::string* name;
+  };
+  std::vector<Scored> scored;
   scored.reserve(candidates.size());
   for (const std::string& c : candidates) {
-    scored.emplace_back(EditDistance(query, c), &c);
+    const auto mismatch =
+        std::mismatch(query.begin(), query.end(), c.begin(), c.end());
+    scored.push_back({c.find(query) != std::string::npos,
+                      static_cast<size_t>(mismatch.first - query.begin()),
+                      EditDistance(query, c), &c});
   }
-  std::stable_sort(
-      scored.begin(), scored.end(), [](const auto& a, const auto& b) {
-        return a.first != b.first ? a.first < b.first : *a.second < *b.second;
-      });
+  std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
+    if (a.contains != b.contains) return a.contains;
+    if (a.prefix != b.prefix) return a.prefix > b.prefix;
+    if (a.distance != b.distance) return a.distance < b.distance;
+    return *a.name < *b.name;
+  });
   std::vector<std::string> out;
-  for (const auto& [d, name] : scored) {
+  for (const Scored& s : scored) {
     if (static_cast<int>(out.size()) >= limit) break;
-    out.push_back(*name);
+    out.push_back(*s.name);
   }
   return out;
 }

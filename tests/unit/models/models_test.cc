@@ -69,14 +69,41 @@ TEST(CatalogTest, UnknownModelIsNotFoundWithClosestNames) {
       << q.status();
 }
 
-TEST(ClosestNamesTest, OrdersByEditDistanceThenName) {
+TEST(ClosestNamesTest, OrdersByPrefixThenEditDistanceThenName) {
   const std::vector<std::string> names = {"gemma-7b", "llama-2-7b",
                                           "llama-2-13b", "llama-3-8b"};
-  const auto out = ClosestNames("llama-2-8b", names, 2);
-  ASSERT_EQ(out.size(), 2u);
-  EXPECT_EQ(out[0], "llama-2-7b");  // 1 substitution
-  EXPECT_EQ(out[1], "llama-3-8b");  // 1 substitution, sorts after
+  const auto out = ClosestNames("llama-2-8b", names, 3);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0], "llama-2-7b");   // prefix "llama-2-" (8), 1 substitution
+  EXPECT_EQ(out[1], "llama-2-13b");  // prefix "llama-2-" (8), 2 edits
+  EXPECT_EQ(out[2], "llama-3-8b");   // prefix "llama-" (6), 1 substitution
+  // Same prefix (8) and distance (1): alphabetical.
+  EXPECT_EQ(ClosestNames("llama-2-8b", {"llama-2-9b", "llama-2-7b"}, 2),
+            (std::vector<std::string>{"llama-2-7b", "llama-2-9b"}));
   EXPECT_TRUE(ClosestNames("x", {}, 3).empty());
+}
+
+TEST(ClosestNamesTest, SubstringAndSharedPrefixBeatShortIds) {
+  const std::vector<std::string> hw = {
+      "nvidia-a10",           "nvidia-a100-sxm-80gb",  "nvidia-h100-pcie-80gb",
+      "nvidia-h100-sxm-80gb", "nvidia-h200-sxm-141gb", "nvidia-l4"};
+  // Edit distance alone puts "nvidia-a10" second (6 edits: h->a, drop
+  // "0-sxm") ahead of the PCIe H100 (9 edits).
+  const auto out = ClosestNames("nvidia-h100-sxm", hw, 3);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0], "nvidia-h100-sxm-80gb");   // contains the query
+  EXPECT_EQ(out[1], "nvidia-h100-pcie-80gb");  // prefix "nvidia-h100-" (12)
+  EXPECT_EQ(out[2], "nvidia-h200-sxm-141gb");  // prefix "nvidia-h" (8)
+  // A query without the vendor prefix still finds both H100s by substring.
+  const auto bare = ClosestNames("h100", hw, 2);
+  EXPECT_EQ(bare, (std::vector<std::string>{"nvidia-h100-sxm-80gb",
+                                            "nvidia-h100-pcie-80gb"}));
+  // All llama ids share "llama" (5): edit distance decides (1 insertion).
+  const auto llama = ClosestNames(
+      "llama3-8b", {"llama-2-7b", "llama-3-70b", "llama-3-8b", "llama-3.1-8b"},
+      2);
+  ASSERT_EQ(llama.size(), 2u);
+  EXPECT_EQ(llama[0], "llama-3-8b");  // the others need 3 or more edits
 }
 
 TEST(ParameterCountTest, Llama2_7b) {
