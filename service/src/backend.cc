@@ -4,12 +4,14 @@
 #include <cmath>
 #include <exception>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ridgeline/engine/analyze.h"
 #include "ridgeline/engine/kernel.h"
 #include "ridgeline/engine/status_macros.h"
@@ -873,6 +875,19 @@ absl::StatusOr<v1::ListHardwareResponse> Backend::ListHardware(
   for (const engine::Hardware& hw : registry_->platforms()) {
     if (!req.family().empty() && hw.family != req.family()) continue;
     ToProto(hw, resp.add_hardware());
+  }
+  // A mistyped family would otherwise look like "no such hardware". With no
+  // platforms loaded nothing is known, so the empty list stands.
+  if (!req.family().empty() && resp.hardware_size() == 0 &&
+      !registry_->platforms().empty()) {
+    std::set<std::string> known;
+    for (const engine::Hardware& hw : registry_->platforms()) {
+      known.insert(hw.family);
+    }
+    return OutOfRange("family",
+                      absl::StrCat("empty or a loaded family (",
+                                   absl::StrJoin(known, ", "), ")"),
+                      Quote(req.family()));
   }
   for (const plugin_host::LoadOutcome& o : registry_->outcomes()) {
     v1::PluginInfo* pi = resp.add_plugins();

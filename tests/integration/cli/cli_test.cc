@@ -235,6 +235,18 @@ TEST_F(CliTest, ServerErrorsNameTheFieldAndFlagTheSameBothWays) {
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_THAT(unknown.err, HasSubstr("NOT_FOUND"));
   EXPECT_THAT(unknown.err, HasSubstr("nvidia-h100-sxm-80gb"));  // closest id
+
+  // A mistyped --family used to print an empty table and exit 0.
+  for (const auto& args : {Local({"hardware", "--family", "nvidiaa"}),
+                           Remote({"hardware", "--family", "nvidiaa"})}) {
+    CliRun typo = RunBinary(args);
+    EXPECT_EQ(typo.exit_code, 1) << typo.out;
+    EXPECT_THAT(typo.err, HasSubstr("INVALID_ARGUMENT"));
+    EXPECT_THAT(typo.err, HasSubstr("family: "));
+    EXPECT_THAT(typo.err, HasSubstr("\"nvidiaa\""));
+    // The loaded families are listed ("nvidiaa" itself is not one).
+    EXPECT_THAT(typo.err, ::testing::ContainsRegex("[(, ]nvidia[,)]"));
+  }
 }
 
 TEST_F(CliTest, UsageErrorsExitTwoWithOneLineNamingTheFlag) {

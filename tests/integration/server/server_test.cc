@@ -229,6 +229,23 @@ TEST_F(ServerTest, CatalogRpcs) {
     EXPECT_GT(same_family.hardware_size(), 0);
     for (const auto& h : same_family.hardware())
       EXPECT_EQ(h.family(), first.family());
+
+    // A family no loaded platform has is a typo, not an empty answer: the
+    // error names the field, the value and the families that do exist.
+    grpc::ClientContext ctx4;
+    v1::ListHardwareRequest typo;
+    typo.set_family("nvidiaa");
+    v1::ListHardwareResponse none;
+    const grpc::Status bad = stub_->ListHardware(&ctx4, typo, &none);
+    EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(bad.error_message().rfind("family: ", 0), 0u)
+        << bad.error_message();
+    EXPECT_NE(bad.error_message().find("\"nvidiaa\""), std::string::npos)
+        << bad.error_message();
+    for (const auto& h : resp.hardware()) {
+      EXPECT_NE(bad.error_message().find(h.family()), std::string::npos)
+          << h.family() << " missing from: " << bad.error_message();
+    }
   }
 }
 
