@@ -1,8 +1,12 @@
-// `ridgeline validate` and `ridgeline calibrate`.
+// `ridgeline validate` and `ridgeline calibrate`, given parsed options.
 #include "ridgeline/calibration/commands.h"
 
+#include <filesystem>
 #include <fstream>
-#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -15,49 +19,12 @@
 namespace ridgeline::calibration {
 namespace {
 
-struct Flags {
-  std::map<std::string, std::string> values;
-  bool help = false;  // --help / -h: a plain switch, never takes a value
-};
-
-// --name VALUE or --name=VALUE; unknown flags are usage errors.
-bool ParseFlags(const std::vector<std::string>& args,
-                const std::vector<std::string>& known, Flags* flags,
-                std::ostream& err) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    if (a == "--help" || a == "-h") {
-      flags->help = true;
-      continue;
-    }
-    if (a.rfind("--", 0) != 0) {
-      err << "unexpected argument \"" << a << "\"\n";
-      return false;
-    }
-    std::string name = a.substr(2), value;
-    if (size_t eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      err << "flag --" << name << " needs a value\n";
-      return false;
-    }
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      err << "unknown flag --" << name << "\n";
-      return false;
-    }
-    flags->values[name] = value;
-  }
-  return true;
-}
-
-HardwareLookup RegistryLookup(const std::string& plugin_dir) {
+HardwareLookup RegistryLookup(
+    const std::optional<std::filesystem::path>& plugin_dir) {
   std::shared_ptr<const plugin_host::HardwareRegistry> registry =
       plugin_host::HardwareRegistry::LoadDirectory(
-          plugin_dir.empty() ? plugin_host::DefaultPluginDir()
-                             : std::filesystem::path(plugin_dir),
+          !plugin_dir || plugin_dir->empty() ? plugin_host::DefaultPluginDir()
+                                             : *plugin_dir,
           // A report on stdout: a refused plugin is news, a loaded one is not.
           plugin_host::LoadLog::kRefusalsOnly);
   return [registry](std::string_view id) -> absl::StatusOr<engine::Hardware> {
@@ -88,46 +55,18 @@ std::vector<PreparedRow> PrepareAll(const std::vector<MeasurementRow>& rows,
   return out;
 }
 
-constexpr char kValidateUsage[] =
-    "usage: ridgeline validate --measurements FILE.csv [--profiles DIR] "
-    "[--plugin-dir DIR] [--format table|json|csv]\n";
-constexpr char kCalibrateUsage[] =
-    "usage: ridgeline calibrate --measurements FILE.csv --out DIR "
-    "[--plugin-dir DIR]\n";
-
 }  // namespace
 
-int ValidateCommand(const std::vector<std::string>& args, std::ostream& out,
-                    std::ostream& err) {
-  Flags flags;
-  if (!ParseFlags(args, {"measurements", "profiles", "plugin-dir", "format"},
-                  &flags, err)) {
-    err << kValidateUsage;
-    return 2;
-  }
-  if (flags.help) {
-    out << kValidateUsage;
-    return 0;
-  }
-  if (!flags.values.contains("measurements")) {
-    err << "--measurements is required\n" << kValidateUsage;
-    return 2;
-  }
-  const std::string format =
-      flags.values.contains("format") ? flags.values["format"] : "table";
-  if (format != "table" && format != "json" && format != "csv") {
-    err << "--format: must be one of table, json, csv; got \"" << format << "\"\n";
-    return 2;
-  }
+int Validate(const ValidateOptions& options, std::ostream& out,
+             std::ostream& err) {
   absl::StatusOr<std::vector<MeasurementRow>> rows =
-      ReadMeasurementsCsv(flags.values["measurements"]);
+      ReadMeasurementsCsv(options.measurements.string());
   if (!rows.ok()) {
     err << rows.status().message() << "\n";
     return 1;
   }
   const std::filesystem::path profile_dir =
-      flags.values.contains("profiles") ? std::filesystem::path(flags.values["profiles"])
-                                        : DefaultProfileDir();
+      options.profiles ? *options.profiles : DefaultProfileDir();
   absl::StatusOr<std::shared_ptr<const ProfileStore>> store =
       ProfileStore::LoadDirectory(profile_dir);
   if (!store.ok()) {
@@ -135,11 +74,11 @@ int ValidateCommand(const std::vector<std::string>& args, std::ostream& out,
     return 1;
   }
   std::vector<RowResult> results =
-      EvaluateRows(*rows, RegistryLookup(flags.values["plugin-dir"]), store->get());
+      EvaluateRows(*rows, RegistryLookup(options.plugin_dir), store->get());
   Summary summary = Summarize(results);
-  if (format == "csv") {
+  if (options.format == ReportFormat::kCsv) {
     WriteCsv(results, out);
-  } else if (format == "json") {
+  } else if (options.format == ReportFormat::kJson) {
     WriteJson(results, summary, out);
   } else {
     WriteTable(results, summary, out);
@@ -149,22 +88,9 @@ int ValidateCommand(const std::vector<std::string>& args, std::ostream& out,
   return 0;
 }
 
-int CalibrateCommand(const std::vector<std::string>& args, std::ostream& out,
-                     std::ostream& err) {
-  Flags flags;
-  if (!ParseFlags(args, {"measurements", "out", "plugin-dir"}, &flags, err)) {
-    err << kCalibrateUsage;
-    return 2;
-  }
-  if (flags.help) {
-    out << kCalibrateUsage;
-    return 0;
-  }
-  if (!flags.values.contains("measurements") || !flags.values.contains("out")) {
-    err << "--measurements and --out are required\n" << kCalibrateUsage;
-    return 2;
-  }
-  const std::string file = flags.values["measurements"];
+int Calibrate(const CalibrateOptions& options, std::ostream& out,
+              std::ostream& err) {
+  const std::string file = options.measurements.string();
   absl::StatusOr<std::vector<MeasurementRow>> rows = ReadMeasurementsCsv(file);
   if (!rows.ok()) {
     err << rows.status().message() << "\n";
@@ -172,22 +98,22 @@ int CalibrateCommand(const std::vector<std::string>& args, std::ostream& out,
   }
   std::vector<RowResult> skipped;
   std::vector<PreparedRow> prepared =
-      PrepareAll(*rows, RegistryLookup(flags.values["plugin-dir"]), &skipped);
-  FitOptions options;
-  options.provenance = absl::StrCat(
-      "ridgeline calibrate --measurements ",
-      std::filesystem::path(file).filename().string());
-  std::vector<Profile> profiles = FitProfiles(prepared, options);
-  const std::filesystem::path dir = flags.values["out"];
+      PrepareAll(*rows, RegistryLookup(options.plugin_dir), &skipped);
+  FitOptions fit;
+  fit.provenance =
+      absl::StrCat("ridgeline calibrate --measurements ",
+                   std::filesystem::path(file).filename().string());
+  std::vector<Profile> profiles = FitProfiles(prepared, fit);
+  const std::filesystem::path& dir = options.out;
   if (absl::Status st = WriteProfiles(dir, profiles); !st.ok()) {
     err << st.message() << "\n";
     return 1;
   }
-  out << absl::StrFormat("fitted %d profiles from %d rows (%d skipped) into %s\n",
-                         profiles.size(), prepared.size(), skipped.size(),
-                         dir.string());
+  out << absl::StrFormat(
+      "fitted %d profiles from %d rows (%d skipped) into %s\n", profiles.size(),
+      prepared.size(), skipped.size(), dir.string());
 
-  std::vector<RowResult> cv = CrossValidate(prepared, options);
+  std::vector<RowResult> cv = CrossValidate(prepared, fit);
   {
     std::ofstream csv(dir / "cross_validation.csv");
     WriteCsv(cv, csv);
@@ -199,7 +125,8 @@ int CalibrateCommand(const std::vector<std::string>& args, std::ostream& out,
   auto metric_median = [&](std::string_view metric) -> std::string {
     for (const GroupStats& g : s.by_metric) {
       if (g.name == metric) {
-        return absl::StrFormat("%.1f%% (n=%d)", g.median_ape * 100, g.evaluated);
+        return absl::StrFormat("%.1f%% (n=%d)", g.median_ape * 100,
+                               g.evaluated);
       }
     }
     return "n/a";
@@ -211,7 +138,8 @@ int CalibrateCommand(const std::vector<std::string>& args, std::ostream& out,
       << "  goal <= 25%\n"
       << "  ttft_ms       median APE " << metric_median("ttft_ms")
       << "  goal <= 25%\n"
-      << absl::StrFormat("  soundness %.1f%%  goal >= 98%%\n", s.overall.soundness * 100)
+      << absl::StrFormat("  soundness %.1f%%  goal >= 98%%\n",
+                         s.overall.soundness * 100)
       << "per-row results: " << (dir / "cross_validation.csv").string() << "\n";
   return 0;
 }

@@ -16,10 +16,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "calibrate.h"
 #include "client.h"
 #include "flags.h"
 #include "google/protobuf/util/json_util.h"
-#include "ridgeline/calibration/commands.h"
 #include "table.h"
 
 namespace ridgeline::cli {
@@ -1326,9 +1326,9 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
     PrintMainHelp(out);
     return kOk;
   }
-  // validate and calibrate own their flags.
-  if (name == "validate") return calibration::ValidateCommand(rest, out, err);
-  if (name == "calibrate") return calibration::CalibrateCommand(rest, out, err);
+  // validate and calibrate keep their own usage output (calibrate.h).
+  if (name == "validate") return ValidateCli(rest, out, err);
+  if (name == "calibrate") return CalibrateCli(rest, out, err);
 
   auto command = std::find_if(Commands().begin(), Commands().end(),
                               [&](const Command& c) { return c.name == name; });

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -351,6 +352,85 @@ TEST_F(CliTest, HelpListsEveryCommandAndFlag) {
     EXPECT_THAT(analyze.out, HasSubstr(flag));
   }
   EXPECT_THAT(RunBinary({"sweep", "--help"}).out, HasSubstr("--batch N,..."));
+}
+
+// validate and calibrate parse with the CLI's parser but keep their own
+// output: a usage error is the reason, then the usage line, exit 2; --help
+// and -h print the usage line on stdout.
+TEST_F(CliTest, ValidateAndCalibrateUsage) {
+  const std::string validate_usage =
+      "usage: ridgeline validate --measurements FILE.csv [--profiles DIR] "
+      "[--plugin-dir DIR] [--format table|json|csv]\n";
+  const std::string calibrate_usage =
+      "usage: ridgeline calibrate --measurements FILE.csv --out DIR "
+      "[--plugin-dir DIR]\n";
+  for (const char* help : {"--help", "-h"}) {
+    CliRun v = RunBinary({"validate", help});
+    EXPECT_EQ(v.exit_code, 0);
+    EXPECT_EQ(v.out, validate_usage);
+    EXPECT_EQ(v.err, "");
+    CliRun c = RunBinary({"calibrate", help});
+    EXPECT_EQ(c.exit_code, 0);
+    EXPECT_EQ(c.out, calibrate_usage);
+    EXPECT_EQ(c.err, "");
+  }
+  // --help is a switch: "--format csv" after it is not its value.
+  CliRun help_first = RunBinary({"validate", "--help", "--format", "csv"});
+  EXPECT_EQ(help_first.exit_code, 0);
+  EXPECT_EQ(help_first.out, validate_usage);
+
+  struct Case {
+    std::vector<std::string> args;
+    std::string err;
+  } cases[] = {
+      {{"validate", "--format", "csv"},
+       "--measurements is required\n" + validate_usage},
+      {{"validate", "--measurements", "x.csv", "--format", "xml"},
+       "--format: must be one of table, json, csv; got \"xml\"\n"},
+      {{"validate", "stray"},
+       "unexpected argument \"stray\"\n" + validate_usage},
+      {{"validate", "--bogus", "1"},
+       "unknown flag --bogus (see --help)\n" + validate_usage},
+      {{"validate", "--measurements"},
+       "--measurements needs a value (FILE.csv)\n" + validate_usage},
+      {{"calibrate", "--measurements", "x.csv"},
+       "--measurements and --out are required\n" + calibrate_usage},
+      {{"calibrate", "--out", "x", "--format", "csv"},
+       "unknown flag --format (see --help)\n" + calibrate_usage},
+  };
+  for (const Case& c : cases) {
+    CliRun run = RunBinary(c.args);
+    EXPECT_EQ(run.exit_code, 2) << absl::StrJoin(c.args, " ");
+    EXPECT_EQ(run.err, c.err) << absl::StrJoin(c.args, " ");
+    EXPECT_EQ(run.out, "") << absl::StrJoin(c.args, " ");
+  }
+
+  CliRun missing =
+      RunBinary({"validate", "--measurements", "/nonexistent.csv"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("/nonexistent.csv"));
+
+  // --format reaches the report: CSV header, JSON object, table summary.
+  const std::vector<std::string> ok = {
+      "validate",
+      "--measurements",
+      RIDGELINE_TEST_MEASUREMENTS,
+      std::string("--plugin-dir=") + RIDGELINE_TEST_PLUGIN_DIR,
+      "--profiles",
+      RIDGELINE_TEST_PROFILE_DIR};
+  CliRun csv = RunBinary(With(ok, {"--format", "csv"}));
+  EXPECT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(
+      csv.out.rfind("id,metric,unit,measured,predicted,bound,ape,status\n", 0),
+      0u);
+  CliRun json = RunBinary(With(ok, {"--format=json"}));
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.out.rfind("{\n  \"rows\": [", 0), 0u)
+      << json.out.substr(0, 80);
+  CliRun table = RunBinary(ok);
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr(std::string("profiles: ") +
+                                   RIDGELINE_TEST_PROFILE_DIR));
 }
 
 const std::vector<std::string> kAttention = {
