@@ -218,8 +218,53 @@ const std::vector<FlagSpec>& ScenarioFlags() {
       {"mla-unabsorbed", "", "MLA without W_UK/W_UV absorption"},
       {"pure-roofline", "",
        "ignore calibration and plugin hooks: the speed upper bound"},
+      {"weights-tier", "N", "pin weights to memory tier N (default: fastest with room)"},
+      {"kv-tier", "N", "pin the KV cache to memory tier N"},
+      {"activations-tier", "N", "pin activations to memory tier N"},
+      {"electricity-usd-per-kwh", "X", "electricity price (default: US industrial average)"},
+      {"pue", "X", "data-centre power usage effectiveness (default 1.58)"},
+      {"grid-g-co2e-per-kwh", "X", "grid carbon intensity (default: world average)"},
+      {"amortization-years", "X", "years the purchase price is spread over"},
+      {"utilization", "X", "share of wall time the device serves, (0, 1]"},
   };
   return kFlags;
+}
+
+// Pins and economics: ranges are checked by the service, which names the
+// field; here only the number syntax.
+Outcome FillPlacementAndEconomics(const ParsedFlags& flags,
+                                  v1::PlacementPins* placement,
+                                  v1::EconomicsOverrides* economics) {
+  struct TierPin {
+    const char* flag;
+    void (v1::PlacementPins::*set)(int32_t);
+  };
+  for (const TierPin& pin :
+       {TierPin{"weights-tier", &v1::PlacementPins::set_weights_tier},
+        TierPin{"kv-tier", &v1::PlacementPins::set_kv_cache_tier},
+        TierPin{"activations-tier", &v1::PlacementPins::set_activations_tier}}) {
+    absl::StatusOr<std::optional<int64_t>> v = flags.GetInt(pin.flag, 0, 7);
+    if (!v.ok()) return Usage(v.status());
+    if (*v) (placement->*pin.set)(static_cast<int32_t>(**v));
+  }
+  struct Number {
+    const char* flag;
+    void (v1::EconomicsOverrides::*set)(double);
+  };
+  for (const Number& n :
+       {Number{"electricity-usd-per-kwh",
+               &v1::EconomicsOverrides::set_electricity_usd_per_kwh},
+        Number{"pue", &v1::EconomicsOverrides::set_pue},
+        Number{"grid-g-co2e-per-kwh",
+               &v1::EconomicsOverrides::set_grid_g_co2e_per_kwh},
+        Number{"amortization-years",
+               &v1::EconomicsOverrides::set_amortization_years},
+        Number{"utilization", &v1::EconomicsOverrides::set_utilization}}) {
+    absl::StatusOr<std::optional<double>> v = flags.GetDouble(n.flag);
+    if (!v.ok()) return Usage(v.status());
+    if (*v) (economics->*n.set)(**v);
+  }
+  return std::nullopt;
 }
 
 Outcome FillCommon(const ParsedFlags& flags, v1::AnalysisOptions* options,
@@ -341,6 +386,10 @@ Outcome BuildAnalyze(const ParsedFlags& flags, v1::AnalyzeRequest* request) {
     absl::StatusOr<v1::AnalysisView> v = ParseView(*view);
     if (!v.ok()) return Usage(v.status());
     request->set_view(*v);
+  }
+  if (Outcome o = FillPlacementAndEconomics(flags, request->mutable_placement(),
+                                            request->mutable_economics())) {
+    return o;
   }
   return FillCommon(flags, request->mutable_options(),
                     request->mutable_calibration());
@@ -619,6 +668,10 @@ Outcome BuildSweep(const ParsedFlags& flags, v1::SweepRequest* request) {
     request->set_shard_count(count);
   }
   request->set_include_full_result(flags.Has("full"));
+  if (Outcome o = FillPlacementAndEconomics(flags, request->mutable_placement(),
+                                            request->mutable_economics())) {
+    return o;
+  }
   return FillCommon(flags, request->mutable_options(),
                     request->mutable_calibration());
 }

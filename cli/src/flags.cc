@@ -1,6 +1,7 @@
 #include "flags.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "absl/strings/ascii.h"
@@ -47,6 +48,18 @@ absl::StatusOr<std::optional<int64_t>> ParsedFlags::GetInt(
   absl::StatusOr<int64_t> v = ParseInt(std::string(name), *text, min, max);
   if (!v.ok()) return v.status();
   return std::optional<int64_t>(*v);
+}
+
+absl::StatusOr<std::optional<double>> ParsedFlags::GetDouble(
+    std::string_view name) const {
+  std::optional<std::string> text = Get(name);
+  if (!text) return std::optional<double>();
+  double v = 0;
+  if (!absl::SimpleAtod(*text, &v) || !std::isfinite(v)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", std::string(name), " must be a finite number, got \"", *text, "\""));
+  }
+  return std::optional<double>(v);
 }
 
 absl::StatusOr<std::vector<int64_t>> ParsedFlags::GetIntList(

@@ -32,6 +32,9 @@ class ParsedFlags {
   // Typed accessors; errors name the flag, the allowed range and the value.
   absl::StatusOr<std::optional<int64_t>> GetInt(std::string_view name,
                                                 int64_t min, int64_t max) const;
+  // A finite decimal number; the range is checked where the value is used
+  // (the service names the field and its range).
+  absl::StatusOr<std::optional<double>> GetDouble(std::string_view name) const;
   // Comma-separated list ("1,8,32"); empty vector when absent.
   absl::StatusOr<std::vector<int64_t>> GetIntList(std::string_view name,
                                                   int64_t min,

@@ -164,13 +164,13 @@ absl::StatusOr<const engine::Hardware*> HardwareRegistry::Find(
   if (it != platforms_.end() && it->id == id) return &*it;
   if (platforms_.empty()) {
     return absl::NotFoundError(absl::StrCat(
-        "unknown hardware '", std::string(id), "': no hardware plugins are loaded"));
+        "unknown hardware \"", std::string(id), "\": no hardware plugins are loaded"));
   }
   std::vector<std::string> ids;
   ids.reserve(platforms_.size());
   for (const engine::Hardware& hw : platforms_) ids.push_back(hw.id);
   return absl::NotFoundError(
-      absl::StrCat("unknown hardware '", std::string(id), "'; closest: ",
+      absl::StrCat("unknown hardware \"", std::string(id), "\"; closest: ",
                    absl::StrJoin(engine::ClosestNames(id, ids), ", ")));
 }
 

@@ -147,6 +147,47 @@ TEST_F(CliTest, AnalyzeJsonIsIdenticalInProcessAndOverGrpc) {
               2415919104.0 * 1e-3);
 }
 
+TEST_F(CliTest, PinsAndEconomicsFlagsReachTheEngineBothWays) {
+  // Llama-3-8B bf16 weights pinned to tier 1 of the RTX 4090 (host DRAM over
+  // PCIe 4.0 x16) instead of GDDR6X (tier 0), and economics overridden.
+  const std::vector<std::string> args = {
+      "analyze", "--model", "llama-3-8b", "--hardware", "nvidia-rtx-4090",
+      "--prompt", "512", "--gen", "2", "--no-suggestions", "--view", "basic",
+      "--weights-tier", "1", "--pue", "1.2", "--electricity-usd-per-kwh",
+      "0.1", "--grid-g-co2e-per-kwh", "100", "--format", "json"};
+  CliRun local = RunBinary(Local(args));
+  CliRun remote = RunBinary(Remote(args));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  EXPECT_EQ(local.out, remote.out);
+  const auto r = nlohmann::json::parse(local.out)["result"];
+  // All 16,060,522,496 weight bytes (see AnalyzeJsonIsIdentical...) sit in
+  // tier 1; tier 0 holds none.
+  const auto& tiers = r["memory"]["tiers"];
+  EXPECT_EQ(tiers[0].value("weightsBytes", 0.0), 0.0);
+  EXPECT_NEAR(tiers[1]["weightsBytes"].get<double>(), 16060522496.0, 1.0);
+  // A batch-1 decode step then streams the ~15.01 GB of non-embedding weights
+  // over 32 GB/s (16 GT/s x 16 lanes / 8): >= 0.46 s per token, against
+  // ~15 ms from GDDR6X at 1008 GB/s.
+  EXPECT_GT(r["tpotMeanSeconds"].get<double>(), 0.46);
+  // gCO2e per kWh at PUE 1.2 and 100 g/kWh: g/token = J/token / 3.6e6 x 1.2
+  // x 100 (no embodied carbon published for this part).
+  const double j_per_token = r["economy"]["joulesPerOutputToken"];
+  EXPECT_NEAR(r["economy"]["gCo2ePerMillionOutputTokens"].get<double>(),
+              j_per_token / 3.6e6 * 1.2 * 100 * 1e6, 1e-6 * j_per_token * 1e6);
+
+  CliRun bad = RunBinary(Local({"analyze", "--model", "llama-3-8b",
+                                "--hardware", "nvidia-rtx-4090", "--pue",
+                                "abc"}));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--pue must be a finite number, got \"abc\""));
+  CliRun range = RunBinary(Remote({"analyze", "--model", "llama-3-8b",
+                                   "--hardware", "nvidia-rtx-4090",
+                                   "--kv-tier", "5"}));
+  EXPECT_EQ(range.exit_code, 1);
+  EXPECT_THAT(range.err, HasSubstr("placement.kv_cache_tier"));
+}
+
 TEST_F(CliTest, AnalyzeTableAndCsvAreIdenticalInProcessAndOverGrpc) {
   for (const char* format : {"table", "csv"}) {
     CliRun local = RunBinary(Local(With(kAnalyze, {"--format", format})));
