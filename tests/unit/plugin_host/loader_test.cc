@@ -92,7 +92,7 @@ TEST(RegistryTest, FindUnknownIdIsNotFoundNamingClosestIds) {
   auto missing = registry->Find("fixture-basic-c");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(missing.status().message(), HasSubstr("'fixture-basic-c'"));
+  EXPECT_THAT(missing.status().message(), HasSubstr("\"fixture-basic-c\""));
   EXPECT_THAT(missing.status().message(), HasSubstr("fixture-basic-a"));
 }
 
