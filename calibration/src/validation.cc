@@ -78,6 +78,7 @@ std::string_view RegimeName(Regime r) {
     case Regime::kMixed: return "mixed";
     case Regime::kAttentionKernel: return "attention-kernel";
     case Regime::kGemmKernel: return "gemm-kernel";
+    case Regime::kMemoryKernel: return "memory-kernel";
   }
   return "?";
 }
@@ -126,8 +127,10 @@ absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
   p.row = row;
   p.framework_key = FrameworkKey(row.framework);
   const std::string& m = row.metric;
+  const bool memory_kernel = row.model_id == "memory-read-kernel" ||
+                             row.model_id == "memory-copy-kernel";
   const bool kernel = row.model_id == "attention-decode-kernel" ||
-                      row.model_id == "gemm-kernel";
+                      row.model_id == "gemm-kernel" || memory_kernel;
   if (kernel != (m == "kernel_us")) {
     return Skip(absl::StrCat("metric ", m, " does not fit model_id ", row.model_id));
   }
@@ -138,8 +141,9 @@ absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
   } else if (m == "throughput_tok_s" || m == "e2e_latency_ms") {
     p.regime = Regime::kMixed;
   } else if (m == "kernel_us") {
-    p.regime = row.model_id == "gemm-kernel" ? Regime::kGemmKernel
-                                             : Regime::kAttentionKernel;
+    p.regime = memory_kernel                   ? Regime::kMemoryKernel
+               : row.model_id == "gemm-kernel" ? Regime::kGemmKernel
+                                               : Regime::kAttentionKernel;
   } else {
     return Skip(absl::StrCat("metric ", m, " has no definition to model"));
   }
@@ -211,6 +215,16 @@ absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
     p.gemm.b = *f;
     p.kernel_options.warm_cache = row.note.find("rotated") == std::string::npos;
     if (auto st = engine::ValidateGemmShape(p.gemm); !st.ok()) return Skip(Msg(st));
+  } else if (p.regime == Regime::kMemoryKernel) {
+    // bench/gpu membw: "bytes moved (read + written)=N"; a copy's N counts the
+    // buffer twice (read once, written once), a read kernel's once.
+    static const std::regex kMoved(R"(bytes moved \(read \+ written\)=(\d+))");
+    std::optional<int64_t> moved = FindInt(row.note, kMoved);
+    if (!moved) return Skip("memory kernel: no \"bytes moved (read + written)=\" in note");
+    p.memory.copy = row.model_id == "memory-copy-kernel";
+    p.memory.bytes = p.memory.copy ? *moved / 2 : *moved;
+    p.kernel_options.warm_cache = row.note.find("rotated") == std::string::npos;
+    if (auto st = engine::ValidateMemoryKernelShape(p.memory); !st.ok()) return Skip(Msg(st));
   }
   if (kernel) {
     p.scenario.hardware = *std::move(hw);
@@ -289,13 +303,16 @@ absl::StatusOr<double> PredictRow(const PreparedRow& p,
                                   const engine::Efficiency& efficiency,
                                   bool pure) {
   const MeasurementRow& r = p.row;
-  if (p.regime == Regime::kAttentionKernel || p.regime == Regime::kGemmKernel) {
+  if (p.regime == Regime::kAttentionKernel || p.regime == Regime::kGemmKernel ||
+      p.regime == Regime::kMemoryKernel) {
     engine::KernelOptions o = p.kernel_options;
     o.pure_roofline = pure;
     absl::StatusOr<engine::KernelCost> c =
         p.regime == Regime::kAttentionKernel
             ? engine::DecodeAttentionKernel(p.attention, p.scenario.hardware, efficiency, o)
-            : engine::GemmKernel(p.gemm, p.scenario.hardware, efficiency, o);
+        : p.regime == Regime::kGemmKernel
+            ? engine::GemmKernel(p.gemm, p.scenario.hardware, efficiency, o)
+            : engine::MemoryKernel(p.memory, p.scenario.hardware, efficiency, o);
     if (!c.ok()) return c.status();
     return c->seconds * 1e6;
   }

@@ -1,4 +1,4 @@
-// Kernel-level roofline: decode attention and single GEMM calls.
+// Kernel-level roofline: decode attention, single GEMM and memory streaming calls.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -139,6 +139,11 @@ absl::Status ValidateGemmShape(const GemmShape& s, std::string_view prefix) {
   return absl::OkStatus();
 }
 
+absl::Status ValidateMemoryKernelShape(const MemoryKernelShape& s,
+                                       std::string_view prefix) {
+  return CheckRange(prefix, "bytes", s.bytes, 1, int64_t{1} << 50);
+}
+
 absl::StatusOr<KernelCost> DecodeAttentionKernel(
     const DecodeAttentionShape& s, const Hardware& hardware,
     const Efficiency& efficiency, const KernelOptions& options) {
@@ -179,6 +184,23 @@ absl::StatusOr<KernelCost> GemmKernel(const GemmShape& s,
   if (!math.ok()) return math.status();
   const OpClass op_class = s.m <= gemv_max_tokens ? OpClass::kGemv : OpClass::kGemm;
   return Roofline(2.0 * m * n * k, traffic, *math, op_class, hardware,
+                  efficiency, options);
+}
+
+absl::StatusOr<KernelCost> MemoryKernel(const MemoryKernelShape& s,
+                                        const Hardware& hardware,
+                                        const Efficiency& efficiency,
+                                        const KernelOptions& options) {
+  if (auto st = ValidateMemoryKernelShape(s); !st.ok()) return st;
+  Traffic2 traffic;
+  traffic.read = static_cast<double>(s.bytes);
+  // A copy moves every byte twice: read from the source, written to the
+  // destination, each at its own tier bandwidth (Roofline sums the two).
+  traffic.write = s.copy ? traffic.read : 0;
+  traffic.onchip_footprint = traffic.read + traffic.write;
+  // No FLOPs: the compute roof contributes 0 s, so hardware without a
+  // published peak still gets a bound.
+  return Roofline(0, traffic, MathType::kFp16, OpClass::kElementwise, hardware,
                   efficiency, options);
 }
 

@@ -141,5 +141,77 @@ TEST(GemmKernel, SkinnyGemmIsMemoryBound) {
   EXPECT_EQ(c->bound, Bound::kMemory);
 }
 
+// H200 SXM device memory: 4800 GB/s (data/hardware_specs.csv,
+// nvidia-h200-sxm-141gb, memory bandwidth column; one figure, so write = read).
+Hardware H200Hbm() {
+  Hardware hw = RoundGpu();
+  hw.tiers[0].read_bandwidth_bytes_per_second = 4.8e12;
+  hw.tiers[0].write_bandwidth_bytes_per_second = 0;  // not published separately
+  return hw;
+}
+
+TEST(MemoryKernel, ReadPureBoundByHand) {
+  auto c = MemoryKernel({.bytes = int64_t{1} << 30, .copy = false}, H200Hbm(),
+                        Efficiency{}, {.warm_cache = false, .pure_roofline = true});
+  ASSERT_TRUE(c.ok()) << c.status();
+  // 1 GiB read = 1,073,741,824 B / 4.8e12 B/s = 223.696213 us; no FLOPs, no
+  // overhead in the bound.
+  EXPECT_DOUBLE_EQ(c->bytes, 1073741824.0);
+  EXPECT_EQ(c->flops, 0);
+  EXPECT_NEAR(c->seconds, 223.69621333e-6, 1e-13);
+  EXPECT_EQ(c->overhead_seconds, 0);
+  EXPECT_EQ(c->bound, Bound::kMemory);
+}
+
+TEST(MemoryKernel, CopyReadsAndWritesEveryByte) {
+  auto c = MemoryKernel({.bytes = int64_t{1} << 30, .copy = true}, H200Hbm(),
+                        Efficiency{}, {.warm_cache = false, .pure_roofline = true});
+  ASSERT_TRUE(c.ok()) << c.status();
+  // 1 GiB read + 1 GiB written (write bandwidth = read, 4.8e12 B/s):
+  // 2 x 223.696213 us = 447.392427 us; bytes 2,147,483,648.
+  EXPECT_DOUBLE_EQ(c->bytes, 2147483648.0);
+  EXPECT_NEAR(c->seconds, 447.39242667e-6, 1e-13);
+}
+
+TEST(MemoryKernel, CopyUsesTheTiersOwnWriteBandwidth) {
+  Hardware hw = RoundGpu();
+  hw.tiers[0].write_bandwidth_bytes_per_second = 0.5e12;
+  auto c = MemoryKernel({.bytes = 1'000'000'000, .copy = true}, hw, Efficiency{},
+                        {.warm_cache = false, .pure_roofline = true});
+  ASSERT_TRUE(c.ok()) << c.status();
+  // 1e9 B / 1e12 B/s read = 1 ms, + 1e9 B / 0.5e12 B/s written = 2 ms: 3 ms.
+  EXPECT_NEAR(c->seconds, 3e-3, 1e-15);
+}
+
+TEST(MemoryKernel, CalibratedUsesElementwiseEtaAndOverhead) {
+  Efficiency eff;
+  eff.memory[static_cast<int>(OpClass::kElementwise)] = 0.8;
+  eff.memory[static_cast<int>(OpClass::kAttention)] = 0.1;  // not this class
+  eff.per_kernel_overhead_seconds = 5e-6;
+  auto c = MemoryKernel({.bytes = int64_t{1} << 30}, H200Hbm(), eff,
+                        {.warm_cache = false});
+  ASSERT_TRUE(c.ok()) << c.status();
+  // 223.696213 us / 0.8 = 279.620267 us, + 5 us launch = 284.620267 us.
+  EXPECT_NEAR(c->seconds, 284.62026667e-6, 1e-13);
+  EXPECT_NEAR(c->overhead_seconds, 5e-6, 1e-18);
+}
+
+TEST(MemoryKernel, NoComputeRoofStillBounds) {
+  Hardware hw = H200Hbm();
+  hw.peak_ops_per_second = {};
+  auto c = MemoryKernel({.bytes = int64_t{1} << 30}, hw, Efficiency{},
+                        {.pure_roofline = true});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_NEAR(c->seconds, 223.69621333e-6, 1e-13);  // as ReadPureBoundByHand
+}
+
+TEST(MemoryKernel, BadBytesNamesFieldRangeAndValue) {
+  auto c = MemoryKernel({.bytes = 0}, RoundGpu(), Efficiency{});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(c.status().message(),
+            "shape.bytes: must be in [1, 1125899906842624], got 0");
+}
+
 }  // namespace
 }  // namespace ridgeline::engine

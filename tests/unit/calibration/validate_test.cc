@@ -5,6 +5,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "ridgeline/calibration/commands.h"
+#include "ridgeline/calibration/measurements.h"
 #include "ridgeline/calibration/validation.h"
 #include "test_hardware.h"
 
@@ -122,6 +123,59 @@ TEST(Validate, ComputeRoofUnknownEvaluatesOnlyMemoryBoundRows) {
   // A GEMM kernel's bound needs the compute roof.
   EXPECT_FALSE(res[5].evaluated);
   EXPECT_EQ(res[5].status, "compute roof unknown for test-no-roof");
+}
+
+// Rows exactly as bench/gpu/membw.cu writes them (CsvWriter::Write), on the
+// inline RoundGpu (1e12 B/s read and write, data in test_hardware.h).
+constexpr char kMembwCsv[] =
+    "id,hardware_id,device_count,tensor_parallel,model_id,weight_format,"
+    "weight_bits_effective,kv_format,batch,prompt_len,gen_len,framework,"
+    "metric,value,unit,usable,source,note\n"
+    "bw1,test-gpu,1,1,memory-read-kernel,n/a,,n/a,1,0,1,ridgeline-gpu-bench,"
+    "kernel_us,300,us,1,\"ridgeline bench/gpu on Test GPU, CUDA runtime 12.4\","
+    "\"device: Test GPU; bytes moved (read + written)=268435456; GB/s=894.784853; "
+    "inputs rotated (cold cache); CUDA events, median of 50 after 5 warm-up calls\"\n"
+    "bw2,test-gpu,1,1,memory-copy-kernel,n/a,,n/a,1,0,1,ridgeline-gpu-bench,"
+    "kernel_us,600,us,1,\"ridgeline bench/gpu on Test GPU, CUDA runtime 12.4\","
+    "\"device: Test GPU; bytes moved (read + written)=536870912; GB/s=894.784853; "
+    "inputs rotated (cold cache); CUDA events, median of 50 after 5 warm-up calls\"\n"
+    "bw3,test-gpu,1,1,memory-read-kernel,n/a,,n/a,1,0,1,ridgeline-gpu-bench,"
+    "kernel_us,1200,us,1,\"ridgeline bench/gpu on Test GPU, CUDA runtime 12.4\","
+    "\"device: Test GPU; bytes moved (read + written)=1073741824; GB/s=894.784853; "
+    "inputs rotated (cold cache); CUDA events, median of 50 after 5 warm-up calls\"\n";
+
+TEST(Validate, MembwRowsAreEvaluatedByTheMemoryKernel) {
+  auto rows = ParseMeasurementsCsv(kMembwCsv, "membw.csv");
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  std::vector<RowResult> res = EvaluateRows(*rows, Lookup, nullptr);
+  ASSERT_EQ(res.size(), 3u);
+  for (const RowResult& r : res) {
+    ASSERT_TRUE(r.evaluated) << r.id << ": " << r.status;
+    EXPECT_EQ(r.status, "ok");
+    EXPECT_EQ(r.unit, "us");
+    EXPECT_EQ(*r.predicted, *r.bound);  // no profile: predicted = bound
+    EXPECT_FALSE(r.beats_bound) << r.id;
+  }
+  // Read 256 MiB: 268,435,456 B / 1e12 B/s = 268.435456 us.
+  EXPECT_NEAR(*res[0].bound, 268.435456, 1e-6);
+  // Copy: "bytes moved" 536,870,912 counts the 256 MiB buffer read and
+  // written: 268,435,456 / 1e12 + 268,435,456 / 1e12 s = 536.870912 us.
+  EXPECT_NEAR(*res[1].bound, 536.870912, 1e-6);
+  // Read 1 GiB: 1,073,741,824 / 1e12 s = 1073.741824 us.
+  EXPECT_NEAR(*res[2].bound, 1073.741824, 1e-6);
+}
+
+TEST(Validate, MembwRowWithoutBytesIsSkippedWithTheReason) {
+  MeasurementRow r = Decode("bw", 300);
+  r.model_id = "memory-read-kernel";
+  r.metric = "kernel_us";
+  r.unit = "us";
+  r.note = "device: Test GPU; inputs rotated";
+  std::vector<RowResult> res = EvaluateRows({r}, Lookup, nullptr);
+  ASSERT_EQ(res.size(), 1u);
+  EXPECT_FALSE(res[0].evaluated);
+  EXPECT_EQ(res[0].status,
+            "memory kernel: no \"bytes moved (read + written)=\" in note");
 }
 
 TEST(Validate, MedianAndNearestRankP90) {

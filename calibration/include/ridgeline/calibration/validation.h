@@ -28,6 +28,7 @@ enum class Regime {
   kMixed,            // throughput_tok_s, e2e_latency_ms: prefill + decode
   kAttentionKernel,  // kernel_us, attention-decode-kernel
   kGemmKernel,       // kernel_us, gemm-kernel
+  kMemoryKernel,     // kernel_us, memory-read-kernel / memory-copy-kernel
 };
 std::string_view RegimeName(Regime r);
 
@@ -46,6 +47,7 @@ struct PreparedRow {
   engine::Scenario scenario;     // model rows
   engine::DecodeAttentionShape attention;  // kAttentionKernel
   engine::GemmShape gemm;                  // kGemmKernel
+  engine::MemoryKernelShape memory;        // kMemoryKernel
   engine::KernelOptions kernel_options;
 };
 

@@ -1,5 +1,6 @@
 // Kernel-level roofline models: the single-query decode attention kernel
-// (FlashInfer single_decode_with_kv_cache / batch decode) and one GEMM call.
+// (FlashInfer single_decode_with_kv_cache / batch decode), one GEMM call and
+// a device-memory streaming read or copy (bench/gpu membw).
 // They answer "how long does one kernel call take on this hardware" from
 // FLOPs and bytes, for comparison with micro-benchmarks. Pure functions of
 // their arguments; thread-safe.
@@ -36,6 +37,14 @@ struct GemmShape {
   NumberFormat b = {"fp16", 16, MathType::kFp16};
 };
 
+// One device-memory streaming call over a buffer of `bytes` bytes: a read
+// kernel (reads it once) or a device-to-device copy (reads it and writes a
+// buffer of the same size).
+struct MemoryKernelShape {
+  int64_t bytes = 1;  // bytes read per call, 1..2^50
+  bool copy = false;  // true: also writes `bytes`
+};
+
 struct KernelOptions {
   // Benchmarks call the kernel again and again on the same tensors: operands
   // that fit in an on-chip (kSram) tier stay there between calls. False: every
@@ -68,6 +77,8 @@ absl::Status ValidateDecodeAttentionShape(const DecodeAttentionShape& shape,
                                           std::string_view prefix = "shape");
 absl::Status ValidateGemmShape(const GemmShape& shape,
                                std::string_view prefix = "shape");
+absl::Status ValidateMemoryKernelShape(const MemoryKernelShape& shape,
+                                       std::string_view prefix = "shape");
 
 // FLOPs: 4 x batch x q_heads x kv_length x head_dim (2 for QK^T, 2 for
 // score x V; the softmax's exp runs on special-function units and is not
@@ -87,5 +98,15 @@ absl::StatusOr<KernelCost> GemmKernel(const GemmShape& shape,
                                       const Efficiency& efficiency,
                                       const KernelOptions& options = {},
                                       int64_t gemv_max_tokens = 64);
+
+// No FLOPs. Read: bytes / (read bandwidth x eta_m). Copy: bytes read and
+// the same bytes written, bytes / read_bw + bytes / write_bw (write = read
+// bandwidth when the tier gives one figure), over eta_m. Device tier unless
+// warm_cache and the buffers fit on chip. Op class kElementwise (a streaming
+// pass); calibrated time adds the per-kernel overhead as the other kernels.
+absl::StatusOr<KernelCost> MemoryKernel(const MemoryKernelShape& shape,
+                                        const Hardware& hardware,
+                                        const Efficiency& efficiency,
+                                        const KernelOptions& options = {});
 
 }  // namespace ridgeline::engine
