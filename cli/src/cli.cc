@@ -218,12 +218,15 @@ const std::vector<FlagSpec>& ScenarioFlags() {
       {"mla-unabsorbed", "", "MLA without W_UK/W_UV absorption"},
       {"pure-roofline", "",
        "ignore calibration and plugin hooks: the speed upper bound"},
-      {"weights-tier", "N", "pin weights to memory tier N (default: fastest with room)"},
+      {"weights-tier", "N",
+       "pin weights to memory tier N (default: fastest with room)"},
       {"kv-tier", "N", "pin the KV cache to memory tier N"},
       {"activations-tier", "N", "pin activations to memory tier N"},
-      {"electricity-usd-per-kwh", "X", "electricity price (default: US industrial average)"},
+      {"electricity-usd-per-kwh", "X",
+       "electricity price (default: US industrial average)"},
       {"pue", "X", "data-centre power usage effectiveness (default 1.58)"},
-      {"grid-g-co2e-per-kwh", "X", "grid carbon intensity (default: world average)"},
+      {"grid-g-co2e-per-kwh", "X",
+       "grid carbon intensity (default: world average)"},
       {"amortization-years", "X", "years the purchase price is spread over"},
       {"utilization", "X", "share of wall time the device serves, (0, 1]"},
   };
@@ -242,7 +245,8 @@ Outcome FillPlacementAndEconomics(const ParsedFlags& flags,
   for (const TierPin& pin :
        {TierPin{"weights-tier", &v1::PlacementPins::set_weights_tier},
         TierPin{"kv-tier", &v1::PlacementPins::set_kv_cache_tier},
-        TierPin{"activations-tier", &v1::PlacementPins::set_activations_tier}}) {
+        TierPin{"activations-tier",
+                &v1::PlacementPins::set_activations_tier}}) {
     absl::StatusOr<std::optional<int64_t>> v = flags.GetInt(pin.flag, 0, 7);
     if (!v.ok()) return Usage(v.status());
     if (*v) (placement->*pin.set)(static_cast<int32_t>(**v));
@@ -280,6 +284,17 @@ Outcome FillCommon(const ParsedFlags& flags, v1::AnalysisOptions* options,
   if (flags.Has("mla-unabsorbed")) options->set_mla_absorbed(false);
   if (flags.Has("pure-roofline")) options->set_pure_roofline(true);
   return std::nullopt;
+}
+
+// ScenarioFlags() into the fields AnalyzeRequest and SweepRequest share.
+template <typename Request>
+Outcome FillScenarioFlags(const ParsedFlags& flags, Request* request) {
+  if (Outcome o = FillPlacementAndEconomics(flags, request->mutable_placement(),
+                                            request->mutable_economics())) {
+    return o;
+  }
+  return FillCommon(flags, request->mutable_options(),
+                    request->mutable_calibration());
 }
 
 Outcome ReadHardwareFile(const std::string& path, v1::Hardware* hardware) {
@@ -387,12 +402,7 @@ Outcome BuildAnalyze(const ParsedFlags& flags, v1::AnalyzeRequest* request) {
     if (!v.ok()) return Usage(v.status());
     request->set_view(*v);
   }
-  if (Outcome o = FillPlacementAndEconomics(flags, request->mutable_placement(),
-                                            request->mutable_economics())) {
-    return o;
-  }
-  return FillCommon(flags, request->mutable_options(),
-                    request->mutable_calibration());
+  return FillScenarioFlags(flags, request);
 }
 
 std::string OpName(const v1::OpResult& op) {
@@ -668,12 +678,7 @@ Outcome BuildSweep(const ParsedFlags& flags, v1::SweepRequest* request) {
     request->set_shard_count(count);
   }
   request->set_include_full_result(flags.Has("full"));
-  if (Outcome o = FillPlacementAndEconomics(flags, request->mutable_placement(),
-                                            request->mutable_economics())) {
-    return o;
-  }
-  return FillCommon(flags, request->mutable_options(),
-                    request->mutable_calibration());
+  return FillScenarioFlags(flags, request);
 }
 
 Outcome Sweep(Context& ctx) {
