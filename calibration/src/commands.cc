@@ -68,7 +68,9 @@ int Validate(const ValidateOptions& options, std::ostream& out,
   const std::filesystem::path profile_dir =
       options.profiles ? *options.profiles : DefaultProfileDir();
   absl::StatusOr<std::shared_ptr<const ProfileStore>> store =
-      ProfileStore::LoadDirectory(profile_dir);
+      ProfileStore::LoadDirectory(profile_dir,
+                                  options.profiles ? ProfileStore::IfMissing::kError
+                                                   : ProfileStore::IfMissing::kEmpty);
   if (!store.ok()) {
     err << store.status().message() << "\n";
     return 1;

@@ -1,7 +1,9 @@
 #include "ridgeline/calibration/fit.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <set>
 
@@ -19,18 +21,19 @@ struct Sample {
   const PreparedRow* row;
   double bound_seconds;
   double measured_seconds;
+  RowRoofs roofs;  // where the row sits at the bound
 };
 
 std::vector<Sample> Samples(const std::vector<const PreparedRow*>& rows,
-                            Regime regime) {
+                            std::initializer_list<Regime> regimes) {
   std::vector<Sample> out;
   for (const PreparedRow* r : rows) {
-    if (r->regime != regime &&
-        !(regime == Regime::kAttentionKernel && r->regime == Regime::kGemmKernel))
+    if (std::find(regimes.begin(), regimes.end(), r->regime) == regimes.end())
       continue;
     absl::StatusOr<double> bound = PredictRow(*r, engine::Efficiency{}, true);
-    if (!bound.ok()) continue;
-    out.push_back({r, ToSeconds(*r, *bound), ToSeconds(*r, r->row.value)});
+    absl::StatusOr<RowRoofs> roofs = PureRoofs(*r);
+    if (!bound.ok() || !roofs.ok()) continue;
+    out.push_back({r, ToSeconds(*r, *bound), ToSeconds(*r, r->row.value), *roofs});
   }
   return out;
 }
@@ -103,6 +106,83 @@ std::optional<double> MedianEta(const std::vector<Sample>& s,
   return Median(etas);
 }
 
+// A prefill whose compute-roof time is at least half its memory-roof time
+// can be compute-bound at a plausible eta_c; below that it is memory-bound
+// even at eta_c = 1/2.
+constexpr double kComputeMattersRatio = 0.5;
+
+// Kernel rows, grouped by op class (attention, gemm, gemv, elementwise =
+// memory streaming) and by the roof they sit on. Launch overhead: the median
+// of the groups' Theil-Sen intercepts (one line per group, since groups
+// differ in eta). Then per group eta = median of bound / (measured -
+// overhead): compute-bound groups give their class's eta_c, memory-bound ones
+// its eta_m; classes without rows of their own take the median of all rows
+// on that roof.
+void FitKernels(const std::vector<Sample>& kernels, double min_eta,
+                engine::Efficiency* eff) {
+  std::map<std::pair<bool, engine::OpClass>, std::vector<Sample>> groups;
+  for (const Sample& v : kernels) {
+    groups[{v.roofs.compute_to_memory > 1, v.roofs.op_class}].push_back(v);
+  }
+  std::vector<double> intercepts;
+  for (const auto& [key, members] : groups) {
+    if (members.size() >= 2) intercepts.push_back(FitLinear(members, min_eta).second);
+  }
+  const double overhead = intercepts.empty() ? FitLinear(kernels, min_eta).second
+                                             : Median(intercepts);
+  eff->per_kernel_overhead_seconds = overhead;
+  auto eta_of = [&](const Sample& v) {
+    const double busy = v.measured_seconds - overhead;
+    return busy > v.bound_seconds ? std::max(v.bound_seconds / busy, min_eta) : 1.0;
+  };
+  for (const bool compute_side : {true, false}) {
+    std::vector<double> side_etas;
+    for (const Sample& v : kernels) {
+      if ((v.roofs.compute_to_memory > 1) == compute_side) side_etas.push_back(eta_of(v));
+    }
+    if (side_etas.empty()) continue;
+    auto& side = compute_side ? eff->compute : eff->memory;
+    SetAll(side, Median(side_etas));
+    for (const auto& [key, members] : groups) {
+      if (key.first != compute_side) continue;
+      std::vector<double> etas;
+      for (const Sample& v : members) etas.push_back(eta_of(v));
+      side[static_cast<int>(key.second)] = Median(etas);
+    }
+  }
+}
+
+// Prefill rows (prefill_tok_s, ttft_ms). Those the memory roof bounds even at
+// eta_c = 1/2 cannot measure compute efficiency: what the memory roof and the
+// per-step overhead leave of them is the fixed cost before the first token
+// (median, clamped to [0, 0.9 x the shortest row]). The others fix eta_c
+// (median of per-row solutions, that cost included).
+void FitPrefill(const std::vector<Sample>& prefill, double min_eta,
+                engine::Efficiency* eff) {
+  std::vector<Sample> compute_rows;
+  std::vector<double> unexplained;
+  double min_measured = prefill.front().measured_seconds;
+  engine::Efficiency without = *eff;
+  without.per_request_overhead_seconds = 0;
+  for (const Sample& v : prefill) {
+    min_measured = std::min(min_measured, v.measured_seconds);
+    if (v.roofs.compute_to_memory >= kComputeMattersRatio) {
+      compute_rows.push_back(v);
+      continue;
+    }
+    absl::StatusOr<double> t = PredictRow(*v.row, without, false);
+    if (t.ok()) unexplained.push_back(v.measured_seconds - ToSeconds(*v.row, *t));
+  }
+  if (!unexplained.empty()) {
+    eff->per_request_overhead_seconds =
+        std::clamp(Median(unexplained), 0.0, 0.9 * min_measured);
+  }
+  auto set_compute = [](engine::Efficiency& e, double eta) { SetAll(e.compute, eta); };
+  if (auto eta = MedianEta(compute_rows, *eff, set_compute, min_eta)) {
+    SetAll(eff->compute, *eta);
+  }
+}
+
 std::string Describe(const std::vector<const PreparedRow*>& rows) {
   std::string ids;
   for (const PreparedRow* r : rows) absl::StrAppend(&ids, ids.empty() ? "" : " ", r->row.id);
@@ -148,35 +228,35 @@ engine::Efficiency FitEfficiency(const std::vector<const PreparedRow*>& rows,
   eff.profile_name = "fit";
   const double min_eta = options.min_efficiency;
 
-  std::vector<Sample> kernels = Samples(rows, Regime::kAttentionKernel);
-  if (!kernels.empty()) {
-    auto [eta, overhead] = FitLinear(kernels, min_eta);
-    SetAll(eff.compute, eta);
-    SetAll(eff.memory, eta);
-    eff.per_kernel_overhead_seconds = overhead;
-  }
-  std::vector<Sample> decode = Samples(rows, Regime::kDecode);
+  std::vector<Sample> kernels =
+      Samples(rows, {Regime::kAttentionKernel, Regime::kGemmKernel,
+                     Regime::kMemoryKernel});
+  if (!kernels.empty()) FitKernels(kernels, min_eta, &eff);
+  std::vector<Sample> decode = Samples(rows, {Regime::kDecode});
   if (!decode.empty()) {
     auto [eta, overhead] = FitLinear(decode, min_eta);
     SetAll(eff.memory, eta);
     eff.per_step_overhead_seconds = overhead;
   }
-  auto set_compute = [](engine::Efficiency& e, double eta) { SetAll(e.compute, eta); };
   auto set_memory = [](engine::Efficiency& e, double eta) { SetAll(e.memory, eta); };
   auto set_both = [](engine::Efficiency& e, double eta) {
     SetAll(e.compute, eta);
     SetAll(e.memory, eta);
   };
-  std::vector<Sample> prefill = Samples(rows, Regime::kPrefill);
-  if (!prefill.empty()) {
-    if (auto eta = MedianEta(prefill, eff, set_compute, min_eta)) SetAll(eff.compute, *eta);
-  }
-  std::vector<Sample> mixed = Samples(rows, Regime::kMixed);
+  std::vector<Sample> prefill = Samples(rows, {Regime::kPrefill});
+  std::vector<Sample> mixed = Samples(rows, {Regime::kMixed});
+  if (!prefill.empty()) FitPrefill(prefill, min_eta, &eff);
   if (!mixed.empty() && decode.empty()) {
     if (prefill.empty()) {
       if (auto eta = MedianEta(mixed, eff, set_both, min_eta)) set_both(eff, *eta);
-    } else if (auto eta = MedianEta(mixed, eff, set_memory, min_eta)) {
-      SetAll(eff.memory, *eta);
+    } else {
+      // eta_m from the mixed rows changes what the prefill rows leave
+      // unexplained and vice versa: alternate until both settle (a few
+      // rounds; each is a median, so it converges quickly).
+      for (int round = 0; round < 4; ++round) {
+        if (auto eta = MedianEta(mixed, eff, set_memory, min_eta)) SetAll(eff.memory, *eta);
+        FitPrefill(prefill, min_eta, &eff);
+      }
     }
   }
   return eff;

@@ -115,10 +115,11 @@ absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
     for (const auto& [key, value] : e.items()) {
       if (key != "compute" && key != "memory" &&
           key != "per_step_overhead_seconds" &&
+          key != "per_request_overhead_seconds" &&
           key != "per_kernel_overhead_seconds") {
         return Bad(file, absl::StrCat("efficiency.", key),
                    "one of compute, memory, per_step_overhead_seconds, "
-                   "per_kernel_overhead_seconds",
+                   "per_request_overhead_seconds, per_kernel_overhead_seconds",
                    json(key));
       }
     }
@@ -136,6 +137,10 @@ absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
     }
     if (auto st = ReadOverhead(e, file, "per_step_overhead_seconds",
                                &p.efficiency.per_step_overhead_seconds);
+        !st.ok())
+      return st;
+    if (auto st = ReadOverhead(e, file, "per_request_overhead_seconds",
+                               &p.efficiency.per_request_overhead_seconds);
         !st.ok())
       return st;
     if (auto st = ReadOverhead(e, file, "per_kernel_overhead_seconds",
@@ -165,6 +170,8 @@ std::string ProfileToJson(const Profile& p) {
       {"compute", compute},
       {"memory", memory},
       {"per_step_overhead_seconds", p.efficiency.per_step_overhead_seconds},
+      {"per_request_overhead_seconds",
+       p.efficiency.per_request_overhead_seconds},
       {"per_kernel_overhead_seconds", p.efficiency.per_kernel_overhead_seconds}};
   j["fitted_from"] = p.fitted_from;
   return j.dump(2) + "\n";
@@ -190,10 +197,14 @@ absl::Status WriteProfiles(const std::filesystem::path& dir,
 }
 
 absl::StatusOr<std::shared_ptr<const ProfileStore>> ProfileStore::LoadDirectory(
-    const std::filesystem::path& dir) {
+    const std::filesystem::path& dir, IfMissing if_missing) {
   std::vector<Profile> profiles;
   std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) return FromProfiles({});
+  if (!std::filesystem::is_directory(dir, ec)) {
+    if (if_missing == IfMissing::kEmpty) return FromProfiles({});
+    return absl::NotFoundError(absl::StrCat(
+        "profile directory '", dir.string(), "' does not exist or is not a directory"));
+  }
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.is_regular_file() && entry.path().extension() == ".json") {

@@ -106,6 +106,11 @@ double ToSeconds(const PreparedRow& p, double v) {
     // Seconds for the whole static batch: batch x gen tokens at v tok/s.
     return static_cast<double>(*r.batch) * static_cast<double>(*r.gen_len) / v;
   }
+  if (r.metric == "prefill_tok_s") {
+    // The whole prefill (so a fixed per-request cost is in seconds).
+    return static_cast<double>(p.scenario.workload.batch) *
+           static_cast<double>(p.scenario.workload.prompt_tokens) / v;
+  }
   if (r.unit == "tok/s") return 1.0 / v;
   if (r.unit == "ms") return v / 1e3;
   if (r.unit == "us") return v / 1e6;
@@ -299,20 +304,62 @@ absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
   return p;
 }
 
+namespace {
+
+absl::StatusOr<engine::KernelCost> KernelCostOf(const PreparedRow& p,
+                                                const engine::Efficiency& efficiency,
+                                                bool pure) {
+  engine::KernelOptions o = p.kernel_options;
+  o.pure_roofline = pure;
+  const engine::Hardware& hw = p.scenario.hardware;
+  switch (p.regime) {
+    case Regime::kAttentionKernel:
+      return engine::DecodeAttentionKernel(p.attention, hw, efficiency, o);
+    case Regime::kGemmKernel:
+      return engine::GemmKernel(p.gemm, hw, efficiency, o);
+    default:
+      return engine::MemoryKernel(p.memory, hw, efficiency, o);
+  }
+}
+
+bool IsKernel(Regime r) {
+  return r == Regime::kAttentionKernel || r == Regime::kGemmKernel ||
+         r == Regime::kMemoryKernel;
+}
+
+}  // namespace
+
+absl::StatusOr<RowRoofs> PureRoofs(const PreparedRow& p) {
+  RowRoofs out;
+  double compute = 0, memory = 0;
+  if (IsKernel(p.regime)) {
+    absl::StatusOr<engine::KernelCost> c = KernelCostOf(p, engine::Efficiency{}, true);
+    if (!c.ok()) return c.status();
+    out.op_class = c->op_class;
+    compute = c->compute_seconds;
+    memory = c->memory_seconds;
+  } else {
+    engine::Scenario s = p.scenario;
+    s.efficiency = engine::Efficiency{};
+    s.options.pure_roofline = true;
+    s.options.suggestions = false;
+    absl::StatusOr<engine::AnalysisResult> res = engine::Analyze(s);
+    if (!res.ok()) return res.status();
+    const engine::StepTotals& t =
+        p.regime == Regime::kPrefill ? res->prefill.totals : res->decode.totals;
+    compute = t.compute_seconds;
+    memory = t.memory_seconds;
+  }
+  out.compute_to_memory = memory > 0 ? compute / memory : 0;
+  return out;
+}
+
 absl::StatusOr<double> PredictRow(const PreparedRow& p,
                                   const engine::Efficiency& efficiency,
                                   bool pure) {
   const MeasurementRow& r = p.row;
-  if (p.regime == Regime::kAttentionKernel || p.regime == Regime::kGemmKernel ||
-      p.regime == Regime::kMemoryKernel) {
-    engine::KernelOptions o = p.kernel_options;
-    o.pure_roofline = pure;
-    absl::StatusOr<engine::KernelCost> c =
-        p.regime == Regime::kAttentionKernel
-            ? engine::DecodeAttentionKernel(p.attention, p.scenario.hardware, efficiency, o)
-        : p.regime == Regime::kGemmKernel
-            ? engine::GemmKernel(p.gemm, p.scenario.hardware, efficiency, o)
-            : engine::MemoryKernel(p.memory, p.scenario.hardware, efficiency, o);
+  if (IsKernel(p.regime)) {
+    absl::StatusOr<engine::KernelCost> c = KernelCostOf(p, efficiency, pure);
     if (!c.ok()) return c.status();
     return c->seconds * 1e6;
   }

@@ -165,14 +165,17 @@ absl::StatusOr<std::unique_ptr<Client>> MakeInProcessClient(
   std::filesystem::path plugin_dir =
       ResolveDir(options.plugin_dir, "RIDGELINE_PLUGIN_DIR",
                  plugin_host::DefaultPluginDir());
+  const std::filesystem::path default_profiles = calibration::DefaultProfileDir();
   std::filesystem::path profile_dir =
-      ResolveDir(options.profile_dir, "RIDGELINE_PROFILE_DIR",
-                 calibration::DefaultProfileDir());
+      ResolveDir(options.profile_dir, "RIDGELINE_PROFILE_DIR", default_profiles);
   // Successful loads are noise on a command line; refusals are not.
   auto registry = plugin_host::HardwareRegistry::LoadDirectory(
       plugin_dir, plugin_host::LoadLog::kRefusalsOnly);
   absl::StatusOr<std::shared_ptr<const calibration::ProfileStore>> profiles =
-      calibration::ProfileStore::LoadDirectory(profile_dir);
+      calibration::ProfileStore::LoadDirectory(
+          profile_dir, profile_dir == default_profiles
+                           ? calibration::ProfileStore::IfMissing::kEmpty
+                           : calibration::ProfileStore::IfMissing::kError);
   if (!profiles.ok()) return profiles.status();
   return std::unique_ptr<Client>(
       new InProcessClient(std::make_unique<service::Backend>(

@@ -6,8 +6,9 @@
 // so the result is an upper bound on speed. Otherwise each op instance pays
 // efficiency.per_kernel_overhead_seconds per kernel (or, when a calibration
 // profile is named but fitted no per-kernel overhead, the hardware's
-// published kernel_launch_seconds), and each step pays
-// efficiency.per_step_overhead_seconds.
+// published kernel_launch_seconds), each step pays
+// efficiency.per_step_overhead_seconds, and the prefill (once per request
+// batch) also efficiency.per_request_overhead_seconds.
 //
 // Compute roof unknown (hardware with no peak at all): ops get no compute
 // time, so every time is the memory-roof time, still an upper bound on speed;
@@ -181,11 +182,15 @@ class Evaluator {
       per_kernel_ = s.hardware.kernel_launch_seconds;
     }
     per_step_ = e.per_step_overhead_seconds;
+    per_request_ = e.per_request_overhead_seconds;
   }
 
   double per_step() const { return per_step_; }
+  // What the prefill of a request batch pays on top of its ops.
+  double prefill_fixed() const { return per_step_ + per_request_; }
   bool pure() const {
-    if (use_hook_ || per_kernel_ > 0 || per_step_ > 0) return false;
+    if (use_hook_ || per_kernel_ > 0 || per_step_ > 0 || per_request_ > 0)
+      return false;
     for (int i = 0; i < kOpClassCount; ++i) {
       if (eta_c_[i] != 1 || eta_m_[i] != 1) return false;
     }
@@ -267,6 +272,7 @@ class Evaluator {
   bool use_hook_ = false;
   double per_kernel_ = 0;
   double per_step_ = 0;
+  double per_request_ = 0;
 };
 
 // Bytes one op moves over all tiers: the sum MakeOpResult reports and
@@ -356,13 +362,15 @@ void BuildDecode(const GraphContext& g, int64_t batch, int64_t kv_length,
 
 // Times one step's ops in order and returns its totals; with `slope`, the
 // KV-dependent ops are taken at `kv_length`. With `ops_out`, also the
-// per-op results (whose sums are the totals). `overhead` (optional) gets the
-// kernel plus per-step overheads.
+// per-op results (whose sums are the totals). `fixed` is the step's fixed
+// cost (per step, plus per request for a prefill); `overhead` (optional)
+// gets the kernel plus fixed overheads.
 StepTotals TimeStep(const OpList& ops, const OpList* slope, int64_t kv_length,
-                    const Evaluator& ev, const PlacementInfo& p, int tiers,
-                    std::vector<OpResult>* ops_out, double* overhead) {
+                    double fixed, const Evaluator& ev, const PlacementInfo& p,
+                    int tiers, std::vector<OpResult>* ops_out,
+                    double* overhead) {
   StepTotals tot;
-  double over = ev.per_step();
+  double over = fixed;
   OpCost at;
   for (size_t i = 0; i < ops.size(); ++i) {
     const OpCost* op = &ops[i];
@@ -382,7 +390,7 @@ StepTotals TimeStep(const OpList& ops, const OpList* slope, int64_t kv_length,
     tot.seconds += t.seconds;
     over += t.overhead;
   }
-  tot.seconds += ev.per_step();
+  tot.seconds += fixed;
   if (overhead != nullptr) *overhead = over;
   return tot;
 }
@@ -397,7 +405,10 @@ StepResult EvaluateStep(Phase phase, int64_t tokens, int64_t kv_length,
   s.tokens = tokens;
   s.kv_length = kv_length;
   s.ops.reserve(ops.size());
-  s.totals = TimeStep(ops, slope, kv_length, ev, p, tiers, &s.ops, nullptr);
+  const double fixed =
+      phase == Phase::kPrefill ? ev.prefill_fixed() : ev.per_step();
+  s.totals =
+      TimeStep(ops, slope, kv_length, fixed, ev, p, tiers, &s.ops, nullptr);
   return s;
 }
 
@@ -781,8 +792,9 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
     r.prefill.phase = Phase::kPrefill;
     r.prefill.tokens = batch * prompt;
     r.prefill.kv_length = prompt;
-    r.prefill.totals = TimeStep(prep.prefill, nullptr, prompt, ev, place, tiers,
-                                nullptr, nullptr);
+    r.prefill.totals = TimeStep(prep.prefill, nullptr, prompt,
+                                ev.prefill_fixed(), ev, place, tiers, nullptr,
+                                nullptr);
   }
   r.ttft_seconds = r.prefill.totals.seconds;
   r.prefill_tokens_per_second =
@@ -922,8 +934,11 @@ struct StepEvaluator::Impl {
     st.batch = batch;
     st.tokens = tokens;
     st.kv_length = kv;
-    const StepTotals tot = TimeStep(ops, slope, kv, *ev, prep.place, tiers,
-                                    nullptr, &st.overhead_seconds);
+    // A scheduler's step: the per-request cost is the scheduler's to add
+    // once per admitted request (chunked prefill would pay it per chunk).
+    const StepTotals tot = TimeStep(ops, slope, kv, ev->per_step(), *ev,
+                                    prep.place, tiers, nullptr,
+                                    &st.overhead_seconds);
     st.flops = tot.flops;
     st.bytes = tot.bytes;
     st.compute_seconds = tot.compute_seconds;

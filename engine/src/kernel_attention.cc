@@ -38,6 +38,7 @@ absl::StatusOr<KernelCost> Roofline(double flops, const Traffic2& traffic,
         "hardware.tiers: at least one memory tier is required, got 0");
   }
   KernelCost cost;
+  cost.op_class = op_class;
   cost.flops = flops;
   cost.bytes = traffic.read + traffic.write;
 

@@ -114,6 +114,8 @@ absl::Status ValidateScenario(const Scenario& s) {
   }
   RETURN_IF_ERROR(CheckPositive("efficiency.per_step_overhead_seconds",
                                 e.per_step_overhead_seconds, true));
+  RETURN_IF_ERROR(CheckPositive("efficiency.per_request_overhead_seconds",
+                                e.per_request_overhead_seconds, true));
   RETURN_IF_ERROR(CheckPositive("efficiency.per_kernel_overhead_seconds",
                                 e.per_kernel_overhead_seconds, true));
 

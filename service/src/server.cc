@@ -431,7 +431,10 @@ int RunServer(const ServerConfig& cfg) {
       cfg.profile_dir.empty() ? calibration::DefaultProfileDir()
                               : std::filesystem::path(cfg.profile_dir);
   absl::StatusOr<std::shared_ptr<const calibration::ProfileStore>> profiles =
-      calibration::ProfileStore::LoadDirectory(profile_dir);
+      calibration::ProfileStore::LoadDirectory(
+          profile_dir, cfg.profile_dir.empty()
+                           ? calibration::ProfileStore::IfMissing::kEmpty
+                           : calibration::ProfileStore::IfMissing::kError);
   if (!profiles.ok()) {
     Log(absl::StrCat("cannot load profiles from ", profile_dir.string(), ": ",
                      profiles.status().ToString()));

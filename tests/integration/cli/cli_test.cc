@@ -450,6 +450,12 @@ TEST_F(CliTest, ValidateAndCalibrateUsage) {
       RunBinary({"validate", "--measurements", "/nonexistent.csv"});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.err, HasSubstr("/nonexistent.csv"));
+  // A profile folder that is not there is an error, not "no calibration".
+  CliRun no_profiles = RunBinary({"validate", "--measurements", RIDGELINE_TEST_MEASUREMENTS,
+                                  "--profiles", "/nonexistent-profiles"});
+  EXPECT_EQ(no_profiles.exit_code, 1);
+  EXPECT_THAT(no_profiles.err, HasSubstr("'/nonexistent-profiles' does not exist"));
+  EXPECT_EQ(no_profiles.out, "");
 
   // --format reaches the report: CSV header, JSON object, table summary.
   const std::vector<std::string> ok = {

@@ -124,6 +124,17 @@ TEST(ServerBinaryTest, BadFlagValueExitsWithFieldRangeAndValue) {
   EXPECT_THAT(out, HasSubstr("unknown flag --no-such-flag"));
 }
 
+TEST(ServerBinaryTest, MissingProfileDirRefusesToStartNamingIt) {
+  // A typo in --profile-dir must not silently serve uncalibrated numbers.
+  std::string out;
+  EXPECT_EQ(RunServerBinary({"--listen=127.0.0.1:0", "--metrics-listen=off",
+                             "--profile-dir=/nonexistent-ridgeline-profiles"},
+                            &out),
+            1);
+  EXPECT_THAT(out, HasSubstr("/nonexistent-ridgeline-profiles"));
+  EXPECT_THAT(out, HasSubstr("does not exist"));
+}
+
 TEST_F(ServerTest, NotServingAndUnavailableUntilPluginsLoad) {
   Start({"--plugin-load-delay-ms=1500"});
   auto health = grpc::health::v1::Health::NewStub(channel_);

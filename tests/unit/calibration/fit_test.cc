@@ -49,6 +49,7 @@ engine::Efficiency Truth() {
   e.memory.fill(0.7);
   e.compute.fill(0.45);
   e.per_step_overhead_seconds = 2e-3;
+  e.per_request_overhead_seconds = 3e-3;
   e.profile_name = "truth";
   return e;
 }
@@ -61,7 +62,10 @@ std::vector<PreparedRow> Synthetic(const std::vector<std::string>& platforms) {
     for (const char* model : {"llama-3.2-1b", "llama-2-7b", "llama-3-8b", "llama-2-13b"}) {
       for (auto [metric, prompt, gen] :
            {std::tuple{"decode_tok_s", 0, 128}, std::tuple{"prefill_tok_s", 512, 0},
-            std::tuple{"ttft_ms", 2048, 1}}) {
+            std::tuple{"ttft_ms", 2048, 1},
+            // Memory-bound (compute roof ~1/6 of the memory roof on
+            // test-gpu): these pin the per-request overhead.
+            std::tuple{"ttft_ms", 16, 1}}) {
         auto p = PrepareRow(Row("s" + std::to_string(++n), hw, model, metric, prompt, gen),
                             Lookup);
         EXPECT_TRUE(p.ok()) << p.status();
@@ -95,6 +99,86 @@ TEST(Fit, RecoversEfficienciesAndOverheadFromEngineRows) {
     EXPECT_NEAR(fit.compute[c], 0.45, 0.01) << c;
   }
   EXPECT_NEAR(fit.per_step_overhead_seconds, 2e-3, 0.05e-3);
+  EXPECT_NEAR(fit.per_request_overhead_seconds, 3e-3, 0.05e-3);
+}
+
+TEST(Fit, PerRequestOverheadWithoutDecodeRows) {
+  // Only TTFT rows (as TensorRT-LLM's published tables): short prompts are
+  // memory-bound, so the excess over the memory roof is the per-request
+  // cost; long prompts then give eta_c. Memory efficiency stays 1 (nothing
+  // measures it), so the truth has eta_m = 1.
+  engine::Efficiency truth;
+  truth.compute.fill(0.6);
+  truth.per_request_overhead_seconds = 4e-3;
+  truth.profile_name = "truth";
+  std::vector<PreparedRow> rows;
+  int n = 0;
+  for (const char* model : {"llama-2-7b", "llama-3-8b", "llama-2-13b"}) {
+    for (int64_t prompt : {16, 32, 2048, 4096}) {
+      auto p = PrepareRow(Row("t" + std::to_string(++n), "test-gpu", model, "ttft_ms",
+                              prompt, 1),
+                          Lookup);
+      ASSERT_TRUE(p.ok()) << p.status();
+      p->row.value = *PredictRow(*p, truth, false);
+      rows.push_back(*std::move(p));
+    }
+  }
+  std::vector<const PreparedRow*> ptrs;
+  for (const auto& r : rows) ptrs.push_back(&r);
+  engine::Efficiency fit = FitEfficiency(ptrs, engine::Efficiency{}, FitOptions{});
+  EXPECT_NEAR(fit.per_request_overhead_seconds, 4e-3, 1e-6);
+  EXPECT_EQ(fit.per_step_overhead_seconds, 0);
+  for (int c = 0; c < engine::kOpClassCount; ++c) {
+    EXPECT_NEAR(fit.compute[c], 0.6, 0.005) << c;
+    EXPECT_EQ(fit.memory[c], 1) << c;
+  }
+}
+
+TEST(Fit, KernelRowsFitTheirOwnOpClass) {
+  // bench/gpu-style rows: GEMMs (N = K = 8192) with M <= 64 are GEMVs and
+  // memory-bound on test-gpu (M = 1: 134 MB in 134 us vs 1.3 us of math),
+  // M >= 2048 compute-bound GEMMs (M = 2048: 275 GFLOP in 2.7 ms vs 0.2 ms of
+  // traffic); memory read/copy kernels are elementwise memory streams. Each
+  // class has its own eta; one launch overhead.
+  engine::Efficiency truth;
+  truth.compute[static_cast<int>(engine::OpClass::kGemm)] = 0.7;
+  truth.memory[static_cast<int>(engine::OpClass::kGemv)] = 0.8;
+  truth.memory[static_cast<int>(engine::OpClass::kElementwise)] = 0.9;
+  truth.per_kernel_overhead_seconds = 5e-6;
+  truth.profile_name = "truth";
+  std::vector<PreparedRow> rows;
+  auto add = [&](MeasurementRow r) {
+    r.unit = "us";
+    auto p = PrepareRow(r, Lookup);
+    ASSERT_TRUE(p.ok()) << r.id << ": " << p.status();
+    p->row.value = *PredictRow(*p, truth, false);
+    rows.push_back(*std::move(p));
+  };
+  for (int64_t m : {1, 2, 4, 8, 2048, 4096, 8192}) {
+    MeasurementRow r = Row("g" + std::to_string(m), "test-gpu", "gemm-kernel",
+                           "kernel_us", 0, 0);
+    r.note = "kernel shape: GEMM M=" + std::to_string(m) + " N=8192 K=8192; inputs rotated";
+    add(r);
+  }
+  for (const char* kind : {"memory-read-kernel", "memory-copy-kernel"}) {
+    for (int64_t mib : {256, 1024}) {
+      MeasurementRow r = Row(std::string(kind) + std::to_string(mib), "test-gpu", kind,
+                             "kernel_us", 0, 0);
+      const int64_t moved = mib * (1 << 20) * (std::string(kind) == "memory-copy-kernel" ? 2 : 1);
+      r.note = "bytes moved (read + written)=" + std::to_string(moved);
+      add(r);
+    }
+  }
+  std::vector<const PreparedRow*> ptrs;
+  for (const auto& r : rows) ptrs.push_back(&r);
+  engine::Efficiency fit = FitEfficiency(ptrs, engine::Efficiency{}, FitOptions{});
+  EXPECT_NEAR(fit.per_kernel_overhead_seconds, 5e-6, 1e-9);
+  EXPECT_NEAR(fit.compute[static_cast<int>(engine::OpClass::kGemm)], 0.7, 1e-6);
+  EXPECT_NEAR(fit.memory[static_cast<int>(engine::OpClass::kGemv)], 0.8, 1e-6);
+  EXPECT_NEAR(fit.memory[static_cast<int>(engine::OpClass::kElementwise)], 0.9, 1e-6);
+  // A class without rows of its own takes the median of its roof's rows:
+  // memory-bound rows are 4 GEMVs at 0.8 and 4 streams at 0.9 -> 0.85.
+  EXPECT_NEAR(fit.memory[static_cast<int>(engine::OpClass::kAttention)], 0.85, 1e-6);
 }
 
 TEST(Fit, RecoversKernelEfficiencyAndLaunchOverhead) {

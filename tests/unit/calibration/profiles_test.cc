@@ -21,6 +21,7 @@ TEST(ProfileJson, RoundTrip) {
   p.efficiency.memory.fill(0.75);
   p.efficiency.compute[0] = 0.5;
   p.efficiency.per_step_overhead_seconds = 0.002;
+  p.efficiency.per_request_overhead_seconds = 0.005;
   p.fitted_from = "unit test";
   auto back = ParseProfileJson(ProfileToJson(p), "x.json");
   ASSERT_TRUE(back.ok()) << back.status();
@@ -29,6 +30,7 @@ TEST(ProfileJson, RoundTrip) {
   EXPECT_EQ(back->efficiency.memory, p.efficiency.memory);
   EXPECT_EQ(back->efficiency.compute, p.efficiency.compute);
   EXPECT_EQ(back->efficiency.per_step_overhead_seconds, 0.002);
+  EXPECT_EQ(back->efficiency.per_request_overhead_seconds, 0.005);
   EXPECT_EQ(back->efficiency.profile_name, p.name);
 }
 
@@ -59,6 +61,15 @@ TEST(ProfileJson, ErrorsNameFileFieldRangeAndValue) {
   ASSERT_FALSE(overhead.ok());
   EXPECT_NE(Msg(overhead.status()).find("efficiency.per_step_overhead_seconds"),
             std::string::npos);
+
+  auto request = ParseProfileJson(
+      R"({"format_version":1,"name":"a","family":"x","efficiency":{"per_request_overhead_seconds":2}})",
+      "r.json");
+  ASSERT_FALSE(request.ok());
+  EXPECT_NE(Msg(request.status()).find("r.json: efficiency.per_request_overhead_seconds"),
+            std::string::npos)
+      << request.status();
+  EXPECT_NE(Msg(request.status()).find("[0, 1]"), std::string::npos);
 
   auto keyless = ParseProfileJson(R"({"format_version":1,"name":"a"})", "k.json");
   ASSERT_FALSE(keyless.ok());
@@ -131,8 +142,13 @@ TEST(ProfileStore, LoadDirectoryNamesTheBadFile) {
   EXPECT_NE(Msg(broken.status()).find("bad.json"), std::string::npos);
   EXPECT_NE(Msg(broken.status()).find("efficiency.memory.gemm"), std::string::npos);
   std::filesystem::remove_all(dir);
-  // A missing directory is an empty store.
-  auto empty = ProfileStore::LoadDirectory(dir);
+  // A missing directory the caller asked for is NOT_FOUND naming it (a typo
+  // must not silently mean "no calibration"); as the mere default, empty.
+  auto missing = ProfileStore::LoadDirectory(dir);
+  ASSERT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(Msg(missing.status()).find(dir.string()), std::string::npos)
+      << missing.status();
+  auto empty = ProfileStore::LoadDirectory(dir, ProfileStore::IfMissing::kEmpty);
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE((*empty)->profiles().empty());
 }

@@ -1,11 +1,16 @@
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "ridgeline/calibration/commands.h"
 #include "ridgeline/calibration/measurements.h"
+#include "ridgeline/calibration/profiles.h"
 #include "ridgeline/calibration/validation.h"
 #include "test_hardware.h"
 
@@ -240,6 +245,52 @@ TEST(ValidateCommand, UnreadableInputsFailNamingThePath) {
   EXPECT_NE(err2.str().find("/nonexistent.csv"), std::string::npos)
       << err2.str();
   EXPECT_EQ(out2.str(), "");
+}
+
+TEST(CalibrateCommand, MembwRowsFitTheMemoryStreamEfficiency) {
+  // membw-format rows for the real H200 plugin (device memory 4800 GB/s,
+  // plugins/nvidia). Fixture values, not measurements: every call moves its
+  // bytes at 4000 GB/s with no launch cost, so the fit must give
+  // eta_m[elementwise] = 4000 / 4800 = 0.8333 and overhead 0.
+  //   read 256 MiB:  268,435,456 B / 4000e9 B/s          =  67.108864 us
+  //   read 1 GiB:  1,073,741,824 B / 4000e9 B/s          = 268.435456 us
+  //   copy 256 MiB: 2 x 268,435,456 B / 4000e9 B/s       = 134.217728 us
+  //   copy 1 GiB:   2 x 1,073,741,824 B / 4000e9 B/s     = 536.870912 us
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("ridgeline-membw-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string csv =
+      "id,hardware_id,device_count,tensor_parallel,model_id,weight_format,"
+      "weight_bits_effective,kv_format,batch,prompt_len,gen_len,framework,"
+      "metric,value,unit,usable,source,note\n";
+  struct Call { const char* kind; int64_t moved; const char* us; };
+  int n = 0;
+  for (const Call& c : {Call{"memory-read-kernel", 268435456, "67.108864"},
+                        Call{"memory-read-kernel", 1073741824, "268.435456"},
+                        Call{"memory-copy-kernel", 536870912, "134.217728"},
+                        Call{"memory-copy-kernel", 2147483648, "536.870912"}}) {
+    csv += "bw" + std::to_string(++n) + ",nvidia-h200-sxm-141gb,1,1," + c.kind +
+           ",n/a,,n/a,1,0,1,ridgeline-gpu-bench,kernel_us," + c.us +
+           ",us,1,fixture,\"bytes moved (read + written)=" + std::to_string(c.moved) +
+           "; inputs rotated (cold cache)\"\n";
+  }
+  std::ofstream(dir / "membw.csv") << csv;
+  CalibrateOptions options;
+  options.measurements = dir / "membw.csv";
+  options.out = dir / "profiles";
+  options.plugin_dir = RIDGELINE_TEST_PLUGIN_DIR;
+  std::ostringstream out, err;
+  ASSERT_EQ(Calibrate(options, out, err), 0) << err.str();
+  std::ifstream in(dir / "profiles" / "nvidia-h200-sxm-141gb.ridgeline-gpu-bench.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<Profile> p = ParseProfileJson(text.str(), "h200.json");
+  ASSERT_TRUE(p.ok()) << p.status() << "\n" << out.str();
+  EXPECT_NEAR(p->efficiency.memory[static_cast<int>(engine::OpClass::kElementwise)],
+              4000.0 / 4800.0, 1e-6);
+  EXPECT_NEAR(p->efficiency.per_kernel_overhead_seconds, 0, 1e-9);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

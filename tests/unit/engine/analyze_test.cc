@@ -588,6 +588,24 @@ TEST(AnalyzeTest, EfficiencyAndOverheads) {
   absl::StatusOr<AnalysisResult> ov = Analyze(s);
   ASSERT_TRUE(ov.ok());
   EXPECT_NEAR(ov->tpot_mean_seconds, base->tpot_mean_seconds + 1e-3, 1e-12);
+  // Per-request overhead 5 ms is paid once, in the prefill: TTFT grows by
+  // exactly 5 ms, the decode steps not at all, and the result is no longer
+  // the pure roofline.
+  s = Llama2DecodeAt1024();
+  s.efficiency.per_request_overhead_seconds = 5e-3;
+  absl::StatusOr<AnalysisResult> req = Analyze(s);
+  ASSERT_TRUE(req.ok());
+  EXPECT_NEAR(req->ttft_seconds, base->ttft_seconds + 5e-3, 1e-12);
+  EXPECT_NEAR(req->tpot_mean_seconds, base->tpot_mean_seconds, 1e-12);
+  EXPECT_NEAR(req->e2e_seconds, base->e2e_seconds + 5e-3, 1e-12);
+  EXPECT_FALSE(req->pure_roofline);
+  s.efficiency.per_request_overhead_seconds = -1;
+  absl::StatusOr<AnalysisResult> negative = Analyze(s);
+  ASSERT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(negative.status().message().find(
+                "efficiency.per_request_overhead_seconds"),
+            std::string::npos)
+      << negative.status();
   // A plugin hook applies when no calibration profile is named.
   s = Llama2DecodeAt1024();
   s.hardware.efficiency_hook = [](const OpShape&) {

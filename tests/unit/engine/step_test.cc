@@ -160,6 +160,8 @@ TEST(StepEvaluatorTest, OverheadsPimAndSpillMatchAnalyze) {
   s.efficiency.memory = {0.9, 0.85, 0.8, 0.75};
   s.efficiency.per_kernel_overhead_seconds = 4e-6;
   s.efficiency.per_step_overhead_seconds = 2e-5;
+  // Analyze charges this once in its prefill; a scheduler's steps never.
+  s.efficiency.per_request_overhead_seconds = 3e-3;
   s.workload = {16, 999, 2};
   absl::StatusOr<AnalysisResult> r = Analyze(s);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -174,6 +176,10 @@ TEST(StepEvaluatorTest, OverheadsPimAndSpillMatchAnalyze) {
     kernels += op.overhead_seconds;
   }
   ExpectClose(kernels, d->overhead_seconds, "overhead");
+  // The prefill step is Analyze's prefill less the per-request 3 ms.
+  absl::StatusOr<StepTiming> pre = ev->Prefill(16, 999);
+  ASSERT_TRUE(pre.ok());
+  ExpectClose(r->prefill.totals.seconds - 3e-3, pre->seconds, "prefill seconds");
   bool in_memory = false;
   for (const OpResult& op : r->decode_first_step.ops) {
     in_memory |= op.executed_in_tier == 1;

@@ -26,12 +26,19 @@ Line TheilSen(const std::vector<double>& x, const std::vector<double>& y);
 
 // Fits one efficiency to rows that share hardware (or family) and framework.
 // Parameters the rows cannot pin down keep their value from `base`:
-//   kernel rows  -> eta (compute and memory, all classes) and per-kernel
-//                   overhead: Theil-Sen of measured vs bound seconds;
-//   decode rows  -> memory eta (all classes) and per-step overhead: the same;
-//   prefill rows -> compute eta (all classes): per row the eta at which the
-//                   engine matches the measurement (bisection), then median;
-//   mixed rows   -> memory eta the same way, only when no decode rows.
+//   kernel rows  -> per-kernel overhead (median of Theil-Sen intercepts of
+//                   measured vs bound seconds, one line per op class and
+//                   roof); eta_c of each class from its compute-bound rows,
+//                   eta_m from its memory-bound rows (membw streams:
+//                   elementwise), median of bound / (measured - overhead);
+//   decode rows  -> memory eta (all classes) and per-step overhead:
+//                   Theil-Sen of measured vs bound seconds;
+//   prefill rows -> per-request overhead from the memory-bound ones (what
+//                   the memory roof and per-step overhead leave, median);
+//                   compute eta (all classes) from the others: per row the
+//                   eta at which the engine matches it (bisection), median;
+//   mixed rows   -> memory eta the same way, only when no decode rows
+//                   (alternated with the prefill fit until both settle).
 engine::Efficiency FitEfficiency(const std::vector<const PreparedRow*>& rows,
                                  const engine::Efficiency& base,
                                  const FitOptions& options);

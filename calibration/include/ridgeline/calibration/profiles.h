@@ -28,9 +28,12 @@ struct Profile {
 class ProfileStore {
  public:
   // Loads every profile file in `dir`; a bad file is an error naming the
-  // file and field. A missing dir is an empty store.
+  // file and field. A missing dir is NOT_FOUND naming it when the caller
+  // asked for that dir, an empty store when it is only the default
+  // (DefaultProfileDir(): nothing installed means no profiles).
+  enum class IfMissing { kError, kEmpty };
   static absl::StatusOr<std::shared_ptr<const ProfileStore>> LoadDirectory(
-      const std::filesystem::path& dir);
+      const std::filesystem::path& dir, IfMissing if_missing = IfMissing::kError);
   static std::shared_ptr<const ProfileStore> FromProfiles(std::vector<Profile> p);
 
   const std::vector<Profile>& profiles() const { return profiles_; }
@@ -53,6 +56,7 @@ class ProfileStore {
 //                               "elementwise": 1},
 //                   "memory": {...same keys...},
 //                   "per_step_overhead_seconds": 0.0004,
+//                   "per_request_overhead_seconds": 0.005,
 //                   "per_kernel_overhead_seconds": 0},
 //    "fitted_from": "..."}
 // Missing op classes default to 1, missing overheads to 0. Errors are

@@ -66,8 +66,19 @@ absl::StatusOr<double> PredictRow(const PreparedRow& row,
                                   const engine::Efficiency& efficiency,
                                   bool pure);
 
-// Seconds per unit of work (per token for tok/s rows and TPOT, per call for
-// kernels, per request for latencies) so fits can treat all rows alike.
+// Where a row sits at the pure bound: the op class whose efficiency a kernel
+// row measures, and compute-roof time / memory-roof time (> 1: compute-bound)
+// of the kernel, or of the step its metric is dominated by (the prefill for
+// prefill rows, the decode for the others).
+struct RowRoofs {
+  engine::OpClass op_class = engine::OpClass::kGemv;  // kernel rows only
+  double compute_to_memory = 0;
+};
+absl::StatusOr<RowRoofs> PureRoofs(const PreparedRow& row);
+
+// Seconds per unit of work so fits can treat all rows alike: per decode step
+// for decode tok/s and TPOT, the whole prefill for prefill tok/s and TTFT,
+// the whole run for throughput and latencies, per call for kernels.
 double ToSeconds(const PreparedRow& row, double value_in_unit);
 
 struct RowResult {

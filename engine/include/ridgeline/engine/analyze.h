@@ -16,7 +16,8 @@ namespace ridgeline::engine {
 // Overheads: none under the pure roofline (options.pure_roofline, or a
 // default Efficiency); otherwise per kernel efficiency.per_kernel_overhead_
 // seconds (hardware.kernel_launch_seconds when a named calibration profile
-// fitted none) and per step efficiency.per_step_overhead_seconds.
+// fitted none), per step efficiency.per_step_overhead_seconds, and once in
+// the prefill (so in TTFT) efficiency.per_request_overhead_seconds.
 // Cost: O(ops + decode steps x attention ops); with options.suggestions each
 // suggestion re-runs the analysis once (without suggestions).
 absl::StatusOr<AnalysisResult> Analyze(const Scenario& scenario);

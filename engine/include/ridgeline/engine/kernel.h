@@ -58,6 +58,7 @@ struct KernelCost {
   double flops = 0;
   double bytes = 0;             // read + written
   MathType math = MathType::kFp16;  // the type the math executed in
+  OpClass op_class = OpClass::kAttention;  // whose efficiency applied
   int tier = 0;                 // index of the tier the operands were read from
   // The operands fit in the on-chip tier and warm_cache was set. When that
   // tier has no published bandwidth the bytes are charged to device memory

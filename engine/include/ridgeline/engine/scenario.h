@@ -44,6 +44,9 @@ struct Efficiency {
   std::array<double, kOpClassCount> compute{1, 1, 1, 1};  // (0, 1] per OpClass
   std::array<double, kOpClassCount> memory{1, 1, 1, 1};   // (0, 1] per OpClass
   double per_step_overhead_seconds = 0;    // once per forward pass
+  // Once per request batch, before its first token (admission, input upload,
+  // the first sampling sync): part of TTFT, not of the decode steps.
+  double per_request_overhead_seconds = 0;
   double per_kernel_overhead_seconds = 0;  // per op instance per layer
   std::string profile_name;                // "" = none (pure roofline)
 };

@@ -1,5 +1,7 @@
 // The scheduler's inner loop: the roofline time of one forward step, without
-// a whole analysis around it.
+// a whole analysis around it. Steps pay the per-step and per-kernel
+// overheads; efficiency.per_request_overhead_seconds is the scheduler's to
+// add once per admitted request.
 #pragma once
 
 #include <cstdint>
