@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -6,6 +8,7 @@
 
 #include <unistd.h>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "ridgeline/calibration/commands.h"
@@ -290,6 +293,78 @@ TEST(CalibrateCommand, MembwRowsFitTheMemoryStreamEfficiency) {
   EXPECT_NEAR(p->efficiency.memory[static_cast<int>(engine::OpClass::kElementwise)],
               4000.0 / 4800.0, 1e-6);
   EXPECT_NEAR(p->efficiency.per_kernel_overhead_seconds, 0, 1e-9);
+  std::filesystem::remove_all(dir);
+}
+
+std::string ReadAll(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(CalibrateCommand, ShippedProfilesAreReproducible) {
+  // profiles/ must be exactly what `ridgeline calibrate` fits from
+  // data/measurements/calibration.csv with the in-tree plugins: same files,
+  // same keys and provenance, numbers equal to 1e-9 (relative).
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("ridgeline-refit-" + std::to_string(::getpid()));
+  CalibrateOptions options;
+  options.measurements = RIDGELINE_TEST_MEASUREMENTS;
+  options.out = dir;
+  options.plugin_dir = RIDGELINE_TEST_PLUGIN_DIR;
+  std::ostringstream out, err;
+  ASSERT_EQ(Calibrate(options, out, err), 0) << err.str();
+  auto files = [](const std::filesystem::path& d) {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(d)) {
+      if (e.path().extension() == ".json") names.push_back(e.path().filename());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const std::filesystem::path shipped = RIDGELINE_TEST_PROFILES;
+  ASSERT_EQ(files(dir), files(shipped));
+  auto near = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); };
+  for (const std::string& name : files(dir)) {
+    absl::StatusOr<Profile> fresh = ParseProfileJson(ReadAll(dir / name), name);
+    absl::StatusOr<Profile> old = ParseProfileJson(ReadAll(shipped / name), name);
+    ASSERT_TRUE(fresh.ok() && old.ok()) << name;
+    EXPECT_EQ(fresh->hardware_id, old->hardware_id) << name;
+    EXPECT_EQ(fresh->family, old->family) << name;
+    EXPECT_EQ(fresh->framework, old->framework) << name;
+    EXPECT_EQ(fresh->fitted_from, old->fitted_from) << name;
+    const engine::Efficiency& a = fresh->efficiency;
+    const engine::Efficiency& b = old->efficiency;
+    for (int c = 0; c < engine::kOpClassCount; ++c) {
+      EXPECT_TRUE(near(a.compute[c], b.compute[c])) << name << " compute " << c;
+      EXPECT_TRUE(near(a.memory[c], b.memory[c])) << name << " memory " << c;
+    }
+    EXPECT_TRUE(near(a.per_step_overhead_seconds, b.per_step_overhead_seconds)) << name;
+    EXPECT_TRUE(near(a.per_request_overhead_seconds, b.per_request_overhead_seconds)) << name;
+    EXPECT_TRUE(near(a.per_kernel_overhead_seconds, b.per_kernel_overhead_seconds)) << name;
+  }
+  // The per-row cross-validation: same rows and statuses, same numbers
+  // (printed with 6 significant digits, so compared to 1e-5).
+  std::vector<std::string> fresh_rows =
+      absl::StrSplit(ReadAll(dir / "cross_validation.csv"), '\n');
+  std::vector<std::string> old_rows =
+      absl::StrSplit(ReadAll(shipped / "cross_validation.csv"), '\n');
+  ASSERT_EQ(fresh_rows.size(), old_rows.size());
+  for (size_t i = 0; i < fresh_rows.size(); ++i) {
+    std::vector<std::string> f = absl::StrSplit(fresh_rows[i], ',');
+    std::vector<std::string> o = absl::StrSplit(old_rows[i], ',');
+    ASSERT_EQ(f.size(), o.size()) << fresh_rows[i];
+    for (size_t k = 0; k < f.size(); ++k) {
+      double x = 0, y = 0;
+      if (absl::SimpleAtod(f[k], &x) && absl::SimpleAtod(o[k], &y)) {
+        EXPECT_NEAR(x, y, 1e-5 * std::max(1.0, std::abs(y))) << fresh_rows[i];
+      } else {
+        EXPECT_EQ(f[k], o[k]) << fresh_rows[i];
+      }
+    }
+  }
   std::filesystem::remove_all(dir);
 }
 
