@@ -489,6 +489,19 @@ void ComputeBottleneck(AnalysisResult* r, bool decode) {
       worst->executed_in_tier >= 0
           ? absl::StrCat(", run in memory tier ", worst->executed_in_tier)
           : std::string());
+  // The calibration's fixed costs (per step, per request) belong to no op;
+  // say so when they outweigh the worst op.
+  double op_seconds = 0;
+  for (const OpResult& op : step.ops) op_seconds += op.seconds;
+  const double fixed = step.totals.seconds - op_seconds;
+  if (fixed > worst->seconds) {
+    absl::StrAppend(
+        &b.text,
+        absl::StrFormat(" Fixed overhead (per step%s) takes more: %.1f%% "
+                        "(%.3g s).",
+                        b.phase == Phase::kPrefill ? " and per request" : "",
+                        100 * fixed / step.totals.seconds, fixed));
+  }
 }
 
 void ComputeEconomy(const Scenario& s, AnalysisResult* r) {

@@ -599,6 +599,19 @@ TEST(AnalyzeTest, EfficiencyAndOverheads) {
   EXPECT_NEAR(req->tpot_mean_seconds, base->tpot_mean_seconds, 1e-12);
   EXPECT_NEAR(req->e2e_seconds, base->e2e_seconds + 5e-3, 1e-12);
   EXPECT_FALSE(req->pure_roofline);
+  // Prefill only (generated 1: no decode step), with a per-request cost far
+  // above any op: the bottleneck sentence says the fixed cost dominates.
+  s.workload = {1, 1023, 1};
+  s.options.suggestions = false;
+  s.efficiency.per_request_overhead_seconds = 1;
+  absl::StatusOr<AnalysisResult> fixed = Analyze(s);
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_EQ(fixed->bottleneck.phase, Phase::kPrefill);
+  EXPECT_NE(fixed->bottleneck.text.find(
+                "Fixed overhead (per step and per request) takes more"),
+            std::string::npos)
+      << fixed->bottleneck.text;
+  s.efficiency.per_request_overhead_seconds = 5e-3;
   s.efficiency.per_request_overhead_seconds = -1;
   absl::StatusOr<AnalysisResult> negative = Analyze(s);
   ASSERT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument);
