@@ -460,7 +460,9 @@ void PrintAnalyzeText(const v1::AnalyzeRequest& request,
               : response.calibration().profile_name())
       << (response.upper_bound() ? " (pure roofline: speeds are upper bounds)"
                                  : "")
-      << "\n\nSummary\n";
+      << "\n";
+  for (const std::string& w : r.warnings()) out << "Warning: " << w << "\n";
+  out << "\nSummary\n";
   Table summary;
   summary.rows = {
       {"TTFT", Seconds(r.ttft_seconds())},

@@ -785,6 +785,13 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
   r.hardware_id = hw.id;
   r.matmul_math = g.matmul_math;
   r.memory = std::move(prep.memory);
+  if (s.model.max_context > 0 && prompt + generated > s.model.max_context) {
+    r.warnings.push_back(absl::StrFormat(
+        "prompt + generated tokens (%d) exceed the model's max_context (%d, "
+        "max_position_embeddings): the timing is computed, but the model "
+        "may not support this length without RoPE scaling",
+        prompt + generated, s.model.max_context));
+  }
   // MakeGraphContext only lets a matmul type without an executing peak
   // through when the hardware has no peak at all.
   r.compute_roof_known =

@@ -342,6 +342,7 @@ void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out,
   e->set_note(in.economy.note);
   out->set_pure_roofline(in.pure_roofline);
   out->set_compute_roof_known(in.compute_roof_known);
+  for (const std::string& w : in.warnings) out->add_warnings(w);
 }
 
 #undef RL_SET_NAME

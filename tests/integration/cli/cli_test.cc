@@ -147,6 +147,23 @@ TEST_F(CliTest, AnalyzeJsonIsIdenticalInProcessAndOverGrpc) {
               2415919104.0 * 1e-3);
 }
 
+TEST_F(CliTest, MaxContextWarningShownBothWays) {
+  // Llama-2-7B allows 4096 positions; 8000 + 128 = 8128 is beyond it.
+  const std::vector<std::string> args = {"analyze", "--model", "llama-2-7b", "--hardware",
+                                         "nvidia-h100-sxm-80gb", "--prompt", "8000",
+                                         "--view", "basic", "--no-suggestions"};
+  CliRun local = RunBinary(Local(args));
+  CliRun remote = RunBinary(Remote(args));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_EQ(local.out, remote.out);
+  EXPECT_THAT(local.out, HasSubstr("Warning: prompt + generated tokens (8128) exceed the "
+                                   "model's max_context (4096"));
+  CliRun json = RunBinary(Remote(With(args, {"--format", "json"})));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  nlohmann::json j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j["result"]["warnings"].size(), 1u);
+}
+
 TEST_F(CliTest, PinsAndEconomicsFlagsReachTheEngineBothWays) {
   // Llama-3-8B bf16 weights pinned to tier 1 of the RTX 4090 (host DRAM over
   // PCIe 4.0 x16) instead of GDDR6X (tier 0), and economics overridden.

@@ -633,6 +633,23 @@ TEST(AnalyzeTest, EfficiencyAndOverheads) {
   EXPECT_NEAR(prof->tpot_mean_seconds, base->tpot_mean_seconds, 1e-12);
 }
 
+TEST(AnalyzeTest, BeyondMaxContextIsAWarningNotAnError) {
+  // Llama-2-7B: max_position_embeddings 4096. 1023 + 2 fits: no warning;
+  // 4000 + 200 = 4200 > 4096: still computed, with one warning naming both.
+  Scenario s = Llama2DecodeAt1024();
+  absl::StatusOr<AnalysisResult> inside = Analyze(s);
+  ASSERT_TRUE(inside.ok());
+  EXPECT_TRUE(inside->warnings.empty());
+  s.workload = {1, 4000, 200};
+  absl::StatusOr<AnalysisResult> beyond = Analyze(s);
+  ASSERT_TRUE(beyond.ok()) << beyond.status();
+  EXPECT_GT(beyond->ttft_seconds, 0);
+  ASSERT_EQ(beyond->warnings.size(), 1u);
+  EXPECT_NE(beyond->warnings[0].find("(4200) exceed the model's max_context (4096"),
+            std::string::npos)
+      << beyond->warnings[0];
+}
+
 TEST(AnalyzeTest, SuggestionsAreComputedAndImprove) {
   Scenario s = Llama2DecodeAt1024();
   s.workload = {1, 1023, 64};

@@ -184,6 +184,10 @@ struct AnalysisResult {
   // on speed, but compute-bound phases such as prefill are not bounded from
   // below by compute), ridge_point is 0 and no op is reported compute-bound.
   bool compute_roof_known = true;
+  // What the caller should know but is not an error, one sentence each:
+  // e.g. prompt + generated tokens beyond the model's max_context (RoPE
+  // scaling may allow it; the model's quality there is not modelled).
+  std::vector<std::string> warnings;
 };
 
 }  // namespace ridgeline::engine
