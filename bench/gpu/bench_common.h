@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,35 +27,70 @@
 namespace rl_bench {
 
 struct Args {
-  std::string hardware_id = "unknown";  // --hardware-id, as in hardware_specs.csv
-  std::string out;                      // --out FILE (default stdout)
+  std::string hardware_id;  // --hardware-id, as in hardware_specs.csv (required)
+  std::string out;          // --out FILE (default stdout)
   int warmup = 10;
   int repeats = 50;
 };
 
+[[noreturn]] inline void UsageError(const std::string& why, const char* usage) {
+  std::fprintf(stderr, "%s\n%s", why.c_str(), usage);
+  std::exit(2);
+}
+
+// An integer flag value in [lo, hi], or a usage error naming the flag.
+inline int ParseInt(const std::string& flag, const std::string& text, int lo, int hi,
+                    const char* usage) {
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || v < lo || v > hi) {
+    UsageError(flag + ": must be an integer in [" + std::to_string(lo) + ", " +
+                   std::to_string(hi) + "], got \"" + text + "\"",
+               usage);
+  }
+  return static_cast<int>(v);
+}
+
+// Flags as `--flag VALUE` or `--flag=VALUE`; --help prints the usage to
+// stdout and exits 0; usage errors exit 2. Then checks for a CUDA device
+// (exit 1 with the reason), so a machine without one writes no output file.
 inline Args ParseArgs(int argc, char** argv, const char* usage) {
   Args a;
   for (int i = 1; i < argc; ++i) {
     std::string f = argv[i];
+    if (f == "--help" || f == "-h") {
+      std::fputs(usage, stdout);
+      std::exit(0);
+    }
+    std::string inline_value;
+    bool has_inline = false;
+    if (const size_t eq = f.find('='); f.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inline_value = f.substr(eq + 1);
+      f = f.substr(0, eq);
+      has_inline = true;
+    }
     auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n%s", f.c_str(), usage);
-        std::exit(2);
-      }
+      if (has_inline) return inline_value;
+      if (i + 1 >= argc) UsageError(f + " needs a value", usage);
       return argv[++i];
     };
     if (f == "--hardware-id") a.hardware_id = value();
     else if (f == "--out") a.out = value();
-    else if (f == "--warmup") a.warmup = std::atoi(value().c_str());
-    else if (f == "--repeats") a.repeats = std::atoi(value().c_str());
-    else {
-      std::fprintf(stderr, "unknown flag %s\n%s", f.c_str(), usage);
-      std::exit(2);
-    }
+    else if (f == "--warmup") a.warmup = ParseInt(f, value(), 0, 100000, usage);
+    else if (f == "--repeats") a.repeats = ParseInt(f, value(), 1, 100000, usage);
+    else UsageError("unknown flag " + f, usage);
   }
-  if (a.repeats < 1 || a.warmup < 0) {
-    std::fprintf(stderr, "--repeats must be >= 1 and --warmup >= 0\n%s", usage);
-    std::exit(2);
+  if (a.hardware_id.empty()) {
+    UsageError("--hardware-id is required (the part's id in hardware_specs.csv, e.g. "
+               "nvidia-h200-sxm-141gb)",
+               usage);
+  }
+  int devices = 0;
+  if (cudaError_t err = cudaGetDeviceCount(&devices); err != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "no usable CUDA device: %s\n",
+                 err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+    std::exit(1);
   }
   return a;
 }
