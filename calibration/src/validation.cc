@@ -268,6 +268,12 @@ absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
   if (!kvf.ok()) return Skip(absl::StrCat("kv_format: ", kvf.status().message()));
   s.precision.kv_cache = *kvf;
 
+  // llama.cpp's CUDA backend runs fp16 and dequantised GEMMs through cuBLAS
+  // with CUBLAS_COMPUTE_16F (fp16 accumulation; github:ggerganov/llama.cpp
+  // ggml-cuda.cu, ggml_cuda_op_mul_mat_cublas): GeForce parts do that at
+  // twice their FP32-accumulate rate.
+  s.options.fp16_accumulation = p.framework_key == "llama.cpp-cuda";
+
   engine::Workload& w = s.workload;
   if (!row.batch) return Skip("batch not stated (runtime-chosen)");
   w.batch = *row.batch;

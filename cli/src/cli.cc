@@ -218,6 +218,8 @@ const std::vector<FlagSpec>& ScenarioFlags() {
       {"mla-unabsorbed", "", "MLA without W_UK/W_UV absorption"},
       {"pure-roofline", "",
        "ignore calibration and plugin hooks: the speed upper bound"},
+      {"fp16-accumulation", "",
+       "fp16 matmuls accumulate in fp16 (llama.cpp's cuBLAS path): GeForce 2x"},
       {"weights-tier", "N",
        "pin weights to memory tier N (default: fastest with room)"},
       {"kv-tier", "N", "pin the KV cache to memory tier N"},
@@ -283,6 +285,7 @@ Outcome FillCommon(const ParsedFlags& flags, v1::AnalysisOptions* options,
   if (flags.Has("no-flash-attention")) options->set_flash_attention(false);
   if (flags.Has("mla-unabsorbed")) options->set_mla_absorbed(false);
   if (flags.Has("pure-roofline")) options->set_pure_roofline(true);
+  if (flags.Has("fp16-accumulation")) options->set_fp16_accumulation(true);
   return std::nullopt;
 }
 

@@ -14,14 +14,15 @@ namespace ridgeline::engine {
 namespace {
 
 constexpr std::array<std::string_view, kMathTypeCount> kMathTypeNames = {
-    "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp4", "int8", "int4"};
+    "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp4", "int8", "int4",
+    "fp16-acc16"};
 
 constexpr int Index(MathType t) { return static_cast<int>(t); }
 
 // Storage width of each math type's operands, used to decide which side of a
 // mixed-precision matmul is converted (the narrower one is widened).
 constexpr std::array<int, kMathTypeCount> kMathTypeBits = {64, 32, 19, 16, 16,
-                                                           8,  4,  8,  4};
+                                                           8,  4,  8,  4, 16};
 
 constexpr std::string_view kAcceptedFormats =
     "accepted: fp32, bf16, fp16, fp8 (= fp8-e4m3), fp8-e5m2, int8, int4, "
@@ -219,6 +220,9 @@ std::optional<MathType> ExecutedMathType(const PerMathType& peaks,
       len = 3;
       if (peaks[Index(M::kBf16)].has_value()) return M::kBf16;
       break;
+    case M::kFp16Acc16:  // its own rate, else as fp16 (same operands)
+      if (peaks[Index(M::kFp16Acc16)].has_value()) return M::kFp16Acc16;
+      return ExecutedMathType(peaks, M::kFp16);
     case M::kFp16:  // fp16 -> tf32 -> fp32 -> fp64 (bf16 lacks the mantissa)
       chain = kFp4.data() + 4;
       len = 3;

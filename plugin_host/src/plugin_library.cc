@@ -142,12 +142,18 @@ absl::StatusOr<const RidgelinePluginTable*> OpenUncached(
   return table;
 }
 
-absl::Status CheckNumberSlots(const double* values, const std::string& field) {
-  for (int i = RIDGELINE_MATH_TYPE_COUNT; i < RIDGELINE_MATH_SLOTS; ++i) {
+// Math types each ABI minor defines: slots beyond them are reserved.
+int DefinedMathTypes(uint32_t abi_minor) {
+  return abi_minor == 0 ? 9 : RIDGELINE_MATH_TYPE_COUNT;
+}
+
+absl::Status CheckNumberSlots(const double* values, const std::string& field,
+                              uint32_t abi_minor) {
+  for (int i = DefinedMathTypes(abi_minor); i < RIDGELINE_MATH_SLOTS; ++i) {
     if (values[i] != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
-          field, "[", i, "] is reserved in ABI 1.0 and must be 0, got ",
-          values[i]));
+          field, "[", i, "] is reserved in ABI 1.", abi_minor,
+          " and must be 0, got ", values[i]));
     }
   }
   return absl::OkStatus();
@@ -263,12 +269,14 @@ absl::StatusOr<const RidgelinePlatform*> PluginLibrary::RawPlatform(
     }
   }
   if (absl::Status s = CheckNumberSlots(
-          p->peak_ops_per_second, absl::StrCat(at, ".peak_ops_per_second"));
+          p->peak_ops_per_second, absl::StrCat(at, ".peak_ops_per_second"),
+          table_->abi_minor);
       !s.ok()) {
     return s;
   }
   if (absl::Status s = CheckNumberSlots(
-          p->energy_joules_per_op, absl::StrCat(at, ".energy_joules_per_op"));
+          p->energy_joules_per_op, absl::StrCat(at, ".energy_joules_per_op"),
+          table_->abi_minor);
       !s.ok()) {
     return s;
   }
@@ -314,7 +322,8 @@ absl::StatusOr<const RidgelinePlatform*> PluginLibrary::RawPlatform(
       }
       if (absl::Status s = CheckNumberSlots(
               nmc->peak_ops_per_second,
-              absl::StrCat(tat, ".near_memory_compute.peak_ops_per_second"));
+              absl::StrCat(tat, ".near_memory_compute.peak_ops_per_second"),
+              table_->abi_minor);
           !s.ok()) {
         return s;
       }

@@ -939,6 +939,9 @@ static const RidgelinePlatform kPlatforms[] = {
              [RIDGELINE_MATH_BF16] = 165.2e12,
              /* fp16_bf16_tflops_dense 165.2 TFLOPS [R] (FP32-accumulate rate) */
              [RIDGELINE_MATH_FP16] = 165.2e12,
+             /* FP16 with FP16 accumulation 330.3 TFLOPS: hardware_specs.csv
+              * notes: "FP16-accumulate rate 330.3 TF" [R] */
+             [RIDGELINE_MATH_FP16_ACC16] = 330.3e12,
              /* fp8_tflops_dense 330.3 TFLOPS [R] */
              [RIDGELINE_MATH_FP8] = 330.3e12,
              /* int8_tops_dense 660.6 TOPS [R] */
@@ -969,6 +972,9 @@ static const RidgelinePlatform kPlatforms[] = {
              [RIDGELINE_MATH_BF16] = 97.5e12,
              /* fp16_bf16_tflops_dense 97.5 TFLOPS [D], formula in Notes above (FP32-accumulate rate) */
              [RIDGELINE_MATH_FP16] = 97.5e12,
+             /* FP16 with FP16 accumulation 194.9 TFLOPS: hardware_specs.csv
+              * notes: "FP16-accumulate 194.9 TF" [D] */
+             [RIDGELINE_MATH_FP16_ACC16] = 194.9e12,
              /* fp8_tflops_dense 195.0 TFLOPS [D], formula in Notes above */
              [RIDGELINE_MATH_FP8] = 195e12,
              /* int8_tops_dense 389.9 TOPS [R] */
@@ -997,6 +1003,9 @@ static const RidgelinePlatform kPlatforms[] = {
              [RIDGELINE_MATH_BF16] = 40.6e12,
              /* fp16_bf16_tflops_dense 40.6 TFLOPS [D], formula in Notes above (FP32-accumulate rate) */
              [RIDGELINE_MATH_FP16] = 40.6e12,
+             /* FP16 with FP16 accumulation 81.3 TFLOPS: hardware_specs.csv
+              * notes: GA102 whitepaper lists 40.6/81.3, "FP16-accumulate 81.3" [D] */
+             [RIDGELINE_MATH_FP16_ACC16] = 81.3e12,
              /* int8_tops_dense 163 TOPS [R] */
              [RIDGELINE_MATH_INT8] = 163e12,
          },
@@ -1024,6 +1033,9 @@ static const RidgelinePlatform kPlatforms[] = {
              [RIDGELINE_MATH_BF16] = 59.5e12,
              /* fp16_bf16_tflops_dense 59.5 TFLOPS [D], formula in Notes above (FP32-accumulate rate) */
              [RIDGELINE_MATH_FP16] = 59.5e12,
+             /* FP16 with FP16 accumulation 119 TFLOPS: hardware_specs.csv
+              * notes: "FP16-accumulate 119" [D] */
+             [RIDGELINE_MATH_FP16_ACC16] = 119e12,
              /* int8_tops_dense 238 TOPS [R] */
              [RIDGELINE_MATH_INT8] = 238e12,
          },
@@ -1049,6 +1061,9 @@ static const RidgelinePlatform kPlatforms[] = {
              [RIDGELINE_MATH_BF16] = 68.2e12,
              /* fp16_bf16_tflops_dense 68.2 TFLOPS [D], formula in Notes above (FP32-accumulate rate) */
              [RIDGELINE_MATH_FP16] = 68.2e12,
+             /* FP16 with FP16 accumulation 136.4 TFLOPS: hardware_specs.csv
+              * notes: "FP16-accumulate 136.4" [D] */
+             [RIDGELINE_MATH_FP16_ACC16] = 136.4e12,
              /* int8_tops_dense 273 TOPS [R] */
              [RIDGELINE_MATH_INT8] = 273e12,
          },
@@ -1075,6 +1090,9 @@ static const RidgelinePlatform kPlatforms[] = {
              [RIDGELINE_MATH_BF16] = 71e12,
              /* fp16_bf16_tflops_dense 71 TFLOPS [R] (FP32-accumulate rate) */
              [RIDGELINE_MATH_FP16] = 71e12,
+             /* FP16 with FP16 accumulation 142 TFLOPS: hardware_specs.csv
+              * notes: "FP16-accumulate 142" [D] */
+             [RIDGELINE_MATH_FP16_ACC16] = 142e12,
              /* int8_tops_dense 285 TOPS [R] */
              [RIDGELINE_MATH_INT8] = 285e12,
          },
@@ -1100,6 +1118,9 @@ static const RidgelinePlatform kPlatforms[] = {
              [RIDGELINE_MATH_BF16] = 80.2e12,
              /* fp16_bf16_tflops_dense 80.2 TFLOPS [D], formula in Notes above (FP32-accumulate rate) */
              [RIDGELINE_MATH_FP16] = 80.2e12,
+             /* FP16 with FP16 accumulation 160.4 TFLOPS: hardware_specs.csv
+              * notes: "FP16-accumulate rate 160.4 TF" [D] */
+             [RIDGELINE_MATH_FP16_ACC16] = 160.4e12,
              /* fp8_tflops_dense 160.4 TFLOPS [D], formula in Notes above */
              [RIDGELINE_MATH_FP8] = 160.4e12,
              /* int8_tops_dense 320.7 TOPS [D], formula in Notes above */

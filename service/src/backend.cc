@@ -280,6 +280,9 @@ absl::StatusOr<Common> ResolveCommon(const v1::PlacementPins& pins,
   if (opts.has_mla_absorbed()) c.options.mla_absorbed = opts.mla_absorbed();
   if (opts.has_suggestions()) c.options.suggestions = opts.suggestions();
   if (opts.has_pure_roofline()) c.options.pure_roofline = opts.pure_roofline();
+  if (opts.has_fp16_accumulation()) {
+    c.options.fp16_accumulation = opts.fp16_accumulation();
+  }
   if (opts.has_gemv_max_tokens()) {
     RETURN_IF_ERROR(CheckInt("options.gemv_max_tokens", opts.gemv_max_tokens(),
                              1, kMaxGemvTokens));

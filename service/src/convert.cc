@@ -33,6 +33,7 @@ void ToProto(const engine::PerMathType& in, v1::PerMathType* out) {
   if (auto v = get(MathType::kFp4)) out->set_fp4(*v);
   if (auto v = get(MathType::kInt8)) out->set_int8(*v);
   if (auto v = get(MathType::kInt4)) out->set_int4(*v);
+  if (auto v = get(MathType::kFp16Acc16)) out->set_fp16_acc16(*v);
 }
 
 engine::PerMathType FromProto(const v1::PerMathType& in) {
@@ -49,6 +50,7 @@ engine::PerMathType FromProto(const v1::PerMathType& in) {
   put(MathType::kFp4, in.has_fp4(), in.fp4());
   put(MathType::kInt8, in.has_int8(), in.int8());
   put(MathType::kInt4, in.has_int4(), in.int4());
+  put(MathType::kFp16Acc16, in.has_fp16_acc16(), in.fp16_acc16());
   return out;
 }
 

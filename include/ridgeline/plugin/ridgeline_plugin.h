@@ -48,7 +48,7 @@ extern "C" {
 /* ABI version this header describes. Bump MINOR when appending fields or
  * functions; bump MAJOR only for an incompatible change (never planned). */
 #define RIDGELINE_PLUGIN_ABI_MAJOR 1
-#define RIDGELINE_PLUGIN_ABI_MINOR 0
+#define RIDGELINE_PLUGIN_ABI_MINOR 1
 
 /* Name of the single exported entry symbol (for dlsym / Boost.DLL). */
 #define RIDGELINE_PLUGIN_ENTRY_SYMBOL "ridgeline_plugin_entry"
@@ -95,10 +95,15 @@ typedef enum RidgelineMathType {
   RIDGELINE_MATH_FP8 = 5,
   RIDGELINE_MATH_FP4 = 6,
   RIDGELINE_MATH_INT8 = 7,
-  RIDGELINE_MATH_INT4 = 8
+  RIDGELINE_MATH_INT4 = 8,
+  /* Since 1.1: FP16 inputs with FP16 accumulation, where its rate differs
+   * from RIDGELINE_MATH_FP16 (which is the FP32-accumulate rate): GeForce
+   * parts run it at twice their FP16 rate. 0 = same as FP16 / not published.
+   * Runtimes that accumulate in FP16 (llama.cpp's cuBLAS path) use it. */
+  RIDGELINE_MATH_FP16_ACC16 = 9
 } RidgelineMathType;
-/* Number of math types defined by this ABI version. */
-#define RIDGELINE_MATH_TYPE_COUNT 9
+/* Number of math types defined by this ABI version (9 in 1.0). */
+#define RIDGELINE_MATH_TYPE_COUNT 10
 /* Length of every per-math-type array. Slots >= RIDGELINE_MATH_TYPE_COUNT are
  * reserved for types appended in later minor versions and must be 0. */
 #define RIDGELINE_MATH_SLOTS 16

@@ -147,6 +147,29 @@ TEST_F(CliTest, AnalyzeJsonIsIdenticalInProcessAndOverGrpc) {
               2415919104.0 * 1e-3);
 }
 
+TEST_F(CliTest, Fp16AccumulationUsesTheGeForceRateBothWays) {
+  // RTX 4090 (plugins/nvidia): fp16 165.2 TFLOPS with FP32 accumulation,
+  // 330.3 with FP16 accumulation (hardware_specs.csv notes).
+  const std::vector<std::string> args = {
+      "analyze", "--model", "llama-3-8b", "--hardware", "nvidia-rtx-4090", "--weights", "fp16",
+      "--activations", "fp16", "--kv", "fp16", "--view", "basic", "--no-suggestions",
+      "--format", "json"};
+  CliRun plain = RunBinary(Local(args));
+  CliRun local = RunBinary(Local(With(args, {"--fp16-accumulation"})));
+  CliRun remote = RunBinary(Remote(With(args, {"--fp16-accumulation"})));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_EQ(local.out, remote.out);
+  nlohmann::json p = nlohmann::json::parse(plain.out)["result"];
+  nlohmann::json a = nlohmann::json::parse(local.out)["result"];
+  EXPECT_EQ(p["matmulMath"], "fp16");
+  EXPECT_EQ(a["matmulMath"], "fp16-acc16");
+  // The ridge point is matmul peak / bandwidth: 330.3e12 / 1008e9 = 327.7
+  // FLOP/B with it, 165.2e12 / 1008e9 = 163.9 without.
+  EXPECT_NEAR(a["ridgePointFlopsPerByte"].get<double>(), 327.678571, 1e-3);
+  EXPECT_NEAR(p["ridgePointFlopsPerByte"].get<double>(), 163.888889, 1e-3);
+}
+
 TEST_F(CliTest, MaxContextWarningShownBothWays) {
   // Llama-2-7B allows 4096 positions; 8000 + 128 = 8128 is beyond it.
   const std::vector<std::string> args = {"analyze", "--model", "llama-2-7b", "--hardware",

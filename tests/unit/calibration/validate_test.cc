@@ -186,6 +186,19 @@ TEST(Validate, MembwRowWithoutBytesIsSkippedWithTheReason) {
             "memory kernel: no \"bytes moved (read + written)=\" in note");
 }
 
+TEST(Validate, LlamaCppCudaRowsAccumulateInFp16) {
+  // llama.cpp's CUDA backend: cuBLAS with CUBLAS_COMPUTE_16F; Metal and the
+  // other runtimes are not assumed to.
+  MeasurementRow r = Decode("d", 50);
+  auto cuda = PrepareRow(r, Lookup);
+  ASSERT_TRUE(cuda.ok()) << cuda.status();
+  EXPECT_TRUE(cuda->scenario.options.fp16_accumulation);
+  r.framework = "llama.cpp-metal";
+  auto metal = PrepareRow(r, Lookup);
+  ASSERT_TRUE(metal.ok()) << metal.status();
+  EXPECT_FALSE(metal->scenario.options.fp16_accumulation);
+}
+
 TEST(Validate, MedianAndNearestRankP90) {
   EXPECT_DOUBLE_EQ(Median({3, 1, 2, 10}), 2.5);
   // 10 values: rank ceil(0.9 x 10) = 9 -> the 9th smallest.

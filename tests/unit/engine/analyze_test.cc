@@ -633,6 +633,35 @@ TEST(AnalyzeTest, EfficiencyAndOverheads) {
   EXPECT_NEAR(prof->tpot_mean_seconds, base->tpot_mean_seconds, 1e-12);
 }
 
+TEST(AnalyzeTest, Fp16AccumulationTimesMatmulsAtTheAcc16Peak) {
+  // Llama-2-7B fp16, prompt 1023: every matmul op is compute-bound work
+  // FLOPs / peak. Without the option at fp16's 312e12; with it, on a part
+  // whose fp16-acc16 rate is 624e12, exactly half that; attention math is
+  // not a matmul of weights and stays fp16.
+  Scenario s = Llama2DecodeAt1024();
+  s.hardware.peak_ops_per_second[static_cast<int>(MathType::kFp16Acc16)] = 624e12;
+  absl::StatusOr<AnalysisResult> fp32_acc = Analyze(s);
+  s.options.fp16_accumulation = true;
+  absl::StatusOr<AnalysisResult> fp16_acc = Analyze(s);
+  ASSERT_TRUE(fp32_acc.ok() && fp16_acc.ok());
+  EXPECT_EQ(fp32_acc->matmul_math, MathType::kFp16);
+  EXPECT_EQ(fp16_acc->matmul_math, MathType::kFp16Acc16);
+  int matmuls = 0;
+  for (const OpResult& op : fp16_acc->prefill.ops) {
+    if (op.math != MathType::kFp16Acc16) continue;
+    ++matmuls;
+    EXPECT_DOUBLE_EQ(op.compute_seconds, op.flops / 624e12) << OpKindName(op.kind);
+  }
+  EXPECT_GE(matmuls, 5);  // q/k/v, o, up+gate, down, LM head
+  for (const OpResult& op : fp32_acc->prefill.ops) {
+    EXPECT_NE(op.math, MathType::kFp16Acc16);
+    if (op.flops > 0) {
+      EXPECT_DOUBLE_EQ(op.compute_seconds, op.flops / 312e12) << OpKindName(op.kind);
+    }
+  }
+  EXPECT_LT(fp16_acc->ttft_seconds, fp32_acc->ttft_seconds);
+}
+
 TEST(AnalyzeTest, BeyondMaxContextIsAWarningNotAnError) {
   // Llama-2-7B: max_position_embeddings 4096. 1023 + 2 fits: no warning;
   // 4000 + 200 = 4200 > 4096: still computed, with one warning naming both.

@@ -83,5 +83,35 @@ TEST(GraphTest, W4A16RunsIn16BitMath) {
   EXPECT_DOUBLE_EQ(g->weight_bytes, 4.125 / 8);
 }
 
+TEST(GraphTest, Fp16AccumulationUsesItsPeakWhenThePartHasOne) {
+  Scenario s = testing::MakeScenario("llama-3-8b", testing::A100Like());
+  s.precision = {ParseNumberFormat("fp16").value(), ParseNumberFormat("fp16").value(),
+                 ParseNumberFormat("fp16").value()};
+  // Not asked for: fp16 (the FP32-accumulate rate).
+  EXPECT_EQ(MakeGraphContext(s)->matmul_math, MathType::kFp16);
+  // Asked for, but the part publishes no fp16-acc16 rate (datacenter parts
+  // accumulate in FP32 at full rate): still fp16.
+  s.options.fp16_accumulation = true;
+  EXPECT_EQ(MakeGraphContext(s)->matmul_math, MathType::kFp16);
+  // With a rate of its own (GeForce: twice fp16): fp16-acc16.
+  s.hardware.peak_ops_per_second[static_cast<int>(MathType::kFp16Acc16)] = 624e12;
+  EXPECT_EQ(MakeGraphContext(s)->matmul_math, MathType::kFp16Acc16);
+  // bf16 matmuls are not fp16: unchanged.
+  s.precision.weights = s.precision.activations = ParseNumberFormat("bf16").value();
+  EXPECT_EQ(MakeGraphContext(s)->matmul_math, MathType::kBf16);
+}
+
+TEST(MathTypeTest, Fp16Acc16FallsBackToTheFp16Chain) {
+  PerMathType peaks;
+  peaks[static_cast<int>(MathType::kFp32)] = 1e12;
+  EXPECT_EQ(ExecutedMathType(peaks, MathType::kFp16Acc16), MathType::kFp32);
+  peaks[static_cast<int>(MathType::kFp16)] = 2e12;
+  EXPECT_EQ(ExecutedMathType(peaks, MathType::kFp16Acc16), MathType::kFp16);
+  peaks[static_cast<int>(MathType::kFp16Acc16)] = 4e12;
+  EXPECT_EQ(ExecutedMathType(peaks, MathType::kFp16Acc16), MathType::kFp16Acc16);
+  EXPECT_EQ(MathTypeName(MathType::kFp16Acc16), "fp16-acc16");
+  EXPECT_EQ(ParseMathType("fp16-acc16"), MathType::kFp16Acc16);
+}
+
 }  // namespace
 }  // namespace ridgeline::engine::internal

@@ -58,7 +58,7 @@ INSTANTIATE_TEST_SUITE_P(
     Fixtures, PluginCheckFailureTest,
     ::testing::Values(
         CheckCase{"wrong-major", "FAIL load: ABI major version mismatch"},
-        CheckCase{"newer-minor", "FAIL load: plugin ABI 1.1 is newer"},
+        CheckCase{"newer-minor", "FAIL load: plugin ABI 1.2 is newer"},
         CheckCase{"no-entry", "FAIL load: missing entry symbol"},
         CheckCase{"null-entry", "FAIL load: ridgeline_plugin_entry() returned NULL"},
         CheckCase{"init-error", "FAIL load: init() failed"},
@@ -69,6 +69,7 @@ INSTANTIATE_TEST_SUITE_P(
         CheckCase{"zero-capacity", "tiers[1].capacity_bytes must be finite and > 0, got 0"},
         CheckCase{"negative-capacity", "tiers[1].capacity_bytes"},
         CheckCase{"nan-capacity", "tiers[1].capacity_bytes"},
+        CheckCase{"old-minor-acc16", "peak_ops_per_second[9] is reserved in ABI 1.0"},
         CheckCase{"pim-no-peak",
                   "near_memory_compute.peak_ops_per_second must give at least "
                   "one math type"}),

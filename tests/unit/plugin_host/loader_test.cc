@@ -136,10 +136,10 @@ INSTANTIATE_TEST_SUITE_P(
     Fixtures, RefusalTest,
     ::testing::Values(
         RefusalCase{"wrong-major", "",
-                    {"ABI major version mismatch", "plugin speaks 2.0",
-                     "host speaks 1.0"}},
+                    {"ABI major version mismatch", "plugin speaks 2.1",
+                     "host speaks 1.1"}},
         RefusalCase{"newer-minor", "",
-                    {"plugin ABI 1.1 is newer than host ABI 1.0"}},
+                    {"plugin ABI 1.2 is newer than host ABI 1.1"}},
         RefusalCase{"no-entry", "",
                     {"missing entry symbol 'ridgeline_plugin_entry'"}},
         RefusalCase{"null-entry", "", {"ridgeline_plugin_entry() returned NULL"}},
@@ -163,6 +163,11 @@ INSTANTIATE_TEST_SUITE_P(
                     {"platforms[0].tiers[1].capacity_bytes", "got -1.71799e+10"}},
         RefusalCase{"nan-capacity", "nan-capacity",
                     {"platforms[0].tiers[1].capacity_bytes", "got nan"}},
+        // Slot 9 (fp16-acc16) is defined from ABI 1.1 on; a plugin that
+        // says it speaks 1.0 must leave it 0.
+        RefusalCase{"old-minor-acc16", "old-minor-acc16",
+                    {"platforms[0].peak_ops_per_second[9] is reserved in ABI 1.0 "
+                     "and must be 0, got 2e+14"}},
         // In-memory compute without any rate stays invalid (only the
         // platform's own peaks may all be unknown).
         RefusalCase{"pim-no-peak", "pim-no-peak",
@@ -190,6 +195,17 @@ TEST(RegistryTest, DuplicatePlatformIdAcrossPluginsRefusesTheLaterPlugin) {
   // Nothing of the refused plugin leaks in (its -b platform is unique).
   EXPECT_EQ(registry->platforms().size(), 2u);
   EXPECT_FALSE(registry->Find("fixture-duplicate-id-b").ok());
+}
+
+TEST(RegistryTest, Abi11Fp16Acc16PeakLoads) {
+  // ABI 1.1 slot 9: fp16 with fp16 accumulation, 2e14 in the fixture.
+  auto registry = HardwareRegistry::LoadFiles({Fixture("acc16")});
+  ASSERT_TRUE(registry->outcomes()[0].loaded) << registry->outcomes()[0].reason;
+  auto a = registry->Find("fixture-acc16-a");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ((*a)->peak_ops_per_second[static_cast<int>(engine::MathType::kFp16Acc16)],
+            2e14);
+  EXPECT_EQ((*a)->peak_ops_per_second[static_cast<int>(engine::MathType::kFp16)], 1e14);
 }
 
 TEST(RegistryTest, PlatformWithoutAnyPeakLoads) {
@@ -246,8 +262,9 @@ TEST(RegistryTest, LoadLogChoosesWhatIsPrinted) {
 TEST(RegistryTest, LoadDirectoryTriesEverySoSortedByName) {
   auto registry =
       HardwareRegistry::LoadDirectory(RIDGELINE_FIXTURE_PLUGIN_DIR);
-  // 15 fixture plugins: basic, no-peak + 13 broken ones (see tests/fixtures).
-  ASSERT_EQ(registry->outcomes().size(), 15u);
+  // 17 fixture plugins: basic, no-peak, acc16 + 14 broken ones (see
+  // tests/fixtures).
+  ASSERT_EQ(registry->outcomes().size(), 17u);
   std::vector<std::string> loaded;
   for (const LoadOutcome& o : registry->outcomes()) {
     if (o.loaded) {
@@ -257,10 +274,10 @@ TEST(RegistryTest, LoadDirectoryTriesEverySoSortedByName) {
     }
   }
   // "basic" sorts before "duplicate-id", so the duplicate is the one refused.
-  EXPECT_THAT(loaded, ElementsAre("basic", "no-peak"));
-  EXPECT_EQ(registry->platforms().size(), 4u);
+  EXPECT_THAT(loaded, ElementsAre("acc16", "basic", "no-peak"));
+  EXPECT_EQ(registry->platforms().size(), 6u);
   EXPECT_EQ(std::filesystem::path(registry->outcomes()[0].path).filename(),
-            "libridgeline-fixture-basic.so");
+            "libridgeline-fixture-acc16.so");
 }
 
 TEST(RegistryTest, MissingDirectoryIsOneRefusedOutcome) {

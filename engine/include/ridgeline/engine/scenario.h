@@ -70,6 +70,10 @@ struct AnalysisOptions {
   bool pure_roofline = false;
   // Tokens per step below which a matmul counts as GEMV/skinny GEMM.
   int64_t gemv_max_tokens = 64;
+  // FP16 matmuls accumulate in FP16 (as llama.cpp's cuBLAS path does): they
+  // run at the hardware's fp16-acc16 peak where it has one (GeForce: twice
+  // its FP16 rate, which is the FP32-accumulate rate), else at FP16.
+  bool fp16_accumulation = false;
 };
 
 struct Scenario {
