@@ -275,6 +275,8 @@ Profile MakeProfile(std::string name, std::string hardware_id, std::string famil
   p.framework = std::move(framework);
   eff.profile_name = p.name;
   p.efficiency = eff;
+  // Rows of one framework share its numerics (validation sets them).
+  p.fp16_accumulation = !rows.empty() && rows.front()->scenario.options.fp16_accumulation;
   p.fitted_from = absl::StrCat(options.provenance, options.provenance.empty() ? "" : "; ",
                                "method: Theil-Sen (decode, kernels) + median per-row eta "
                                "(prefill, mixed); rows: ",

@@ -105,6 +105,12 @@ absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
   if (auto st = ReadString(j, file, "family", false, &p.family); !st.ok()) return st;
   if (auto st = ReadString(j, file, "framework", false, &p.framework); !st.ok()) return st;
   if (auto st = ReadString(j, file, "fitted_from", false, &p.fitted_from); !st.ok()) return st;
+  if (j.contains("fp16_accumulation")) {
+    if (!j["fp16_accumulation"].is_boolean()) {
+      return Bad(file, "fp16_accumulation", "true or false", j["fp16_accumulation"]);
+    }
+    p.fp16_accumulation = j["fp16_accumulation"].get<bool>();
+  }
   if (p.hardware_id.empty() && p.family.empty() && p.framework.empty()) {
     return Bad(file, "hardware_id/family/framework",
                "at least one key to match on", json(""));
@@ -166,6 +172,7 @@ std::string ProfileToJson(const Profile& p) {
   j["hardware_id"] = p.hardware_id;
   j["family"] = p.family;
   j["framework"] = p.framework;
+  j["fp16_accumulation"] = p.fp16_accumulation;
   j["efficiency"] = {
       {"compute", compute},
       {"memory", memory},

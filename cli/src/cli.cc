@@ -220,6 +220,8 @@ const std::vector<FlagSpec>& ScenarioFlags() {
        "ignore calibration and plugin hooks: the speed upper bound"},
       {"fp16-accumulation", "",
        "fp16 matmuls accumulate in fp16 (llama.cpp's cuBLAS path): GeForce 2x"},
+      {"no-fp16-accumulation", "",
+       "fp16 matmuls accumulate in fp32 even if the profile's framework does not"},
       {"weights-tier", "N",
        "pin weights to memory tier N (default: fastest with room)"},
       {"kv-tier", "N", "pin the KV cache to memory tier N"},
@@ -286,6 +288,7 @@ Outcome FillCommon(const ParsedFlags& flags, v1::AnalysisOptions* options,
   if (flags.Has("mla-unabsorbed")) options->set_mla_absorbed(false);
   if (flags.Has("pure-roofline")) options->set_pure_roofline(true);
   if (flags.Has("fp16-accumulation")) options->set_fp16_accumulation(true);
+  if (flags.Has("no-fp16-accumulation")) options->set_fp16_accumulation(false);
   return std::nullopt;
 }
 

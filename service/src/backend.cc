@@ -342,6 +342,19 @@ struct Chosen {
   std::string selected_by = "none";
 };
 
+// The chosen profile's efficiency, and the framework's fp16 accumulation
+// unless the request set options.fp16_accumulation itself: a profile fitted
+// with fp16 accumulation is only right with it.
+void ApplyProfile(const Chosen& chosen, const v1::AnalysisOptions& requested,
+                  engine::Scenario* s) {
+  s->efficiency = chosen.profile != nullptr ? chosen.profile->efficiency
+                                            : engine::Efficiency{};
+  if (!requested.has_fp16_accumulation()) {
+    s->options.fp16_accumulation =
+        chosen.profile != nullptr && chosen.profile->fp16_accumulation;
+  }
+}
+
 absl::StatusOr<Chosen> ChooseProfile(const calibration::ProfileStore& store,
                                      const v1::Calibration& cal,
                                      const engine::Hardware& hw) {
@@ -516,8 +529,7 @@ absl::Status Backend::Analyze(const v1::AnalyzeRequest& req,
   // pure_roofline asks for the bound: a named profile is still validated,
   // but not applied, and not reported as used.
   if (s.options.pure_roofline) chosen = Chosen{};
-  s.efficiency = chosen.profile != nullptr ? chosen.profile->efficiency
-                                           : engine::Efficiency{};
+  ApplyProfile(chosen, req.options(), &s);
 
   ASSIGN_OR_RETURN(engine::AnalysisResult r,
                    RunEngine(s, observer_, "analyze"));
@@ -669,9 +681,7 @@ absl::Status Backend::Sweep(
     if (m != cur_m) s.model = models[cur_m = m];
     if (h != cur_h) {
       s.hardware = hardware[cur_h = h];
-      s.efficiency = profiles[h].profile != nullptr
-                         ? profiles[h].profile->efficiency
-                         : engine::Efficiency{};
+      ApplyProfile(profiles[h], req.options(), &s);
     }
     if (f != cur_f) s.precision = formats[cur_f = f];
     s.workload.batch = batches[b];

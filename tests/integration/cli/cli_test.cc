@@ -168,6 +168,18 @@ TEST_F(CliTest, Fp16AccumulationUsesTheGeForceRateBothWays) {
   // FLOP/B with it, 165.2e12 / 1008e9 = 163.9 without.
   EXPECT_NEAR(a["ridgePointFlopsPerByte"].get<double>(), 327.678571, 1e-3);
   EXPECT_NEAR(p["ridgePointFlopsPerByte"].get<double>(), 163.888889, 1e-3);
+
+  // The llama.cpp-cuda profiles were fitted with fp16 accumulation, so
+  // choosing one turns it on; --no-fp16-accumulation still wins.
+  CliRun framework = RunBinary(Remote(With(args, {"--framework", "llama.cpp-cuda"})));
+  ASSERT_EQ(framework.exit_code, 0) << framework.err;
+  nlohmann::json f = nlohmann::json::parse(framework.out);
+  EXPECT_EQ(f["calibration"]["profileName"], "nvidia-rtx-4090.llama.cpp-cuda");
+  EXPECT_EQ(f["result"]["matmulMath"], "fp16-acc16");
+  CliRun off = RunBinary(
+      Remote(With(args, {"--framework", "llama.cpp-cuda", "--no-fp16-accumulation"})));
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_EQ(nlohmann::json::parse(off.out)["result"]["matmulMath"], "fp16");
 }
 
 TEST_F(CliTest, MaxContextWarningShownBothWays) {

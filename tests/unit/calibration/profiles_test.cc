@@ -22,6 +22,7 @@ TEST(ProfileJson, RoundTrip) {
   p.efficiency.compute[0] = 0.5;
   p.efficiency.per_step_overhead_seconds = 0.002;
   p.efficiency.per_request_overhead_seconds = 0.005;
+  p.fp16_accumulation = true;
   p.fitted_from = "unit test";
   auto back = ParseProfileJson(ProfileToJson(p), "x.json");
   ASSERT_TRUE(back.ok()) << back.status();
@@ -31,6 +32,7 @@ TEST(ProfileJson, RoundTrip) {
   EXPECT_EQ(back->efficiency.compute, p.efficiency.compute);
   EXPECT_EQ(back->efficiency.per_step_overhead_seconds, 0.002);
   EXPECT_EQ(back->efficiency.per_request_overhead_seconds, 0.005);
+  EXPECT_TRUE(back->fp16_accumulation);
   EXPECT_EQ(back->efficiency.profile_name, p.name);
 }
 
@@ -70,6 +72,12 @@ TEST(ProfileJson, ErrorsNameFileFieldRangeAndValue) {
             std::string::npos)
       << request.status();
   EXPECT_NE(Msg(request.status()).find("[0, 1]"), std::string::npos);
+
+  auto acc = ParseProfileJson(
+      R"({"format_version":1,"name":"a","family":"x","fp16_accumulation":"yes"})", "f.json");
+  ASSERT_FALSE(acc.ok());
+  EXPECT_NE(Msg(acc.status()).find("f.json: fp16_accumulation"), std::string::npos)
+      << acc.status();
 
   auto keyless = ParseProfileJson(R"({"format_version":1,"name":"a"})", "k.json");
   ASSERT_FALSE(keyless.ok());

@@ -348,6 +348,7 @@ TEST(CalibrateCommand, ShippedProfilesAreReproducible) {
     EXPECT_EQ(fresh->family, old->family) << name;
     EXPECT_EQ(fresh->framework, old->framework) << name;
     EXPECT_EQ(fresh->fitted_from, old->fitted_from) << name;
+    EXPECT_EQ(fresh->fp16_accumulation, old->fp16_accumulation) << name;
     const engine::Efficiency& a = fresh->efficiency;
     const engine::Efficiency& b = old->efficiency;
     for (int c = 0; c < engine::kOpClassCount; ++c) {

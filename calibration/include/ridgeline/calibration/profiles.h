@@ -22,6 +22,9 @@ struct Profile {
   std::string family;       // plugin family, or "" when keyed by id
   std::string framework;    // "llama.cpp-cuda", "tensorrt-llm", "vllm", ...
   engine::Efficiency efficiency;  // efficiency.profile_name == name
+  // The framework runs fp16 matmuls with fp16 accumulation (llama.cpp's
+  // CUDA backend); applied with the profile unless a request says otherwise.
+  bool fp16_accumulation = false;
   std::string fitted_from;  // provenance: file, rows, method, date
 };
 
@@ -51,7 +54,7 @@ class ProfileStore {
 
 // One profile as JSON (one file holds one profile):
 //   {"format_version": 1, "name": "...", "hardware_id": "", "family": "nvidia",
-//    "framework": "llama.cpp-cuda",
+//    "framework": "llama.cpp-cuda", "fp16_accumulation": true,
 //    "efficiency": {"compute": {"gemm": 0.6, "gemv": 1, "attention": 0.6,
 //                               "elementwise": 1},
 //                   "memory": {...same keys...},
