@@ -82,6 +82,10 @@ int FrameworkMatchLength(std::string_view key, std::string_view query) {
 
 }  // namespace
 
+bool FrameworkCovers(std::string_view key, std::string_view query) {
+  return FrameworkMatchLength(key, query) >= 0;
+}
+
 absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
                                          std::string_view file) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);

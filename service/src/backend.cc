@@ -342,16 +342,18 @@ struct Chosen {
   std::string selected_by = "none";
 };
 
-// The chosen profile's efficiency, and the framework's fp16 accumulation
-// unless the request set options.fp16_accumulation itself: a profile fitted
-// with fp16 accumulation is only right with it.
+// The chosen profile's efficiency, and its framework's fp16 accumulation
+// unless the request set options.fp16_accumulation itself (a profile fitted
+// with it is only right with it) or the profile is only a fallback fitted
+// with another framework than the one asked for.
 void ApplyProfile(const Chosen& chosen, const v1::AnalysisOptions& requested,
                   engine::Scenario* s) {
   s->efficiency = chosen.profile != nullptr ? chosen.profile->efficiency
                                             : engine::Efficiency{};
   if (!requested.has_fp16_accumulation()) {
-    s->options.fp16_accumulation =
-        chosen.profile != nullptr && chosen.profile->fp16_accumulation;
+    s->options.fp16_accumulation = chosen.profile != nullptr &&
+                                   chosen.selected_by != "hardware-match" &&
+                                   chosen.profile->fp16_accumulation;
   }
 }
 
@@ -394,7 +396,12 @@ absl::StatusOr<Chosen> ChooseProfile(const calibration::ProfileStore& store,
                           Quote(cal.framework()));
       }
       c.profile = store.Match(hw.id, hw.family, cal.framework());
-      if (c.profile) c.selected_by = "framework-match";
+      if (c.profile) {
+        c.selected_by =
+            calibration::FrameworkCovers(c.profile->framework, cal.framework())
+                ? "framework-match"
+                : "hardware-match";
+      }
       return c;
     }
     case v1::Calibration::SELECTOR_NOT_SET:

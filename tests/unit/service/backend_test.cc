@@ -60,6 +60,50 @@ class BackendTest : public ::testing::Test {
   std::unique_ptr<Backend> backend_;
 };
 
+TEST(BackendProfileTest, FrameworkNumericsComeWithAMatchingProfileOnly) {
+  // A hand-made profile whose framework accumulates fp16 in fp16, on a
+  // device with fp16 2e14 and fp16-acc16 4e14 (illustrative values).
+  calibration::Profile p;
+  p.name = "unit-device.acc16-runtime";
+  p.hardware_id = "unit-device";
+  p.framework = "acc16-runtime";
+  p.fp16_accumulation = true;
+  p.fitted_from = "unit test";
+  Backend backend(plugin_host::HardwareRegistry::LoadFiles({}),
+                  calibration::ProfileStore::FromProfiles({p}), Limits());
+  v1::AnalyzeRequest req;
+  req.mutable_model()->set_catalog_id("llama-2-7b");
+  v1::Hardware hw = Device();
+  hw.mutable_peak_ops_per_second()->set_fp16(2e14);
+  hw.mutable_peak_ops_per_second()->set_fp16_acc16(4e14);
+  *req.mutable_hardware()->mutable_description() = hw;
+  for (auto* f : {req.mutable_formats()->mutable_weights(),
+                  req.mutable_formats()->mutable_activations(),
+                  req.mutable_formats()->mutable_kv_cache()}) {
+    *f = "fp16";
+  }
+  req.mutable_options()->set_suggestions(false);
+  auto run = [&](const std::string& framework) {
+    req.mutable_calibration()->set_framework(framework);
+    absl::StatusOr<v1::AnalyzeResponse> r = backend.Analyze(req);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : v1::AnalyzeResponse();
+  };
+  // Its own framework (with a version): the profile and its numerics.
+  v1::AnalyzeResponse own = run("acc16-runtime-2.0");
+  EXPECT_EQ(own.calibration().selected_by(), "framework-match");
+  EXPECT_EQ(own.result().matmul_math(), "fp16-acc16");
+  // Another framework: the same hardware's profile as a fallback, said so,
+  // without the other framework's fp16 accumulation.
+  v1::AnalyzeResponse other = run("vllm");
+  EXPECT_EQ(other.calibration().profile_name(), "unit-device.acc16-runtime");
+  EXPECT_EQ(other.calibration().selected_by(), "hardware-match");
+  EXPECT_EQ(other.result().matmul_math(), "fp16");
+  // The request's own setting wins.
+  req.mutable_options()->set_fp16_accumulation(false);
+  EXPECT_EQ(run("acc16-runtime").result().matmul_math(), "fp16");
+}
+
 TEST_F(BackendTest, InlineHardwareRoundTrips) {
   absl::StatusOr<engine::Hardware> hw =
       FromProto(Device(), "hardware.description");

@@ -28,6 +28,11 @@ struct Profile {
   std::string fitted_from;  // provenance: file, rows, method, date
 };
 
+// Whether a profile keyed by framework `key` covers the framework `query`:
+// equal, or `key` is a prefix ending at a separator ("tensorrt-llm" covers
+// "tensorrt-llm-0.6.1"; "llama.cpp" does not cover "llama.cpp-cuda").
+bool FrameworkCovers(std::string_view key, std::string_view query);
+
 class ProfileStore {
  public:
   // Loads every profile file in `dir`; a bad file is an error naming the
