@@ -1046,7 +1046,10 @@ void PrintHardware(const v1::Hardware& h, const Context& ctx) {
       {"vendor", h.vendor()},
       {"family", h.family()},
       {"plugin", h.plugin()},
-      {"launch overhead", Seconds(h.kernel_launch_seconds())},
+      // 0 in the proto (and the ABI) means not published.
+      {"launch overhead", h.kernel_launch_seconds() > 0
+                              ? Seconds(h.kernel_launch_seconds())
+                              : std::string("not published")},
       {"TDP", opt(h.has_tdp_watts(), h.tdp_watts(), "W")},
       {"idle", opt(h.has_idle_watts(), h.idle_watts(), "W")},
       {"price", h.has_price_usd() ? absl::StrCat("$", Fixed3(h.price_usd()))
@@ -1057,7 +1060,9 @@ void PrintHardware(const v1::Hardware& h, const Context& ctx) {
                            h.interconnect_bytes_per_second(), "B/s")},
       {"efficiency hook", std::string(h.has_efficiency_hook() ? "yes" : "no")}};
   for (const auto& [name, rate] : Rates(h.peak_ops_per_second())) {
-    info.rows.push_back({absl::StrCat("peak ", name), Si(rate, "OPS")});
+    // The engine's math type names ("fp16_acc16" field -> "fp16-acc16").
+    info.rows.push_back({absl::StrCat("peak ", absl::StrReplaceAll(name, {{"_", "-"}})),
+                         Si(rate, "OPS")});
   }
   if (ctx.csv()) {
     info.headers = {"field", "value"};
@@ -1073,7 +1078,7 @@ void PrintHardware(const v1::Hardware& h, const Context& ctx) {
         {absl::StrCat(i), t.name(), t.kind(), Bytes(t.capacity_bytes()),
          Si(t.read_bandwidth_bytes_per_second(), "B/s"),
          Si(t.write_bandwidth_bytes_per_second(), "B/s"),
-         Seconds(t.latency_seconds()),
+         t.latency_seconds() > 0 ? Seconds(t.latency_seconds()) : std::string("-"),
          t.has_near_memory_compute()
              ? Si(t.near_memory_compute().internal_bandwidth_bytes_per_second(),
                   "B/s internal")
