@@ -797,6 +797,9 @@ std::vector<FlagSpec> KernelFlags() {
       {"b-format", "FMT", "gemm: weights (B) format (default --a-format)"},
       {"gemv-max-tokens", "N",
        "gemm: m at or below this is a GEMV (default 64)"},
+      {"fp16-accumulation", "", "gemm: fp16 accumulates in fp16 (GeForce: 2x)"},
+      {"no-fp16-accumulation", "",
+       "gemm: fp16 accumulates in fp32 even if the profile's framework does not"},
       {"cold", "",
        "every call streams from device memory (default: operands that fit "
        "stay in on-chip SRAM between calls)"},
@@ -875,6 +878,8 @@ Outcome BuildKernel(const std::string& kind, const ParsedFlags& flags,
         })) {
       return o;
     }
+    if (flags.Has("fp16-accumulation")) request->set_fp16_accumulation(true);
+    if (flags.Has("no-fp16-accumulation")) request->set_fp16_accumulation(false);
   }
   if (flags.Has("cold")) request->set_warm_cache(false);
   if (flags.Has("profile") && flags.Has("framework")) {

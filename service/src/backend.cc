@@ -342,19 +342,24 @@ struct Chosen {
   std::string selected_by = "none";
 };
 
-// The chosen profile's efficiency, and its framework's fp16 accumulation
-// unless the request set options.fp16_accumulation itself (a profile fitted
-// with it is only right with it) or the profile is only a fallback fitted
-// with another framework than the one asked for.
+// fp16 accumulation: what the request says, else what the chosen profile's
+// framework does (a profile fitted with it is only right with it), unless
+// the profile is only a fallback fitted with another framework.
+bool Fp16Accumulation(const Chosen& chosen, const std::optional<bool>& requested) {
+  if (requested.has_value()) return *requested;
+  return chosen.profile != nullptr && chosen.selected_by != "hardware-match" &&
+         chosen.profile->fp16_accumulation;
+}
+
+// The chosen profile's efficiency and framework numerics.
 void ApplyProfile(const Chosen& chosen, const v1::AnalysisOptions& requested,
                   engine::Scenario* s) {
   s->efficiency = chosen.profile != nullptr ? chosen.profile->efficiency
                                             : engine::Efficiency{};
-  if (!requested.has_fp16_accumulation()) {
-    s->options.fp16_accumulation = chosen.profile != nullptr &&
-                                   chosen.selected_by != "hardware-match" &&
-                                   chosen.profile->fp16_accumulation;
-  }
+  s->options.fp16_accumulation = Fp16Accumulation(
+      chosen, requested.has_fp16_accumulation()
+                  ? std::optional<bool>(requested.fp16_accumulation())
+                  : std::nullopt);
 }
 
 absl::StatusOr<Chosen> ChooseProfile(const calibration::ProfileStore& store,
@@ -789,6 +794,10 @@ absl::Status Backend::AnalyzeKernel(const v1::AnalyzeKernelRequest& req,
   options.pure_roofline = req.has_pure_roofline() && req.pure_roofline();
   ASSIGN_OR_RETURN(Chosen chosen,
                    ChooseProfile(*profiles_, req.calibration(), hw));
+  options.fp16_accumulation = Fp16Accumulation(
+      chosen, req.has_fp16_accumulation()
+                  ? std::optional<bool>(req.fp16_accumulation())
+                  : std::nullopt);
   // No profile is the pure bound (no launch overhead either), as in Analyze.
   if (options.pure_roofline || chosen.profile == nullptr) {
     chosen.profile = nullptr;

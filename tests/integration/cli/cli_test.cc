@@ -182,6 +182,27 @@ TEST_F(CliTest, Fp16AccumulationUsesTheGeForceRateBothWays) {
   EXPECT_EQ(nlohmann::json::parse(off.out)["result"]["matmulMath"], "fp16");
 }
 
+TEST_F(CliTest, GemmKernelFp16AccumulationOnGeForce) {
+  // RTX 4090, 8192^3 fp16 GEMM: 2 x 8192^3 = 1.0995e12 FLOP.
+  //   FP32 accumulate: / 165.2e12 = 6.6556 ms; FP16 accumulate: / 330.3e12
+  //   = 3.3288 ms. Bytes: 3 x 8192^2 x 2 = 402.7 MB / 1008e9 = 0.40 ms, so
+  //   compute-bound either way.
+  const std::vector<std::string> args = {"kernel", "gemm", "--hardware", "nvidia-rtx-4090",
+                                         "--m", "8192", "--n", "8192", "--k", "8192",
+                                         "--format", "json"};
+  CliRun plain = RunBinary(Remote(args));
+  CliRun acc = RunBinary(Remote(With(args, {"--fp16-accumulation"})));
+  CliRun local = RunBinary(Local(With(args, {"--fp16-accumulation"})));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(acc.exit_code, 0) << acc.err;
+  EXPECT_EQ(acc.out, local.out);
+  nlohmann::json p = nlohmann::json::parse(plain.out)["bound"];
+  nlohmann::json a = nlohmann::json::parse(acc.out)["bound"];
+  EXPECT_EQ(a["math"], "fp16-acc16");
+  EXPECT_NEAR(p["seconds"].get<double>(), 2.0 * 8192.0 * 8192.0 * 8192.0 / 165.2e12, 1e-9);
+  EXPECT_NEAR(a["seconds"].get<double>(), 2.0 * 8192.0 * 8192.0 * 8192.0 / 330.3e12, 1e-9);
+}
+
 TEST_F(CliTest, MaxContextWarningShownBothWays) {
   // Llama-2-7B allows 4096 positions; 8000 + 128 = 8128 is beyond it.
   const std::vector<std::string> args = {"analyze", "--model", "llama-2-7b", "--hardware",

@@ -52,6 +52,8 @@ struct KernelOptions {
   bool warm_cache = true;
   // Efficiency 1 and no launch overhead: the speed bound.
   bool pure_roofline = false;
+  // GEMM: fp16 accumulates in fp16 (AnalysisOptions::fp16_accumulation).
+  bool fp16_accumulation = false;
 };
 
 struct KernelCost {
