@@ -1,6 +1,7 @@
 // ValidateHardware: every field of the engine's hardware description.
 #include "ridgeline/engine/hardware.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -24,8 +25,11 @@ absl::Status CheckPerMathType(std::string_view prefix, std::string_view field,
     if (!v[i].has_value()) continue;
     RETURN_IF_ERROR(CheckPositiveLazy(
         [&] {
-          return absl::StrCat(Av(prefix), Av(field), ".",
-                              Av(MathTypeName(static_cast<MathType>(i))));
+          // Field names as the proto spells them ("fp16-acc16" ->
+          // "fp16_acc16").
+          std::string name(MathTypeName(static_cast<MathType>(i)));
+          std::replace(name.begin(), name.end(), '-', '_');
+          return absl::StrCat(Av(prefix), Av(field), ".", name);
         },
         *v[i], allow_zero));
   }

@@ -61,6 +61,10 @@ TEST(ValidateTest, HardwareTiers) {
   ExpectError(s,
               "hardware.peak_ops_per_second.fp8 must be finite and > 0, got 0");
   s = Good();
+  // The path spells the field as the proto does (math type "fp16-acc16").
+  s.hardware.peak_ops_per_second[static_cast<int>(MathType::kFp16Acc16)] = -1;
+  ExpectError(s, "hardware.peak_ops_per_second.fp16_acc16 must be finite and > 0, got -1");
+  s = Good();
   s.hardware.tdp_watts = std::numeric_limits<double>::infinity();
   ExpectError(s, "hardware.tdp_watts must be finite and > 0, got inf");
   s = Good();
