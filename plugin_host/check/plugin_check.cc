@@ -147,6 +147,16 @@ void CheckRawNumbers(const RidgelinePlatform& p, const std::string& at,
                                Num(p.energy_joules_per_op[i])));
     any_peak = any_peak || p.peak_ops_per_second[i] > 0;
   }
+  // ABI 1.1: fp16-acc16 is given only where FP16 accumulation is faster
+  // than the FP16 (FP32-accumulate) figure; slower or equal is a mistake.
+  const double acc16 = p.peak_ops_per_second[RIDGELINE_MATH_FP16_ACC16];
+  const double fp16 = p.peak_ops_per_second[RIDGELINE_MATH_FP16];
+  if (acc16 > 0) {
+    report.Expect(fp16 > 0 && acc16 > fp16,
+                  absl::StrCat(at, ".peak_ops_per_second[fp16-acc16] (", Num(acc16),
+                               ") must exceed the fp16 peak (", Num(fp16),
+                               "); leave it 0 where FP16 accumulation is not faster"));
+  }
   // ABI 1.0 (clarified): all peaks 0 is valid when no source publishes one.
   if (!any_peak) {
     report.Note(absl::StrCat(at, ": compute roof unknown: only memory-bound "

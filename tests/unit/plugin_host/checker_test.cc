@@ -70,6 +70,8 @@ INSTANTIATE_TEST_SUITE_P(
         CheckCase{"negative-capacity", "tiers[1].capacity_bytes"},
         CheckCase{"nan-capacity", "tiers[1].capacity_bytes"},
         CheckCase{"old-minor-acc16", "peak_ops_per_second[9] is reserved in ABI 1.0"},
+        CheckCase{"slow-acc16",
+                  "peak_ops_per_second[fp16-acc16] (50000000000000) must exceed the fp16 peak (100000000000000)"},
         CheckCase{"pim-no-peak",
                   "near_memory_compute.peak_ops_per_second must give at least "
                   "one math type"}),

@@ -262,9 +262,9 @@ TEST(RegistryTest, LoadLogChoosesWhatIsPrinted) {
 TEST(RegistryTest, LoadDirectoryTriesEverySoSortedByName) {
   auto registry =
       HardwareRegistry::LoadDirectory(RIDGELINE_FIXTURE_PLUGIN_DIR);
-  // 17 fixture plugins: basic, no-peak, acc16 + 14 broken ones (see
-  // tests/fixtures).
-  ASSERT_EQ(registry->outcomes().size(), 17u);
+  // 18 fixture plugins: basic, no-peak, acc16, slow-acc16 (loads; only
+  // the checker fails it) + 14 refused ones (see tests/fixtures).
+  ASSERT_EQ(registry->outcomes().size(), 18u);
   std::vector<std::string> loaded;
   for (const LoadOutcome& o : registry->outcomes()) {
     if (o.loaded) {
@@ -274,8 +274,8 @@ TEST(RegistryTest, LoadDirectoryTriesEverySoSortedByName) {
     }
   }
   // "basic" sorts before "duplicate-id", so the duplicate is the one refused.
-  EXPECT_THAT(loaded, ElementsAre("acc16", "basic", "no-peak"));
-  EXPECT_EQ(registry->platforms().size(), 6u);
+  EXPECT_THAT(loaded, ElementsAre("acc16", "basic", "no-peak", "slow-acc16"));
+  EXPECT_EQ(registry->platforms().size(), 8u);
   EXPECT_EQ(std::filesystem::path(registry->outcomes()[0].path).filename(),
             "libridgeline-fixture-acc16.so");
 }
