@@ -541,6 +541,7 @@ absl::Status Backend::Analyze(const v1::AnalyzeRequest& req,
   // pure_roofline asks for the bound: a named profile is still validated,
   // but not applied, and not reported as used.
   if (s.options.pure_roofline) chosen = Chosen{};
+  if (observer_ != nullptr) observer_->OnCalibration(chosen.selected_by);
   ApplyProfile(chosen, req.options(), &s);
 
   ASSIGN_OR_RETURN(engine::AnalysisResult r,
@@ -652,6 +653,7 @@ absl::Status Backend::Sweep(
     ASSIGN_OR_RETURN(Chosen chosen,
                      ChooseProfile(*profiles_, req.calibration(), hw));
     if (c.options.pure_roofline) chosen = Chosen{};
+    if (observer_ != nullptr) observer_->OnCalibration(chosen.selected_by);
     hardware.push_back(std::move(hw));
     profiles.push_back(chosen);
   }
@@ -804,6 +806,7 @@ absl::Status Backend::AnalyzeKernel(const v1::AnalyzeKernelRequest& req,
     if (options.pure_roofline) chosen.selected_by = "none";
     options.pure_roofline = true;
   }
+  if (observer_ != nullptr) observer_->OnCalibration(chosen.selected_by);
   const engine::Efficiency efficiency = chosen.profile != nullptr
                                             ? chosen.profile->efficiency
                                             : engine::Efficiency{};

@@ -8,6 +8,10 @@
 namespace ridgeline::service {
 namespace {
 
+// CalibrationUsed.selected_by values, each a pre-created series.
+constexpr std::array<std::string_view, 4> kCalibrationSelections = {
+    "profile", "framework-match", "hardware-match", "none"};
+
 using grpc::experimental::InterceptionHookPoints;
 using grpc::experimental::ServerRpcInfo;
 
@@ -226,6 +230,16 @@ Metrics::Metrics(std::string_view version,
       .Register(*registry_)
       .Add({{"version", std::string(version)}})
       .Set(1);
+  auto& selections = prometheus::BuildCounter()
+                         .Name("ridgeline_calibration_selections_total")
+                         .Help("How requests' calibration was chosen, by "
+                               "selected_by (profile, framework-match, "
+                               "hardware-match, none).")
+                         .Register(*registry_);
+  for (size_t i = 0; i < kCalibrationSelections.size(); ++i) {
+    calibration_selections_[i] = &selections.Add(
+        {{"selected_by", std::string(kCalibrationSelections[i])}});
+  }
   for (const MethodInfo& m : methods) known_.emplace(m.full_name, Create(m));
   MethodInfo unknown;
   unknown.service = "unknown";
@@ -267,6 +281,15 @@ void Metrics::OnAnalysis(std::string_view kind, double engine_seconds,
                       : analyses_analyze_)
       ->Increment();
   engine_seconds_->Observe(engine_seconds);
+}
+
+void Metrics::OnCalibration(std::string_view selected_by) {
+  for (size_t i = 0; i < kCalibrationSelections.size(); ++i) {
+    if (kCalibrationSelections[i] == selected_by) {
+      calibration_selections_[i]->Increment();
+      return;
+    }
+  }
 }
 
 void Metrics::OnPluginsLoaded(const plugin_host::HardwareRegistry& registry) {

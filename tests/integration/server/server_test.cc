@@ -722,6 +722,12 @@ TEST_F(ServerTest, MetricsCountRpcsAndDomainEvents) {
                   {"grpc_method=\"Sweep\"", "grpc_type=\"server_stream\""}),
       0.0);
   EXPECT_EQ(MetricValue(before, "ridgeline_build_info", {"version=\""}), 1.0);
+  for (const char* by : {"profile", "framework-match", "hardware-match", "none"}) {
+    EXPECT_EQ(MetricValue(before, "ridgeline_calibration_selections_total",
+                          {absl::StrCat("selected_by=\"", by, "\"")}),
+              0.0)
+        << by;
+  }
   // ListHardware counts loaded plugins the same way the gauge does.
   grpc::ClientContext lctx;
   v1::ListHardwareResponse list;
@@ -776,6 +782,11 @@ TEST_F(ServerTest, MetricsCountRpcsAndDomainEvents) {
   EXPECT_EQ(MetricValue(after, "grpc_server_handled_total",
                         {"grpc_method=\"Sweep\"", "grpc_code=\"OK\""}),
             1.0);
+  // No calibration asked: 3 Analyze calls + 1 sweep hardware entry chose
+  // "none" (the rejected request failed before choosing).
+  EXPECT_EQ(MetricValue(after, "ridgeline_calibration_selections_total",
+                        {"selected_by=\"none\""}),
+            4.0);
 }
 
 TEST_F(ServerTest, SigtermDrainsInFlightStreamAndExitsZero) {

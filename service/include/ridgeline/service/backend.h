@@ -31,6 +31,10 @@ class BackendObserver {
   // engine_seconds: wall time inside engine::Analyze.
   virtual void OnAnalysis(std::string_view kind, double engine_seconds,
                           bool ok) = 0;
+  // How a request's calibration was chosen (once per Analyze or
+  // AnalyzeKernel, once per hardware entry of a Sweep): "profile",
+  // "framework-match", "hardware-match" or "none" (CalibrationUsed).
+  virtual void OnCalibration(std::string_view /*selected_by*/) {}
 };
 
 // Immutable after construction; every method is const and thread-safe.

@@ -48,6 +48,7 @@ class Metrics : public BackendObserver {
   // BackendObserver.
   void OnAnalysis(std::string_view kind, double engine_seconds,
                   bool ok) override;
+  void OnCalibration(std::string_view selected_by) override;
 
   void OnSweepPointSent() { sweep_points_->Increment(); }
   void OnPluginsLoaded(const plugin_host::HardwareRegistry& registry);
@@ -72,6 +73,8 @@ class Metrics : public BackendObserver {
   prometheus::Counter* analyses_sweep_;
   prometheus::Counter* analyses_kernel_;
   prometheus::Counter* sweep_points_;
+  // By selected_by, in the order of kCalibrationSelections (metrics.cc).
+  std::array<prometheus::Counter*, 4> calibration_selections_{};
   prometheus::Histogram* engine_seconds_;
   prometheus::Gauge* plugins_loaded_;
   prometheus::Family<prometheus::Counter>& plugin_loads_;
