@@ -160,8 +160,18 @@ MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
   return fp;
 }
 
+// The roof that dominates: overhead when it exceeds every roof, else the
+// largest of interconnect, compute and memory (memory when all are 0).
+Bound DominantBound(double compute, double memory, double link,
+                    double overhead) {
+  const double roof = std::max({compute, memory, link});
+  if (overhead > roof) return Bound::kOverhead;
+  if (link > 0 && link >= std::max(compute, memory)) return Bound::kInterconnect;
+  return compute >= memory && compute > 0 ? Bound::kCompute : Bound::kMemory;
+}
+
 struct Timing {
-  double compute = 0, memory = 0, overhead = 0, seconds = 0;
+  double compute = 0, memory = 0, link = 0, overhead = 0, seconds = 0;
   Bound bound = Bound::kMemory;
   int tier = -1;
   MathType math = MathType::kBf16;
@@ -171,7 +181,8 @@ struct Timing {
 // after construction.
 class Evaluator {
  public:
-  Evaluator(const Scenario& s, const PlacementInfo& p) : s_(s), p_(p) {
+  Evaluator(const Scenario& s, const PlacementInfo& p)
+      : s_(s), p_(p), link_bw_(LinkBandwidth(s)) {
     const Efficiency& e = s.efficiency;
     if (s.options.pure_roofline) return;
     eta_c_ = e.compute;
@@ -183,6 +194,12 @@ class Evaluator {
     }
     per_step_ = e.per_step_overhead_seconds;
     per_request_ = e.per_request_overhead_seconds;
+  }
+
+  // Unpublished interconnect: all-reduce bytes cost no link time, so the
+  // result stays an upper bound on speed (and says so in a warning).
+  static double LinkBandwidth(const Scenario& s) {
+    return s.hardware.interconnect_bytes_per_second.value_or(0);
   }
 
   double per_step() const { return per_step_; }
@@ -225,11 +242,9 @@ class Evaluator {
       TryPim(op, eta_c, eta_m, mem_raw, &t);
     t.overhead =
         per_kernel_ * op.kernels_per_layer * static_cast<double>(op.layers);
-    const double roof = std::max(t.compute, t.memory);
-    t.seconds = roof + t.overhead;
-    t.bound = t.overhead > roof                        ? Bound::kOverhead
-              : t.compute >= t.memory && t.compute > 0 ? Bound::kCompute
-                                                       : Bound::kMemory;
+    if (op.link_bytes > 0 && link_bw_ > 0) t.link = op.link_bytes / link_bw_;
+    t.seconds = std::max({t.compute, t.memory, t.link}) + t.overhead;
+    t.bound = DominantBound(t.compute, t.memory, t.link, t.overhead);
     return t;
   }
 
@@ -273,6 +288,7 @@ class Evaluator {
   double per_kernel_ = 0;
   double per_step_ = 0;
   double per_request_ = 0;
+  double link_bw_ = 0;
 };
 
 // Bytes one op moves over all tiers: the sum MakeOpResult reports and
@@ -313,6 +329,7 @@ OpResult MakeOpResult(const OpCost& op, const Timing& t, const PlacementInfo& p,
   r.intensity = r.bytes > 0 ? r.flops / r.bytes : 0;
   r.compute_seconds = t.compute * scale;
   r.memory_seconds = t.memory * scale;
+  r.interconnect_seconds = t.link * scale;
   r.overhead_seconds = t.overhead * scale;
   r.seconds = t.seconds * scale;
   r.bound = t.bound;
@@ -326,6 +343,7 @@ void AddTotals(const OpResult& r, StepTotals* tot) {
   tot->bytes += r.bytes;
   tot->compute_seconds += r.compute_seconds;
   tot->memory_seconds += r.memory_seconds;
+  tot->interconnect_seconds += r.interconnect_seconds;
   tot->seconds += r.seconds;
 }
 
@@ -387,6 +405,7 @@ StepTotals TimeStep(const OpList& ops, const OpList* slope, int64_t kv_length,
     tot.bytes += OpBytes(*op, p, tiers, 1);
     tot.compute_seconds += t.compute;
     tot.memory_seconds += t.memory;
+    tot.interconnect_seconds += t.link;
     tot.seconds += t.seconds;
     over += t.overhead;
   }
@@ -480,6 +499,12 @@ void ComputeBottleneck(AnalysisResult* r, bool decode) {
           "overhead-bound: %.3g s of kernel overhead exceed both roofs",
           worst->overhead_seconds);
       break;
+    case Bound::kInterconnect:
+      where = absl::StrFormat(
+          "interconnect-bound: %.3g s of all-reduce traffic over the "
+          "device-to-device link",
+          worst->interconnect_seconds);
+      break;
   }
   b.text = absl::StrFormat(
       "%s is limited by %s%s: %.1f%% of %s time (%.3g s), %s%s.",
@@ -547,6 +572,10 @@ void ComputeEconomy(const Scenario& s, AnalysisResult* r) {
     pj.reset();
     dj.reset();
   }
+  // Tensor parallelism: every device does its share for the same time.
+  const double devices = static_cast<double>(s.parallelism.tensor_parallel);
+  if (pj.has_value()) *pj *= devices;
+  if (dj.has_value()) *dj *= devices;
   e.prefill_joules = pj;
   e.decode_joules = dj;
   const double out_tokens = static_cast<double>(s.workload.batch) *
@@ -565,7 +594,7 @@ void ComputeEconomy(const Scenario& s, AnalysisResult* r) {
   if (joules.has_value() || hw.price_usd.has_value()) {
     double usd = 0;
     if (hw.price_usd.has_value()) {
-      usd += *hw.price_usd * r->e2e_seconds / life;
+      usd += *hw.price_usd * devices * r->e2e_seconds / life;
     } else {
       notes.push_back("price unknown: $/Mtoken counts energy only");
     }
@@ -579,7 +608,7 @@ void ComputeEconomy(const Scenario& s, AnalysisResult* r) {
   if (joules.has_value()) {
     double g = *joules / kJoulesPerKwh * x.pue * x.grid_g_co2e_per_kwh;
     if (hw.embodied_kg_co2e.has_value()) {
-      g += *hw.embodied_kg_co2e * 1000 * r->e2e_seconds / life;
+      g += *hw.embodied_kg_co2e * devices * 1000 * r->e2e_seconds / life;
     } else {
       notes.push_back("embodied carbon unknown: operational carbon only");
     }
@@ -711,6 +740,9 @@ void ComputeSuggestions(const Scenario& s, AnalysisResult* r) {
 // and decode graphs, footprint and placement. Analyze and StepEvaluator
 // both start here.
 struct Prepared {
+  // The model one device holds (its tensor-parallel shard); g.model points
+  // here, so a Prepared is built in place and never copied.
+  ModelConfig shard;
   GraphContext g;
   OpList prefill;
   OpList dec0;   // decode at batch, no keys read
@@ -720,7 +752,10 @@ struct Prepared {
 };
 
 absl::Status Prepare(const Scenario& s, Prepared* p) {
-  ASSIGN_OR_RETURN(p->g, internal::MakeGraphContext(s));
+  const int64_t tp = s.parallelism.tensor_parallel;
+  if (tp > 1) p->shard = internal::TensorParallelShard(s.model, tp);
+  ASSIGN_OR_RETURN(p->g,
+                   internal::MakeGraphContext(s, tp > 1 ? p->shard : s.model));
   const GraphContext& g = p->g;
   const int64_t batch = s.workload.batch;
   const int64_t prompt = s.workload.prompt_tokens;
@@ -734,7 +769,7 @@ absl::Status Prepare(const Scenario& s, Prepared* p) {
   // Footprint: weights, KV at the longest context, peak activations (the
   // largest single op's inputs and outputs plus the residual stream).
   std::array<double, kOperandClassCount> need{};
-  need[kWeights] = CountParameters(s.model).total * g.weight_bytes;
+  need[kWeights] = CountParameters(*g.model).total * g.weight_bytes;
   need[kKv] = static_cast<double>(batch) *
               internal::KvBytesPerSequence(
                   g, static_cast<double>(prompt + decode_steps));
@@ -785,6 +820,13 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
   r.hardware_id = hw.id;
   r.matmul_math = g.matmul_math;
   r.memory = std::move(prep.memory);
+  if (s.parallelism.tensor_parallel > 1 &&
+      !hw.interconnect_bytes_per_second.has_value()) {
+    r.warnings.push_back(
+        "tensor parallelism on hardware without a published interconnect "
+        "bandwidth: all-reduce traffic is not timed, so the result is an "
+        "upper bound on speed that ignores communication");
+  }
   if (s.model.max_context > 0 && prompt + generated > s.model.max_context) {
     r.warnings.push_back(absl::StrFormat(
         "prompt + generated tokens (%d) exceed the model's max_context (%d, "
@@ -898,10 +940,7 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
           t.memory = a.memory;
           t.overhead = a.overhead;
           t.seconds = a.seconds;
-          const double roof = std::max(t.compute, t.memory);
-          t.bound = t.overhead > roof                        ? Bound::kOverhead
-                    : t.compute >= t.memory && t.compute > 0 ? Bound::kCompute
-                                                             : Bound::kMemory;
+          t.bound = DominantBound(t.compute, t.memory, 0, t.overhead);
           r.decode.ops.push_back(MakeOpResult(sum, t, place, tiers, 1));
         }
         AddTotals(r.decode.ops.back(), &r.decode.totals);
@@ -963,13 +1002,10 @@ struct StepEvaluator::Impl {
     st.bytes = tot.bytes;
     st.compute_seconds = tot.compute_seconds;
     st.memory_seconds = tot.memory_seconds;
+    st.interconnect_seconds = tot.interconnect_seconds;
     st.seconds = tot.seconds;
-    const double roof = std::max(st.compute_seconds, st.memory_seconds);
-    st.bound =
-        st.overhead_seconds > roof ? Bound::kOverhead
-        : st.compute_seconds >= st.memory_seconds && st.compute_seconds > 0
-            ? Bound::kCompute
-            : Bound::kMemory;
+    st.bound = DominantBound(st.compute_seconds, st.memory_seconds,
+                             st.interconnect_seconds, st.overhead_seconds);
     return st;
   }
 };

@@ -45,7 +45,8 @@ constexpr std::array<std::string_view, kOpKindCount> kOpKindNames = {
     "moe_routed_experts",
     "moe_shared_experts",
     "final_norm",
-    "lm_head"};
+    "lm_head",
+    "all_reduce"};
 
 }  // namespace
 
@@ -81,8 +82,8 @@ std::string_view PhaseName(Phase p) {
 }
 
 std::string_view BoundName(Bound b) {
-  static constexpr std::array<std::string_view, 3> kNames = {
-      "compute", "memory", "overhead"};
+  static constexpr std::array<std::string_view, 4> kNames = {
+      "compute", "memory", "overhead", "interconnect"};
   return Lookup(kNames, b);
 }
 

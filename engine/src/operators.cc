@@ -89,6 +89,23 @@ class Emitter {
     return op;
   }
 
+  // `count` all-reduces per layer of `rows` x `width` activations over
+  // g.tensor_parallel devices (ring: each device sends and receives
+  // 2 (tp - 1) / tp of the buffer, so 4 (tp - 1) / tp of it crosses its
+  // link, which the interconnect bandwidth counts in both directions). The
+  // local sums are (tp - 1) / tp adds per element; the buffer is read and
+  // written once.
+  void AllReduce(std::string_view group, int64_t layers, int count, double rows,
+                 double width) {
+    const double tp = static_cast<double>(g_.tensor_parallel);
+    const double elements = count * rows * width;
+    const double buffer = elements * g_.act_bytes;
+    OpCost& op = Add(OpKind::kAllReduce, OpClass::kElementwise, group, layers,
+                     count, g_.elementwise_math, rows,
+                     (tp - 1) / tp * elements, 0, buffer, buffer);
+    op.link_bytes = 4 * (tp - 1) / tp * buffer * static_cast<double>(layers);
+  }
+
   // A weight-bearing matmul: rows x k by k x n, input and output in
   // activation precision.
   OpCost& Matmul(OpKind kind, std::string_view group, int64_t layers,
@@ -373,6 +390,9 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
       }
     }
   }
+  // Tensor parallelism: the attention output and the FFN output are partial
+  // sums on each device until all-reduced.
+  if (g.tensor_parallel > 1) e.AllReduce(name, layers, 2, T, h);
   // Two residual adds per layer (after attention and after the FFN).
   e.Add(OpKind::kResidualAdd, OpClass::kElementwise, name, layers, 2,
         g.elementwise_math, T, 2 * T * h, 0, 4 * T * h * ab, 2 * T * h * ab);
@@ -409,9 +429,27 @@ double KvBytesPerSequence(const GraphContext& g, double tokens) {
   return total;
 }
 
-absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s) {
+ModelConfig TensorParallelShard(const ModelConfig& m, int64_t tp) {
+  if (tp <= 1) return m;
+  auto split = [tp](int64_t v) { return (v + tp - 1) / tp; };
+  ModelConfig d = m;
+  d.num_attention_heads = m.num_attention_heads / tp;
+  d.num_kv_heads = std::max<int64_t>(1, m.num_kv_heads / tp);
+  d.intermediate_size = split(m.intermediate_size);
+  d.vocab_size = split(m.vocab_size);
+  if (d.moe.has_value()) {
+    d.moe->expert_intermediate_size = split(m.moe->expert_intermediate_size);
+    d.moe->shared_expert_intermediate_size =
+        split(m.moe->shared_expert_intermediate_size);
+  }
+  return d;
+}
+
+absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s,
+                                              const ModelConfig& model) {
   GraphContext g;
-  g.model = &s.model;
+  g.model = &model;
+  g.tensor_parallel = s.parallelism.tensor_parallel;
   g.options = s.options;
   g.weight_bytes = s.precision.weights.bytes_per_element();
   g.act_bytes = s.precision.activations.bytes_per_element();
@@ -455,7 +493,7 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s) {
   g.attention_math = g.elementwise_math = *at;
 
   // Layer groups: (moe, window) combinations in order of first appearance.
-  const ModelConfig& m = s.model;
+  const ModelConfig& m = model;
   const int64_t dense_first =
       m.moe.has_value() ? std::min(m.moe->first_dense_layers, m.num_layers) : 0;
   const bool split_moe = m.moe.has_value() && dense_first > 0;
@@ -508,6 +546,9 @@ void BuildStepOps(const GraphContext& g, const StepShape& shape, OpList* out) {
   // Gathers one embedding row per token (at most the whole table).
   e.Add(OpKind::kEmbedding, OpClass::kElementwise, "", 1, 1, g.elementwise_math,
         T, 0, std::min(T, vocab) * h * g.weight_bytes, 0, T * h * ab);
+  // Vocabulary-parallel embedding: each device holds 1/tp of the rows and
+  // contributes zeros for the others, so the lookup is all-reduced.
+  if (g.tensor_parallel > 1) e.AllReduce("", 1, 1, T, h);
   for (const LayerGroup& grp : g.groups) EmitLayerGroup(g, grp, shape, e);
   const double norm_flops = m.norm == NormKind::kLayerNorm
                                 ? kLayerNormFlopsPerElement

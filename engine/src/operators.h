@@ -24,7 +24,10 @@ struct LayerGroup {
 
 // The resolved inputs of the graph: model, byte widths, math types.
 struct GraphContext {
+  // The model as one device holds it: the tensor-parallel shard
+  // (TensorParallelShard) when parallelism.tensor_parallel > 1.
   const ModelConfig* model = nullptr;
+  int64_t tensor_parallel = 1;
   AnalysisOptions options;
   double weight_bytes = 2;  // per element
   double act_bytes = 2;
@@ -37,8 +40,17 @@ struct GraphContext {
 };
 
 // Builds the context: groups, byte widths, executed math types. Errors when
-// the hardware has no peak for the math the formats need.
-absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s);
+// the hardware has no peak for the math the formats need. `model` is what
+// the graph is built from (s.model, or its tensor-parallel shard); it must
+// outlive the context.
+absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s,
+                                              const ModelConfig& model);
+
+// One device's share of `m` under tensor parallelism `tp`: attention heads,
+// KV heads (at least 1: fewer than tp are replicated), FFN and expert widths
+// and the vocabulary divided by tp (rounded up); hidden size, norms, MLA
+// latents and routers replicated.
+ModelConfig TensorParallelShard(const ModelConfig& m, int64_t tp);
 
 // One operator in one step, all `layers` instances together.
 struct OpCost {
@@ -52,6 +64,8 @@ struct OpCost {
   double flops = 0;
   std::array<double, kOperandClassCount> read{};
   std::array<double, kOperandClassCount> write{};
+  // Bytes this device sends plus receives over the interconnect (all-reduce).
+  double link_bytes = 0;
   // Attention-like ops whose cost grows with the KV length (linearly in
   // decode, where `window` caps it).
   bool kv_dependent = false;

@@ -78,6 +78,21 @@ absl::Status ValidateScenario(const Scenario& s) {
   RETURN_IF_ERROR(CheckIntRange("workload.generated_tokens", w.generated_tokens,
                                 0, 10'000'000));
 
+  const int64_t tp = s.parallelism.tensor_parallel;
+  RETURN_IF_ERROR(CheckIntRange("parallelism.tensor_parallel", tp, 1, 256));
+  if (s.model.num_attention_heads % tp != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "parallelism.tensor_parallel must divide model.num_attention_heads (",
+        s.model.num_attention_heads, "), got ", tp));
+  }
+  if (!s.model.mla.has_value() && s.model.num_kv_heads % tp != 0 &&
+      tp % s.model.num_kv_heads != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "parallelism.tensor_parallel must divide or be a multiple of "
+        "model.num_kv_heads (",
+        s.model.num_kv_heads, "), got ", tp));
+  }
+
   RETURN_IF_ERROR(CheckFormat("precision.weights.bits", s.precision.weights));
   RETURN_IF_ERROR(
       CheckFormat("precision.activations.bits", s.precision.activations));

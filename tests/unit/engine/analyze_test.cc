@@ -662,6 +662,89 @@ TEST(AnalyzeTest, Fp16AccumulationTimesMatmulsAtTheAcc16Peak) {
   EXPECT_LT(fp16_acc->ttft_seconds, fp32_acc->ttft_seconds);
 }
 
+TEST(AnalyzeTest, TensorParallelShardsWeightsAndAllReducesOverTheLink) {
+  // Llama-2-7B fp16 on two A100-like devices joined by a 600 GB/s link.
+  Scenario s = Llama2DecodeAt1024();
+  s.hardware.interconnect_bytes_per_second = 600e9;
+  s.hardware.tdp_watts = 400;
+  absl::StatusOr<AnalysisResult> one = Analyze(s);
+  s.parallelism.tensor_parallel = 2;
+  absl::StatusOr<AnalysisResult> two = Analyze(s);
+  ASSERT_TRUE(one.ok() && two.ok()) << two.status();
+  // Per-device weights: embedding and LM head 32000 x 4096 / 2 = 65,536,000
+  // each; per layer q/k/v/o 4 x 4096^2 / 2 = 33,554,432, FFN 3 x 4096 x
+  // 11008 / 2 = 67,633,152, norms 2 x 4096 = 8,192 (replicated) =
+  // 101,195,776, x 32 = 3,238,264,832; final norm 4,096. Total
+  // 3,369,340,928 params x 2 B = 6,738,681,856 B (half of 13,476,831,232
+  // plus the replicated norms).
+  constexpr int kW = static_cast<int>(OperandClass::kWeights);
+  constexpr int kKv = static_cast<int>(OperandClass::kKvCache);
+  EXPECT_DOUBLE_EQ(two->memory.required_bytes[kW], 6738681856.0);
+  // MHA, 32 KV heads: 16 per device, so exactly half the KV cache.
+  EXPECT_DOUBLE_EQ(two->memory.required_bytes[kKv], one->memory.required_bytes[kKv] / 2);
+  // One decode step (1 token): each all-reduce moves 4 x (2 - 1) / 2 x
+  // 4096 x 2 B = 16,384 B over the link; 2 per layer x 32 + 1 (embedding) =
+  // 65 of them = 1,064,960 B / 600e9 B/s = 1.7749 us.
+  double link = 0;
+  int all_reduce_ops = 0;
+  for (const OpResult& op : two->decode_first_step.ops) {
+    link += op.interconnect_seconds;
+    if (op.kind == OpKind::kAllReduce) {
+      ++all_reduce_ops;
+      EXPECT_EQ(op.bound, Bound::kInterconnect) << op.layer_group;
+    }
+  }
+  EXPECT_EQ(all_reduce_ops, 2);  // the layers' and the embedding's
+  EXPECT_NEAR(link, 1064960.0 / 600e9, 1e-15);
+  EXPECT_NEAR(two->decode_first_step.totals.interconnect_seconds, link, 1e-15);
+  // Each device streams half the weights: the step is faster, but by less
+  // than 2x (replicated norms, the link).
+  EXPECT_LT(two->tpot_mean_seconds, one->tpot_mean_seconds);
+  EXPECT_GT(two->tpot_mean_seconds, one->tpot_mean_seconds / 2);
+  // Energy covers both boards: 2 x 400 W x the (per-device) times.
+  EXPECT_NEAR(*two->economy.decode_joules, 2 * 400 * two->decode.totals.seconds, 1e-9);
+  EXPECT_TRUE(two->warnings.empty());
+
+  // No published link: the all-reduces cost no time (still a bound) and a
+  // warning says so.
+  s.hardware.interconnect_bytes_per_second.reset();
+  absl::StatusOr<AnalysisResult> unknown = Analyze(s);
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_EQ(unknown->decode_first_step.totals.interconnect_seconds, 0);
+  ASSERT_EQ(unknown->warnings.size(), 1u);
+  EXPECT_NE(unknown->warnings[0].find("without a published interconnect"), std::string::npos);
+
+  // Heads must split evenly.
+  s.parallelism.tensor_parallel = 3;
+  absl::StatusOr<AnalysisResult> bad = Analyze(s);
+  ASSERT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message(),
+            "parallelism.tensor_parallel must divide model.num_attention_heads (32), got 3");
+}
+
+TEST(AnalyzeTest, TensorParallelBeyondTheKvHeadsReplicatesThem) {
+  // Llama-3-8B has 8 KV heads: at tensor parallelism 16 each device holds
+  // one (replicated in pairs), so the KV cache per device is 1/8 of one
+  // device's, not 1/16; at 4 each device holds 2: 1/4.
+  Scenario s = MakeScenario("llama-3-8b", A100Like());
+  s.workload = {4, 1000, 8};
+  absl::StatusOr<AnalysisResult> one = Analyze(s);
+  s.parallelism.tensor_parallel = 4;
+  absl::StatusOr<AnalysisResult> four = Analyze(s);
+  s.parallelism.tensor_parallel = 16;
+  absl::StatusOr<AnalysisResult> sixteen = Analyze(s);
+  ASSERT_TRUE(one.ok() && four.ok() && sixteen.ok()) << sixteen.status();
+  constexpr int kKv = static_cast<int>(OperandClass::kKvCache);
+  EXPECT_DOUBLE_EQ(four->memory.required_bytes[kKv], one->memory.required_bytes[kKv] / 4);
+  EXPECT_DOUBLE_EQ(sixteen->memory.required_bytes[kKv], one->memory.required_bytes[kKv] / 8);
+  // 64 does not divide the 32 query heads.
+  s.parallelism.tensor_parallel = 64;
+  absl::StatusOr<AnalysisResult> too_many = Analyze(s);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_NE(too_many.status().message().find("must divide model.num_attention_heads (32)"),
+            std::string::npos);
+}
+
 TEST(AnalyzeTest, BeyondMaxContextIsAWarningNotAnError) {
   // Llama-2-7B: max_position_embeddings 4096. 1023 + 2 fits: no warning;
   // 4000 + 200 = 4200 > 4096: still computed, with one warning naming both.

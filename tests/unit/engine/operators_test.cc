@@ -47,7 +47,7 @@ TEST(CausalPairsTest, WindowCapsEachQuery) {
 
 TEST(GraphTest, GroupsIdenticalLayers) {
   Scenario s = testing::MakeScenario("llama-3-8b", testing::A100Like());
-  absl::StatusOr<GraphContext> g = MakeGraphContext(s);
+  absl::StatusOr<GraphContext> g = MakeGraphContext(s, s.model);
   ASSERT_TRUE(g.ok()) << g.status();
   ASSERT_EQ(g->groups.size(), 1u);
   EXPECT_EQ(g->groups[0].layers, 32);
@@ -63,7 +63,7 @@ TEST(GraphTest, GroupsIdenticalLayers) {
 
 TEST(GraphTest, GemvBelowTheTokenThreshold) {
   Scenario s = testing::MakeScenario("llama-3-8b", testing::A100Like());
-  absl::StatusOr<GraphContext> g = MakeGraphContext(s);
+  absl::StatusOr<GraphContext> g = MakeGraphContext(s, s.model);
   ASSERT_TRUE(g.ok());
   std::vector<OpCost> decode, prefill;
   BuildStepOps(*g, StepShape{64, 1, 100, -1}, &decode);  // 64 rows: GEMV
@@ -76,7 +76,7 @@ TEST(GraphTest, GemvBelowTheTokenThreshold) {
 TEST(GraphTest, W4A16RunsIn16BitMath) {
   Scenario s = testing::MakeScenario("llama-3-8b", testing::A100Like());
   s.precision.weights = ParseNumberFormat("int4-g128").value();
-  absl::StatusOr<GraphContext> g = MakeGraphContext(s);
+  absl::StatusOr<GraphContext> g = MakeGraphContext(s, s.model);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->matmul_math, MathType::kBf16);
   // 4 + 16 / 128 = 4.125 bits.
@@ -88,17 +88,17 @@ TEST(GraphTest, Fp16AccumulationUsesItsPeakWhenThePartHasOne) {
   s.precision = {ParseNumberFormat("fp16").value(), ParseNumberFormat("fp16").value(),
                  ParseNumberFormat("fp16").value()};
   // Not asked for: fp16 (the FP32-accumulate rate).
-  EXPECT_EQ(MakeGraphContext(s)->matmul_math, MathType::kFp16);
+  EXPECT_EQ(MakeGraphContext(s, s.model)->matmul_math, MathType::kFp16);
   // Asked for, but the part publishes no fp16-acc16 rate (datacenter parts
   // accumulate in FP32 at full rate): still fp16.
   s.options.fp16_accumulation = true;
-  EXPECT_EQ(MakeGraphContext(s)->matmul_math, MathType::kFp16);
+  EXPECT_EQ(MakeGraphContext(s, s.model)->matmul_math, MathType::kFp16);
   // With a rate of its own (GeForce: twice fp16): fp16-acc16.
   s.hardware.peak_ops_per_second[static_cast<int>(MathType::kFp16Acc16)] = 624e12;
-  EXPECT_EQ(MakeGraphContext(s)->matmul_math, MathType::kFp16Acc16);
+  EXPECT_EQ(MakeGraphContext(s, s.model)->matmul_math, MathType::kFp16Acc16);
   // bf16 matmuls are not fp16: unchanged.
   s.precision.weights = s.precision.activations = ParseNumberFormat("bf16").value();
-  EXPECT_EQ(MakeGraphContext(s)->matmul_math, MathType::kBf16);
+  EXPECT_EQ(MakeGraphContext(s, s.model)->matmul_math, MathType::kBf16);
 }
 
 TEST(MathTypeTest, Fp16Acc16FallsBackToTheFp16Chain) {

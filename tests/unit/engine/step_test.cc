@@ -89,6 +89,25 @@ TEST(StepEvaluatorTest, DecodeAndPrefillEqualAnalyze) {
   }
 }
 
+TEST(StepEvaluatorTest, TensorParallelStepsEqualAnalyze) {
+  // The shard and the all-reduces come from the same preparation.
+  for (const char* model : {"llama-3-8b", "mixtral-8x7b", "deepseek-v2-lite"}) {
+    Hardware hw = A100Like();
+    hw.interconnect_bytes_per_second = 600e9;
+    Scenario s = MakeScenario(model, hw);
+    s.parallelism.tensor_parallel = 2;
+    s.workload = {8, 999, 2};
+    absl::StatusOr<AnalysisResult> r = Analyze(s);
+    ASSERT_TRUE(r.ok()) << model << ": " << r.status();
+    absl::StatusOr<StepEvaluator> ev = StepEvaluator::Create(s);
+    ASSERT_TRUE(ev.ok()) << ev.status();
+    absl::StatusOr<StepTiming> d = ev->Decode(8, 1000);
+    ASSERT_TRUE(d.ok()) << d.status();
+    ExpectStepEq(r->decode_first_step, *d, std::string(model) + " tp2 decode");
+    EXPECT_GT(d->interconnect_seconds, 0) << model;
+  }
+}
+
 TEST(StepEvaluatorTest, OtherStepsOfOneEvaluatorEqualTheirAnalyze) {
   // One evaluator answers for any step; with one memory tier the placement
   // (fixed at Create) cannot change a time, so each step equals the

@@ -17,8 +17,9 @@ namespace ridgeline::engine {
 enum class Phase : uint8_t { kPrefill = 0, kDecode };
 std::string_view PhaseName(Phase p);  // "prefill", "decode"
 
-enum class Bound : uint8_t { kCompute = 0, kMemory, kOverhead };
-std::string_view BoundName(Bound b);  // "compute", "memory", "overhead"
+enum class Bound : uint8_t { kCompute = 0, kMemory, kOverhead, kInterconnect };
+// "compute", "memory", "overhead", "interconnect"
+std::string_view BoundName(Bound b);
 
 enum class OpKind : uint8_t {
   kEmbedding = 0,
@@ -45,8 +46,9 @@ enum class OpKind : uint8_t {
   kMoeSharedExperts,
   kFinalNorm,
   kLmHead,
+  kAllReduce,        // tensor parallelism: sum partial outputs over devices
 };
-inline constexpr int kOpKindCount = 24;
+inline constexpr int kOpKindCount = 25;
 std::string_view OpKindName(OpKind k);  // snake_case: "q_projection", "flash_attention", ...
 
 // Bytes read and written, by operand class and memory tier.
@@ -73,8 +75,10 @@ struct OpResult {
   double intensity = 0;     // flops / bytes
   double compute_seconds = 0;
   double memory_seconds = 0;
+  // Bytes over the device-to-device link / its bandwidth (all-reduce only).
+  double interconnect_seconds = 0;
   double overhead_seconds = 0;  // kernel launch / per-kernel overhead
-  double seconds = 0;           // max(compute, memory) + overhead
+  double seconds = 0;  // max(compute, memory, interconnect) + overhead
   Bound bound = Bound::kMemory;
   int executed_in_tier = -1;    // -1: the compute unit; else a PIM tier index
   double attained_flops_per_second = 0;
@@ -85,6 +89,7 @@ struct StepTotals {
   double bytes = 0;
   double compute_seconds = 0;  // sum over ops
   double memory_seconds = 0;   // sum over ops
+  double interconnect_seconds = 0;  // sum over ops (tensor parallelism)
   double seconds = 0;          // sum over ops + per-step overhead
 };
 

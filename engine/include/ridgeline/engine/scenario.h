@@ -76,10 +76,24 @@ struct AnalysisOptions {
   bool fp16_accumulation = false;
 };
 
+// How many devices serve the model together. Tensor parallelism (Megatron
+// style): attention heads, FFN / expert width and the vocabulary are split
+// over the devices, norms and the residual stream are replicated, and each
+// layer all-reduces its attention and FFN outputs over the interconnect
+// (plus one all-reduce of the vocabulary-parallel embedding per step). Every
+// time, byte and capacity in a result is per device; energy, cost and
+// carbon cover all devices.
+struct Parallelism {
+  // 1..256; must divide the attention heads, and the KV heads must divide
+  // or be divided by it (fewer KV heads than devices are replicated).
+  int64_t tensor_parallel = 1;
+};
+
 struct Scenario {
   ModelConfig model;
   Hardware hardware;
   Workload workload;
+  Parallelism parallelism;
   Precision precision = DefaultPrecision();
   PlacementPins pins;
   Efficiency efficiency;

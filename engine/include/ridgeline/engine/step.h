@@ -24,10 +24,11 @@ struct StepTiming {
   double bytes = 0;             // all tiers and operand classes
   double compute_seconds = 0;   // sum over ops
   double memory_seconds = 0;    // sum over ops
+  double interconnect_seconds = 0;  // sum over ops (tensor parallelism)
   double overhead_seconds = 0;  // per-kernel overheads + per-step overhead
   double seconds = 0;           // sum over ops + per-step overhead
-  // The roof that dominates the summed times: overhead when it exceeds both
-  // sums, compute when compute_seconds >= memory_seconds (and > 0), else
+  // The roof that dominates the summed times: overhead when it exceeds
+  // every sum, else the largest of interconnect, compute (when > 0) and
   // memory.
   Bound bound = Bound::kMemory;
 };
