@@ -123,10 +123,14 @@ absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
     const std::string why = row.note.substr(0, row.note.find(';'));
     return Skip(absl::StrCat("usable=0", why.empty() ? "" : ": ", why));
   }
-  if (row.device_count != 1) {
+  // Multi-device runs are modelled as tensor parallelism over all devices;
+  // other splits (pipeline, data parallel, unstated) are not.
+  if (row.device_count != 1 && row.tensor_parallel != row.device_count) {
     return Skip(absl::StrFormat(
-        "multi-device run (%d devices); the engine models one device",
-        row.device_count));
+        "multi-device run (%d devices) without tensor parallelism over all of "
+        "them (tensor_parallel %s); only that split is modelled",
+        row.device_count,
+        row.tensor_parallel ? absl::StrCat(*row.tensor_parallel) : "not stated"));
   }
   PreparedRow p;
   p.row = row;
@@ -246,6 +250,7 @@ absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
 
   engine::Scenario& s = p.scenario;
   s.model = *std::move(model);
+  s.parallelism.tensor_parallel = row.device_count;
   s.hardware = *std::move(hw);
   s.options.suggestions = false;
   s.precision = engine::DefaultPrecision();

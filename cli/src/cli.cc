@@ -83,6 +83,7 @@ constexpr std::pair<const char*, const char*> kFieldFlags[] = {
     {"gemm.a_format", "--a-format"},
     {"gemm.b_format", "--b-format"},
     {"gemv_max_tokens", "--gemv-max-tokens"},
+    {"parallelism.tensor_parallel", "--tensor-parallel"},
     // Sweep list entries: models[i].catalog_id, hardware[i].description...
     {"].catalog_id", "--model"},
     {"].hf_config_json", "--model-config"},
@@ -218,6 +219,8 @@ const std::vector<FlagSpec>& ScenarioFlags() {
       {"mla-unabsorbed", "", "MLA without W_UK/W_UV absorption"},
       {"pure-roofline", "",
        "ignore calibration and plugin hooks: the speed upper bound"},
+      {"tensor-parallel", "N",
+       "devices the model is split over (tensor parallelism; default 1)"},
       {"fp16-accumulation", "",
        "fp16 matmuls accumulate in fp16 (llama.cpp's cuBLAS path): GeForce 2x"},
       {"no-fp16-accumulation", "",
@@ -298,6 +301,12 @@ Outcome FillScenarioFlags(const ParsedFlags& flags, Request* request) {
   if (Outcome o = FillPlacementAndEconomics(flags, request->mutable_placement(),
                                             request->mutable_economics())) {
     return o;
+  }
+  // Divisibility by the model's heads is the service's to check.
+  absl::StatusOr<std::optional<int64_t>> tp = flags.GetInt("tensor-parallel", 1, 256);
+  if (!tp.ok()) return Usage(tp.status());
+  if (*tp) {
+    request->mutable_parallelism()->set_tensor_parallel(static_cast<int32_t>(**tp));
   }
   return FillCommon(flags, request->mutable_options(),
                     request->mutable_calibration());
@@ -452,7 +461,14 @@ void PrintAnalyzeText(const v1::AnalyzeRequest& request,
   const v1::AnalysisResult& r = response.result();
   const v1::Workload& w = request.workload();
   auto fmt = [](const std::string& f) { return f.empty() ? "bf16" : f; };
-  out << r.model_id() << " on " << r.hardware_id() << ": batch "
+  const int32_t tp = request.parallelism().has_tensor_parallel()
+                         ? request.parallelism().tensor_parallel()
+                         : 1;
+  out << r.model_id() << " on " << r.hardware_id()
+      << (tp > 1 ? absl::StrCat(" x ", tp, " (tensor parallel; times and "
+                                           "memory per device)")
+                 : std::string())
+      << ": batch "
       << (w.has_batch() ? w.batch() : 1) << ", prompt "
       << (w.has_prompt_tokens() ? w.prompt_tokens() : 512) << ", generate "
       << (w.has_generated_tokens() ? w.generated_tokens() : 128) << "; weights "

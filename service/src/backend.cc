@@ -250,13 +250,21 @@ struct Common {
   engine::PlacementPins pins;
   engine::AnalysisOptions options;
   engine::Economics economics;
+  engine::Parallelism parallelism;
 };
 
 absl::StatusOr<Common> ResolveCommon(const v1::PlacementPins& pins,
                                      const v1::AnalysisOptions& opts,
                                      const v1::EconomicsOverrides& econ,
+                                     const v1::Parallelism& parallelism,
                                      bool suggestions_default) {
   Common c;
+  // Divisibility by the model's heads is the engine's check (same path).
+  if (parallelism.has_tensor_parallel()) {
+    RETURN_IF_ERROR(CheckInt("parallelism.tensor_parallel",
+                             parallelism.tensor_parallel(), 1, 256));
+    c.parallelism.tensor_parallel = parallelism.tensor_parallel();
+  }
   auto pin = [&](const char* name, bool has, int32_t v,
                  engine::OperandClass cls) -> absl::Status {
     if (!has) return absl::OkStatus();
@@ -530,12 +538,14 @@ absl::Status Backend::Analyze(const v1::AnalyzeRequest& req,
   s.workload = engine::Workload();
   RETURN_IF_ERROR(CheckWorkload(req.workload(), &s.workload));
   ASSIGN_OR_RETURN(s.precision, ResolveFormats(req.formats(), "formats"));
-  ASSIGN_OR_RETURN(Common c, ResolveCommon(req.placement(), req.options(),
-                                           req.economics(), true));
+  ASSIGN_OR_RETURN(Common c,
+                   ResolveCommon(req.placement(), req.options(), req.economics(),
+                                 req.parallelism(), true));
   RETURN_IF_ERROR(CheckPinsFit(c.pins, s.hardware, "hardware"));
   s.pins = c.pins;
   s.options = c.options;
   s.economics = c.economics;
+  s.parallelism = c.parallelism;
   ASSIGN_OR_RETURN(Chosen chosen,
                    ChooseProfile(*profiles_, req.calibration(), s.hardware));
   // pure_roofline asks for the bound: a named profile is still validated,
@@ -641,8 +651,9 @@ absl::Status Backend::Sweep(
         ResolveModel(req.models(i), absl::StrCat("models[", i, "]")));
     models.push_back(std::move(m));
   }
-  ASSIGN_OR_RETURN(Common c, ResolveCommon(req.placement(), req.options(),
-                                           req.economics(), false));
+  ASSIGN_OR_RETURN(Common c,
+                   ResolveCommon(req.placement(), req.options(), req.economics(),
+                                 req.parallelism(), false));
   std::vector<engine::Hardware> hardware;
   std::vector<Chosen> profiles;
   for (int i = 0; i < req.hardware_size(); ++i) {
@@ -672,6 +683,7 @@ absl::Status Backend::Sweep(
   s.pins = c.pins;
   s.options = c.options;
   s.economics = c.economics;
+  s.parallelism = c.parallelism;
   v1::SweepPoint point;
   constexpr uint64_t kNone = ~uint64_t{0};
   uint64_t cur_m = kNone, cur_h = kNone, cur_f = kNone;

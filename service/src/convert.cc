@@ -248,6 +248,7 @@ void ToProto(const engine::StepResult& in, v1::StepResult* out,
     o->set_intensity(op.intensity);
     o->set_compute_seconds(op.compute_seconds);
     o->set_memory_seconds(op.memory_seconds);
+    o->set_interconnect_seconds(op.interconnect_seconds);
     o->set_overhead_seconds(op.overhead_seconds);
     o->set_seconds(op.seconds);
     RL_SET_NAME(o, bound, engine::BoundName(op.bound));
@@ -259,6 +260,7 @@ void ToProto(const engine::StepResult& in, v1::StepResult* out,
   t->set_bytes(in.totals.bytes);
   t->set_compute_seconds(in.totals.compute_seconds);
   t->set_memory_seconds(in.totals.memory_seconds);
+  t->set_interconnect_seconds(in.totals.interconnect_seconds);
   t->set_seconds(in.totals.seconds);
 }
 

@@ -203,6 +203,43 @@ TEST_F(CliTest, GemmKernelFp16AccumulationOnGeForce) {
   EXPECT_NEAR(a["seconds"].get<double>(), 2.0 * 8192.0 * 8192.0 * 8192.0 / 330.3e12, 1e-9);
 }
 
+TEST_F(CliTest, TensorParallelBothWaysAndInSweeps) {
+  const std::vector<std::string> args = {"analyze", "--model", "llama-2-70b", "--hardware",
+                                         "nvidia-h100-sxm-80gb", "--tensor-parallel", "4",
+                                         "--view", "basic", "--no-suggestions",
+                                         "--format", "json"};
+  CliRun local = RunBinary(Local(args));
+  CliRun remote = RunBinary(Remote(args));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_EQ(local.out, remote.out);
+  nlohmann::json r = nlohmann::json::parse(local.out)["result"];
+  // Llama-2-70B (vocab 32000, hidden 8192, 80 layers, 64 heads, 8 KV heads,
+  // head_dim 128, FFN 28672), bf16, one device of four:
+  //   embedding and LM head 32000 x 8192 / 4 = 65,536,000 each;
+  //   per layer q 8192 x 2048 = 16,777,216, k+v 2 x 8192 x 256 = 4,194,304,
+  //   o 2048 x 8192 = 16,777,216, FFN 3 x 8192 x 7168 = 176,160,768, norms
+  //   2 x 8192 = 16,384 -> 213,925,888, x 80 = 17,114,071,040; final norm
+  //   8,192. 17,245,151,232 params x 2 B = 34,490,302,464 B.
+  EXPECT_DOUBLE_EQ(r["memory"]["requiredWeightsBytes"].get<double>(), 34490302464.0);
+  // The H100 SXM plugin publishes NVLink (900 GB/s): no warning.
+  EXPECT_FALSE(r.contains("warnings"));
+  // A sweep point with the same flag is the same analysis.
+  CliRun sweep = RunBinary(Remote({"sweep", "--model", "llama-2-70b", "--hardware",
+                                   "nvidia-h100-sxm-80gb", "--tensor-parallel", "4",
+                                   "--format", "json"}));
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  nlohmann::json point = nlohmann::json::parse(sweep.out.substr(0, sweep.out.find('\n')));
+  EXPECT_DOUBLE_EQ(point["summary"]["tpotMeanSeconds"].get<double>(),
+                   r["tpotMeanSeconds"].get<double>());
+  // 3 does not divide 64 heads: the engine's message, with the flag.
+  CliRun bad = RunBinary(Remote({"analyze", "--model", "llama-2-70b", "--hardware",
+                                 "nvidia-h100-sxm-80gb", "--tensor-parallel", "3"}));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("parallelism.tensor_parallel must divide "
+                                 "model.num_attention_heads (64), got 3 (flag "
+                                 "--tensor-parallel)"));
+}
+
 TEST_F(CliTest, MaxContextWarningShownBothWays) {
   // Llama-2-7B allows 4096 positions; 8000 + 128 = 8128 is beyond it.
   const std::vector<std::string> args = {"analyze", "--model", "llama-2-7b", "--hardware",
