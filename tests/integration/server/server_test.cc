@@ -354,6 +354,17 @@ TEST_F(ServerTest, ErrorsNameFieldRangeAndValue) {
   }
   {
     v1::AnalyzeRequest req = Llama2OnRoundDevice();
+    req.mutable_parallelism()->set_tensor_parallel(0);
+    ExpectInvalid(Analyze(req, &resp),
+                  {"parallelism.tensor_parallel", "[1, 256]", "got 0"});
+    // Llama-2-7B has 32 heads.
+    req.mutable_parallelism()->set_tensor_parallel(5);
+    ExpectInvalid(Analyze(req, &resp),
+                  {"parallelism.tensor_parallel must divide "
+                   "model.num_attention_heads (32), got 5"});
+  }
+  {
+    v1::AnalyzeRequest req = Llama2OnRoundDevice();
     req.mutable_formats()->set_weights("int99");
     ExpectInvalid(Analyze(req, &resp), {"formats.weights", "int99"});
   }
