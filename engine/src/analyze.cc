@@ -162,11 +162,11 @@ MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
 
 // The roof that dominates: overhead when it exceeds every roof, else the
 // largest of interconnect, compute and memory (memory when all are 0).
-Bound DominantBound(double compute, double memory, double link,
-                    double overhead) {
-  const double roof = std::max({compute, memory, link});
-  if (overhead > roof) return Bound::kOverhead;
-  if (link > 0 && link >= std::max(compute, memory)) return Bound::kInterconnect;
+inline Bound DominantBound(double compute, double memory, double link,
+                           double overhead) {
+  const double local = compute > memory ? compute : memory;
+  if (overhead > (link > local ? link : local)) return Bound::kOverhead;
+  if (link > 0 && link >= local) return Bound::kInterconnect;
   return compute >= memory && compute > 0 ? Bound::kCompute : Bound::kMemory;
 }
 
@@ -243,7 +243,8 @@ class Evaluator {
     t.overhead =
         per_kernel_ * op.kernels_per_layer * static_cast<double>(op.layers);
     if (op.link_bytes > 0 && link_bw_ > 0) t.link = op.link_bytes / link_bw_;
-    t.seconds = std::max({t.compute, t.memory, t.link}) + t.overhead;
+    const double local = std::max(t.compute, t.memory);
+    t.seconds = (t.link > local ? t.link : local) + t.overhead;
     t.bound = DominantBound(t.compute, t.memory, t.link, t.overhead);
     return t;
   }
