@@ -201,7 +201,9 @@ typedef struct RidgelinePlatform {
   double idle_watts;                    /* 0 = unknown */
   double price_usd;                     /* launch price; 0 = not published */
   double embodied_kg_co2e;              /* 0 = not published */
-  double interconnect_bytes_per_second; /* device-to-device; 0 = none/unknown */
+  /* Device-to-device, per device, both directions together (as NVLink's
+   * 900 GB/s on H100); times tensor-parallel all-reduces. 0 = none/unknown. */
+  double interconnect_bytes_per_second;
 } RidgelinePlatform;
 
 /* Shape of one operator, passed to the efficiency hook. Owned by the host,

@@ -80,6 +80,8 @@ struct Hardware {
   std::optional<double> idle_watts;
   std::optional<double> price_usd;
   std::optional<double> embodied_kg_co2e;
+  // Device-to-device, per device, both directions together; times the
+  // all-reduces of tensor parallelism (Scenario::parallelism).
   std::optional<double> interconnect_bytes_per_second;
 
   EfficiencyHook efficiency_hook;  // empty: none
