@@ -183,9 +183,7 @@ absl::StatusOr<KernelCost> GemmKernel(const GemmShape& s,
   traffic.onchip_footprint = traffic.read + traffic.write;
   absl::StatusOr<MathType> math = MatmulMathType(s.b, s.a);
   if (!math.ok()) return math.status();
-  if (options.fp16_accumulation && *math == MathType::kFp16) {
-    math = MathType::kFp16Acc16;
-  }
+  math = WithAccumulation(*math, options.fp16_accumulation);
   const OpClass op_class = s.m <= gemv_max_tokens ? OpClass::kGemv : OpClass::kGemm;
   return Roofline(2.0 * m * n * k, traffic, *math, op_class, hardware,
                   efficiency, options);

@@ -461,9 +461,7 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s,
     return absl::InvalidArgumentError(
         absl::StrCat("precision: ", wanted.status().message()));
   }
-  if (s.options.fp16_accumulation && *wanted == MathType::kFp16) {
-    wanted = MathType::kFp16Acc16;
-  }
+  wanted = WithAccumulation(*wanted, s.options.fp16_accumulation);
   const PerMathType& peaks = s.hardware.peak_ops_per_second;
   // No peak at all = compute roof unknown: ops are labelled with the math
   // they want and get no compute time. Some peaks but none wide enough is a

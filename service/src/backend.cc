@@ -353,8 +353,9 @@ struct Chosen {
 // fp16 accumulation: what the request says, else what the chosen profile's
 // framework does (a profile fitted with it is only right with it), unless
 // the profile is only a fallback fitted with another framework.
-bool Fp16Accumulation(const Chosen& chosen, const std::optional<bool>& requested) {
-  if (requested.has_value()) return *requested;
+template <typename Request>  // v1::AnalysisOptions or v1::AnalyzeKernelRequest
+bool Fp16Accumulation(const Chosen& chosen, const Request& requested) {
+  if (requested.has_fp16_accumulation()) return requested.fp16_accumulation();
   return chosen.profile != nullptr && chosen.selected_by != "hardware-match" &&
          chosen.profile->fp16_accumulation;
 }
@@ -364,10 +365,7 @@ void ApplyProfile(const Chosen& chosen, const v1::AnalysisOptions& requested,
                   engine::Scenario* s) {
   s->efficiency = chosen.profile != nullptr ? chosen.profile->efficiency
                                             : engine::Efficiency{};
-  s->options.fp16_accumulation = Fp16Accumulation(
-      chosen, requested.has_fp16_accumulation()
-                  ? std::optional<bool>(requested.fp16_accumulation())
-                  : std::nullopt);
+  s->options.fp16_accumulation = Fp16Accumulation(chosen, requested);
 }
 
 absl::StatusOr<Chosen> ChooseProfile(const calibration::ProfileStore& store,
@@ -808,10 +806,7 @@ absl::Status Backend::AnalyzeKernel(const v1::AnalyzeKernelRequest& req,
   options.pure_roofline = req.has_pure_roofline() && req.pure_roofline();
   ASSIGN_OR_RETURN(Chosen chosen,
                    ChooseProfile(*profiles_, req.calibration(), hw));
-  options.fp16_accumulation = Fp16Accumulation(
-      chosen, req.has_fp16_accumulation()
-                  ? std::optional<bool>(req.fp16_accumulation())
-                  : std::nullopt);
+  options.fp16_accumulation = Fp16Accumulation(chosen, req);
   // No profile is the pure bound (no launch overhead either), as in Analyze.
   if (options.pure_roofline || chosen.profile == nullptr) {
     chosen.profile = nullptr;

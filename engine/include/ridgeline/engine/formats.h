@@ -70,6 +70,13 @@ absl::StatusOr<NumberFormat> ParseNumberFormat(std::string_view name);
 // (W4A16 -> bf16/fp16); two different native types run in the wider one
 // (W4A8 -> int8, fp8 weights with bf16 activations -> bf16; equal widths
 // follow the activations). Activations must have a native math type.
+// fp16 matmuls that accumulate in fp16 want kFp16Acc16 (which runs as
+// kFp16 where the hardware has no rate of its own); other types unchanged.
+inline MathType WithAccumulation(MathType math, bool fp16_accumulation) {
+  return fp16_accumulation && math == MathType::kFp16 ? MathType::kFp16Acc16
+                                                      : math;
+}
+
 absl::StatusOr<MathType> MatmulMathType(const NumberFormat& weights,
                                         const NumberFormat& activations);
 
