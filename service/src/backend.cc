@@ -1,8 +1,10 @@
 #include "ridgeline/service/backend.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <string>
@@ -12,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "ridgeline/engine/analyze.h"
 #include "ridgeline/engine/kernel.h"
 #include "ridgeline/engine/status_macros.h"
@@ -119,10 +122,14 @@ absl::Status Backend::Analyze(const v1::AnalyzeRequest& req,
   }
   // A fresh scenario per request: nothing carries over between requests.
   engine::Scenario s;
+  RETURN_IF_ERROR(CheckInlineConfigSize(req.model(), "model", limits_));
   RETURN_IF_ERROR(ResolveModelInto(req.model(), "model", &s.model));
   RETURN_IF_ERROR(
       ResolveHardwareInto(*registry_, req.hardware(), "hardware", &s.hardware));
   RETURN_IF_ERROR(CheckWorkload(req.workload(), &s.workload));
+  RETURN_IF_ERROR(CheckRequestCost(s.workload.batch, s.workload.prompt_tokens,
+                                   s.workload.generated_tokens,
+                                   s.model.num_layers, limits_));
   ASSIGN_OR_RETURN(s.precision, ResolveFormats(req.formats(), "formats"));
   ASSIGN_OR_RETURN(Common c,
                    ResolveCommon(req.placement(), req.options(), req.economics(),
@@ -231,12 +238,19 @@ absl::Status Backend::Sweep(
   }
 
   std::vector<engine::ModelConfig> models;
+  int64_t most_layers = 0;
   for (int i = 0; i < req.models_size(); ++i) {
-    ASSIGN_OR_RETURN(
-        engine::ModelConfig m,
-        ResolveModel(req.models(i), absl::StrCat("models[", i, "]")));
+    const std::string path = absl::StrCat("models[", i, "]");
+    RETURN_IF_ERROR(CheckInlineConfigSize(req.models(i), path, limits_));
+    ASSIGN_OR_RETURN(engine::ModelConfig m, ResolveModel(req.models(i), path));
+    most_layers = std::max(most_layers, m.num_layers);
     models.push_back(std::move(m));
   }
+  // The largest point of the sweep, before any point is sent.
+  RETURN_IF_ERROR(CheckRequestCost(
+      *std::max_element(batches.begin(), batches.end()),
+      *std::max_element(prompts.begin(), prompts.end()),
+      *std::max_element(gens.begin(), gens.end()), most_layers, limits_));
   ASSIGN_OR_RETURN(Common c,
                    ResolveCommon(req.placement(), req.options(), req.economics(),
                                  req.parallelism(), false));
@@ -516,13 +530,18 @@ absl::StatusOr<v1::ListHardwareResponse> Backend::ListHardware(
                                    absl::StrJoin(known, ", "), ")"),
                       Quote(req.family()));
   }
+  // Any caller may list hardware: the server's folders stay in its log,
+  // callers see file names only (issue 14, defect 10).
   for (const plugin_host::LoadOutcome& o : registry_->outcomes()) {
     v1::PluginInfo* pi = resp.add_plugins();
-    pi->set_path(o.path);
+    const std::filesystem::path path(o.path);
+    pi->set_path(path.filename().string());
     pi->set_family(o.family);
     pi->set_plugin_version(o.plugin_version);
     pi->set_loaded(o.loaded);
-    pi->set_reason(o.reason);
+    pi->set_reason(absl::StrReplaceAll(
+        o.reason, {{path.parent_path().string() + "/", ""},
+                   {o.path, path.filename().string()}}));
     pi->set_platforms(o.platforms);
   }
   return resp;
