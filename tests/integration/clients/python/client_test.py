@@ -201,6 +201,23 @@ class PythonClientTest(unittest.TestCase):
         self.assertTrue(ctx.exception.field_path.startswith("batch_sizes"),
                         ctx.exception.message)
 
+    def test_field_path_parsing_of_server_message_shapes(self):
+        from ridgeline._errors import field_path_of
+        cases = {
+            "workload.batch: must be in [1, 65536]; got 0": "workload.batch",
+            "hardware[2].description.tiers[0].capacity_bytes: must be > 0":
+                "hardware[2].description.tiers[0].capacity_bytes",
+            "steps[3].sequences[17].context_tokens: must be in [0, 1e7]":
+                "steps[3].sequences[17].context_tokens",
+            "id: unknown model \"x\"; closest: llama-3-8b": "id",
+            # Not a field path: prose, or an index without a name.
+            "unknown hardware: nvidia": None,
+            "[2].x: bad": None,
+            "": None,
+        }
+        for message, path in cases.items():
+            self.assertEqual(field_path_of(message), path, message)
+
     def test_deadline_exceeded_is_a_ridgeline_error(self):
         # A 1 us deadline expires before any server can answer.
         with self.assertRaises(self.rl.RidgelineError) as ctx:
