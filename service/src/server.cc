@@ -491,7 +491,7 @@ grpc::ServerUnaryReactor* Unary(const RidgelineServiceImpl* impl,
   }
   absl::StatusOr<Response> r = call(*backend);
   if (r.ok()) *resp = std::move(*r);
-  reactor->Finish(ToGrpcStatus(r.status()));
+  reactor->Finish(ToGrpcStatus(r.status(), ctx));
   return reactor;
 }
 
@@ -508,7 +508,7 @@ grpc::ServerUnaryReactor* UnaryInPlace(grpc::CallbackServerContext* ctx,
   }
   absl::Status s = call(*backend);
   if (!s.ok()) resp->Clear();
-  reactor->Finish(ToGrpcStatus(s));
+  reactor->Finish(ToGrpcStatus(s, ctx));
   return reactor;
 }
 
@@ -632,7 +632,7 @@ grpc::Status RidgelineServiceImpl::Sweep(
     return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
                         "sweep stopped: the deadline passed");
   }
-  return ToGrpcStatus(s);
+  return ToGrpcStatus(s, ctx);
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "grpcpp/server_context.h"
 #include "grpcpp/support/status.h"
 
 namespace ridgeline::service {
@@ -18,8 +19,15 @@ inline constexpr size_t kMaxStatusMessageBytes = 2048;
 // `message` cut to kMaxStatusMessageBytes on a UTF-8 boundary, saying so.
 std::string BoundedMessage(absl::string_view message);
 
+// Trailing-metadata key carrying an error's field path
+// (engine::FieldPathOf), e.g. "workload.batch".
+inline constexpr char kFieldPathMetadataKey[] = "ridgeline-field-path";
+
 // Same code (absl and gRPC share the canonical numbering), same message up
 // to kMaxStatusMessageBytes.
-grpc::Status ToGrpcStatus(const absl::Status& status);
+// With `ctx`, an error's field path is also sent as trailing metadata
+// kFieldPathMetadataKey, so clients need not parse the message.
+grpc::Status ToGrpcStatus(const absl::Status& status,
+                          grpc::ServerContextBase* ctx = nullptr);
 
 }  // namespace ridgeline::service
