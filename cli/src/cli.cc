@@ -20,6 +20,7 @@
 #include "client.h"
 #include "flags.h"
 #include "google/protobuf/util/json_util.h"
+#include "ridgeline/engine/ranges.h"
 #include "table.h"
 
 namespace ridgeline::cli {
@@ -303,7 +304,9 @@ Outcome FillScenarioFlags(const ParsedFlags& flags, Request* request) {
     return o;
   }
   // Divisibility by the model's heads is the service's to check.
-  absl::StatusOr<std::optional<int64_t>> tp = flags.GetInt("tensor-parallel", 1, 256);
+  absl::StatusOr<std::optional<int64_t>> tp = flags.GetInt(
+      "tensor-parallel", engine::ranges::kTensorParallel.lo,
+      engine::ranges::kTensorParallel.hi);
   if (!tp.ok()) return Usage(tp.status());
   if (*tp) {
     request->mutable_parallelism()->set_tensor_parallel(static_cast<int32_t>(**tp));
@@ -482,6 +485,9 @@ void PrintAnalyzeText(const v1::AnalyzeRequest& request,
               : response.calibration().profile_name())
       << (response.upper_bound() ? " (pure roofline: speeds are upper bounds)"
                                  : "")
+      << (response.calibration().match().empty()
+              ? std::string()
+              : absl::StrCat("; matched by ", response.calibration().match()))
       << "\n";
   for (const std::string& w : r.warnings()) out << "Warning: " << w << "\n";
   out << "\nSummary\n";

@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "ridgeline/engine/analyze.h"
 #include "ridgeline/engine/kernel.h"
+#include "ridgeline/engine/ranges.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/service/convert.h"
 
@@ -23,9 +24,6 @@ namespace {
 // Ranges enforced at the edge. They match the engine's own checks
 // (engine/include/ridgeline/engine/scenario.h) so the error names the
 // request's field path rather than the engine's.
-constexpr int64_t kMaxBatch = 65536;
-constexpr int64_t kMaxTokens = 10'000'000;
-constexpr int64_t kMaxGemvTokens = 65536;
 constexpr size_t kMaxIdChars = 128;
 constexpr int kMaxSweepModels = 256;
 constexpr int kMaxSweepHardware = 1024;
@@ -61,6 +59,17 @@ absl::Status CheckDouble(absl::string_view path, double v, double lo,
   return OutOfRange(path,
                     absl::StrCat("in ", lo_open ? "(" : "[", lo, ", ", hi, "]"),
                     absl::StrCat(v));
+}
+
+// The same checks against a row of the engine's ranges table (ranges.h),
+// which owns the bounds.
+absl::Status CheckInt(absl::string_view path, int64_t v,
+                      const engine::IntRange& r) {
+  return CheckInt(path, v, r.lo, r.hi);
+}
+absl::Status CheckDouble(absl::string_view path, double v,
+                         const engine::DoubleRange& r) {
+  return CheckDouble(path, v, r.lo, r.lo_open, r.hi);
 }
 
 // Prefixes a nested error (engine, registry) with the request's field path.
@@ -262,7 +271,8 @@ absl::StatusOr<Common> ResolveCommon(const v1::PlacementPins& pins,
   // Divisibility by the model's heads is the engine's check (same path).
   if (parallelism.has_tensor_parallel()) {
     RETURN_IF_ERROR(CheckInt("parallelism.tensor_parallel",
-                             parallelism.tensor_parallel(), 1, 256));
+                             parallelism.tensor_parallel(),
+                             engine::ranges::kTensorParallel));
     c.parallelism.tensor_parallel = parallelism.tensor_parallel();
   }
   auto pin = [&](const char* name, bool has, int32_t v,
@@ -293,33 +303,37 @@ absl::StatusOr<Common> ResolveCommon(const v1::PlacementPins& pins,
   }
   if (opts.has_gemv_max_tokens()) {
     RETURN_IF_ERROR(CheckInt("options.gemv_max_tokens", opts.gemv_max_tokens(),
-                             1, kMaxGemvTokens));
+                             engine::ranges::kGemvMaxTokens));
     c.options.gemv_max_tokens = opts.gemv_max_tokens();
   }
 
   c.economics = engine::DefaultEconomics();
   if (econ.has_electricity_usd_per_kwh()) {
     RETURN_IF_ERROR(CheckDouble("economics.electricity_usd_per_kwh",
-                                econ.electricity_usd_per_kwh(), 0, false, 10));
+                                econ.electricity_usd_per_kwh(),
+                                engine::ranges::kElectricityUsdPerKwh));
     c.economics.electricity_usd_per_kwh = econ.electricity_usd_per_kwh();
   }
   if (econ.has_pue()) {
-    RETURN_IF_ERROR(CheckDouble("economics.pue", econ.pue(), 1, false, 3));
+    RETURN_IF_ERROR(CheckDouble("economics.pue", econ.pue(), engine::ranges::kPue));
     c.economics.pue = econ.pue();
   }
   if (econ.has_grid_g_co2e_per_kwh()) {
     RETURN_IF_ERROR(CheckDouble("economics.grid_g_co2e_per_kwh",
-                                econ.grid_g_co2e_per_kwh(), 0, false, 2000));
+                                econ.grid_g_co2e_per_kwh(),
+                                engine::ranges::kGridGCo2ePerKwh));
     c.economics.grid_g_co2e_per_kwh = econ.grid_g_co2e_per_kwh();
   }
   if (econ.has_amortization_years()) {
     RETURN_IF_ERROR(CheckDouble("economics.amortization_years",
-                                econ.amortization_years(), 0, true, 30));
+                                econ.amortization_years(),
+                                engine::ranges::kAmortizationYears));
     c.economics.amortization_years = econ.amortization_years();
   }
   if (econ.has_utilization()) {
     RETURN_IF_ERROR(
-        CheckDouble("economics.utilization", econ.utilization(), 0, true, 1));
+        CheckDouble("economics.utilization", econ.utilization(),
+                    engine::ranges::kUtilization));
     c.economics.utilization = econ.utilization();
   }
   return c;
@@ -348,6 +362,8 @@ absl::Status CheckPinsFit(const engine::PlacementPins& pins,
 struct Chosen {
   const calibration::Profile* profile = nullptr;
   std::string selected_by = "none";
+  std::string match;    // how a framework query was matched, in words
+  std::string warning;  // set when the profile is not the framework asked for
 };
 
 // fp16 accumulation: what the request says, else what the chosen profile's
@@ -409,9 +425,19 @@ absl::StatusOr<Chosen> ChooseProfile(const calibration::ProfileStore& store,
       c.profile = store.Match(hw.id, hw.family, cal.framework());
       if (c.profile) {
         c.selected_by =
-            calibration::FrameworkCovers(c.profile->framework, cal.framework())
+            calibration::SameFramework(c.profile->framework, cal.framework())
                 ? "framework-match"
                 : "hardware-match";
+        c.match = calibration::DescribeMatch(*c.profile, hw.id, cal.framework());
+        if (c.selected_by == "hardware-match") {
+          c.warning = absl::StrCat(
+              "calibration: profile ", c.profile->name, " matched by ", c.match,
+              "; its efficiencies describe another runtime");
+        }
+      } else {
+        c.warning = absl::StrCat(
+            "calibration: no profile for framework ", Quote(cal.framework()),
+            " or for hardware \"", hw.id, "\": pure roofline (upper bounds)");
       }
       return c;
     }
@@ -423,17 +449,18 @@ absl::StatusOr<Chosen> ChooseProfile(const calibration::ProfileStore& store,
 
 absl::Status CheckWorkload(const v1::Workload& w, engine::Workload* out) {
   if (w.has_batch()) {
-    RETURN_IF_ERROR(CheckInt("workload.batch", w.batch(), 1, kMaxBatch));
+    RETURN_IF_ERROR(CheckInt("workload.batch", w.batch(), engine::ranges::kBatch));
     out->batch = w.batch();
   }
   if (w.has_prompt_tokens()) {
     RETURN_IF_ERROR(
-        CheckInt("workload.prompt_tokens", w.prompt_tokens(), 1, kMaxTokens));
+        CheckInt("workload.prompt_tokens", w.prompt_tokens(),
+                 engine::ranges::kPromptTokens));
     out->prompt_tokens = w.prompt_tokens();
   }
   if (w.has_generated_tokens()) {
     RETURN_IF_ERROR(CheckInt("workload.generated_tokens", w.generated_tokens(),
-                             0, kMaxTokens));
+                             engine::ranges::kGeneratedTokens));
     out->generated_tokens = w.generated_tokens();
   }
   return absl::OkStatus();
@@ -561,6 +588,11 @@ absl::Status Backend::Analyze(const v1::AnalyzeRequest& req,
     cu->set_profile_name(chosen.profile->name);
     cu->set_fitted_from(chosen.profile->fitted_from);
   }
+  cu->set_match(chosen.match);
+  if (!chosen.warning.empty()) {
+    cu->set_warning(chosen.warning);
+    resp->mutable_result()->add_warnings(chosen.warning);
+  }
   resp->set_upper_bound(r.pure_roofline);
   return absl::OkStatus();
 }
@@ -615,15 +647,15 @@ absl::Status Backend::Sweep(
   if (gens.empty()) gens.push_back(defaults.generated_tokens);
   for (size_t i = 0; i < batches.size(); ++i) {
     RETURN_IF_ERROR(CheckInt(absl::StrCat("batch_sizes[", i, "]"), batches[i],
-                             1, kMaxBatch));
+                             engine::ranges::kBatch));
   }
   for (size_t i = 0; i < prompts.size(); ++i) {
     RETURN_IF_ERROR(CheckInt(absl::StrCat("prompt_tokens[", i, "]"), prompts[i],
-                             1, kMaxTokens));
+                             engine::ranges::kPromptTokens));
   }
   for (size_t i = 0; i < gens.size(); ++i) {
     RETURN_IF_ERROR(CheckInt(absl::StrCat("generated_tokens[", i, "]"), gens[i],
-                             0, kMaxTokens));
+                             engine::ranges::kGeneratedTokens));
   }
 
   // Sizes are capped above, so the product fits in 64 bits (< 2^62).
@@ -798,7 +830,8 @@ absl::Status Backend::AnalyzeKernel(const v1::AnalyzeKernelRequest& req,
   int64_t gemv_max_tokens = engine::AnalysisOptions().gemv_max_tokens;
   if (req.has_gemv_max_tokens()) {
     RETURN_IF_ERROR(
-        CheckInt("gemv_max_tokens", req.gemv_max_tokens(), 1, kMaxGemvTokens));
+        CheckInt("gemv_max_tokens", req.gemv_max_tokens(),
+                 engine::ranges::kGemvMaxTokens));
     gemv_max_tokens = req.gemv_max_tokens();
   }
   engine::KernelOptions options;
@@ -901,6 +934,8 @@ absl::Status Backend::AnalyzeKernel(const v1::AnalyzeKernelRequest& req,
     cu->set_profile_name(chosen.profile->name);
     cu->set_fitted_from(chosen.profile->fitted_from);
   }
+  cu->set_match(chosen.match);
+  cu->set_warning(chosen.warning);
   resp->set_upper_bound(chosen.profile == nullptr);
   return absl::OkStatus();
 }

@@ -127,7 +127,11 @@ absl::StatusOr<engine::Hardware> FromProto(const v1::Hardware& in,
     t.kind = *kind;
     t.capacity_bytes = pt.capacity_bytes();
     t.read_bandwidth_bytes_per_second = pt.read_bandwidth_bytes_per_second();
-    t.write_bandwidth_bytes_per_second = pt.write_bandwidth_bytes_per_second();
+    // 0 = same as read, as in the plugin ABI (one rule for both sources).
+    t.write_bandwidth_bytes_per_second =
+        pt.write_bandwidth_bytes_per_second() == 0
+            ? pt.read_bandwidth_bytes_per_second()
+            : pt.write_bandwidth_bytes_per_second();
     t.latency_seconds = pt.latency_seconds();
     if (pt.has_energy_joules_per_byte()) {
       t.energy_joules_per_byte = pt.energy_joules_per_byte();
