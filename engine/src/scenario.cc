@@ -150,6 +150,9 @@ absl::Status ValidateScenario(const Scenario& s) {
 
   RETURN_IF_ERROR(CheckRange("options.gemv_max_tokens",
                              s.options.gemv_max_tokens, ranges::kGemvMaxTokens));
+  RETURN_IF_ERROR(CheckRange("options.prefill_chunk_tokens",
+                             s.options.prefill_chunk_tokens,
+                             ranges::kPrefillChunkTokens));
   return absl::OkStatus();
 }
 

@@ -306,6 +306,12 @@ absl::StatusOr<Common> ResolveCommon(const v1::PlacementPins& pins,
                              engine::ranges::kGemvMaxTokens));
     c.options.gemv_max_tokens = opts.gemv_max_tokens();
   }
+  if (opts.has_prefill_chunk_tokens()) {
+    RETURN_IF_ERROR(CheckInt("options.prefill_chunk_tokens",
+                             opts.prefill_chunk_tokens(),
+                             engine::ranges::kPrefillChunkTokens));
+    c.options.prefill_chunk_tokens = opts.prefill_chunk_tokens();
+  }
 
   c.economics = engine::DefaultEconomics();
   if (econ.has_electricity_usd_per_kwh()) {

@@ -38,6 +38,8 @@ inline constexpr IntRange kTensorParallel{1, 256};
 // ceiling is the largest batch (more rows than kBatch.hi cannot occur in a
 // decode step).
 inline constexpr IntRange kGemvMaxTokens{0, 65536};
+// Prompt tokens per prefill chunk; 0 = default (AnalysisOptions).
+inline constexpr IntRange kPrefillChunkTokens{0, 10'000'000};
 
 // ---- Number formats ----
 // Effective bits per element, block scales included (int2 up to fp32 plus
