@@ -519,7 +519,7 @@ TEST_F(CliTest, HelpListsEveryCommandAndFlag) {
 TEST_F(CliTest, ValidateAndCalibrateUsage) {
   const std::string validate_usage =
       "usage: ridgeline validate --measurements FILE.csv [--profiles DIR] "
-      "[--plugin-dir DIR] [--format table|json|csv]\n";
+      "[--plugin-dir DIR] [--format table|json|csv] [--cross-validate]\n";
   const std::string calibrate_usage =
       "usage: ridgeline calibrate --measurements FILE.csv --out DIR "
       "[--plugin-dir DIR]\n";
