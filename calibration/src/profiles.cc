@@ -69,7 +69,7 @@ absl::Status ReadOverhead(const json& j, std::string_view file, const char* key,
 
 // Framework `query` is covered by profile framework `key`: equal, or key is
 // a prefix ending at a separator ("tensorrt-llm" covers "tensorrt-llm-0.6.1").
-int FrameworkMatchLength(std::string_view key, std::string_view query) {
+int CoverLength(std::string_view key, std::string_view query) {
   if (key.empty() || query.size() < key.size()) return -1;
   if (query.substr(0, key.size()) != key) return -1;
   if (query.size() == key.size()) return static_cast<int>(key.size());
@@ -80,10 +80,45 @@ int FrameworkMatchLength(std::string_view key, std::string_view query) {
   return -1;
 }
 
+// As CoverLength, and also the other way round: asking for "vllm" matches
+// a "vllm-rocm" profile (the same runtime, built for the hardware), ranked
+// below any profile whose key covers the query.
+int FrameworkMatchLength(std::string_view key, std::string_view query) {
+  const int covers = CoverLength(key, query);
+  if (covers >= 0) return covers + 1;
+  return CoverLength(query, key) >= 0 ? 0 : -1;
+}
+
 }  // namespace
 
 bool FrameworkCovers(std::string_view key, std::string_view query) {
+  return CoverLength(key, query) >= 0;
+}
+
+bool SameFramework(std::string_view key, std::string_view query) {
   return FrameworkMatchLength(key, query) >= 0;
+}
+
+std::string DescribeMatch(const Profile& p, std::string_view hardware_id_view,
+                          std::string_view framework_view) {
+  const std::string framework(framework_view);
+  const std::string hardware_id(hardware_id_view);
+  const std::string hw =
+      !p.hardware_id.empty()
+          ? absl::StrCat("hardware \"", p.hardware_id, "\"")
+          : !p.family.empty()
+                ? absl::StrCat("other hardware of family \"", p.family, "\"")
+                : std::string("any hardware");
+  if (SameFramework(p.framework, framework)) {
+    return absl::StrCat(hw, " + framework \"", p.framework, "\"",
+                        p.framework == framework
+                            ? std::string()
+                            : absl::StrCat(" (asked \"", framework, "\")"));
+  }
+  return absl::StrCat(hw, " only: fitted with framework \"",
+                      p.framework.empty() ? "(none)" : p.framework,
+                      "\", not the \"", framework, "\" asked for (no profile for ",
+                      "it on ", hardware_id, ", its family or any hardware)");
 }
 
 absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
@@ -281,7 +316,7 @@ const Profile* ProfileStore::Match(std::string_view hardware_id,
     const bool family_match =
         p.hardware_id.empty() && !p.family.empty() && p.family == family;
     const bool wildcard_hw = p.hardware_id.empty() && p.family.empty();
-    const int fw = FrameworkMatchLength(p.framework, framework);
+    const int fw = FrameworkMatchLength(p.framework, framework);  // -1: none
     int tier = 100;
     int len = fw;
     if (id_match && fw >= 0) {

@@ -49,17 +49,33 @@ bool IsVersionLike(std::string_view part) {
 
 absl::StatusOr<engine::NumberFormat> WeightFormat(const MeasurementRow& row) {
   const std::string f = absl::AsciiStrToLower(row.weight_format);
-  if (f.rfind("gguf-", 0) == 0 && row.weight_bits_effective.has_value()) {
-    // The file size already includes block scales and the few layers kept at
-    // higher precision, so it is the honest bytes-per-weight.
-    absl::StatusOr<engine::NumberFormat> base = engine::ParseNumberFormat(f);
-    engine::NumberFormat nf;
-    nf.name = f;
-    nf.bits = *row.weight_bits_effective;
-    nf.native_math = base.ok() ? base->native_math : std::nullopt;
-    return nf;
+  absl::StatusOr<engine::NumberFormat> base = engine::ParseNumberFormat(f);
+  if (!row.weight_bits_effective.has_value()) return base;
+  // The row's effective bits are the honest bytes per weight whatever the
+  // format: a GGUF file size includes block scales and the layers kept at
+  // higher precision; a w4a16 checkpoint with one fp16 scale per 32 weights
+  // is 4.5 bits. The format still says which math consumes the weights.
+  const bool gguf = f.rfind("gguf-", 0) == 0;
+  if (!base.ok() && !gguf) return base.status();
+  engine::NumberFormat nf;
+  nf.name = f;
+  nf.bits = *row.weight_bits_effective;
+  nf.native_math = base.ok() ? base->native_math : std::nullopt;
+  return nf;
+}
+
+// Whether `profile` lists row `id` among the rows it was fitted on
+// ("...; rows: m291 m292" in fitted_from, as FitProfiles writes it).
+bool FittedOn(const Profile& profile, std::string_view id) {
+  const size_t at = profile.fitted_from.find("rows:");
+  if (at == std::string::npos) return false;
+  const absl::string_view want(id.data(), id.size());
+  for (absl::string_view word :
+       absl::StrSplit(absl::string_view(profile.fitted_from).substr(at + 5),
+                      ' ', absl::SkipEmpty())) {
+    if (word == want) return true;
   }
-  return engine::ParseNumberFormat(f);
+  return false;
 }
 
 std::optional<int64_t> FindInt(const std::string& text, const std::regex& re,
@@ -429,6 +445,7 @@ RowResult EvaluatePrepared(const PreparedRow& p, const ProfileStore* profiles) {
   if (profile) {
     eff = profile->efficiency;
     out.profile = profile->name;
+    out.in_sample = FittedOn(*profile, r.id);
   }
   absl::StatusOr<double> pred = profile ? PredictRow(p, eff, false) : bound;
   if (!pred.ok()) {
@@ -524,6 +541,7 @@ Summary Summarize(const std::vector<RowResult>& results) {
   for (const RowResult& r : results) {
     if (r.evaluated) {
       ok.push_back(&r);
+      if (r.in_sample) ++s.in_sample;
       if (r.beats_bound) s.beats_bound.push_back(r);
     } else {
       ++s.skipped;
@@ -580,7 +598,8 @@ void WriteJson(const std::vector<RowResult>& results, const Summary& summary,
                     {"family", r.family},
                     {"framework", r.framework},
                     {"profile", r.profile},
-                    {"beats_bound", r.beats_bound}});
+                    {"beats_bound", r.beats_bound},
+                    {"in_sample", r.in_sample}});
   }
   nlohmann::json beats = nlohmann::json::array();
   for (const RowResult& r : summary.beats_bound) beats.push_back(r.id);
@@ -589,6 +608,7 @@ void WriteJson(const std::vector<RowResult>& results, const Summary& summary,
       {"summary",
        {{"evaluated", summary.evaluated},
         {"skipped", summary.skipped},
+        {"in_sample", summary.in_sample},
         {"overall", StatsJson(summary.overall)},
         {"by_metric", StatsListJson(summary.by_metric)},
         {"by_family", StatsListJson(summary.by_family)},
@@ -618,6 +638,13 @@ void WriteTable(const std::vector<RowResult>& results, const Summary& summary,
   out << absl::StrFormat("\nevaluated %d, skipped %d\n", summary.evaluated,
                          summary.skipped);
   print_group(summary.overall);
+  if (summary.in_sample > 0) {
+    out << absl::StrFormat(
+        "in-sample: %d of %d evaluated rows were predicted by a profile fitted "
+        "on them, so these errors are in-sample (optimistic); "
+        "--cross-validate prints leave-one-platform-out figures\n",
+        summary.in_sample, summary.evaluated);
+  }
   out << "by metric:\n";
   for (const auto& g : summary.by_metric) print_group(g);
   out << "by hardware family:\n";

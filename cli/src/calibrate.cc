@@ -15,7 +15,7 @@ constexpr int kUsage = 2;
 
 constexpr char kValidateUsage[] =
     "usage: ridgeline validate --measurements FILE.csv [--profiles DIR] "
-    "[--plugin-dir DIR] [--format table|json|csv]\n";
+    "[--plugin-dir DIR] [--format table|json|csv] [--cross-validate]\n";
 constexpr char kCalibrateUsage[] =
     "usage: ridgeline calibrate --measurements FILE.csv --out DIR "
     "[--plugin-dir DIR]\n";
@@ -65,6 +65,8 @@ int ValidateCli(const std::vector<std::string>& args, std::ostream& out,
              {"profiles", "DIR", "calibration profile folder"},
              {"plugin-dir", "DIR", "hardware plugin folder"},
              {"format", "table|json|csv", "report format"},
+             {"cross-validate", "",
+              "also print leave-one-platform-out errors (table format)"},
              kHelp},
             kValidateUsage, out, err, &code);
   if (!flags) return code;
@@ -89,6 +91,7 @@ int ValidateCli(const std::vector<std::string>& args, std::ostream& out,
   }
   if (auto dir = flags->Get("profiles")) options.profiles = *dir;
   if (auto dir = flags->Get("plugin-dir")) options.plugin_dir = *dir;
+  options.cross_validate = flags->Has("cross-validate");
   return calibration::Validate(options, out, err);
 }
 

@@ -21,6 +21,7 @@
 #include "flags.h"
 #include "google/protobuf/util/json_util.h"
 #include "ridgeline/engine/field_path.h"
+#include "ridgeline/engine/ranges.h"
 #include "table.h"
 
 namespace ridgeline::cli {
@@ -84,6 +85,7 @@ constexpr std::pair<const char*, const char*> kFieldFlags[] = {
     {"gemm.a_format", "--a-format"},
     {"gemm.b_format", "--b-format"},
     {"gemv_max_tokens", "--gemv-max-tokens"},
+    {"options.prefill_chunk_tokens", "--prefill-chunk-tokens"},
     {"parallelism.tensor_parallel", "--tensor-parallel"},
     // Sweep list entries: models[i].catalog_id, hardware[i].description...
     {"].catalog_id", "--model"},
@@ -230,6 +232,9 @@ const std::vector<FlagSpec>& ScenarioFlags() {
        "fp16 matmuls accumulate in fp16 (llama.cpp's cuBLAS path): GeForce 2x"},
       {"no-fp16-accumulation", "",
        "fp16 matmuls accumulate in fp32 even if the profile's framework does not"},
+      {"prefill-chunk-tokens", "N",
+       "prompt tokens per prefill step (default: whole prompt if it fits, "
+       "else 2048)"},
       {"weights-tier", "N",
        "pin weights to memory tier N (default: fastest with room)"},
       {"kv-tier", "N", "pin the KV cache to memory tier N"},
@@ -297,6 +302,11 @@ Outcome FillCommon(const ParsedFlags& flags, v1::AnalysisOptions* options,
   if (flags.Has("pure-roofline")) options->set_pure_roofline(true);
   if (flags.Has("fp16-accumulation")) options->set_fp16_accumulation(true);
   if (flags.Has("no-fp16-accumulation")) options->set_fp16_accumulation(false);
+  absl::StatusOr<std::optional<int64_t>> chunk =
+      flags.GetInt("prefill-chunk-tokens", engine::ranges::kPrefillChunkTokens.lo,
+                   engine::ranges::kPrefillChunkTokens.hi);
+  if (!chunk.ok()) return Usage(chunk.status());
+  if (*chunk) options->set_prefill_chunk_tokens(**chunk);
   return std::nullopt;
 }
 
@@ -308,7 +318,9 @@ Outcome FillScenarioFlags(const ParsedFlags& flags, Request* request) {
     return o;
   }
   // Divisibility by the model's heads is the service's to check.
-  absl::StatusOr<std::optional<int64_t>> tp = flags.GetInt("tensor-parallel", 1, 256);
+  absl::StatusOr<std::optional<int64_t>> tp = flags.GetInt(
+      "tensor-parallel", engine::ranges::kTensorParallel.lo,
+      engine::ranges::kTensorParallel.hi);
   if (!tp.ok()) return Usage(tp.status());
   if (*tp) {
     request->mutable_parallelism()->set_tensor_parallel(static_cast<int32_t>(**tp));
@@ -487,17 +499,33 @@ void PrintAnalyzeText(const v1::AnalyzeRequest& request,
               : response.calibration().profile_name())
       << (response.upper_bound() ? " (pure roofline: speeds are upper bounds)"
                                  : "")
+      << (response.calibration().match().empty()
+              ? std::string()
+              : absl::StrCat("; matched by ", response.calibration().match()))
       << "\n";
   for (const std::string& w : r.warnings()) out << "Warning: " << w << "\n";
   out << "\nSummary\n";
   Table summary;
+  // Without a compute roof the prefill has no bound: its memory-roof time
+  // is only a lower bound on time (an upper bound on speed), said so.
+  const bool prefill_known = r.compute_roof_known();
   summary.rows = {
-      {"TTFT", Seconds(r.ttft_seconds())},
+      {"TTFT", prefill_known
+                   ? Seconds(r.ttft_seconds())
+                   : absl::StrCat("unknown (>= ", Seconds(r.ttft_seconds()),
+                                  ": memory roof only, compute roof unknown)")},
       {"TPOT mean", absl::StrCat(Seconds(r.tpot_mean_seconds()), " (first ",
                                  Seconds(r.tpot_first_seconds()), ", last ",
                                  Seconds(r.tpot_last_seconds()), ")")},
-      {"End to end", Seconds(r.e2e_seconds())},
-      {"Prefill", absl::StrCat(Si(r.prefill_tokens_per_second()), " tok/s")},
+      {"End to end",
+       prefill_known ? Seconds(r.e2e_seconds())
+                     : absl::StrCat(">= ", Seconds(r.e2e_seconds()),
+                                    " (prefill at its memory roof only)")},
+      {"Prefill",
+       prefill_known
+           ? absl::StrCat(Si(r.prefill_tokens_per_second()), " tok/s")
+           : absl::StrCat("unknown (<= ", Si(r.prefill_tokens_per_second()),
+                          " tok/s: memory roof only, compute roof unknown)")},
       {"Decode",
        absl::StrCat(Si(r.decode_tokens_per_second_per_sequence()),
                     " tok/s per sequence, ",
@@ -507,6 +535,16 @@ void PrintAnalyzeText(const v1::AnalyzeRequest& request,
            ? absl::StrCat(Fixed3(r.ridge_point_flops_per_byte()), " FLOP/B")
            : std::string("unknown (compute roof unknown)")},
   };
+  const v1::ParameterCounts& pc = r.parameters();
+  summary.rows.push_back(
+      {"Parameters",
+       absl::StrCat(Si(pc.total()), " total, ", Si(pc.active_per_token()),
+                    " active per token, ", Si(pc.embedding()), " embedding, ",
+                    pc.lm_head() > 0 ? Si(pc.lm_head()) : std::string("tied"),
+                    " LM head")});
+  if (!r.memory().spilled().empty()) {
+    summary.rows.push_back({"Off the device", r.memory().spilled()});
+  }
   if (!r.compute_roof_known()) {
     summary.rows.push_back(
         {"Compute roof",
@@ -535,14 +573,28 @@ void PrintAnalyzeText(const v1::AnalyzeRequest& request,
   const v1::MemoryFootprint& m = r.memory();
   out << "\nMemory: "
       << (m.fits() ? "fits" : absl::StrCat("DOES NOT FIT: ", m.not_fitting()))
+      << (m.spilled().empty() ? std::string()
+                              : absl::StrCat("; off the device: ", m.spilled()))
       << "\n";
+  bool missing = false;
+  for (const v1::TierUsage& t : m.tiers()) {
+    missing = missing || t.missing_weights_bytes() > 0 ||
+              t.missing_kv_cache_bytes() > 0 ||
+              t.missing_activations_bytes() > 0;
+  }
   Table tiers{{">tier", "name", ">capacity", ">weights", ">KV cache",
                ">activations", ">used"}};
+  if (missing) tiers.headers.push_back(">missing");
   for (const v1::TierUsage& t : m.tiers()) {
     tiers.rows.push_back({absl::StrCat(t.tier()), t.name(),
                           Bytes(t.capacity_bytes()), Bytes(t.weights_bytes()),
                           Bytes(t.kv_cache_bytes()),
                           Bytes(t.activations_bytes()), Bytes(t.used_bytes())});
+    if (missing) {
+      tiers.rows.back().push_back(
+          Bytes(t.missing_weights_bytes() + t.missing_kv_cache_bytes() +
+                t.missing_activations_bytes()));
+    }
   }
   PrintTable(tiers, TableStyle::kText, out);
 

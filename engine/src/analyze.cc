@@ -54,6 +54,12 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
   r.hardware_id = hw.id;
   r.matmul_math = g.matmul_math;
   r.memory = std::move(prep.memory);
+  r.parameters = CountParameters(s.model);
+  if (r.memory.fits && !r.memory.spilled.empty()) {
+    r.warnings.push_back(absl::StrCat(
+        "fits, but off the device: ", r.memory.spilled,
+        "; those bytes move at the link's bandwidth every step they are read"));
+  }
   if (s.parallelism.tensor_parallel > 1 &&
       !hw.interconnect_bytes_per_second.has_value()) {
     r.warnings.push_back(
@@ -72,6 +78,13 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
   // through when the hardware has no peak at all.
   r.compute_roof_known =
       ExecutedMathType(hw.peak_ops_per_second, g.matmul_math).has_value();
+  if (!r.compute_roof_known) {
+    r.warnings.push_back(absl::StrCat(
+        "compute roof unknown for ", hw.id,
+        ": ttft_seconds, prefill_tokens_per_second and e2e_seconds count the "
+        "memory roof only (a lower bound on time, an upper bound on speed), "
+        "not a prediction"));
+  }
   const double matmul_peak =
       hw.peak_ops_per_second[static_cast<int>(g.matmul_math)].value_or(0);
   r.ridge_point =
@@ -92,6 +105,10 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
         TimeStep(prep.prefill, nullptr, prompt, ev.prefill_fixed(), ev, place,
                  tiers, nullptr, nullptr);
   }
+  // One more per-step overhead for every chunk after the first.
+  r.prefill.steps = prep.prefill_chunks;
+  r.prefill.totals.seconds +=
+      static_cast<double>(prep.prefill_chunks - 1) * ev.per_step();
   r.ttft_seconds = r.prefill.totals.seconds;
   r.prefill_tokens_per_second =
       r.ttft_seconds > 0 ? static_cast<double>(batch * prompt) / r.ttft_seconds

@@ -36,6 +36,30 @@ absl::Status CheckPerMathType(std::string_view prefix, std::string_view field,
   return absl::OkStatus();
 }
 
+// Lower-case kebab: [a-z0-9]+(-[a-z0-9]+)*, the form plugin ids and the
+// spec sheet's hardware_id take.
+bool IsKebab(std::string_view s) {
+  if (s.empty() || s.front() == '-' || s.back() == '-') return false;
+  char prev = 0;
+  for (char c : s) {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (!alnum && c != '-') return false;
+    if (c == '-' && prev == '-') return false;
+    prev = c;
+  }
+  return true;
+}
+
+// Below 1 B/s (or 1 op/s) a step's time can overflow to infinity; no real
+// part is anywhere near, so such a value is a mistake, not a slow part.
+absl::Status CheckAtLeastOne(const std::string& path, double v,
+                             std::string_view unit) {
+  if (v >= 1) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      path, " must be at least 1 ", Av(unit),
+      " (a smaller one makes step times infinite), got ", v));
+}
+
 bool AnyPeak(const PerMathType& v) {
   for (const auto& p : v) {
     if (p.has_value()) return true;
@@ -51,6 +75,11 @@ absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
     return absl::InvalidArgumentError(
         absl::StrCat(p, ".id must not be empty, got \"\""));
   }
+  if (!IsKebab(hw.id)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        p, ".id must be lower-case kebab ([a-z0-9]+(-[a-z0-9]+)*), got \"",
+        Av(std::string_view(hw.id).substr(0, 64)), "\""));
+  }
   auto at = [p](absl::string_view field) {
     return [p, field] { return absl::StrCat(p, field); };
   };
@@ -58,6 +87,15 @@ absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
   // one). Analyze then bounds time by the memory roofs alone.
   RETURN_IF_ERROR(CheckPerMathType(prefix, ".peak_ops_per_second",
                                    hw.peak_ops_per_second, false));
+  for (int i = 0; i < kMathTypeCount; ++i) {
+    const auto& peak = hw.peak_ops_per_second[i];
+    if (peak.has_value() && *peak < 1) {
+      std::string name(MathTypeName(static_cast<MathType>(i)));
+      std::replace(name.begin(), name.end(), '-', '_');
+      RETURN_IF_ERROR(CheckAtLeastOne(
+          absl::StrCat(p, ".peak_ops_per_second.", name), *peak, "op/s"));
+    }
+  }
   RETURN_IF_ERROR(CheckPerMathType(prefix, ".energy_joules_per_op",
                                    hw.energy_joules_per_op, true));
   RETURN_IF_ERROR(CheckPositiveLazy(at(".kernel_launch_seconds"),
@@ -83,6 +121,24 @@ absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
                           t.write_bandwidth_bytes_per_second));
     RETURN_IF_ERROR(CheckPositiveLazy(tier_at(".latency_seconds"),
                                       t.latency_seconds, true));
+    if (t.read_bandwidth_bytes_per_second < 1) {
+      RETURN_IF_ERROR(CheckAtLeastOne(tier_at(".read_bandwidth_bytes_per_second")(),
+                                      t.read_bandwidth_bytes_per_second, "B/s"));
+    }
+    if (t.write_bandwidth_bytes_per_second < 1) {
+      RETURN_IF_ERROR(CheckAtLeastOne(tier_at(".write_bandwidth_bytes_per_second")(),
+                                      t.write_bandwidth_bytes_per_second, "B/s"));
+    }
+    // Placement tries tiers in order: a slower tier before a faster one
+    // would put operands in the wrong place.
+    if (i > 0 && t.read_bandwidth_bytes_per_second >
+                     hw.tiers[i - 1].read_bandwidth_bytes_per_second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          p, ".tiers[", i, "].read_bandwidth_bytes_per_second (",
+          t.read_bandwidth_bytes_per_second, " B/s) must be <= tiers[", i - 1,
+          "]'s (", hw.tiers[i - 1].read_bandwidth_bytes_per_second,
+          " B/s): tiers are ordered fastest first"));
+    }
     if (static_cast<int>(t.kind) >= kTierKindCount) {
       return absl::InvalidArgumentError(absl::StrCat(
           p, ".tiers[", i, "].kind must be in [0, ", kTierKindCount - 1,
@@ -97,6 +153,17 @@ absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
       RETURN_IF_ERROR(CheckPositiveLazy(
           tier_at(".near_memory_compute.internal_bandwidth_bytes_per_second"),
           n.internal_bandwidth_bytes_per_second));
+      // Compute inside the memory sees at least the bandwidth the tier
+      // offers outside it; less is a unit mistake.
+      if (n.internal_bandwidth_bytes_per_second <
+          t.read_bandwidth_bytes_per_second) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            p, ".tiers[", i,
+            "].near_memory_compute.internal_bandwidth_bytes_per_second must be "
+            ">= the tier's read_bandwidth_bytes_per_second (",
+            t.read_bandwidth_bytes_per_second, "), got ",
+            n.internal_bandwidth_bytes_per_second));
+      }
       // Rare (PIM tiers only): the prefix string is built here.
       const std::string np =
           absl::StrCat(p, ".tiers[", i, "].near_memory_compute");

@@ -52,12 +52,17 @@ MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
     const auto& pin = pins.tier[c];
     if (pin.has_value()) {
       const int t = *pin;
+      // The tier holds what fits; the rest is missing (and timed as if it
+      // were there).
+      const double fitted = std::min(bytes, free[t]);
       if (bytes > free[t]) {
         fail(absl::StrCat(cname, " pinned to tier ", t, " (", hw.tiers[t].name,
-                          ") need ", Gb(bytes), "; ", Gb(free[t]), " free"));
+                          ") need ", Gb(bytes), "; ", Gb(free[t]), " free: ",
+                          Gb(bytes - fitted), " missing"));
+        fp.tiers[t].missing_bytes[c] += bytes - fitted;
       }
-      fp.tiers[t].bytes[c] += bytes;
-      free[t] = std::max(0.0, free[t] - bytes);
+      fp.tiers[t].bytes[c] += fitted;
+      free[t] -= fitted;
       continue;
     }
     double rem = bytes;
@@ -72,16 +77,20 @@ MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
     }
     if (rem > 0) {
       fail(absl::StrCat(cname, " need ", Gb(bytes), "; ", Gb(free_total),
-                        " free in all tiers"));
-      // Evaluate as if the rest sat in the slowest tier.
-      fp.tiers[n - 1].bytes[c] += rem;
+                        " free in all tiers: ", Gb(rem), " missing"));
+      // Evaluate as if the rest sat in the slowest tier; the tier shows it
+      // as missing, not as held.
+      fp.tiers[n - 1].missing_bytes[c] += rem;
     }
   }
   for (int c = 0; c < kOperandClassCount; ++c) {
     const double bytes = need[c];
     int best = 0;
     for (int t = 0; t < n; ++t) {
-      p->frac[c][t] = bytes > 0 ? fp.tiers[t].bytes[c] / bytes : 0;
+      p->frac[c][t] =
+          bytes > 0
+              ? (fp.tiers[t].bytes[c] + fp.tiers[t].missing_bytes[c]) / bytes
+              : 0;
       if (p->frac[c][t] > p->frac[c][best]) best = t;
     }
     if (bytes <= 0) {
@@ -105,6 +114,25 @@ MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
   }
   for (TierUsage& u : fp.tiers) {
     u.used_bytes = u.bytes[0] + u.bytes[1] + u.bytes[2];
+  }
+  // Off the device: bytes held in host memory over a link or in flash.
+  for (int c = 0; c < kOperandClassCount; ++c) {
+    for (int t = 0; t < n; ++t) {
+      const TierKind kind = hw.tiers[t].kind;
+      const double held = fp.tiers[t].bytes[c];
+      if ((kind != TierKind::kHostLink && kind != TierKind::kFlash) ||
+          held <= 0) {
+        continue;
+      }
+      if (!fp.spilled.empty()) absl::StrAppend(&fp.spilled, "; ");
+      absl::StrAppend(
+          &fp.spilled,
+          absl::StrFormat("%s %s of %s (%.1f%%) in %s (%.1f GB/s)",
+                          OperandClassName(static_cast<OperandClass>(c)),
+                          Gb(held), Gb(need[c]), 100 * held / need[c],
+                          hw.tiers[t].name,
+                          hw.tiers[t].read_bandwidth_bytes_per_second / 1e9));
+    }
   }
   return fp;
 }

@@ -3,10 +3,56 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
+#include <utility>
 
 #include "ridgeline/engine/status_macros.h"
 
 namespace ridgeline::engine::internal {
+
+namespace {
+
+// Chunked prefill of `prompt` tokens per sequence in pieces of `chunk`:
+// the ops that do not read the KV cache are those of the whole prompt (same
+// FLOPs, weights read as one step); each KV-dependent op (attention, MLA
+// up-projection) becomes the sum over chunks, each chunk attending to the
+// KV of the earlier ones. So chunking changes the bytes (and FLOPs) of
+// exactly those ops. Returns the chunk count; *act_peak is the largest
+// chunk step's activation footprint (per layer, as Prepare counts it).
+int64_t ChunkPrefill(const GraphContext& g, int64_t batch, int64_t prompt,
+                     int64_t chunk, OpList* whole,
+                     const std::function<double(const OpList&, double)>& acts,
+                     double* act_peak) {
+  OpList sum = *whole;
+  for (OpCost& op : sum) {
+    if (!op.kv_dependent) continue;
+    op.flops = 0;
+    op.read = {};
+    op.write = {};
+  }
+  int64_t n = 0;
+  *act_peak = 0;
+  OpList ops;
+  for (int64_t start = 0; start < prompt; start += chunk, ++n) {
+    const int64_t len = std::min(chunk, prompt - start);
+    ops.clear();
+    internal::BuildStepOps(g, StepShape{batch, len, start + len, -1}, &ops);
+    *act_peak = std::max(*act_peak, acts(ops, static_cast<double>(batch * len)));
+    if (ops.size() != sum.size()) return 1;  // graph shape differs: no chunking
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (!sum[i].kv_dependent) continue;
+      sum[i].flops += ops[i].flops;
+      for (int c = 0; c < kOperandClassCount; ++c) {
+        sum[i].read[c] += ops[i].read[c];
+        sum[i].write[c] += ops[i].write[c];
+      }
+    }
+  }
+  *whole = std::move(sum);
+  return n;
+}
+
+}  // namespace
 
 absl::Status Prepare(const Scenario& s, Prepared* p) {
   const int64_t tp = s.parallelism.tensor_parallel;
@@ -38,7 +84,9 @@ absl::Status Prepare(const Scenario& s, Prepared* p) {
     }
     return peak + tokens * s.model.hidden_size * g.act_bytes;
   };
-  need[kAct] = peak_acts(p->prefill, static_cast<double>(batch * prompt));
+  const double whole_prompt_acts =
+      peak_acts(p->prefill, static_cast<double>(batch * prompt));
+  need[kAct] = 0;
   if (decode_steps > 0) {
     // Decode activations at the longest context (unfused scores grow with
     // it): base + x * slope at the last step.
@@ -51,7 +99,32 @@ absl::Status Prepare(const Scenario& s, Prepared* p) {
     need[kAct] =
         std::max(need[kAct], peak_acts(last, static_cast<double>(batch)));
   }
+  const double decode_acts = need[kAct];
+  need[kAct] = std::max(decode_acts, whole_prompt_acts);
   p->memory = Place(s.hardware, s.pins, need, &p->place);
+  // Chunked prefill: as asked, or by default when the whole prompt's
+  // activations do not fit and a runtime would chunk.
+  int64_t chunk = s.options.prefill_chunk_tokens;
+  if (chunk == 0 && !p->memory.fits && prompt > kDefaultPrefillChunkTokens) {
+    chunk = kDefaultPrefillChunkTokens;
+  }
+  if (chunk > 0 && chunk < prompt) {
+    OpList chunked = p->prefill;
+    double chunk_acts = 0;
+    const int64_t n =
+        ChunkPrefill(g, batch, prompt, chunk, &chunked, peak_acts, &chunk_acts);
+    std::array<double, kOperandClassCount> chunk_need = need;
+    chunk_need[kAct] = std::max(decode_acts, chunk_acts);
+    PlacementInfo place;
+    MemoryFootprint memory = Place(s.hardware, s.pins, chunk_need, &place);
+    // Asked for, or the default's chunk makes the prompt fit.
+    if (n > 1 && (s.options.prefill_chunk_tokens > 0 || memory.fits)) {
+      p->prefill = std::move(chunked);
+      p->prefill_chunks = n;
+      p->place = place;
+      p->memory = std::move(memory);
+    }
+  }
   return absl::OkStatus();
 }
 

@@ -23,6 +23,7 @@ struct Prepared {
   OpList slope;  // per key read (KV-dependent ops)
   PlacementInfo place;
   MemoryFootprint memory;
+  int64_t prefill_chunks = 1;  // prefill steps (chunked prefill)
 };
 
 // Builds *p in place for a validated scenario. Footprint: weights, KV at

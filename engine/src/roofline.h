@@ -109,8 +109,9 @@ class Evaluator {
         s_.hardware.peak_ops_per_second[static_cast<int>(op.math)].value_or(0);
     t.compute = peak > 0 ? op.flops / (peak * eta_c) : 0;
     t.memory = mem_raw / eta_m;
-    if (op.pim_candidate && t.memory > t.compute)
-      TryPim(op, eta_c, eta_m, mem_raw, &t);
+    // In memory when faster there, memory- or compute-bound alike (a PIM
+    // unit may out-compute the host for the ops whose operands it holds).
+    if (op.pim_candidate) TryPim(op, eta_c, eta_m, mem_raw, &t);
     t.overhead =
         per_kernel_ * op.kernels_per_layer * static_cast<double>(op.layers);
     if (op.link_bytes > 0 && link_bw_ > 0) t.link = op.link_bytes / link_bw_;

@@ -18,13 +18,14 @@ namespace {
 using internal::Av;
 using internal::CheckDoubleRange;
 using internal::CheckIntRange;
+using internal::CheckRange;
 using internal::CheckPositive;
 
 // `path` names the bits field ("precision.weights.bits").
 absl::Status CheckFormat(std::string_view path, const NumberFormat& f) {
   // Effective bits include block scales, so 2-bit with fp16 scales per 8
   // elements reaches 4; the upper end is fp32 (or int32).
-  return CheckDoubleRange(path, f.bits, 2, 34);
+  return CheckRange(path, f.bits, ranges::kFormatBits);
 }
 
 // Field paths built once, not on every validation (Analyze runs in a
@@ -72,14 +73,15 @@ absl::Status ValidateScenario(const Scenario& s) {
   RETURN_IF_ERROR(ValidateHardware(s.hardware, "hardware"));
 
   const Workload& w = s.workload;
-  RETURN_IF_ERROR(CheckIntRange("workload.batch", w.batch, 1, 65536));
+  RETURN_IF_ERROR(CheckRange("workload.batch", w.batch, ranges::kBatch));
   RETURN_IF_ERROR(
-      CheckIntRange("workload.prompt_tokens", w.prompt_tokens, 1, 10'000'000));
-  RETURN_IF_ERROR(CheckIntRange("workload.generated_tokens", w.generated_tokens,
-                                0, 10'000'000));
+      CheckRange("workload.prompt_tokens", w.prompt_tokens,
+                 ranges::kPromptTokens));
+  RETURN_IF_ERROR(CheckRange("workload.generated_tokens", w.generated_tokens,
+                             ranges::kGeneratedTokens));
 
   const int64_t tp = s.parallelism.tensor_parallel;
-  RETURN_IF_ERROR(CheckIntRange("parallelism.tensor_parallel", tp, 1, 256));
+  RETURN_IF_ERROR(CheckRange("parallelism.tensor_parallel", tp, ranges::kTensorParallel));
   if (s.model.num_attention_heads % tp != 0) {
     return WithFieldPath(
         absl::InvalidArgumentError(absl::StrCat(
@@ -129,9 +131,9 @@ absl::Status ValidateScenario(const Scenario& s) {
           Paths<kOpClassCount, OpClass>("efficiency.memory.", OpClassName));
   for (int c = 0; c < kOpClassCount; ++c) {
     RETURN_IF_ERROR(
-        CheckDoubleRange((*kComputePaths)[c], e.compute[c], 0, 1, true));
+        CheckRange((*kComputePaths)[c], e.compute[c], ranges::kEfficiency));
     RETURN_IF_ERROR(
-        CheckDoubleRange((*kMemoryPaths)[c], e.memory[c], 0, 1, true));
+        CheckRange((*kMemoryPaths)[c], e.memory[c], ranges::kEfficiency));
   }
   RETURN_IF_ERROR(CheckPositive("efficiency.per_step_overhead_seconds",
                                 e.per_step_overhead_seconds, true));
@@ -141,18 +143,22 @@ absl::Status ValidateScenario(const Scenario& s) {
                                 e.per_kernel_overhead_seconds, true));
 
   const Economics& x = s.economics;
-  RETURN_IF_ERROR(CheckDoubleRange("economics.electricity_usd_per_kwh",
-                                   x.electricity_usd_per_kwh, 0, 100));
-  RETURN_IF_ERROR(CheckDoubleRange("economics.pue", x.pue, 1, 10));
-  RETURN_IF_ERROR(CheckDoubleRange("economics.grid_g_co2e_per_kwh",
-                                   x.grid_g_co2e_per_kwh, 0, 5000));
-  RETURN_IF_ERROR(CheckDoubleRange("economics.amortization_years",
-                                   x.amortization_years, 0, 100, true));
+  RETURN_IF_ERROR(CheckRange("economics.electricity_usd_per_kwh",
+                             x.electricity_usd_per_kwh,
+                             ranges::kElectricityUsdPerKwh));
+  RETURN_IF_ERROR(CheckRange("economics.pue", x.pue, ranges::kPue));
+  RETURN_IF_ERROR(CheckRange("economics.grid_g_co2e_per_kwh",
+                             x.grid_g_co2e_per_kwh, ranges::kGridGCo2ePerKwh));
+  RETURN_IF_ERROR(CheckRange("economics.amortization_years",
+                             x.amortization_years, ranges::kAmortizationYears));
   RETURN_IF_ERROR(
-      CheckDoubleRange("economics.utilization", x.utilization, 0, 1, true));
+      CheckRange("economics.utilization", x.utilization, ranges::kUtilization));
 
-  RETURN_IF_ERROR(CheckIntRange("options.gemv_max_tokens",
-                                s.options.gemv_max_tokens, 0, 1'000'000));
+  RETURN_IF_ERROR(CheckRange("options.gemv_max_tokens",
+                             s.options.gemv_max_tokens, ranges::kGemvMaxTokens));
+  RETURN_IF_ERROR(CheckRange("options.prefill_chunk_tokens",
+                             s.options.prefill_chunk_tokens,
+                             ranges::kPrefillChunkTokens));
   return absl::OkStatus();
 }
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "ridgeline/engine/field_path.h"
+#include "ridgeline/engine/ranges.h"
 
 namespace ridgeline::engine::internal {
 
@@ -60,6 +61,16 @@ inline absl::Status CheckIntRange(std::string_view path, int64_t value,
                            Av(path), " must be in [", lo, ", ", hi, "], got ",
                            value)),
                        path);
+}
+
+// The same checks against a row of the ranges table (ranges.h).
+inline absl::Status CheckRange(std::string_view path, int64_t value,
+                               const IntRange& r) {
+  return CheckIntRange(path, value, r.lo, r.hi);
+}
+inline absl::Status CheckRange(std::string_view path, double value,
+                               const DoubleRange& r) {
+  return CheckDoubleRange(path, value, r.lo, r.hi, r.lo_open);
 }
 
 }  // namespace ridgeline::engine::internal

@@ -8,13 +8,23 @@
  * plugins' include path. It is not part of the plugin ABI or the SDK; vendor
  * plugins need nothing but ridgeline/plugin/ridgeline_plugin.h.
  *
- * Units: bytes and bytes per second (SI, GB = 1e9 bytes). Plain macros so
+ * Units: bytes and bytes per second; bandwidths in SI GB/s (1e9 bytes/s),
+ * memory capacities in GiB (RL_GIB = 2^30 bytes: DRAM, HBM and flash dies
+ * come in binary densities, and the spec sheet's memory_unit is GiB on every
+ * row that gives a size). Plain macros so
  * they can initialise static C descriptors. The RL_*_TIER macros at the end
  * expand to a whole RidgelineMemoryTier initialiser (include
  * ridgeline/plugin/ridgeline_plugin.h first): one element of a tier array.
  */
 #ifndef RIDGELINE_PLUGINS_COMMON_RIDGELINE_PLATFORM_COMMON_H_
 #define RIDGELINE_PLUGINS_COMMON_RIDGELINE_PLATFORM_COMMON_H_
+
+/* One GiB: the unit of the spec sheet's memory_gb on every row that has a
+ * value (hardware_specs.csv column memory_unit; README "Memory capacity
+ * units": nvidia-smi 81559 of 81920 MiB on an "80 GB" H100, hw.memsize
+ * 137438953472 on a "128GB" Apple M3 Max, hl-smi 98304 MiB on a "96 GB"
+ * Gaudi 2). */
+#define RL_GIB 1073741824.0
 
 /* ---- Host memory over PCIe x16, per direction ----
  * Lane rate x 16 lanes / 8 bits, before 128b/130b coding (PCI-SIG base
@@ -32,22 +42,23 @@
  * The sheet leaves host memory blank because it depends on the system the
  * part is installed in (docs/hardware.md, "Assumptions").
  */
-/* ASSUMPTION: host DRAM one datacenter accelerator can use = 256 GB (a 2 TB
+/* ASSUMPTION: host DRAM one datacenter accelerator can use = 256 GiB (a 2 TiB
  * host shared by 8 accelerators). */
-#define RL_HOST_DRAM_DATACENTER_BYTES 256e9
+#define RL_HOST_DRAM_DATACENTER_BYTES (256 * RL_GIB)
 /* ASSUMPTION: host DRAM of a desktop or workstation with one consumer or
- * workstation GPU = 64 GB. */
-#define RL_HOST_DRAM_DESKTOP_BYTES 64e9
-/* ASSUMPTION: DDR5 installed per Xeon socket = 512 GB (the sheet leaves CPU
- * memory blank: platform-dependent, up to 4 TB per socket). */
-#define RL_XEON_DRAM_BYTES 512e9
+ * workstation GPU = 64 GiB. */
+#define RL_HOST_DRAM_DESKTOP_BYTES (64 * RL_GIB)
+/* ASSUMPTION: DDR5 installed per Xeon socket = 512 GiB (the sheet leaves CPU
+ * memory blank: platform-dependent, up to 4 TB per socket). The EPYC 9965
+ * row (also blank) uses the same assumption. */
+#define RL_XEON_DRAM_BYTES (512 * RL_GIB)
 
 /* ---- Phones ---- */
-/* ASSUMPTION: LPDDR in the phone = 16 GB where the sheet gives no maximum
+/* ASSUMPTION: LPDDR in the phone = 16 GiB where the sheet gives no maximum
  * for the SoC. */
-#define RL_PHONE_LPDDR_BYTES 16e9
-/* ASSUMPTION: phone flash capacity = 256 GB. */
-#define RL_PHONE_FLASH_BYTES 256e9
+#define RL_PHONE_LPDDR_BYTES (16 * RL_GIB)
+/* ASSUMPTION: phone flash capacity = 256 GiB. */
+#define RL_PHONE_FLASH_BYTES (256 * RL_GIB)
 /* UFS 4.0 flash: sequential read up to 4,200 MB/s, write up to 2,800 MB/s
  * (Samsung UFS 4.0 announcement, May 2022, JEDEC-approved standard; as
  * reported by voonze.com 2022-05-07 and vmvirtualmachine.com). Phones sustain

@@ -6,7 +6,8 @@
  * ../shared/data/hardware_specs.csv (the row named above each platform) or a
  * citation next to it; [R]/[K]/[D] is the sheet's provenance code (R stated
  * in the cited source, K vendor value as commonly published, D derived: the
- * formula is given). Units: ops/s (TFLOPS x 1e12), bytes (GB x 1e9), bytes/s.
+ * formula is given). Units: ops/s (TFLOPS x 1e12), capacities in GiB
+ * (memory_gb x RL_GIB = 2^30 bytes: the sheet's memory_unit), bytes/s (GB/s x 1e9).
  * A field left out is 0, which the ABI defines as "unknown / not published".
  * Dense rates only; 2:4 sparse headline figures are never used.
  *
@@ -38,10 +39,11 @@ static const RidgelineMemoryTier kIntelGaudi2Tiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "HBM2e",
      .kind = RIDGELINE_TIER_HBM,
-     /* memory_gb 96 [R] */
-     .capacity_bytes = 96e9,
-     /* mem_bw_gbs 2450 [R] */
-     .read_bandwidth_bytes_per_second = 2450e9,
+     /* memory_gb 96 [R], memory_unit GiB */
+     .capacity_bytes = 96 * RL_GIB,
+     /* mem_bw_gbs 2460 [R: stas00/ml-engineering 2.46 TB/s; pcguia.pt 2.45;
+      * the higher is the bound] */
+     .read_bandwidth_bytes_per_second = 2460e9,
     },
 };
 
@@ -71,8 +73,8 @@ static const RidgelineMemoryTier kIntelGaudi3Tiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "HBM2e",
      .kind = RIDGELINE_TIER_HBM,
-     /* memory_gb 128 [R] */
-     .capacity_bytes = 128e9,
+     /* memory_gb 128 [R], memory_unit GiB */
+     .capacity_bytes = 128 * RL_GIB,
      /* mem_bw_gbs 3700 [R] */
      .read_bandwidth_bytes_per_second = 3700e9,
     },
@@ -155,6 +157,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "Intel Gaudi 2 (HL-225H)",
      .vendor = "Intel (Habana)",
      .sources = "hardware_specs.csv row intel-gaudi2\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: mem, BW 2460 (stas00; 2450 pcguia), BF16, FP8 865 (stas00; 835 pcguia), TDP, TPC/MME, 7nm; K: SRAM 48 MB, 24x100GbE; R: memory_unit GiB (hl-smi reports 98304 MiB)\n"
          "pcguia.pt Gaudi 3 article (states: Gaudi 2 96 GB HBM2e, 2.45 TB/s, 432 TFLOPS BF16, 600 W, 24 TPCs)\n"
          "y-ic.de (states: 24 TPCs, 2 MMEs)\n"
          "gigazine (states: 7nm)\n"
@@ -165,6 +168,9 @@ static const RidgelinePlatform kPlatforms[] = {
              [RIDGELINE_MATH_BF16] = 432e12,
              /* fp16_bf16_tflops_dense 432 TFLOPS [R] */
              [RIDGELINE_MATH_FP16] = 432e12,
+             /* fp8_tflops_dense 865 TFLOPS [R: 2450 pcguia), BF16, FP8 865
+              * (stas00] */
+             [RIDGELINE_MATH_FP8] = 865e12,
          },
      .tiers = kIntelGaudi2Tiers,
      .tier_count = sizeof(kIntelGaudi2Tiers) / sizeof(kIntelGaudi2Tiers[0]),
@@ -178,6 +184,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "Intel Gaudi 3 (HL-325L OAM)",
      .vendor = "Intel (Habana)",
      .sources = "hardware_specs.csv row intel-gaudi3\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: all filled; R: memory_unit GiB (hl-smi reports 131072 MiB)\n"
          "pcguia.pt (states: 128 GB, 3.7 TB/s, 96 MB SRAM 12.8 TB/s, 1835 TFLOPS FP8/BF16, 900 W)\n"
          "y-ic.de (states: 3.67 TB/s, 28.7 vector BF16, 24x200GbE)\n"
          "yobitel.com (states: TSMC 5nm, 900 W)",
@@ -202,11 +209,22 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "Intel Xeon Platinum 8480+ (Sapphire Rapids)",
      .vendor = "Intel",
      .sources = "hardware_specs.csv row intel-xeon-platinum-8480p\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 56 cores, 3.8 GHz turbo, 2.0 GHz base, DDR5-4800; D: BW; K: LLC, TDP, price, UPI/PCIe; D: AMX BF16/INT8 and AVX-512 FP32 (per-core rates x cores x 2.0 GHz)\n"
          "intel-extension-for-transformers release_data.md (states: \"8480+ @3.8GHz, 56 cores/socket\", DDR5 4800)\n"
          "intel.com Gaudi 3 page (states: \"Xeon Platinum 8480+ CPUs at 2.0 GHz\")\n"
          "ark.intel.com",
-     /* No compute rate in the sheet or a citable source: peaks left 0
-      * (compute roof unknown). */
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 7.17 TFLOPS [D: AMX BF16/INT8 and AVX-512
+              * FP32 (per-core rates x cores x 2.0 GHz)] */
+             [RIDGELINE_MATH_FP32] = 7.17e12,
+             /* fp16_bf16_tflops_dense 114.7 TFLOPS [D: AMX BF16/INT8 and
+              * AVX-512 FP32 (per-core rates x cores x 2.0 GHz)] */
+             [RIDGELINE_MATH_BF16] = 114.7e12,
+             /* int8_tops_dense 229.4 TOPS [D: AMX BF16/INT8 and AVX-512 FP32
+              * (per-core rates x cores x 2.0 GHz)] */
+             [RIDGELINE_MATH_INT8] = 229.4e12,
+         },
      .tiers = kIntelXeonPlatinum8480pTiers,
      .tier_count = sizeof(kIntelXeonPlatinum8480pTiers) / sizeof(kIntelXeonPlatinum8480pTiers[0]),
      .tdp_watts = 350, /* tdp_w 350 W [K] */
@@ -218,11 +236,22 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "Intel Xeon w9-3475X (Sapphire Rapids)",
      .vendor = "Intel",
      .sources = "hardware_specs.csv row intel-xeon-w9-3475x\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 36 cores, 8-channel DDR5-4800 = 307.2 GB/s; D: BW; K: 300 W, RCP $3,739, base 2.2 / turbo 4.8 GHz; D: AMX BF16/INT8 and AVX-512 FP32 (per-core rates x cores x 2.2 GHz)\n"
          "techpowerup.com 2024-02-06 (W9-3475X 36-core/72-thread)\n"
          "sweclockers.com (Xeon W-3400: 8 DDR5-4800 channels = 307.2 GB/s, up to 4 TB)\n"
          "ark.intel.com",
-     /* No compute rate in the sheet or a citable source: peaks left 0
-      * (compute roof unknown). */
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 5.07 TFLOPS [D: AMX BF16/INT8 and AVX-512
+              * FP32 (per-core rates x cores x 2.2 GHz)] */
+             [RIDGELINE_MATH_FP32] = 5.07e12,
+             /* fp16_bf16_tflops_dense 81.1 TFLOPS [D: AMX BF16/INT8 and
+              * AVX-512 FP32 (per-core rates x cores x 2.2 GHz)] */
+             [RIDGELINE_MATH_BF16] = 81.1e12,
+             /* int8_tops_dense 162.2 TOPS [D: AMX BF16/INT8 and AVX-512 FP32
+              * (per-core rates x cores x 2.2 GHz)] */
+             [RIDGELINE_MATH_INT8] = 162.2e12,
+         },
      .tiers = kIntelXeonW93475xTiers,
      .tier_count = sizeof(kIntelXeonW93475xTiers) / sizeof(kIntelXeonW93475xTiers[0]),
      .tdp_watts = 300, /* tdp_w 300 W [K] */
@@ -234,10 +263,21 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "Intel Xeon Platinum 8481C (GCP C3, Sapphire Rapids)",
      .vendor = "Intel",
      .sources = "hardware_specs.csv row intel-xeon-platinum-8481c\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): D: BW per socket; D: AMX BF16/INT8 and AVX-512 FP32 (per-core rates x cores x 3.0 GHz)\n"
          "llama.cpp issue #34 thread (GCP c3-highcpu-44, 4th-gen Xeon Sapphire Rapids, 22 threads)\n"
          "the 8481C SKU name is an assumption (C3 instances report it; not verified here)",
-     /* No compute rate in the sheet or a citable source: peaks left 0
-      * (compute roof unknown). */
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 4.22 TFLOPS [D: AMX BF16/INT8 and AVX-512
+              * FP32 (per-core rates x cores x 3.0 GHz)] */
+             [RIDGELINE_MATH_FP32] = 4.22e12,
+             /* fp16_bf16_tflops_dense 67.58 TFLOPS [D: AMX BF16/INT8 and
+              * AVX-512 FP32 (per-core rates x cores x 3.0 GHz)] */
+             [RIDGELINE_MATH_BF16] = 67.58e12,
+             /* int8_tops_dense 135.2 TOPS [D: AMX BF16/INT8 and AVX-512 FP32
+              * (per-core rates x cores x 3.0 GHz)] */
+             [RIDGELINE_MATH_INT8] = 135.2e12,
+         },
      .tiers = kIntelXeonPlatinum8481cTiers,
      .tier_count = sizeof(kIntelXeonPlatinum8481cTiers) / sizeof(kIntelXeonPlatinum8481cTiers[0]),
     },

@@ -6,7 +6,8 @@
  * ../shared/data/hardware_specs.csv (the row named above each platform) or a
  * citation next to it; [R]/[K]/[D] is the sheet's provenance code (R stated
  * in the cited source, K vendor value as commonly published, D derived: the
- * formula is given). Units: ops/s (TFLOPS x 1e12), bytes (GB x 1e9), bytes/s.
+ * formula is given). Units: ops/s (TFLOPS x 1e12), capacities in GiB
+ * (memory_gb x RL_GIB = 2^30 bytes: the sheet's memory_unit), bytes/s (GB/s x 1e9).
  * A field left out is 0, which the ABI defines as "unknown / not published".
  * Dense rates only; 2:4 sparse headline figures are never used.
  *
@@ -126,8 +127,8 @@ static const RidgelineMemoryTier kQualcommSnapdragon8EliteGen5Tiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "LPDDR5X",
      .kind = RIDGELINE_TIER_LPDDR,
-     /* memory_gb 24 [R] (maximum configuration of the chip) */
-     .capacity_bytes = 24e9,
+     /* memory_gb 24 [R] (maximum configuration of the chip), memory_unit GiB */
+     .capacity_bytes = 24 * RL_GIB,
      /* mem_bw_gbs 84.8 [D]: LPDDR data rate x 64-bit bus / 8 (theoretical; phones sustain less) */
      .read_bandwidth_bytes_per_second = 84.8e9,
     },
@@ -150,12 +151,13 @@ static const RidgelineMemoryTier kQualcommSnapdragon8EliteGen5Tiers[] = {
 
 static const RidgelineMemoryTier kQualcommSnapdragonXEliteTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
-     .name = "LPDDR5X-8448",
+     .name = "LPDDR5X-8533",
      .kind = RIDGELINE_TIER_LPDDR,
-     /* memory_gb 64 [R] (maximum configuration of the chip) */
-     .capacity_bytes = 64e9,
-     /* mem_bw_gbs 135.2 [D]: 8448 MT/s x 16 B */
-     .read_bandwidth_bytes_per_second = 135.2e9,
+     /* memory_gb 64 [R] (maximum configuration of the chip), memory_unit GiB */
+     .capacity_bytes = 64 * RL_GIB,
+     /* mem_bw_gbs 136.5 [D]: 8533 MT/s x 16 B (announced LPDDR5X-8533;
+      * shipping 8448 gives 135.2, the higher is the bound) */
+     .read_bandwidth_bytes_per_second = 136.5e9,
     },
 };
 
@@ -166,6 +168,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "Qualcomm Snapdragon 8 Gen 2",
      .vendor = "Qualcomm",
      .sources = "hardware_specs.csv row qualcomm-snapdragon-8-gen-2\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: CPU topology, v73; K: LPDDR5X speed, node; D: BW\n"
          "github omnimind-ai/OmniInfer PR #66 (states: SM8550 CPU topology)\n"
          "mllm issue #212 (states: 8 Gen 2 = Hexagon v73)\n"
          "qualcomm.com product brief (not checked against a copy)\n"
@@ -181,11 +184,22 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "Qualcomm Snapdragon 8 Gen 3",
      .vendor = "Qualcomm",
      .sources = "hardware_specs.csv row qualcomm-snapdragon-8-gen-3\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: Hexagon v75; K: memory speed, node; D: BW; R (secondary, low confidence): NPU INT8 45\n"
          "mllm issue #212 (states: QNN v75 = Snapdragon 8 Gen 3 Hexagon)\n"
          "qualcomm.com product brief (not checked against a copy)\n"
          "Samsung UFS 4.0 announcement, May 2022 (4,200 MB/s read, 2,800 MB/s write)",
-     /* No compute rate in the sheet or a citable source: peaks left 0
-      * (compute roof unknown). */
+     .peak_ops_per_second =
+         {
+             /* FP16 (QNN w4a16/w8a16: int16 activations on the Hexagon NPU) 45
+              * TOPS: the sheet's NPU INT8 rating (R (secondary, low
+              * confidence): NPU INT8 45); Qualcomm publishes no FP16/int16
+              * rate, and the matrix unit runs 16-bit activations at no more
+              * than its INT8 rate, so INT8 bounds it [D: upper bound] */
+             [RIDGELINE_MATH_FP16] = 45e12,
+             /* int8_tops_dense 45 TOPS [R (secondary, low confidence): NPU
+              * INT8 45] */
+             [RIDGELINE_MATH_INT8] = 45e12,
+         },
      .tiers = kQualcommSnapdragon8Gen3Tiers,
      .tier_count = sizeof(kQualcommSnapdragon8Gen3Tiers) / sizeof(kQualcommSnapdragon8Gen3Tiers[0]),
     },
@@ -195,11 +209,22 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "Qualcomm Snapdragon 8 Elite",
      .vendor = "Qualcomm",
      .sources = "hardware_specs.csv row qualcomm-snapdragon-8-elite\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: LPDDR5X-5300, 3nm, CPU/GPU config; D: BW; R (secondary, low confidence): NPU INT8 80\n"
          "hi-tech.ua 2024-10-23 (3nm, dual-channel LPDDR5X-5300, Adreno 830, 2 prime + 6 performance Oryon cores)\n"
          "qualcomm.com product brief\n"
          "Samsung UFS 4.0 announcement, May 2022 (4,200 MB/s read, 2,800 MB/s write)",
-     /* No compute rate in the sheet or a citable source: peaks left 0
-      * (compute roof unknown). */
+     .peak_ops_per_second =
+         {
+             /* FP16 (QNN w4a16/w8a16: int16 activations on the Hexagon NPU) 80
+              * TOPS: the sheet's NPU INT8 rating (R (secondary, low
+              * confidence): NPU INT8 80); Qualcomm publishes no FP16/int16
+              * rate, and the matrix unit runs 16-bit activations at no more
+              * than its INT8 rate, so INT8 bounds it [D: upper bound] */
+             [RIDGELINE_MATH_FP16] = 80e12,
+             /* int8_tops_dense 80 TOPS [R (secondary, low confidence): NPU
+              * INT8 80] */
+             [RIDGELINE_MATH_INT8] = 80e12,
+         },
      .tiers = kQualcommSnapdragon8EliteTiers,
      .tier_count = sizeof(kQualcommSnapdragon8EliteTiers) / sizeof(kQualcommSnapdragon8EliteTiers[0]),
     },
@@ -209,6 +234,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "MediaTek Dimensity 9300",
      .vendor = "MediaTek",
      .sources = "hardware_specs.csv row mediatek-dimensity-9300\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R (secondary): LPDDR5T-9600, N4P, CPU config, APU 790; D: BW\n"
          "mediatek.com Dimensity 9300 page (not checked against a copy)\n"
          "arXiv 2410.03613 (states: Dimensity 9300 in Vivo Pad3 Pro fastest llama.cpp CPU prefill/decode among tested SoCs)\n"
          "Samsung UFS 4.0 announcement, May 2022 (4,200 MB/s read, 2,800 MB/s write)",
@@ -223,11 +249,22 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "Qualcomm Snapdragon 8 Elite Gen 5",
      .vendor = "Qualcomm",
      .sources = "hardware_specs.csv row qualcomm-snapdragon-8-elite-gen-5\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: memory speed/capacity, 3nm, CPU/GPU config; D: BW; D (low confidence): NPU INT8 109.6 = 80 x 1.37; D: memory_unit GiB (LPDDR die densities)\n"
          "lowyat.net (up to 24GB LPDDR5x at up to 5,300MHz; TOPS not stated)\n"
          "technetbooks.com / themobileindian.com (3nm, CPU 2+6 at 4.6/3.62 GHz, Adreno 840 1.2 GHz 18 MB, NPU +37% vs 8 Elite)\n"
          "Samsung UFS 4.0 announcement, May 2022 (4,200 MB/s read, 2,800 MB/s write)",
-     /* No compute rate in the sheet or a citable source: peaks left 0
-      * (compute roof unknown). */
+     .peak_ops_per_second =
+         {
+             /* FP16 (QNN w4a16/w8a16: int16 activations on the Hexagon NPU)
+              * 109.6 TOPS: the sheet's NPU INT8 rating (D (low confidence):
+              * NPU INT8 109.6 = 80 x 1.37); Qualcomm publishes no FP16/int16
+              * rate, and the matrix unit runs 16-bit activations at no more
+              * than its INT8 rate, so INT8 bounds it [D: upper bound] */
+             [RIDGELINE_MATH_FP16] = 109.6e12,
+             /* int8_tops_dense 109.6 TOPS [D (low confidence): NPU INT8 109.6
+              * = 80 x 1.37] */
+             [RIDGELINE_MATH_INT8] = 109.6e12,
+         },
      .tiers = kQualcommSnapdragon8EliteGen5Tiers,
      .tier_count = sizeof(kQualcommSnapdragon8EliteGen5Tiers) / sizeof(kQualcommSnapdragon8EliteGen5Tiers[0]),
     },
@@ -237,6 +274,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "Qualcomm Snapdragon X Elite (X1E)",
      .vendor = "Qualcomm",
      .sources = "hardware_specs.csv row qualcomm-snapdragon-x-elite\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: memory type/capacity, NPU 45 TOPS INT8, GPU FP32 4.6 (X1E-84-100), CPU/GPU config, 4nm; D: BW; D: memory_unit GiB (LPDDR die densities)\n"
          "notebookcheck.net X1E-84-100 (12 Oryon cores, 4.6 TFLOPS Adreno X1-85, 45 TOPS NPU, LPDDR5x-8448)\n"
          "tweaktown.com (up to 64GB LPDDR5X-8533, 136 GB/s, 4nm)\n"
          "smartphonecrunch.com SKU table (X1E-84-100 4.6 TFLOPS; X1E-80-100/78-100 3.8 TFLOPS)",
@@ -246,6 +284,23 @@ static const RidgelinePlatform kPlatforms[] = {
       * (Qualcomm Genie/QNN) run on the Hexagon NPU, whose 45 TOPS headline
       * states no precision. A GPU-only roof would not bound NPU runs
       * (docs/validation.md, rows m257/m258). */
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 4.6 TFLOPS [R: memory type/capacity, NPU
+              * 45 TOPS INT8, GPU FP32 4.6 (X1E-84-100), CPU/GPU config, 4nm]
+              * */
+             [RIDGELINE_MATH_FP32] = 4.6e12,
+             /* FP16 (QNN w4a16/w8a16: int16 activations on the Hexagon NPU) 45
+              * TOPS: the sheet's NPU INT8 rating (R: memory type/capacity, NPU
+              * 45 TOPS INT8, GPU FP32 4.6 (X1E-84-100), CPU/GPU config, 4nm);
+              * Qualcomm publishes no FP16/int16 rate, and the matrix unit runs
+              * 16-bit activations at no more than its INT8 rate, so INT8
+              * bounds it [D: upper bound] */
+             [RIDGELINE_MATH_FP16] = 45e12,
+             /* int8_tops_dense 45 TOPS [R: memory type/capacity, NPU 45 TOPS
+              * INT8, GPU FP32 4.6 (X1E-84-100), CPU/GPU config, 4nm] */
+             [RIDGELINE_MATH_INT8] = 45e12,
+         },
      .tiers = kQualcommSnapdragonXEliteTiers,
      .tier_count = sizeof(kQualcommSnapdragonXEliteTiers) / sizeof(kQualcommSnapdragonXEliteTiers[0]),
     },

@@ -6,7 +6,8 @@
  * ../shared/data/hardware_specs.csv (the row named above each platform) or a
  * citation next to it; [R]/[K]/[D] is the sheet's provenance code (R stated
  * in the cited source, K vendor value as commonly published, D derived: the
- * formula is given). Units: ops/s (TFLOPS x 1e12), bytes (GB x 1e9), bytes/s.
+ * formula is given). Units: ops/s (TFLOPS x 1e12), capacities in GiB
+ * (memory_gb x RL_GIB = 2^30 bytes: the sheet's memory_unit), bytes/s (GB/s x 1e9).
  * A field left out is 0, which the ABI defines as "unknown / not published".
  * Dense rates only; 2:4 sparse headline figures are never used.
  *
@@ -46,8 +47,8 @@ static const RidgelineMemoryTier kNvidiaH100Sxm80gbTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "HBM3",
      .kind = RIDGELINE_TIER_HBM,
-     /* memory_gb 80 [R] */
-     .capacity_bytes = 80e9,
+     /* memory_gb 80 [R], memory_unit GiB */
+     .capacity_bytes = 80 * RL_GIB,
      /* mem_bw_gbs 3352 [R] */
      .read_bandwidth_bytes_per_second = 3352e9,
     },
@@ -73,8 +74,8 @@ static const RidgelineMemoryTier kNvidiaH100Pcie80gbTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "HBM2e",
      .kind = RIDGELINE_TIER_HBM,
-     /* memory_gb 80 [R: in the product name] */
-     .capacity_bytes = 80e9,
+     /* memory_gb 80 [R: in the product name], memory_unit GiB */
+     .capacity_bytes = 80 * RL_GIB,
      /* mem_bw_gbs 2000 [R] */
      .read_bandwidth_bytes_per_second = 2000e9,
     },
@@ -99,8 +100,8 @@ static const RidgelineMemoryTier kNvidiaH200Sxm141gbTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "HBM3e",
      .kind = RIDGELINE_TIER_HBM,
-     /* memory_gb 141 [R] */
-     .capacity_bytes = 141e9,
+     /* memory_gb 141 [R], memory_unit GiB */
+     .capacity_bytes = 141 * RL_GIB,
      /* mem_bw_gbs 4800 [R] */
      .read_bandwidth_bytes_per_second = 4800e9,
     },
@@ -132,8 +133,8 @@ static const RidgelineMemoryTier kNvidiaB200180gbTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "HBM3e",
      .kind = RIDGELINE_TIER_HBM,
-     /* memory_gb 180 [R] */
-     .capacity_bytes = 180e9,
+     /* memory_gb 180 [R], memory_unit GiB */
+     .capacity_bytes = 180 * RL_GIB,
      /* mem_bw_gbs 7700 [R] */
      .read_bandwidth_bytes_per_second = 7700e9,
     },
@@ -156,8 +157,8 @@ static const RidgelineMemoryTier kNvidiaA100Sxm40gbTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "HBM2",
      .kind = RIDGELINE_TIER_HBM,
-     /* memory_gb 40 [R: in the product name] */
-     .capacity_bytes = 40e9,
+     /* memory_gb 40 [R: in the product name], memory_unit GiB */
+     .capacity_bytes = 40 * RL_GIB,
      /* mem_bw_gbs 1555 [R] */
      .read_bandwidth_bytes_per_second = 1555e9,
     },
@@ -179,8 +180,8 @@ static const RidgelineMemoryTier kNvidiaA100Sxm80gbTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "HBM2e",
      .kind = RIDGELINE_TIER_HBM,
-     /* memory_gb 80 [R] */
-     .capacity_bytes = 80e9,
+     /* memory_gb 80 [R], memory_unit GiB */
+     .capacity_bytes = 80 * RL_GIB,
      /* mem_bw_gbs 2039 [R] */
      .read_bandwidth_bytes_per_second = 2039e9,
     },
@@ -202,8 +203,8 @@ static const RidgelineMemoryTier kNvidiaA100Pcie80gbTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "HBM2e",
      .kind = RIDGELINE_TIER_HBM,
-     /* memory_gb 80 [R: in the product name] */
-     .capacity_bytes = 80e9,
+     /* memory_gb 80 [R: in the product name], memory_unit GiB */
+     .capacity_bytes = 80 * RL_GIB,
      /* mem_bw_gbs 1935 [R] */
      .read_bandwidth_bytes_per_second = 1935e9,
     },
@@ -223,8 +224,8 @@ static const RidgelineMemoryTier kNvidiaA10Tiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "GDDR6",
      .kind = RIDGELINE_TIER_GDDR,
-     /* memory_gb 24 [R] */
-     .capacity_bytes = 24e9,
+     /* memory_gb 24 [R], memory_unit GiB */
+     .capacity_bytes = 24 * RL_GIB,
      /* mem_bw_gbs 600 [R] */
      .read_bandwidth_bytes_per_second = 600e9,
     },
@@ -246,8 +247,8 @@ static const RidgelineMemoryTier kNvidiaL4Tiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "GDDR6",
      .kind = RIDGELINE_TIER_GDDR,
-     /* memory_gb 24 [R] */
-     .capacity_bytes = 24e9,
+     /* memory_gb 24 [R], memory_unit GiB */
+     .capacity_bytes = 24 * RL_GIB,
      /* mem_bw_gbs 300 [R] */
      .read_bandwidth_bytes_per_second = 300e9,
     },
@@ -272,8 +273,8 @@ static const RidgelineMemoryTier kNvidiaL40sTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "GDDR6",
      .kind = RIDGELINE_TIER_GDDR,
-     /* memory_gb 48 [R] */
-     .capacity_bytes = 48e9,
+     /* memory_gb 48 [R], memory_unit GiB */
+     .capacity_bytes = 48 * RL_GIB,
      /* mem_bw_gbs 864 [R] */
      .read_bandwidth_bytes_per_second = 864e9,
     },
@@ -303,8 +304,8 @@ static const RidgelineMemoryTier kNvidiaRtx4090Tiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "GDDR6X",
      .kind = RIDGELINE_TIER_GDDR,
-     /* memory_gb 24 [code not stated in the sheet] */
-     .capacity_bytes = 24e9,
+     /* memory_gb 24 [code not stated in the sheet], memory_unit GiB */
+     .capacity_bytes = 24 * RL_GIB,
      /* mem_bw_gbs 1008 [R] */
      .read_bandwidth_bytes_per_second = 1008e9,
     },
@@ -329,8 +330,8 @@ static const RidgelineMemoryTier kNvidiaRtx4080Tiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "GDDR6X",
      .kind = RIDGELINE_TIER_GDDR,
-     /* memory_gb 16 [R] */
-     .capacity_bytes = 16e9,
+     /* memory_gb 16 [R], memory_unit GiB */
+     .capacity_bytes = 16 * RL_GIB,
      /* mem_bw_gbs 716.8 [R] */
      .read_bandwidth_bytes_per_second = 716.8e9,
     },
@@ -355,8 +356,8 @@ static const RidgelineMemoryTier kNvidiaRtx3070Tiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "GDDR6",
      .kind = RIDGELINE_TIER_GDDR,
-     /* memory_gb 8 [R] */
-     .capacity_bytes = 8e9,
+     /* memory_gb 8 [R], memory_unit GiB */
+     .capacity_bytes = 8 * RL_GIB,
      /* mem_bw_gbs 448 [R] */
      .read_bandwidth_bytes_per_second = 448e9,
     },
@@ -382,8 +383,8 @@ static const RidgelineMemoryTier kNvidiaRtx308010gbTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "GDDR6X",
      .kind = RIDGELINE_TIER_GDDR,
-     /* memory_gb 10 [R] */
-     .capacity_bytes = 10e9,
+     /* memory_gb 10 [R], memory_unit GiB */
+     .capacity_bytes = 10 * RL_GIB,
      /* mem_bw_gbs 760 [R] */
      .read_bandwidth_bytes_per_second = 760e9,
     },
@@ -407,8 +408,8 @@ static const RidgelineMemoryTier kNvidiaRtx3080TiTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "GDDR6X",
      .kind = RIDGELINE_TIER_GDDR,
-     /* memory_gb 12 [R] */
-     .capacity_bytes = 12e9,
+     /* memory_gb 12 [R], memory_unit GiB */
+     .capacity_bytes = 12 * RL_GIB,
      /* mem_bw_gbs 912 [R] */
      .read_bandwidth_bytes_per_second = 912e9,
     },
@@ -431,8 +432,8 @@ static const RidgelineMemoryTier kNvidiaRtx3090Tiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "GDDR6X",
      .kind = RIDGELINE_TIER_GDDR,
-     /* memory_gb 24 [R] */
-     .capacity_bytes = 24e9,
+     /* memory_gb 24 [R], memory_unit GiB */
+     .capacity_bytes = 24 * RL_GIB,
      /* mem_bw_gbs 936 [R] */
      .read_bandwidth_bytes_per_second = 936e9,
     },
@@ -455,8 +456,8 @@ static const RidgelineMemoryTier kNvidiaRtx4070TiTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "GDDR6X",
      .kind = RIDGELINE_TIER_GDDR,
-     /* memory_gb 12 [R] */
-     .capacity_bytes = 12e9,
+     /* memory_gb 12 [R], memory_unit GiB */
+     .capacity_bytes = 12 * RL_GIB,
      /* mem_bw_gbs 504.2 [R] */
      .read_bandwidth_bytes_per_second = 504.2e9,
     },
@@ -481,8 +482,8 @@ static const RidgelineMemoryTier kNvidiaRtx4000AdaTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "GDDR6",
      .kind = RIDGELINE_TIER_GDDR,
-     /* memory_gb 20 [R] */
-     .capacity_bytes = 20e9,
+     /* memory_gb 20 [R], memory_unit GiB */
+     .capacity_bytes = 20 * RL_GIB,
      /* mem_bw_gbs 360 [K] */
      .read_bandwidth_bytes_per_second = 360e9,
     },
@@ -502,8 +503,8 @@ static const RidgelineMemoryTier kNvidiaRtx5000AdaTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "GDDR6",
      .kind = RIDGELINE_TIER_GDDR,
-     /* memory_gb 32 [K] */
-     .capacity_bytes = 32e9,
+     /* memory_gb 32 [K], memory_unit GiB */
+     .capacity_bytes = 32 * RL_GIB,
      /* mem_bw_gbs 576 [K] */
      .read_bandwidth_bytes_per_second = 576e9,
     },
@@ -527,8 +528,8 @@ static const RidgelineMemoryTier kNvidiaRtx6000AdaTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "GDDR6",
      .kind = RIDGELINE_TIER_GDDR,
-     /* memory_gb 48 [R] */
-     .capacity_bytes = 48e9,
+     /* memory_gb 48 [R], memory_unit GiB */
+     .capacity_bytes = 48 * RL_GIB,
      /* mem_bw_gbs 960 [R] */
      .read_bandwidth_bytes_per_second = 960e9,
     },
@@ -555,8 +556,8 @@ static const RidgelineMemoryTier kNvidiaRtxA6000Tiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "GDDR6",
      .kind = RIDGELINE_TIER_GDDR,
-     /* memory_gb 48 [R] */
-     .capacity_bytes = 48e9,
+     /* memory_gb 48 [R], memory_unit GiB */
+     .capacity_bytes = 48 * RL_GIB,
      /* mem_bw_gbs 768 [R] */
      .read_bandwidth_bytes_per_second = 768e9,
     },
@@ -579,8 +580,8 @@ static const RidgelineMemoryTier kNvidiaA40Tiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "GDDR6",
      .kind = RIDGELINE_TIER_GDDR,
-     /* memory_gb 48 [R] */
-     .capacity_bytes = 48e9,
+     /* memory_gb 48 [R], memory_unit GiB */
+     .capacity_bytes = 48 * RL_GIB,
      /* mem_bw_gbs 696 [R] */
      .read_bandwidth_bytes_per_second = 696e9,
     },
@@ -606,12 +607,76 @@ static const RidgelineMemoryTier kNvidiaV100Pcie32gbTiers[] = {
     {.struct_size = sizeof(RidgelineMemoryTier),
      .name = "HBM2",
      .kind = RIDGELINE_TIER_HBM,
-     /* memory_gb 32 [R] */
-     .capacity_bytes = 32e9,
+     /* memory_gb 32 [R], memory_unit GiB */
+     .capacity_bytes = 32 * RL_GIB,
      /* mem_bw_gbs 900 [R] */
      .read_bandwidth_bytes_per_second = 900e9,
     },
     RL_HOST_DRAM_OVER_PCIE3_DATACENTER_TIER,
+};
+
+/* ---- nvidia-jetson-agx-thor: NVIDIA Jetson AGX Thor Developer Kit (Jetson T5000 module) (edge SoC (unified memory)) ----
+ * Notes (hardware_specs.csv): Developer kit = Jetson T5000 module. Power
+ * modes from 40 W to 130 W (tdp = 130 W max mode); peaks are at the max
+ * mode. FP32 DERIVED = 2560 x 2 x 1.57 GHz = 8.04 TF. FP16 dense DERIVED =
+ * 517 (NVIDIA, sparse) / 2 = 258.5, which matches the HF hardware list. One
+ * secondary page mislabels the 1035 FP8 (sparse) figure as dense; NVIDIA's
+ * table gives FP8 dense 517. INT8 and TF32 are not in the cited NVIDIA
+ * table, so left blank. Launch price: a $3,499 / '$3.5k MSRP' figure appears
+ * in secondary listings only, so left blank. memory_unit GiB: no OS readout
+ * found; LPDDR5X packages are stacks of binary-density dies.
+ */
+static const RidgelineMemoryTier kNvidiaJetsonAgxThorTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5X unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 128 [R], memory_unit GiB [D: LPDDR die densities] */
+     .capacity_bytes = 128 * RL_GIB,
+     /* mem_bw_gbs 273 [R] */
+     .read_bandwidth_bytes_per_second = 273e9,
+    },
+};
+
+/* ---- nvidia-jetson-orin-nano-8gb: NVIDIA Jetson Orin Nano 8GB Developer Kit (original power modes, pre-Super) (edge SoC (unified memory)) ----
+ * Notes (hardware_specs.csv): Same module and board as nvidia-jetson-orin-
+ * nano-8gb-super; this row is the original JetPack power modes (7 W / 15 W).
+ * FP32 DERIVED = 1024 x 2 x 0.635 GHz = 1.30 TF. FP16 10 and INT8 20 are
+ * dense (8 SMs x 2048 FP16 FLOP/clk x 0.635 GHz = 10.4; x 4096 INT8 = 20.8).
+ * BW check: 4266 MT/s x 16 B = 68.3 GB/s. memory_unit GiB: Linux sees ~7633
+ * MB (MiB) after carve-outs. That is already above 8e9 B (7629 MiB), so the
+ * 8 GB is 8 GiB.
+ */
+static const RidgelineMemoryTier kNvidiaJetsonOrinNano8gbTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 8 [R], memory_unit GiB [R: Linux sees ~7633 MiB, above 8e9
+      * B] */
+     .capacity_bytes = 8 * RL_GIB,
+     /* mem_bw_gbs 68 [R] */
+     .read_bandwidth_bytes_per_second = 68e9,
+    },
+};
+
+/* ---- nvidia-jetson-orin-nano-8gb-super: NVIDIA Jetson Orin Nano 8GB Developer Kit, Super mode (JetPack 6.1+ MAXN SUPER) (edge SoC (unified memory)) ----
+ * Notes (hardware_specs.csv): Super mode of the same hardware (software
+ * update): GPU 635 -> 1020 MHz, CPU 1.5 -> 1.7 GHz, memory 68 -> 102 GB/s
+ * (EMC 2133 -> 3200 MHz; 6400 MT/s x 16 B = 102.4). Power modes 7 W, 15 W,
+ * 25 W and MAXN SUPER (uncapped; tdp = 25 W rated mode). FP32 DERIVED = 1024
+ * x 2 x 1.02 GHz = 2.09 TF. FP16 17 and INT8 33 are dense (8 SMs x 2048 x
+ * 1.02 GHz = 16.7; x 4096 = 33.4). memory_unit GiB as in the original-mode
+ * row.
+ */
+static const RidgelineMemoryTier kNvidiaJetsonOrinNano8gbSuperTiers[] = {
+    {.struct_size = sizeof(RidgelineMemoryTier),
+     .name = "LPDDR5 unified memory",
+     .kind = RIDGELINE_TIER_UNIFIED,
+     /* memory_gb 8 [R], memory_unit GiB [R: Linux sees ~7633 MiB, above 8e9
+      * B] */
+     .capacity_bytes = 8 * RL_GIB,
+     /* mem_bw_gbs 102 [R] */
+     .read_bandwidth_bytes_per_second = 102e9,
+    },
 };
 
 static const RidgelinePlatform kPlatforms[] = {
@@ -621,6 +686,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA H100 SXM5 80GB",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-h100-sxm-80gb\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: mem, BW 3352 (flashinfer; datasheet rounds to 3.35 TB/s), FP32 67, BF16 989.4, FP8/INT8 1978.9 dense, L2 50MB, smem 228KB, NVLink 900, 700W; K: TF32 494.7, process; R: memory_unit GiB (nvidia-smi 81559 MiB)\n"
          "flashinfer-ai/flashinfer-ai.github.io:_posts/2024-01-03-introduce-flashinfer.md (spec table)\n"
          "glennklockwood.com/garden/processors/h100\n"
          "lzwjava.github.io/nvidia-h200-gpu-specs-en\n"
@@ -654,6 +720,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA H100 PCIe 80GB",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-h100-pcie-80gb\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 350 W, 2000 GB/s, BF16 756 dense, FP8/INT8 1513 dense; K: FP32 51, TF32 378, SM count, L2, NVLink; D: memory_unit GiB (family evidence, SXM readout)\n"
          "NVIDIA H100 PCIe product brief PB-11133-001_v02 (manuals.plus mirror: 350 W TDP, \">2,000 GBps\")\n"
          "NVIDIA H100 architecture whitepaper v1.04 Table 1 (BF16 756 dense | 1513 sparse, 350 W; quoted in a public repository note)\n"
          "github:ai-dynamo/aiconfigurator@095f58a:aic-core/src/aiconfigurator_core/systems/h100_pcie.yaml (bf16 756.5, int8/fp8 1513 dense, 2 TB/s, 350 W)\n"
@@ -685,6 +752,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA H200 SXM 141GB",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-h200-sxm-141gb\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 141 GB, 4.8 TB/s, 700 W, NVLink 900, BF16 989.4 / FP8 & INT8 1978.9 dense (FP8 3958 sparse); K: FP32 67, TF32 494.7, L2; R: memory_unit GiB (nvidia-smi 143771 MiB); D: 144 GiB physical\n"
          "lzwjava.github.io/nvidia-h200-gpu-specs-en\n"
          "openmetal.io H200 blog\n"
          "mlcommons inference_results_v4.1 H200-SXM-141GBx8 system json (\"18x 4th Gen NVLink, 900GB/s\", \"H200 TGP 700W\")\n"
@@ -717,24 +785,32 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA B200 (HGX B200, per GPU)",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-b200-180gb\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 180 GB, 7.7 TB/s (HGX datasheet; driver 7680-bit x 3996 MHz = 7.672 D), BF16 2250 / FP8 & INT8 4500 dense (FP4 9000 dense), 1000 W, 148 SMs; R (secondary, stas00 citing DGX B200 datasheet): FP32 80, TF32 1125; K: NVLink 1.8 TB/s, process; R: memory_unit GiB (nvidia-smi 183359 MiB; driver 178.35 GiB)\n"
          "NVIDIA Blackwell datasheet, 'Individual Blackwell GPU Specifications' (HGX B200: 180 GB HBM3e, 7.7 TB/s, FP16/BF16 4.5 PF, FP8 9 PF, FP4 18 PF with sparsity, up to 1,000 W; quoted in a public repository note)\n"
          "github:ai-dynamo/aiconfigurator@095f58a:aic-core/src/aiconfigurator_core/systems/b200_sxm.yaml (7.7 TB/s, 180 GiB, bf16 2250, int8/fp8 4500, fp4 9000 dense, 1000 W)\n"
          "TensorRT-LLM perf-overview hardware list (\"B200 180GB (DGX B200)\")\n"
          "PCI-SIG PCI Express base specification (per-direction x16 link rate)",
      .peak_ops_per_second =
          {
-             /* tf32_tflops_dense 1100 TFLOPS [K] */
-             [RIDGELINE_MATH_TF32] = 1100e12,
+             /* fp32_tflops_nontensor 80 TFLOPS [R: 180 GB, 7.7 TB/s (HGX
+              * datasheet; R: driver 7680-bit x 3996 MHz = 7.672 D), BF16 2250
+              * / FP8 & INT8 4500 dense (FP4 9000 dense), 1000 W, 148 SMs; R
+              * (secondary, stas00 citing DGX B200 datasheet): FP32 80, TF32
+              * 1125] */
+             [RIDGELINE_MATH_FP32] = 80e12,
+             /* tf32_tflops_dense 1125 TFLOPS [R (secondary, stas00 citing DGX
+              * B200 datasheet): FP32 80, TF32 1125] */
+             [RIDGELINE_MATH_TF32] = 1125e12,
              /* fp16_bf16_tflops_dense 2250 TFLOPS [R] */
              [RIDGELINE_MATH_BF16] = 2250e12,
              /* fp16_bf16_tflops_dense 2250 TFLOPS [R] */
              [RIDGELINE_MATH_FP16] = 2250e12,
              /* fp8_tflops_dense 4500 TFLOPS [R] */
              [RIDGELINE_MATH_FP8] = 4500e12,
-             /* int8_tops_dense 4500 TOPS [R] */
-             [RIDGELINE_MATH_INT8] = 4500e12,
              /* FP4 9000 TFLOPS dense [R: provenance "FP4 9000 dense"; sheet sparse_note: FP4 18 PF sparse / 2] */
              [RIDGELINE_MATH_FP4] = 9000e12,
+             /* int8_tops_dense 4500 TOPS [R] */
+             [RIDGELINE_MATH_INT8] = 4500e12,
          },
      .tiers = kNvidiaB200180gbTiers,
      .tier_count = sizeof(kNvidiaB200180gbTiers) / sizeof(kNvidiaB200180gbTiers[0]),
@@ -748,6 +824,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA A100 SXM4 40GB",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-a100-sxm-40gb\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: BW, FP32, FP16/BF16 312, TF32 156, INT8 624, INT4 1248, TDP, L2; K: NVLink; R: memory_unit GiB (40960 MiB)\n"
          "huggingface RajBhope/gpu-runtime-predictor gpu_catalog.json (1555 GB/s, 19.5 FP32, 312 FP16, 400 W, L2 40 MB)\n"
          "NVIDIA A100 architecture whitepaper comparison table (TF32 156/312, BF16 312/624, INT8 624/1248, INT4 1248/2496; quoted in public repositories)\n"
          "PCI-SIG PCI Express base specification (per-direction x16 link rate)",
@@ -778,6 +855,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA A100 SXM4 80GB",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-a100-sxm-80gb\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 80 GB, 2039 GB/s, BF16 312, INT8 624, 400 W; K: FP32 19.5, TF32 156, INT4, L2, NVLink; R: memory_unit GiB (81920 MiB)\n"
          "calculon-ai/calculon systems/a100_80g.json (312 TF fp16 matrix, 80 GiB)\n"
          "github:ai-dynamo/aiconfigurator@095f58a:aic-core/src/aiconfigurator_core/systems/a100_sxm.yaml (2039 GB/s, bf16 312, int8 624, 400 W)\n"
          "NVIDIA A100 datasheet\n"
@@ -809,6 +887,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA A100 80GB PCIe",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-a100-pcie-80gb\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 1935 GB/s, 312, INT8 624, 300 W, FP32 ~20, L2, smem; K: TF32 156, INT4, NVLink; D: memory_unit GiB (family evidence)\n"
          "flashinfer-ai/flashinfer-ai.github.io:_posts/2024-01-03-introduce-flashinfer.md (spec table)\n"
          "github:ai-dynamo/aiconfigurator@095f58a:aic-core/src/aiconfigurator_core/systems/a100_pcie.yaml (1935 GB/s, bf16 312, int8 624, 300 W)\n"
          "PCI-SIG PCI Express base specification (per-direction x16 link rate)",
@@ -839,6 +918,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA A10",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-a10\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R (secondary): 125, 600 GB/s, 24 GB, 150 W; K: rest; R: memory_unit GiB (23028 MiB, ECC on)\n"
          "gist.github.com/kimbochen (states: A10 125 TFLOP/s, 0.6 TB/s, 24 GB, 150 W)\n"
          "NVIDIA A10 datasheet\n"
          "PCI-SIG PCI Express base specification (per-direction x16 link rate)",
@@ -867,6 +947,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA L4",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-l4\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 24 GB, 300 GB/s, BF16 121, FP8/INT8 242 dense, 72 W; K: FP32 30.3, TF32 60, L2 48 MB, 58 SMs; R: memory_unit GiB (23034 MiB, ECC on)\n"
          "github:ai-dynamo/aiconfigurator@095f58a:aic-core/src/aiconfigurator_core/systems/l4.yaml (300 GB/s, 24 GiB, bf16 121, int8/fp8 242 dense, 72 W)\n"
          "NVIDIA L4 datasheet\n"
          "PCI-SIG PCI Express base specification (per-direction x16 link rate)",
@@ -895,6 +976,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA L40S",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-l40s\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 48 GB, 864 GB/s, BF16 362.05, FP8/INT8 733 dense, 350 W; R (sibling part): L2 96 MB; K: FP32 91.6, TF32 183, 142 SMs; R: memory_unit GiB (46068 MiB, ECC on)\n"
          "github:ai-dynamo/aiconfigurator@095f58a:aic-core/src/aiconfigurator_core/systems/l40s.yaml (864 GB/s, 48 GB, bf16 362.05, int8/fp8 733 dense, 350 W)\n"
          "hmc-tech.com L40 page (L40 FP16 tensor 362.07 TF, FP32 90.52)\n"
          "flashinfer blog RTX 6000 Ada (same AD102 config) 960 GB/s, L2 98304 KB\n"
@@ -924,6 +1006,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA GeForce RTX 4090",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-rtx-4090\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: BW, BF16 165.2 (FP32-acc), FP8 330.3 (FP32-acc), FP32 82.6, INT8 660.6 dense, SMs, L2, smem, 450 W, $1,599; K: TF32 82.6, INT4 1321.2; R: memory_unit GiB (24564 MiB)\n"
          "flashinfer-ai/flashinfer-ai.github.io:_posts/2024-01-03-introduce-flashinfer.md (1008 GB/s, 165 f32-acc / 330 f16-acc, 128 SMs, L2 73728 KB)\n"
          "gist mikasenghaas accelerator-intensity (165e12 dense bf16, 1.008e12)\n"
          "NVIDIA RTX Blackwell whitepaper comparison (4090 BF16 165.2 / FP8 330.3 dense with FP32 accumulate; quoted in a public repository note)\n"
@@ -960,6 +1043,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA GeForce RTX 4080 (16GB)",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-rtx-4080\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 16 GB, 716.8 GB/s (22.4 Gbps x 256-bit), FP32 48.7, INT8 389.9 dense, 76 SMs, L2, 320 W, $1,199; D: BF16 97.5 and FP8 195.0 (FP32-accumulate); R: memory_unit GiB (16376 MiB; 15.99 GiB)\n"
          "Tom's Hardware RTX 4080 review spec table (76 SMs, 2505 MHz boost, 22.4 Gbps, 256-bit, L2 64 MB, 48.7 TFLOPS FP32, FP16 390 / INT8 780 with sparsity, $1,199)\n"
          "sportskeeda (320 W TBP)\n"
          "incpak.com (320 W, $1,199)\n"
@@ -991,6 +1075,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA GeForce RTX 3070",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-rtx-3070\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 8 GB, 448 GB/s, FP32 20.4, INT8 163 dense, 220 W, $499; D: FP16/BF16 40.6 (FP32-accumulate); R: memory_unit GiB (nvidia-smi total 8192 MiB)\n"
          "stillwater-sc/KPU-Simulator:docs/external-knowledge/rtx_30_series_specs_table.md (NVIDIA RTX 30 specs table)\n"
          "fudzilla.net 2020 RTX 30 launch (3090 350 W $1,499; 3080 320 W $699; 3070 220 W $499)\n"
          "Tom's Hardware RTX 3080 Ti news spec table (46 SMs, 14 Gbps, 448 GBps, 220 W)\n"
@@ -1020,6 +1105,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA GeForce RTX 3080 (10GB)",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-rtx-3080-10gb\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 10 GB, 760 GB/s, FP32 29.8, INT8 238 dense, 320 W, $699; D: FP16/BF16 59.5 (FP32-accumulate); R: memory_unit GiB (10240 MiB dedicated)\n"
          "stillwater-sc/KPU-Simulator:docs/external-knowledge/rtx_30_series_specs_table.md (NVIDIA RTX 30 specs table)\n"
          "fudzilla.net 2020 RTX 30 launch (3090 350 W $1,499; 3080 320 W $699; 3070 220 W $499)\n"
          "secnews.gr launch report (238 tensor TFLOPS = INT8)\n"
@@ -1050,6 +1136,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA GeForce RTX 3080 Ti",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-rtx-3080-ti\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 12 GB, 912 GB/s, FP32 34.1, INT8 273 dense, $1,199; D: FP16/BF16 68.2 (FP32-accumulate); K: 350 W; R: memory_unit GiB (nvidia-smi total 12288 MiB)\n"
          "stillwater-sc/KPU-Simulator:docs/external-knowledge/rtx_30_series_specs_table.md (NVIDIA RTX 30 specs table)\n"
          "Tom's Hardware RTX 4080 review spec table (80 SMs, 1665 MHz, 19 Gbps, 12 GB, 384-bit, 34.1 TFLOPS, FP16 136 / INT8 273; '$1,199 ... the 3080 Ti launch price')\n"
          "PCI-SIG PCI Express base specification (per-direction x16 link rate)",
@@ -1078,6 +1165,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA GeForce RTX 3090",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-rtx-3090\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 24 GB, 936 GB/s, FP32 35.6, FP16/BF16 71 (FP32-accumulate), INT8 285 dense, 350 W, $1,499; R: memory_unit GiB (nvidia-smi total 24576 MiB)\n"
          "NVIDIA Ampere GA102 whitepaper (RTX 3090 'Peak FP16 Tensor TFLOPS with FP32 Accumulate: 71'; RTX A6000 154.8; quoted in public repositories)\n"
          "stillwater-sc/KPU-Simulator:docs/external-knowledge/rtx_30_series_specs_table.md (NVIDIA RTX 30 specs table)\n"
          "fudzilla.net 2020 RTX 30 launch (3090 350 W $1,499; 3080 320 W $699; 3070 220 W $499)\n"
@@ -1107,6 +1195,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA GeForce RTX 4070 Ti",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-rtx-4070-ti\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 12 GB, 504.2 GB/s, FP32 40.09, 60 SMs, L2, 285 W, $799; D: FP16/BF16 80.2, FP8 160.4 (FP32-accumulate), INT8 320.7; D: memory_unit GiB (family evidence)\n"
          "purespecs.click RTX 4070 Ti (AD104-400, 7680 cores, 2610 MHz, 12 GB GDDR6X 21 Gbps 192-bit, 504.2 GB/s, 285 W, 40.09 TFLOPS, launch price 799 USD)\n"
          "wccftech/techspot (ex-'RTX 4080 12GB', 60 SMs, 48 MB L2, 285 W)\n"
          "PCI-SIG PCI Express base specification (per-direction x16 link rate)",
@@ -1137,6 +1226,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA RTX 4000 Ada Generation",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-rtx-4000-ada\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 20 GB, 6144 cores, 48 SMs, 2175 MHz boost; D: FP32 26.7, FP16/BF16 106.9; K: 360 GB/s, 130 W; R: memory_unit GiB (nvidia-smi total 20475 MiB)\n"
          "NVIDIA RTX 4000 Ada datasheet (48 RT cores, 192 Tensor cores, 6,144 CUDA cores, 20GB; mirrored)\n"
          "siliconcat.net (48 SMs, 2175 MHz boost, 1500 MHz base)\n"
          "PCI-SIG PCI Express base specification (per-direction x16 link rate)",
@@ -1159,6 +1249,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA RTX 5000 Ada Generation",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-rtx-5000-ada\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): K: all; D: FP16/BF16 261.1; D: memory_unit GiB (family evidence)\n"
          "NVIDIA RTX 5000 Ada datasheet (not checked against a copy)\n"
          "PCI-SIG PCI Express base specification (per-direction x16 link rate)",
      .peak_ops_per_second =
@@ -1180,6 +1271,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA RTX 6000 Ada Generation",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-rtx-6000-ada\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 48 GB, 960 GB/s, FP32 91.1, 142 SMs, L2, 300 W; D: FP16/BF16 364.2, FP8/INT8 728.4; R: memory_unit GiB (nvidia-smi total 49140 MiB with ECC off)\n"
          "grafikkarten.com (142 SMs, 18,176 cores, 91.1 TFLOPS, 48 GB, 384-bit, 960 GB/s, 300 W)\n"
          "cputronic.com (2505 MHz boost, 96 MB L2, 300 W)\n"
          "flashinfer-ai blog spec table (960 GB/s, L2 98304 KB)\n"
@@ -1207,6 +1299,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA RTX A6000",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-rtx-a6000\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 48 GB, 768 GB/s, FP32 38.7, BF16 154.8 (FP32-accumulate), INT8 309.7, INT4 619.3, 300 W, NVLink; K: TF32 77.4; R: memory_unit GiB (nvidia-smi total 49140 MiB with ECC off)\n"
          "servethehome.com (48 GB GDDR6 ECC, 384-bit, 768 GB/s, 300 W, 10,752 cores, NVLink 112.5 GB/s)\n"
          "NVIDIA Ampere GA102 whitepaper (RTX 3090 'Peak FP16 Tensor TFLOPS with FP32 Accumulate: 71'; RTX A6000 154.8; quoted in public repositories)\n"
          "cli99/llm-analysis llm_analysis/gpu_configs/a6000-48gb.json (154.8 fp16, 309.6 int8, 619.2 int4)\n"
@@ -1239,6 +1332,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA A40",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-a40\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: all filled; R: memory_unit GiB (nvidia-smi total 46068 MiB with ECC on, 49140 MiB with ECC off)\n"
          "NVIDIA A40 datasheet as mirrored on ecer.com (696 GB/s, 37.4 FP32, FP16/BF16 149.7|299.4, TF32 74.8|149.6, INT8 299.3|598.6, INT4 598.7|1197.4, 300 W, NVLink 112.5 GB/s)\n"
          "sysrqmts.com (84 SMs, 1740 MHz boost, L2 6 MB)\n"
          "PCI-SIG PCI Express base specification (per-direction x16 link rate)",
@@ -1269,6 +1363,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .display_name = "NVIDIA Tesla V100 PCIe 32GB",
      .vendor = "NVIDIA",
      .sources = "hardware_specs.csv row nvidia-v100-pcie-32gb\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 32 GB, 900 GB/s, FP16 tensor 112, 80 SMs, L2; K: FP32 14, 250 W; R: memory_unit GiB (nvidia-smi total 32768 MiB)\n"
          "cli99/llm-analysis llm_analysis/gpu_configs/v100-pcie-32gb.json (32 GB, 900 GB/s, 112 TF fp16)\n"
          "hahnyuan/LLM-Viewer hardwares/hardware_params.py (V100 900 GB/s, 112 TF, citing the Volta whitepaper)\n"
          "techrival/wccftech Volta table (80 SMs, 5120 cores, 640 Tensor Cores, L2 6144 KB)\n"
@@ -1283,6 +1378,101 @@ static const RidgelinePlatform kPlatforms[] = {
      .tiers = kNvidiaV100Pcie32gbTiers,
      .tier_count = sizeof(kNvidiaV100Pcie32gbTiers) / sizeof(kNvidiaV100Pcie32gbTiers[0]),
      .tdp_watts = 250, /* tdp_w 250 W [K] */
+    },
+    /* nvidia-jetson-agx-thor */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "nvidia-jetson-agx-thor",
+     .display_name = "NVIDIA Jetson AGX Thor Developer Kit (T5000)",
+     .vendor = "NVIDIA",
+     .sources = "hardware_specs.csv row nvidia-jetson-agx-thor\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 128 GB, 273 GB/s, FP8 517 dense, FP4 1035 dense / 2070 sparse, FP16 517 sparse, 40-130 W, CUDA/Tensor/SM counts, 1.57 GHz, CPU; R (secondary): FP16 258.5 (HF), QSFP28/PCIe Gen5; D: FP16 258.5 dense = 517/2, FP32 8.04; D: memory_unit GiB (LPDDR die densities)\n"
+         "developer.nvidia.com/blog/introducing-nvidia-jetson-thor-the-ultimate-platform-for-physical-ai (Jetson T5000 table: FP4 2070 sparse / 1035 dense TFLOPS, FP8 1035 sparse / 517 dense, FP16 517 sparse; 128 GB LPDDR5X 273 GB/s; 40-130 W), as quoted verbatim in a public repository note\n"
+         "huggingface hardware list (Jetson T5000: 258.5 TFLOPS, 128 GB, 130 W)\n"
+         "antirez/ds4 PR #788 (Jetson AGX Thor: 128 GB LPDDR5X, 273 GB/s, sm_110)\n"
+         "RidgeRun developer wiki (GPU 10 TPCs / 3 GPCs)\n"
+         "public repository notes (2560 CUDA cores, 96 Tensor Cores, 20 SMs, 1.57 GHz max GPU clock; 14-core Neoverse-V3AE 2.6 GHz)\n"
+         "secondary coverage (QSFP28 4x 25 GbE, PCIe Gen5)\n"
+         "pvsm.ru/news/302159 (Micron 12 GB LPDDR4X package = 8 x 12 Gbit dies)\n"
+         "technosports.co.in/?p=24114 (Samsung 16 GB LPDDR5 package = 8 x 12 Gb + 4 x 8 Gb)",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 8.04 TFLOPS [D]: 2560 CUDA cores x 2 x
+              * 1.57 GHz */
+             [RIDGELINE_MATH_FP32] = 8.04e12,
+             /* fp16_bf16_tflops_dense 258.5 TFLOPS [D]: NVIDIA FP16 517
+              * sparse / 2 (HF hardware list 258.5, R secondary) */
+             [RIDGELINE_MATH_BF16] = 258.5e12,
+             /* fp16_bf16_tflops_dense 258.5 TFLOPS [D]: NVIDIA FP16 517
+              * sparse / 2 (HF hardware list 258.5, R secondary) */
+             [RIDGELINE_MATH_FP16] = 258.5e12,
+             /* fp8_tflops_dense 517 TFLOPS [R]: NVIDIA Jetson T5000 table,
+              * FP8 dense */
+             [RIDGELINE_MATH_FP8] = 517e12,
+             /* FP4 1035 TFLOPS dense [R]: NVIDIA Jetson T5000 table
+              * (provenance "FP4 1035 dense / 2070 sparse") */
+             [RIDGELINE_MATH_FP4] = 1035e12,
+         },
+     .tiers = kNvidiaJetsonAgxThorTiers,
+     .tier_count = sizeof(kNvidiaJetsonAgxThorTiers) / sizeof(kNvidiaJetsonAgxThorTiers[0]),
+     .tdp_watts = 130, /* tdp_w 130 W [R]: max power mode (40-130 W) */
+    },
+    /* nvidia-jetson-orin-nano-8gb */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "nvidia-jetson-orin-nano-8gb",
+     .display_name = "NVIDIA Jetson Orin Nano 8GB (original power modes)",
+     .vendor = "NVIDIA",
+     .sources = "hardware_specs.csv row nvidia-jetson-orin-nano-8gb\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 8 GB, 68 GB/s, INT8 20 dense / 40 sparse, FP16 10, GPU/CPU config and clocks, 7/15 W; R (secondary): Samsung 8nm; D: FP32 1.30, 68.3 GB/s check; R: memory_unit GiB (OS readout)\n"
+         "developer.nvidia.com/blog/nvidia-jetson-orin-nano-developer-kit-gets-a-super-boost (comparison table, original vs Super: GPU 1024 CUDA / 32 Tensor Cores at 635 vs 1020 MHz; AI 40 vs 67 INT8 TOPS sparse, 20 vs 33 dense; 10 vs 17 FP16 TFLOPs; CPU 6x Cortex-A78AE at 1.5 vs 1.7 GHz; 8GB 128-bit LPDDR5 at 68 vs 102 GB/s; 7W/15W vs 7W/15W/25W), as quoted verbatim in a public repository note\n"
+         "public nvpmodel listing for Orin Nano Super (mode IDs 0 = 15W, 1 = 25W, 2 = MAXN_SUPER)\n"
+         "public Orin Nano 8GB memory readout (~7633 MB total visible to Linux)\n"
+         "brojogopalsapui.com (GA10B Ampere, Samsung 8 nm)",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 1.30 TFLOPS [D]: 1024 CUDA cores x 2 x
+              * 0.635 GHz */
+             [RIDGELINE_MATH_FP32] = 1.30e12,
+             /* fp16_bf16_tflops_dense 10 TFLOPS [R]: NVIDIA Super-boost
+              * comparison table (dense) */
+             [RIDGELINE_MATH_BF16] = 10e12,
+             /* fp16_bf16_tflops_dense 10 TFLOPS [R]: NVIDIA Super-boost
+              * comparison table (dense) */
+             [RIDGELINE_MATH_FP16] = 10e12,
+             /* int8_tops_dense 20 TOPS [R]: NVIDIA table, dense (sparse = 2x) */
+             [RIDGELINE_MATH_INT8] = 20e12,
+         },
+     .tiers = kNvidiaJetsonOrinNano8gbTiers,
+     .tier_count = sizeof(kNvidiaJetsonOrinNano8gbTiers) / sizeof(kNvidiaJetsonOrinNano8gbTiers[0]),
+     .tdp_watts = 15, /* tdp_w 15 W [R]: rated power mode */
+    },
+    /* nvidia-jetson-orin-nano-8gb-super */
+    {.struct_size = sizeof(RidgelinePlatform),
+     .id = "nvidia-jetson-orin-nano-8gb-super",
+     .display_name = "NVIDIA Jetson Orin Nano 8GB Super (MAXN SUPER)",
+     .vendor = "NVIDIA",
+     .sources = "hardware_specs.csv row nvidia-jetson-orin-nano-8gb-super\n"
+         "provenance (hardware_specs.csv; R stated, K commonly published, D derived): R: 8 GB, 102 GB/s, INT8 33 dense / 67 sparse, FP16 17, GPU/CPU clocks, 7/15/25 W + MAXN SUPER; R (secondary): Samsung 8nm; D: FP32 2.09, 102.4 GB/s check; R: memory_unit GiB (OS readout)\n"
+         "developer.nvidia.com/blog/nvidia-jetson-orin-nano-developer-kit-gets-a-super-boost (comparison table, original vs Super: GPU 1024 CUDA / 32 Tensor Cores at 635 vs 1020 MHz; AI 40 vs 67 INT8 TOPS sparse, 20 vs 33 dense; 10 vs 17 FP16 TFLOPs; CPU 6x Cortex-A78AE at 1.5 vs 1.7 GHz; 8GB 128-bit LPDDR5 at 68 vs 102 GB/s; 7W/15W vs 7W/15W/25W), as quoted verbatim in a public repository note\n"
+         "public nvpmodel listing for Orin Nano Super (mode IDs 0 = 15W, 1 = 25W, 2 = MAXN_SUPER)\n"
+         "public Orin Nano 8GB memory readout (~7633 MB total visible to Linux)\n"
+         "brojogopalsapui.com (GA10B Ampere, Samsung 8 nm)",
+     .peak_ops_per_second =
+         {
+             /* fp32_tflops_nontensor 2.09 TFLOPS [D]: 1024 CUDA cores x 2 x
+              * 1.02 GHz */
+             [RIDGELINE_MATH_FP32] = 2.09e12,
+             /* fp16_bf16_tflops_dense 17 TFLOPS [R]: NVIDIA Super-boost
+              * comparison table (dense) */
+             [RIDGELINE_MATH_BF16] = 17e12,
+             /* fp16_bf16_tflops_dense 17 TFLOPS [R]: NVIDIA Super-boost
+              * comparison table (dense) */
+             [RIDGELINE_MATH_FP16] = 17e12,
+             /* int8_tops_dense 33 TOPS [R]: NVIDIA table, dense (sparse = 2x) */
+             [RIDGELINE_MATH_INT8] = 33e12,
+         },
+     .tiers = kNvidiaJetsonOrinNano8gbSuperTiers,
+     .tier_count = sizeof(kNvidiaJetsonOrinNano8gbSuperTiers) / sizeof(kNvidiaJetsonOrinNano8gbSuperTiers[0]),
+     .tdp_watts = 25, /* tdp_w 25 W [R]: rated power mode */
     },
 };
 

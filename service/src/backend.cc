@@ -17,6 +17,7 @@
 #include "absl/strings/str_replace.h"
 #include "ridgeline/engine/analyze.h"
 #include "ridgeline/engine/kernel.h"
+#include "ridgeline/engine/ranges.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/service/convert.h"
 #include "ridgeline/service/request_scenario.h"
@@ -156,6 +157,11 @@ absl::Status Backend::Analyze(const v1::AnalyzeRequest& req,
     cu->set_profile_name(chosen.profile->name);
     cu->set_fitted_from(chosen.profile->fitted_from);
   }
+  cu->set_match(chosen.match);
+  if (!chosen.warning.empty()) {
+    cu->set_warning(chosen.warning);
+    resp->mutable_result()->add_warnings(chosen.warning);
+  }
   resp->set_upper_bound(r.pure_roofline);
   return absl::OkStatus();
 }
@@ -210,15 +216,15 @@ absl::Status Backend::Sweep(
   if (gens.empty()) gens.push_back(defaults.generated_tokens);
   for (size_t i = 0; i < batches.size(); ++i) {
     RETURN_IF_ERROR(CheckInt(absl::StrCat("batch_sizes[", i, "]"), batches[i],
-                             1, kMaxBatch));
+                             engine::ranges::kBatch));
   }
   for (size_t i = 0; i < prompts.size(); ++i) {
     RETURN_IF_ERROR(CheckInt(absl::StrCat("prompt_tokens[", i, "]"), prompts[i],
-                             1, kMaxTokens));
+                             engine::ranges::kPromptTokens));
   }
   for (size_t i = 0; i < gens.size(); ++i) {
     RETURN_IF_ERROR(CheckInt(absl::StrCat("generated_tokens[", i, "]"), gens[i],
-                             0, kMaxTokens));
+                             engine::ranges::kGeneratedTokens));
   }
 
   // Sizes are capped above, so the product fits in 64 bits (< 2^62).
@@ -400,7 +406,8 @@ absl::Status Backend::AnalyzeKernel(const v1::AnalyzeKernelRequest& req,
   int64_t gemv_max_tokens = engine::AnalysisOptions().gemv_max_tokens;
   if (req.has_gemv_max_tokens()) {
     RETURN_IF_ERROR(
-        CheckInt("gemv_max_tokens", req.gemv_max_tokens(), 1, kMaxGemvTokens));
+        CheckInt("gemv_max_tokens", req.gemv_max_tokens(),
+                 engine::ranges::kGemvMaxTokens));
     gemv_max_tokens = req.gemv_max_tokens();
   }
   engine::KernelOptions options;
@@ -503,6 +510,8 @@ absl::Status Backend::AnalyzeKernel(const v1::AnalyzeKernelRequest& req,
     cu->set_profile_name(chosen.profile->name);
     cu->set_fitted_from(chosen.profile->fitted_from);
   }
+  cu->set_match(chosen.match);
+  cu->set_warning(chosen.warning);
   resp->set_upper_bound(chosen.profile == nullptr);
   return absl::OkStatus();
 }

@@ -224,12 +224,21 @@ void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out,
     pu->set_kv_cache_bytes(u.bytes[kKv]);
     pu->set_activations_bytes(u.bytes[kAct]);
     pu->set_used_bytes(u.used_bytes);
+    pu->set_missing_weights_bytes(u.missing_bytes[kW]);
+    pu->set_missing_kv_cache_bytes(u.missing_bytes[kKv]);
+    pu->set_missing_activations_bytes(u.missing_bytes[kAct]);
   }
   m->set_required_weights_bytes(in.memory.required_bytes[kW]);
   m->set_required_kv_cache_bytes(in.memory.required_bytes[kKv]);
   m->set_required_activations_bytes(in.memory.required_bytes[kAct]);
   m->set_fits(in.memory.fits);
   m->set_not_fitting(in.memory.not_fitting);
+  m->set_spilled(in.memory.spilled);
+  v1::ParameterCounts* pc = out->mutable_parameters();
+  pc->set_total(in.parameters.total);
+  pc->set_active_per_token(in.parameters.active_per_token);
+  pc->set_embedding(in.parameters.embedding);
+  pc->set_lm_head(in.parameters.lm_head);
 
   v1::Bottleneck* b = out->mutable_bottleneck();
   RL_SET_NAME(b, phase, engine::PhaseName(in.bottleneck.phase));

@@ -54,6 +54,15 @@ absl::Status CheckDouble(absl::string_view path, double v, double lo,
                     absl::StrCat(v));
 }
 
+absl::Status CheckInt(absl::string_view path, int64_t v,
+                      const engine::IntRange& r) {
+  return CheckInt(path, v, r.lo, r.hi);
+}
+absl::Status CheckDouble(absl::string_view path, double v,
+                         const engine::DoubleRange& r) {
+  return CheckDouble(path, v, r.lo, r.lo_open, r.hi);
+}
+
 // Prefixes a nested error (engine, registry) with the request's field path.
 absl::Status Prefixed(absl::string_view path, const absl::Status& s) {
   return engine::PrefixFieldPath(Sv(path), s);
@@ -237,7 +246,8 @@ absl::StatusOr<Common> ResolveCommon(const v1::PlacementPins& pins,
   // Divisibility by the model's heads is the engine's check (same path).
   if (parallelism.has_tensor_parallel()) {
     RETURN_IF_ERROR(CheckInt("parallelism.tensor_parallel",
-                             parallelism.tensor_parallel(), 1, 256));
+                             parallelism.tensor_parallel(),
+                             engine::ranges::kTensorParallel));
     c.parallelism.tensor_parallel = parallelism.tensor_parallel();
   }
   auto pin = [&](const char* name, bool has, int32_t v,
@@ -268,33 +278,43 @@ absl::StatusOr<Common> ResolveCommon(const v1::PlacementPins& pins,
   }
   if (opts.has_gemv_max_tokens()) {
     RETURN_IF_ERROR(CheckInt("options.gemv_max_tokens", opts.gemv_max_tokens(),
-                             1, kMaxGemvTokens));
+                             engine::ranges::kGemvMaxTokens));
     c.options.gemv_max_tokens = opts.gemv_max_tokens();
+  }
+  if (opts.has_prefill_chunk_tokens()) {
+    RETURN_IF_ERROR(CheckInt("options.prefill_chunk_tokens",
+                             opts.prefill_chunk_tokens(),
+                             engine::ranges::kPrefillChunkTokens));
+    c.options.prefill_chunk_tokens = opts.prefill_chunk_tokens();
   }
 
   c.economics = engine::DefaultEconomics();
   if (econ.has_electricity_usd_per_kwh()) {
     RETURN_IF_ERROR(CheckDouble("economics.electricity_usd_per_kwh",
-                                econ.electricity_usd_per_kwh(), 0, false, 10));
+                                econ.electricity_usd_per_kwh(),
+                                engine::ranges::kElectricityUsdPerKwh));
     c.economics.electricity_usd_per_kwh = econ.electricity_usd_per_kwh();
   }
   if (econ.has_pue()) {
-    RETURN_IF_ERROR(CheckDouble("economics.pue", econ.pue(), 1, false, 3));
+    RETURN_IF_ERROR(CheckDouble("economics.pue", econ.pue(), engine::ranges::kPue));
     c.economics.pue = econ.pue();
   }
   if (econ.has_grid_g_co2e_per_kwh()) {
     RETURN_IF_ERROR(CheckDouble("economics.grid_g_co2e_per_kwh",
-                                econ.grid_g_co2e_per_kwh(), 0, false, 2000));
+                                econ.grid_g_co2e_per_kwh(),
+                                engine::ranges::kGridGCo2ePerKwh));
     c.economics.grid_g_co2e_per_kwh = econ.grid_g_co2e_per_kwh();
   }
   if (econ.has_amortization_years()) {
     RETURN_IF_ERROR(CheckDouble("economics.amortization_years",
-                                econ.amortization_years(), 0, true, 30));
+                                econ.amortization_years(),
+                                engine::ranges::kAmortizationYears));
     c.economics.amortization_years = econ.amortization_years();
   }
   if (econ.has_utilization()) {
     RETURN_IF_ERROR(
-        CheckDouble("economics.utilization", econ.utilization(), 0, true, 1));
+        CheckDouble("economics.utilization", econ.utilization(),
+                    engine::ranges::kUtilization));
     c.economics.utilization = econ.utilization();
   }
   return c;
@@ -369,9 +389,20 @@ absl::StatusOr<Chosen> ChooseProfile(const calibration::ProfileStore& store,
       c.profile = store.Match(hw.id, hw.family, cal.framework());
       if (c.profile) {
         c.selected_by =
-            calibration::FrameworkCovers(c.profile->framework, cal.framework())
+            calibration::SameFramework(c.profile->framework, cal.framework())
                 ? "framework-match"
                 : "hardware-match";
+        c.match = calibration::DescribeMatch(*c.profile, Sv(hw.id),
+                                             Sv(cal.framework()));
+        if (c.selected_by == "hardware-match") {
+          c.warning = absl::StrCat(
+              "calibration: profile ", c.profile->name, " matched by ", c.match,
+              "; its efficiencies describe another runtime");
+        }
+      } else {
+        c.warning = absl::StrCat(
+            "calibration: no profile for framework ", Quote(cal.framework()),
+            " or for hardware \"", hw.id, "\": pure roofline (upper bounds)");
       }
       return c;
     }
@@ -383,17 +414,18 @@ absl::StatusOr<Chosen> ChooseProfile(const calibration::ProfileStore& store,
 
 absl::Status CheckWorkload(const v1::Workload& w, engine::Workload* out) {
   if (w.has_batch()) {
-    RETURN_IF_ERROR(CheckInt("workload.batch", w.batch(), 1, kMaxBatch));
+    RETURN_IF_ERROR(CheckInt("workload.batch", w.batch(), engine::ranges::kBatch));
     out->batch = w.batch();
   }
   if (w.has_prompt_tokens()) {
     RETURN_IF_ERROR(
-        CheckInt("workload.prompt_tokens", w.prompt_tokens(), 1, kMaxTokens));
+        CheckInt("workload.prompt_tokens", w.prompt_tokens(),
+                 engine::ranges::kPromptTokens));
     out->prompt_tokens = w.prompt_tokens();
   }
   if (w.has_generated_tokens()) {
     RETURN_IF_ERROR(CheckInt("workload.generated_tokens", w.generated_tokens(),
-                             0, kMaxTokens));
+                             engine::ranges::kGeneratedTokens));
     out->generated_tokens = w.generated_tokens();
   }
   return absl::OkStatus();
@@ -445,7 +477,11 @@ absl::StatusOr<engine::Hardware> FromProto(const v1::Hardware& in,
     t.kind = *kind;
     t.capacity_bytes = pt.capacity_bytes();
     t.read_bandwidth_bytes_per_second = pt.read_bandwidth_bytes_per_second();
-    t.write_bandwidth_bytes_per_second = pt.write_bandwidth_bytes_per_second();
+    // 0 = same as read, as in the plugin ABI (one rule for both sources).
+    t.write_bandwidth_bytes_per_second =
+        pt.write_bandwidth_bytes_per_second() == 0
+            ? pt.read_bandwidth_bytes_per_second()
+            : pt.write_bandwidth_bytes_per_second();
     t.latency_seconds = pt.latency_seconds();
     if (pt.has_energy_joules_per_byte()) {
       t.energy_joules_per_byte = pt.energy_joules_per_byte();

@@ -276,6 +276,14 @@ TEST_F(CliTest, PinsAndEconomicsFlagsReachTheEngineBothWays) {
   const auto& tiers = r["memory"]["tiers"];
   EXPECT_EQ(tiers[0].value("weightsBytes", 0.0), 0.0);
   EXPECT_NEAR(tiers[1]["weightsBytes"].get<double>(), 16060522496.0, 1.0);
+  // ... and the result says so: 16,060,522,496 B = 16.1 GB, all of it, over
+  // the 32 GB/s link, in the memory section and as a warning.
+  EXPECT_THAT(r["memory"]["spilled"].get<std::string>(),
+              HasSubstr("weights 16.1 GB of 16.1 GB (100.0%) in host DRAM over "
+                        "PCIe 4.0 x16 (32.0 GB/s)"));
+  ASSERT_TRUE(r.contains("warnings"));
+  EXPECT_THAT(r["warnings"][0].get<std::string>(),
+              HasSubstr("fits, but off the device: weights 16.1 GB"));
   // A batch-1 decode step then streams the ~15.01 GB of non-embedding weights
   // over 32 GB/s (16 GT/s x 16 lanes / 8): >= 0.46 s per token, against
   // ~15 ms from GDDR6X at 1008 GB/s.
@@ -511,7 +519,7 @@ TEST_F(CliTest, HelpListsEveryCommandAndFlag) {
 TEST_F(CliTest, ValidateAndCalibrateUsage) {
   const std::string validate_usage =
       "usage: ridgeline validate --measurements FILE.csv [--profiles DIR] "
-      "[--plugin-dir DIR] [--format table|json|csv]\n";
+      "[--plugin-dir DIR] [--format table|json|csv] [--cross-validate]\n";
   const std::string calibrate_usage =
       "usage: ridgeline calibrate --measurements FILE.csv --out DIR "
       "[--plugin-dir DIR]\n";
@@ -690,19 +698,23 @@ TEST_F(CliTest, BasicViewLeavesOutOpTablesBothWays) {
 }
 
 TEST_F(CliTest, ComputeRoofUnknownIsShownBothWays) {
-  // The Snapdragon X Elite sheet publishes no peak the plugin can cite: only
+  // The Snapdragon 8 Gen 2 row publishes no peak the plugin can cite: only
   // the memory roof bounds the analysis.
   const std::vector<std::string> args = {"analyze",
                                          "--model",
                                          "llama-3-8b",
                                          "--hardware",
-                                         "qualcomm-snapdragon-x-elite",
+                                         "qualcomm-snapdragon-8-gen-2",
                                          "--no-suggestions"};
   CliRun local = RunBinary(Local(args));
   CliRun remote = RunBinary(Remote(args));
   ASSERT_EQ(local.exit_code, 0) << local.err;
   EXPECT_EQ(local.out, remote.out);
   EXPECT_THAT(local.out, HasSubstr("unknown (compute roof unknown)"));
+  // TTFT and prefill speed are not predictions without a compute roof:
+  // labelled as the memory-roof bound they are.
+  EXPECT_THAT(local.out, HasSubstr("unknown (>= "));
+  EXPECT_THAT(local.out, HasSubstr(": memory roof only, compute roof unknown)"));
   CliRun json = RunBinary(Local(With(args, {"--format", "json"})));
   nlohmann::json j = nlohmann::json::parse(json.out);
   // proto3 JSON omits false.

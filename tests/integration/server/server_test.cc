@@ -313,17 +313,44 @@ TEST_F(ServerTest, AnalyzeCatalogHardware) {
   v1::AnalyzeResponse cal;
   s = Analyze(req, &cal);
   ASSERT_TRUE(s.ok()) << s.error_message();
-  if (!cal.calibration().profile_name().empty()) {
-    // The shipped profiles have no vllm one: a profile for this hardware
-    // fitted with another framework is only a fallback, and says so.
+  if (cal.calibration().selected_by() == "framework-match") {
+    // A vLLM build for this hardware's family (amd.vllm-rocm): no warning.
+    EXPECT_NE(cal.calibration().match().find("framework \"vllm"),
+              std::string::npos)
+        << cal.calibration().match();
+    EXPECT_TRUE(cal.calibration().warning().empty());
+    EXPECT_FALSE(cal.upper_bound());
+  } else if (!cal.calibration().profile_name().empty()) {
+    // No vllm profile for it: a profile for this hardware fitted with
+    // another framework is only a fallback, and says so.
     EXPECT_EQ(cal.calibration().selected_by(), "hardware-match");
+    // ... in words, and as a warning in the result.
+    EXPECT_NE(cal.calibration().match().find("only: fitted with framework"),
+              std::string::npos)
+        << cal.calibration().match();
+    EXPECT_FALSE(cal.calibration().warning().empty());
+    EXPECT_NE(std::find(cal.result().warnings().begin(),
+                        cal.result().warnings().end(),
+                        cal.calibration().warning()),
+              cal.result().warnings().end());
     EXPECT_FALSE(cal.upper_bound());
     EXPECT_GE(cal.result().tpot_mean_seconds(),
               bound.result().tpot_mean_seconds());
   } else {
     EXPECT_EQ(cal.calibration().selected_by(), "none");
+    EXPECT_FALSE(cal.calibration().warning().empty());
     EXPECT_TRUE(cal.upper_bound());
   }
+
+  // On MI300X "vllm" finds the shipped vLLM-on-ROCm profile, not aiter-ck.
+  req.mutable_hardware()->set_platform_id("amd-mi300x");
+  s = Analyze(req, &cal);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(cal.calibration().profile_name(), "amd-mi300x.vllm-rocm");
+  EXPECT_EQ(cal.calibration().selected_by(), "framework-match");
+  EXPECT_EQ(cal.calibration().match(),
+            "hardware \"amd-mi300x\" + framework \"vllm-rocm\" (asked \"vllm\")");
+  EXPECT_TRUE(cal.calibration().warning().empty());
 }
 
 void ExpectInvalid(const grpc::Status& s,
@@ -1060,8 +1087,8 @@ TEST_F(KernelTest, ErrorsNameFieldRangeAndValue) {
   req.mutable_gemm()->set_a_format("int4-g128");
   ExpectInvalid(Kernel(req, &resp), {"gemm.a_format", "native math"});
   req.mutable_gemm()->clear_a_format();
-  req.set_gemv_max_tokens(0);
-  ExpectInvalid(Kernel(req, &resp), {"gemv_max_tokens", "[1, 65536]", "0"});
+  req.set_gemv_max_tokens(-1);
+  ExpectInvalid(Kernel(req, &resp), {"gemv_max_tokens", "[0, 65536]", "-1"});
   req.clear_gemv_max_tokens();
   req.clear_hardware();
   ExpectInvalid(Kernel(req, &resp), {"hardware", "platform_id"});

@@ -124,6 +124,49 @@ TEST(ProfileStore, MatchPrecedence) {
   EXPECT_EQ(name("amd-mi300x", "amd", "tensorrt-llmx"), "none");
 }
 
+// "--framework vllm": the same runtime built for the hardware
+// ("vllm-rocm") is that framework; on other hardware of the family it still
+// wins over another framework on this very hardware; and how it matched is
+// said in words.
+TEST(ProfileStore, AskedFrameworkMatchesItsHardwareBuildsFirst) {
+  auto store = ProfileStore::FromProfiles({
+      Make("amd-mi300x.aiter-ck", "amd-mi300x", "", "aiter-ck"),
+      Make("amd-mi300x.vllm-rocm", "amd-mi300x", "", "vllm-rocm"),
+      Make("amd.vllm-rocm", "", "amd", "vllm-rocm"),
+      Make("nvidia-l40s.flashinfer", "nvidia-l40s", "", "flashinfer"),
+      Make("nvidia.vllm", "", "nvidia", "vllm"),
+  });
+  auto name = [&](std::string_view id, std::string_view fam, std::string_view fw) {
+    const Profile* p = store->Match(id, fam, fw);
+    return p ? p->name : std::string("none");
+  };
+  EXPECT_EQ(name("amd-mi300x", "amd", "vllm"), "amd-mi300x.vllm-rocm");
+  EXPECT_EQ(name("amd-mi325x", "amd", "vllm"), "amd.vllm-rocm");
+  // Family + vllm beats this hardware's flashinfer profile.
+  EXPECT_EQ(name("nvidia-l40s", "nvidia", "vllm"), "nvidia.vllm");
+  // "vllmx" is not vllm, and "vllm" does not reach "vllmrocm"-like keys.
+  EXPECT_EQ(name("nvidia-l40s", "nvidia", "vllmx"), "nvidia-l40s.flashinfer");
+  EXPECT_TRUE(SameFramework("vllm-rocm", "vllm"));
+  EXPECT_TRUE(SameFramework("tensorrt-llm", "tensorrt-llm-0.6.1"));
+  EXPECT_FALSE(SameFramework("vllm", "vllmx"));
+
+  const Profile* p = store->Match("amd-mi300x", "amd", "vllm");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(DescribeMatch(*p, "amd-mi300x", "vllm"),
+            "hardware \"amd-mi300x\" + framework \"vllm-rocm\" (asked \"vllm\")");
+  p = store->Match("amd-mi325x", "amd", "vllm-rocm");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(DescribeMatch(*p, "amd-mi325x", "vllm-rocm"),
+            "other hardware of family \"amd\" + framework \"vllm-rocm\"");
+  p = store->Match("amd-mi300x", "amd", "sglang");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->name, "amd-mi300x.aiter-ck");
+  EXPECT_EQ(DescribeMatch(*p, "amd-mi300x", "sglang"),
+            "hardware \"amd-mi300x\" only: fitted with framework \"aiter-ck\", "
+            "not the \"sglang\" asked for (no profile for it on amd-mi300x, its "
+            "family or any hardware)");
+}
+
 TEST(ProfileStore, FindListsCloseNames) {
   auto store = ProfileStore::FromProfiles({Make("nvidia.vllm", "", "nvidia", "vllm")});
   ASSERT_TRUE(store->Find("nvidia.vllm").ok());

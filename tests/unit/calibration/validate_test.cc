@@ -199,6 +199,31 @@ TEST(Validate, LlamaCppCudaRowsAccumulateInFp16) {
   EXPECT_FALSE(metal->scenario.options.fp16_accumulation);
 }
 
+TEST(Validate, WeightBitsEffectiveIsUsedForEveryFormat) {
+  // A w4a16 row at 4.5 effective bits (int4 + one fp16 scale per 32
+  // weights: 4 + 16/32 = 4.5) reads 4.5 bits, not w4a16's default 4.125
+  // (int4-g128: 4 + 16/128); the weights still dequantise (no native math).
+  MeasurementRow r = Decode("w", 50);
+  r.weight_format = "w4a16";
+  r.weight_bits_effective = 4.5;
+  auto p = PrepareRow(r, Lookup);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->scenario.precision.weights.bits, 4.5);
+  EXPECT_FALSE(p->scenario.precision.weights.native_math.has_value());
+  // Without the column the format's own bits apply.
+  r.weight_bits_effective.reset();
+  p = PrepareRow(r, Lookup);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->scenario.precision.weights.bits, 4.125);
+  // fp8 stated at 8 bits keeps its native fp8 math.
+  r.weight_format = "fp8";
+  r.weight_bits_effective = 8;
+  p = PrepareRow(r, Lookup);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->scenario.precision.weights.bits, 8);
+  EXPECT_EQ(p->scenario.precision.weights.native_math, engine::MathType::kFp8);
+}
+
 TEST(Validate, MedianAndNearestRankP90) {
   EXPECT_DOUBLE_EQ(Median({3, 1, 2, 10}), 2.5);
   // 10 values: rank ceil(0.9 x 10) = 9 -> the 9th smallest.

@@ -20,6 +20,7 @@ using testing::MakeScenario;
 
 constexpr int kW = static_cast<int>(OperandClass::kWeights);
 constexpr int kKv = static_cast<int>(OperandClass::kKvCache);
+constexpr int kAct = static_cast<int>(OperandClass::kActivations);
 
 NumberFormat Fmt(const char* name) { return ParseNumberFormat(name).value(); }
 
@@ -468,6 +469,20 @@ TEST(AnalyzeTest, PlacementSpillsToTheSlowerTier) {
   EXPECT_NEAR(up->traffic[kW][0].read / up->traffic[kW][1].read,
               10e9 / (w - 10e9), 1e-9);
   EXPECT_NEAR(r->decode_first_step.totals.seconds, 66.6e-3, 0.3e-3);
+  // "fits", but not on the device: where each operand spilled, said in the
+  // memory section and as a warning. Weights 13.477 - 10 = 3.477 GB of
+  // 13.477 (25.8%), the whole KV cache (1024 tokens x 524,288 B = 0.537 GB).
+  EXPECT_EQ(r->memory.spilled.rfind(
+                "weights 3.5 GB of 13.5 GB (25.8%) in host (64.0 GB/s); "
+                "kv_cache 0.5 GB of 0.5 GB (100.0%) in host (64.0 GB/s)",
+                0),
+            0u)
+      << r->memory.spilled;
+  bool warned = false;
+  for (const std::string& w : r->warnings) {
+    warned = warned || w.find(r->memory.spilled) != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
   // int4 weights (3.47 GB) fit tier 0: the suggestion reports the gain.
   bool found = false;
   for (const Suggestion& sg : r->suggestions) {
@@ -532,6 +547,16 @@ TEST(AnalyzeTest, DoesNotFitIsAResult) {
             std::string::npos)
       << r->memory.not_fitting;
   EXPECT_GT(r->e2e_seconds, 0);
+  // The tier never shows more than it holds: 8 GB of weights in it and
+  // 13.4768 - 8 = 5.4768 GB missing; the KV cache (1024 x 524,288 B) and
+  // the activations find no room either and are missing too.
+  const TierUsage& t = r->memory.tiers[0];
+  EXPECT_LE(t.used_bytes, t.capacity_bytes);
+  EXPECT_DOUBLE_EQ(t.bytes[kW], 8e9);
+  EXPECT_NEAR(t.missing_bytes[kW], r->memory.required_bytes[kW] - 8e9, 1);
+  EXPECT_DOUBLE_EQ(t.missing_bytes[kKv], 536870912.0);
+  EXPECT_NE(r->memory.not_fitting.find("5.5 GB missing"), std::string::npos)
+      << r->memory.not_fitting;
 }
 
 TEST(AnalyzeTest, PimRunsInMemoryOnlyWhenFaster) {
@@ -564,6 +589,105 @@ TEST(AnalyzeTest, PimRunsInMemoryOnlyWhenFaster) {
   for (const OpResult& op : r->decode_first_step.ops) {
     EXPECT_EQ(op.executed_in_tier, -1) << OpKindName(op.kind);
   }
+}
+
+TEST(AnalyzeTest, PimRunsComputeBoundOpsInMemoryWhenFaster) {
+  // Near-memory fp16 at 1000 TFLOP/s beats the compute unit's 312: the
+  // compute-bound prefill FFN up+gate (8 x 1024 tokens: 2 x 8192 x 4096 x
+  // 2 x 11008 x 32 layers = 4.728e13 FLOP: 151.5 ms at 312 T, 47.3 ms at
+  // 1000 T) runs in the tier.
+  Scenario s = Llama2DecodeAt1024();
+  s.workload = {8, 1024, 2};
+  NearMemoryCompute nmc;
+  nmc.internal_bandwidth_bytes_per_second = 8 * 2039e9;
+  nmc.peak_ops_per_second[static_cast<int>(MathType::kFp16)] = 1000e12;
+  s.hardware.tiers[0].near_memory_compute = nmc;
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const OpResult* up = FindOp(r->prefill, OpKind::kFfnUpGate);
+  EXPECT_EQ(up->executed_in_tier, 0);
+  EXPECT_NEAR(up->flops, 2.0 * 8192 * 4096 * 2 * 11008 * 32, 1e6);
+  EXPECT_NEAR(up->compute_seconds, 2.0 * 8192 * 4096 * 2 * 11008 * 32 / 1000e12,
+              1e-9);
+}
+
+// Every analysis reports the model's size: Llama-2-7B has 6.7384 G
+// parameters (32 x 202.4 M per layer + 2 x 131.1 M embedding and untied LM
+// head + norms), of which the embedding and the LM head are 32000 x 4096 =
+// 131,072,000 each; dense, so every parameter is active per token.
+TEST(AnalyzeTest, ReportsParameterCounts) {
+  absl::StatusOr<AnalysisResult> r = Analyze(Llama2DecodeAt1024());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NEAR(r->parameters.total, 6.7384e9, 0.0001e9);
+  EXPECT_EQ(r->parameters.active_per_token, r->parameters.total);
+  EXPECT_EQ(r->parameters.embedding, 131072000);
+  EXPECT_EQ(r->parameters.lm_head, 131072000);
+}
+
+// Chunked prefill, Llama-2-7B fp16, prompt 4096 in chunks of 1024 (4
+// steps). KV per token: 32 layers x 2 x 32 heads x 128 x 2 B = 524,288 B.
+// - Causal attention pairs are the same either way: 4 x 1024^2 x (0+1+2+3)/4
+//   ... = sum_k (1024 x 1024k + 1024 x 1025 / 2) = 8,390,656 = 4096 x 4097 / 2,
+//   so the flash-attention FLOPs are unchanged.
+// - Its KV reads grow by the earlier chunks' KV each later chunk re-reads:
+//   (0 + 1024 + 2048 + 3072) tokens x 524,288 B = 3,221,225,472 B.
+// - Every other op is the whole prompt's (same FLOPs and weight bytes).
+// - It stays compute-bound (~4.4 TFLOP at 312 TFLOP/s = 14 ms vs 5.4 GB at
+//   2039 GB/s = 2.6 ms), so TTFT changes only by 3 more per-step overheads.
+TEST(AnalyzeTest, ChunkedPrefillChangesOnlyKvReReadAndStepOverheads) {
+  Scenario s = Llama2DecodeAt1024();
+  s.workload = {1, 4096, 1};
+  s.efficiency.per_step_overhead_seconds = 1e-3;
+  absl::StatusOr<AnalysisResult> whole = Analyze(s);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(whole->prefill.steps, 1);
+  s.options.prefill_chunk_tokens = 1024;
+  absl::StatusOr<AnalysisResult> chunked = Analyze(s);
+  ASSERT_TRUE(chunked.ok()) << chunked.status();
+  EXPECT_EQ(chunked->prefill.steps, 4);
+  const OpResult* aw = FindOp(whole->prefill, OpKind::kFlashAttention);
+  const OpResult* ac = FindOp(chunked->prefill, OpKind::kFlashAttention);
+  EXPECT_DOUBLE_EQ(ac->flops, aw->flops);
+  EXPECT_NEAR(ac->bytes - aw->bytes, 3221225472.0, 1);
+  EXPECT_EQ(ac->bound, Bound::kCompute);
+  EXPECT_DOUBLE_EQ(ac->seconds, aw->seconds);
+  for (OpKind k : {OpKind::kQProjection, OpKind::kFfnUpGate, OpKind::kLmHead}) {
+    EXPECT_DOUBLE_EQ(FindOp(chunked->prefill, k)->bytes,
+                     FindOp(whole->prefill, k)->bytes);
+  }
+  EXPECT_NEAR(chunked->ttft_seconds - whole->ttft_seconds, 3e-3, 1e-12);
+  // The activation footprint is the largest chunk's, not the prompt's.
+  EXPECT_LT(chunked->memory.required_bytes[kAct],
+            whole->memory.required_bytes[kAct]);
+}
+
+// Default: the whole prompt when it fits, else the runtime's 2048-token
+// chunk. Batch 8, prompt 4096, unfused attention. The peak activation op is
+// the softmax (scores read + probabilities written, causal pairs only) plus
+// the residual stream:
+//   whole: 2 x 8,390,656 pairs (4096 x 4097 / 2) x 8 x 32 heads x 2 B
+//          + 8 x 4096 x 4096 x 2 B = 8,592,031,744 + 268,435,456
+//          = 8,860,467,200 B;
+//   last 2048-token chunk (KV 4096): pairs 2048 x 2048 + 2048 x 2049 / 2 =
+//          6,292,480: 2 x 6,292,480 x 512 + 8 x 2048 x 4096 x 2
+//          = 6,443,499,520 + 134,217,728 = 6,577,717,248 B.
+// Weights 6.7384 G x 2 B = 13.48 GB and KV 8 x 4097 x 524,288 B = 17.18 GB:
+// in 38 GB the whole prompt (39.52 GB) does not fit, chunks (37.24 GB) do.
+TEST(AnalyzeTest, PrefillChunksByDefaultOnlyWhenTheWholePromptDoesNotFit) {
+  Scenario s = Llama2DecodeAt1024();
+  s.workload = {8, 4096, 2};
+  s.options.flash_attention = false;
+  absl::StatusOr<AnalysisResult> roomy = Analyze(s);
+  ASSERT_TRUE(roomy.ok()) << roomy.status();
+  EXPECT_TRUE(roomy->memory.fits);
+  EXPECT_EQ(roomy->prefill.steps, 1);
+  s.hardware.tiers[0].capacity_bytes = 38e9;
+  absl::StatusOr<AnalysisResult> tight = Analyze(s);
+  ASSERT_TRUE(tight.ok()) << tight.status();
+  EXPECT_TRUE(tight->memory.fits) << tight->memory.not_fitting;
+  EXPECT_EQ(tight->prefill.steps, 2);
+  EXPECT_DOUBLE_EQ(roomy->memory.required_bytes[kAct], 8860467200.0);
+  EXPECT_DOUBLE_EQ(tight->memory.required_bytes[kAct], 6577717248.0);
 }
 
 TEST(AnalyzeTest, EfficiencyAndOverheads) {

@@ -68,6 +68,9 @@ TEST(StepEvaluatorTest, DecodeAndPrefillEqualAnalyze) {
         Scenario s = MakeScenario(c.model, A100Like());
         s.options = c.options;
         s.workload = {batch, kv - 1, 2};
+        // One prefill step, as StepEvaluator::Prefill times it (Analyze
+        // would chunk a prompt whose activations do not fit).
+        s.options.prefill_chunk_tokens = kv;
         absl::StatusOr<AnalysisResult> r = Analyze(s);
         ASSERT_TRUE(r.ok()) << r.status();
         absl::StatusOr<StepEvaluator> ev = StepEvaluator::Create(s);

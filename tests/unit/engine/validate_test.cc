@@ -24,6 +24,58 @@ void ExpectError(const Scenario& s, const std::string& message) {
   EXPECT_EQ(Analyze(s).status(), st);
 }
 
+// The rules plugin descriptors follow (ridgeline-plugin-check runs this same
+// ValidateHardware) hold for inline hardware too.
+TEST(ValidateTest, HardwareRulesSharedWithThePluginChecker) {
+  Scenario s = Good();
+  s.hardware.id = "My_GPU";
+  ExpectError(s,
+              "hardware.id must be lower-case kebab ([a-z0-9]+(-[a-z0-9]+)*), "
+              "got \"My_GPU\"");
+  // A host tier faster than the HBM before it: tiers are fastest first.
+  s = Good();
+  MemoryTier host = s.hardware.tiers[0];
+  host.name = "host";
+  host.kind = TierKind::kHostLink;
+  host.read_bandwidth_bytes_per_second = 3000e9;
+  s.hardware.tiers.push_back(host);
+  ExpectError(s,
+              "hardware.tiers[1].read_bandwidth_bytes_per_second (3e+12 B/s) "
+              "must be <= tiers[0]'s (2.039e+12 B/s): tiers are ordered "
+              "fastest first");
+  // Near-memory compute slower than the tier's own bandwidth.
+  s = Good();
+  NearMemoryCompute pim;
+  pim.internal_bandwidth_bytes_per_second = 1000e9;
+  pim.peak_ops_per_second[static_cast<int>(MathType::kFp16)] = 1e12;
+  s.hardware.tiers[0].near_memory_compute = pim;
+  ExpectError(s,
+              "hardware.tiers[0].near_memory_compute.internal_bandwidth_bytes_"
+              "per_second must be >= the tier's read_bandwidth_bytes_per_second "
+              "(2.039e+12), got 1e+12");
+}
+
+// A bandwidth or peak so small that a step's time overflows is rejected,
+// never answered with an infinite time: 16e9 bytes / 1e-310 B/s = inf.
+TEST(ValidateTest, BandwidthOrPeakTooSmallForAFiniteTimeIsInvalid) {
+  Scenario s = Good();
+  s.hardware.tiers[0].read_bandwidth_bytes_per_second = 1e-310;
+  ExpectError(s,
+              "hardware.tiers[0].read_bandwidth_bytes_per_second must be at "
+              "least 1 B/s (a smaller one makes step times infinite), got "
+              "1e-310");
+  s = Good();
+  s.hardware.tiers[0].write_bandwidth_bytes_per_second = 0.5;
+  ExpectError(s,
+              "hardware.tiers[0].write_bandwidth_bytes_per_second must be at "
+              "least 1 B/s (a smaller one makes step times infinite), got 0.5");
+  s = Good();
+  s.hardware.peak_ops_per_second[static_cast<int>(MathType::kBf16)] = 1e-300;
+  ExpectError(s,
+              "hardware.peak_ops_per_second.bf16 must be at least 1 op/s (a "
+              "smaller one makes step times infinite), got 1e-300");
+}
+
 TEST(ValidateTest, GoodScenarioPasses) {
   EXPECT_TRUE(ValidateScenario(Good()).ok());
 }
@@ -173,13 +225,13 @@ TEST(ValidateTest, PinsEfficiencyEconomicsOptions) {
               "got -1e-06");
   s = Good();
   s.economics.pue = 0.5;
-  ExpectError(s, "economics.pue must be in [1, 10], got 0.5");
+  ExpectError(s, "economics.pue must be in [1, 3], got 0.5");
   s = Good();
   s.economics.utilization = 0;
   ExpectError(s, "economics.utilization must be in (0, 1], got 0");
   s = Good();
   s.options.gemv_max_tokens = -1;
-  ExpectError(s, "options.gemv_max_tokens must be in [0, 1000000], got -1");
+  ExpectError(s, "options.gemv_max_tokens must be in [0, 65536], got -1");
 }
 
 TEST(ValidateTest, PrecisionAndModel) {

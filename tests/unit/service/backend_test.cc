@@ -7,7 +7,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "absl/strings/str_cat.h"
 #include "ridgeline/engine/field_path.h"
+#include "ridgeline/engine/ranges.h"
 #include "ridgeline/service/convert.h"
 #include "ridgeline/service/request_scenario.h"
 
@@ -117,6 +119,42 @@ TEST_F(BackendTest, InlineHardwareRoundTrips) {
   EXPECT_EQ(back.tiers(0).kind(), "lpddr");
   EXPECT_DOUBLE_EQ(back.peak_ops_per_second().bf16(), 2e14);
   EXPECT_FALSE(back.peak_ops_per_second().has_fp8()) << "unset stays unset";
+}
+
+// Inline hardware follows the plugin ABI's rules: write bandwidth 0 means
+// "same as read" (4e11 B/s here), and a bandwidth too small for a finite
+// step time is INVALID_ARGUMENT naming the field, not an infinite answer.
+TEST_F(BackendTest, InlineHardwareFollowsThePluginRules) {
+  v1::Hardware hw = Device();
+  hw.mutable_tiers(0)->set_write_bandwidth_bytes_per_second(0);
+  absl::StatusOr<engine::Hardware> e =
+      request::FromProto(hw, "hardware.description");
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->tiers[0].write_bandwidth_bytes_per_second, 4e11);
+
+  v1::AnalyzeRequest req = Request();
+  req.mutable_hardware()->mutable_description()->mutable_tiers(0)
+      ->set_read_bandwidth_bytes_per_second(1e-310);
+  absl::StatusOr<v1::AnalyzeResponse> r = backend_->Analyze(req);
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("hardware.description.tiers[0].read_bandwidth_bytes_"
+                        "per_second must be at least 1 B/s"));
+}
+
+// The service's ranges are the engine's (engine/ranges.h): a pue the engine
+// accepts is one the service accepts, and both name [1, 3].
+TEST_F(BackendTest, RangesAreTheEngines) {
+  v1::AnalyzeRequest req = Request();
+  req.mutable_economics()->set_pue(3);
+  EXPECT_TRUE(backend_->Analyze(req).ok());
+  req.mutable_economics()->set_pue(3.5);
+  absl::StatusOr<v1::AnalyzeResponse> r = backend_->Analyze(req);
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("economics.pue"));
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr(absl::StrCat("[", engine::ranges::kPue.lo, ", ",
+                                     engine::ranges::kPue.hi, "]")));
 }
 
 TEST_F(BackendTest, AnalyzeRidgePointAndProfileChoice) {

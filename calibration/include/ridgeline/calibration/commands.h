@@ -20,6 +20,9 @@ struct ValidateOptions {
   // empty.
   std::optional<std::filesystem::path> plugin_dir;
   ReportFormat format = ReportFormat::kTable;
+  // Also fit profiles leave-one-platform-out (as `calibrate` does) and print
+  // those forecast errors after the report (table format only).
+  bool cross_validate = false;
 };
 
 struct CalibrateOptions {

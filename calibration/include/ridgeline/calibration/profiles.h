@@ -48,8 +48,12 @@ class ProfileStore {
   // NOT_FOUND listing close names.
   absl::StatusOr<const Profile*> Find(std::string_view name) const;
   // Best match: exact hardware id + framework, then family + framework,
-  // then hardware id with any framework, then family; nullptr if none.
-  // Framework matches by prefix ("tensorrt-llm-0.6.1" matches "tensorrt-llm").
+  // then framework on any hardware, then hardware id with another
+  // framework, then family; nullptr if none. So the framework asked for on
+  // other hardware of the family wins over another framework on this
+  // hardware. Framework matches by prefix either way ("tensorrt-llm-0.6.1"
+  // matches "tensorrt-llm"; "vllm" matches "vllm-rocm", ranked after a
+  // profile whose framework covers the query).
   const Profile* Match(std::string_view hardware_id, std::string_view family,
                        std::string_view framework) const;
 
@@ -76,6 +80,16 @@ std::string ProfileToJson(const Profile& profile);
 // Writes <dir>/<name>.json for each profile (creates dir).
 absl::Status WriteProfiles(const std::filesystem::path& dir,
                            const std::vector<Profile>& profiles);
+
+// Whether profile framework `key` and the framework asked for are the same
+// runtime for Match(): either covers the other at a separator.
+bool SameFramework(std::string_view key, std::string_view query);
+
+// How Match() chose `profile` for (hardware_id, framework), in words:
+// 'hardware "amd-mi300x" + framework "vllm-rocm" (asked "vllm")', or
+// 'hardware "x" only: fitted with framework "y", not the "z" asked for ...'.
+std::string DescribeMatch(const Profile& profile, std::string_view hardware_id,
+                          std::string_view framework);
 
 // Match() also accepts a profile keyed by framework alone (hardware_id and
 // family both ""): it ranks after family + framework and before the

@@ -89,6 +89,9 @@ struct RowResult {
   std::string hardware_id, family, framework, profile;
   bool evaluated = false;
   bool beats_bound = false;  // measured faster than bound by more than 5%
+  // The profile that predicted the row was fitted on it (its fitted_from
+  // lists the row id): the row's error is in-sample, not a forecast.
+  bool in_sample = false;
 };
 
 // Soundness: a measurement may beat the bound by at most this fraction.
@@ -112,6 +115,7 @@ struct GroupStats {
 struct Summary {
   int evaluated = 0;
   int skipped = 0;
+  int in_sample = 0;  // evaluated rows whose profile was fitted on them
   GroupStats overall;
   std::vector<GroupStats> by_metric, by_family, by_framework;
   std::vector<RowResult> beats_bound;

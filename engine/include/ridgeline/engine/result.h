@@ -107,8 +107,14 @@ struct TierUsage {
   int tier = 0;
   std::string name;
   double capacity_bytes = 0;
-  std::array<double, kOperandClassCount> bytes{};  // weights, KV (longest context), peak activations
+  // Bytes that sit in this tier: weights, KV (longest context), peak
+  // activations. Never more than capacity_bytes in all.
+  std::array<double, kOperandClassCount> bytes{};
   double used_bytes = 0;
+  // Bytes that would have to sit here but do not fit (a pinned class beyond
+  // its tier's room; an unpinned class beyond every tier, counted at the
+  // last tier, where it is timed as if it were): how much is missing.
+  std::array<double, kOperandClassCount> missing_bytes{};
 };
 
 struct MemoryFootprint {
@@ -116,6 +122,10 @@ struct MemoryFootprint {
   std::array<double, kOperandClassCount> required_bytes{};
   bool fits = true;
   std::string not_fitting;  // "" or why: "weights need 140.0 GB; 80.0 GB free in all tiers"
+  // "" or where each operand class sits off the device (host memory over a
+  // link, flash), e.g. "weights 3.2 GB of 16.1 GB (20%) in host DRAM over
+  // PCIe 4.0 x16 (32.0 GB/s)": "fits" then still means slow.
+  std::string spilled;
 };
 
 struct Bottleneck {
@@ -179,6 +189,8 @@ struct AnalysisResult {
   double decode_tokens_per_second_per_sequence = 0; // 1 / tpot_mean
   double decode_tokens_per_second_total = 0;        // batch / tpot_mean
 
+  // The whole model's (not a tensor-parallel shard's) parameter counts.
+  ParameterCounts parameters;
   MemoryFootprint memory;
   Bottleneck bottleneck;
   std::vector<Suggestion> suggestions;

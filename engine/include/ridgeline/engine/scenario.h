@@ -74,7 +74,19 @@ struct AnalysisOptions {
   // run at the hardware's fp16-acc16 peak where it has one (GeForce: twice
   // its FP16 rate, which is the FP32-accumulate rate), else at FP16.
   bool fp16_accumulation = false;
+  // Prompt tokens per sequence per prefill step (chunked prefill). 0 = the
+  // default: the whole prompt when its activations fit beside the weights
+  // and KV cache, else kDefaultPrefillChunkTokens. The activation footprint
+  // is the largest chunk's; TTFT changes only by the attention's re-read of
+  // earlier chunks' KV and by one per-step overhead per chunk.
+  int64_t prefill_chunk_tokens = 0;
 };
+
+// The chunk runtimes use when a prompt is processed in pieces: llama.cpp's
+// default logical batch (n_batch = 2048, `--batch-size`) and vLLM's
+// chunked-prefill token budget (max_num_batched_tokens 2048 in its
+// engine-argument defaults for chunked prefill).
+inline constexpr int64_t kDefaultPrefillChunkTokens = 2048;
 
 // How many devices serve the model together. Tensor parallelism (Megatron
 // style): attention heads, FFN / expert width and the vocabulary are split

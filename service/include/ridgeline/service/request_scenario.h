@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "ridgeline/engine/ranges.h"
 #include "ridgeline/calibration/profiles.h"
 #include "ridgeline/engine/formats.h"
 #include "ridgeline/engine/hardware.h"
@@ -24,12 +25,9 @@
 
 namespace ridgeline::service::request {
 
-// Ranges enforced at the edge. They match the engine's own checks
-// (engine/include/ridgeline/engine/scenario.h) so the error names the
-// request's field path rather than the engine's.
-inline constexpr int64_t kMaxBatch = 65536;
-inline constexpr int64_t kMaxTokens = 10'000'000;
-inline constexpr int64_t kMaxGemvTokens = 65536;
+// Numeric ranges enforced at the edge are the engine's own table
+// (ridgeline/engine/ranges.h), checked here so the error names the
+// request's field path; only the id length is the service's.
 inline constexpr size_t kMaxIdChars = 128;
 
 // Client text quoted for an error message, cut to a short prefix.
@@ -44,6 +42,11 @@ absl::Status CheckInt(absl::string_view path, int64_t v, int64_t lo,
 // NaN fails every comparison, so it is rejected too.
 absl::Status CheckDouble(absl::string_view path, double v, double lo,
                          bool lo_open, double hi);
+// The same against a row of the engine's ranges table.
+absl::Status CheckInt(absl::string_view path, int64_t v,
+                      const engine::IntRange& r);
+absl::Status CheckDouble(absl::string_view path, double v,
+                         const engine::DoubleRange& r);
 // A nested error (engine, registry) seen from the request's field `path`.
 absl::Status Prefixed(absl::string_view path, const absl::Status& s);
 
@@ -98,6 +101,8 @@ absl::Status CheckPinsFit(const engine::PlacementPins& pins,
 struct Chosen {
   const calibration::Profile* profile = nullptr;
   std::string selected_by = "none";
+  std::string match;    // how a framework query was matched, in words
+  std::string warning;  // set when the profile is not the framework asked for
 };
 absl::StatusOr<Chosen> ChooseProfile(const calibration::ProfileStore& store,
                                      const v1::Calibration& cal,
