@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -231,7 +232,25 @@ std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadDirectory(
             [](const fs::path& a, const fs::path& b) {
               return a.filename().string() < b.filename().string();
             });
-  return RegistryBuilder::Build(files, std::move(unsafe_files), log, precheck);
+  if (!precheck) {
+    return RegistryBuilder::Build(files, std::move(unsafe_files), log);
+  }
+  // The checks run in child processes, so they run side by side: a start
+  // then waits for the slowest plugin, not for their sum.
+  std::vector<std::string> reasons(files.size());
+  std::vector<std::thread> checks;
+  checks.reserve(files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    checks.emplace_back(
+        [&, i] { reasons[i] = precheck(files[i]); });
+  }
+  for (std::thread& t : checks) t.join();
+  std::map<fs::path, std::string> by_file;
+  for (size_t i = 0; i < files.size(); ++i) by_file[files[i]] = reasons[i];
+  const PreCheck checked = [&by_file](const fs::path& file) {
+    return by_file[file];
+  };
+  return RegistryBuilder::Build(files, std::move(unsafe_files), log, checked);
 }
 
 std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadFiles(

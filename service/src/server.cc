@@ -545,7 +545,7 @@ grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
     } else {
       absl::Status s = call(*backend);
       if (!s.ok()) resp->Clear();
-      reactor->Finish(ToGrpcStatus(s));
+      reactor->Finish(ToGrpcStatus(s, ctx));
     }
     impl->Done();
   });
@@ -608,7 +608,7 @@ grpc::Status RidgelineServiceImpl::Sweep(
   if (runtime_.sweep_streams != nullptr) {
     absl::StatusOr<SweepStreams::Stream> admitted =
         runtime_.sweep_streams->Admit(ctx);
-    if (!admitted.ok()) return ToGrpcStatus(admitted.status());
+    if (!admitted.ok()) return ToGrpcStatus(admitted.status(), ctx);
     stream.emplace(*std::move(admitted));
   }
   absl::Status s = b->Sweep(*req, [&](const v1::SweepPoint& p) {

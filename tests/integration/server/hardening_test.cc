@@ -414,9 +414,11 @@ TEST_F(HardeningTest, IdleConnectionsAreClosedAndClientsRecover) {
         server_->address(), grpc::InsecureChannelCredentials(), args));
     ASSERT_TRUE(HealthCheck(channels.back(), std::chrono::seconds(10)).ok());
   }
-  EXPECT_GE(OpenFds(server_->pid()), baseline + kIdle);
+  // Each channel holds its own connection (some of the baseline's may
+  // have closed meanwhile, hence the slack).
+  EXPECT_GE(OpenFds(server_->pid()), baseline + kIdle / 2);
   int fds = 0;
-  for (int i = 0; i < 100; ++i) {
+  for (int i = 0; i < 200; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     fds = OpenFds(server_->pid());
     if (fds < baseline + 10) break;

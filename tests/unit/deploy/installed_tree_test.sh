@@ -20,6 +20,11 @@ for _ in $(seq 1 100); do
 done
 address="$(sed -n 's/^listening on //p' "$tmp/server.log")"
 [ -n "$address" ] || { cat "$tmp/server.log"; echo "FAIL: server did not start"; exit 1; }
+# Plugins load (each checked in a child process first) before "serving:".
+for _ in $(seq 1 300); do
+  grep -q "ridgeline-server: serving:" "$tmp/server.log" && break
+  sleep 0.1
+done
 # Every plugin came from the moved prefix.
 for family in amd apple google intel npu nvidia pim; do
   grep -q "loaded family=$family .*path=$tmp/moved/lib/ridgeline/plugins/" "$tmp/server.log" || {

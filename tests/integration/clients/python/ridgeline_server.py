@@ -38,6 +38,23 @@ class ServerProcess:
         if self.port is None or self.metrics_port is None:
             self.stop()
             raise RuntimeError("ridgeline-server did not report its ports")
+        self._wait_serving(deadline)
+
+    def _wait_serving(self, deadline):
+        """Until grpc.health.v1 says SERVING (plugins loaded: each is first
+        checked in a child process, which takes a moment)."""
+        import grpc
+        with grpc.insecure_channel(self.address) as channel:
+            check = channel.unary_unary("/grpc.health.v1.Health/Check")
+            while time.monotonic() < deadline:
+                try:
+                    if check(b"", timeout=2) == b"\x08\x01":  # SERVING
+                        return
+                except grpc.RpcError:
+                    pass
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("ridgeline-server did not become SERVING")
 
     @property
     def address(self):
