@@ -184,6 +184,8 @@ class PythonClientTest(unittest.TestCase):
         self.assertEqual(ctx.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
         self.assertEqual(ctx.exception.field_path, "workload.batch")
         self.assertIn("65536", ctx.exception.message)  # the allowed range
+        self.assertIn(("ridgeline-field-path", "workload.batch"),
+                      tuple(ctx.exception.__cause__.trailing_metadata()))
         with self.assertRaises(RidgelineError) as ctx:
             self.analyze("nvidia-h100-sxm", 1, 512, 128)
         self.assertEqual(ctx.exception.code, grpc.StatusCode.NOT_FOUND)
