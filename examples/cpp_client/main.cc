@@ -53,11 +53,12 @@ int main(int argc, char** argv) {
 
   // An error names the field: batch 0 is out of range.
   ridgeline::v1::AnalyzeResponse ignored;
+  std::string field;
   s = client.Analyze(ridgeline::client::AnalyzeRequestFor(
                          "llama-3-8b", "nvidia-h100-sxm-80gb", 0, 1024, 128),
-                     &ignored);
+                     &ignored, &field);
   std::printf("error.code %d field %s\n", static_cast<int>(s.error_code()),
-              ridgeline::client::FieldPath(s).c_str());
+              field.c_str());
 
   ridgeline::client::StepTimer timer(
       client, ridgeline::client::ScenarioFor("llama-3-8b",

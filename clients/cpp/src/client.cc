@@ -9,6 +9,18 @@
 #include "ridgeline/client/client.h"
 
 namespace ridgeline::client {
+namespace {
+
+grpc::Status Finished(const grpc::Status& status,
+                      const grpc::ClientContext& context,
+                      std::string* field_path) {
+  if (field_path != nullptr) {
+    *field_path = status.ok() ? "" : FieldPath(status, context);
+  }
+  return status;
+}
+
+}  // namespace
 
 Client::Client(const std::string& target,
                std::shared_ptr<grpc::ChannelCredentials> credentials)
@@ -29,13 +41,17 @@ std::unique_ptr<grpc::ClientContext> Client::NewContext() const {
 }
 
 grpc::Status Client::Analyze(const v1::AnalyzeRequest& request,
-                             v1::AnalyzeResponse* response) {
-  return stub_->Analyze(NewContext().get(), request, response);
+                             v1::AnalyzeResponse* response,
+                             std::string* field_path) {
+  auto context = NewContext();
+  return Finished(stub_->Analyze(context.get(), request, response), *context,
+                  field_path);
 }
 
 grpc::Status Client::Sweep(
     const v1::SweepRequest& request,
-    const std::function<bool(const v1::SweepPoint&)>& on_point) {
+    const std::function<bool(const v1::SweepPoint&)>& on_point,
+    std::string* field_path) {
   auto context = NewContext();
   auto reader = stub_->Sweep(context.get(), request);
   v1::SweepPoint point;
@@ -45,45 +61,58 @@ grpc::Status Client::Sweep(
       while (reader->Read(&point)) {
       }
       reader->Finish().IgnoreError();
-      return grpc::Status::OK;
+      return Finished(grpc::Status::OK, *context, field_path);
     }
   }
-  return reader->Finish();
+  return Finished(reader->Finish(), *context, field_path);
 }
 
 grpc::Status Client::StepTime(const v1::StepTimeRequest& request,
-                              v1::StepTimeResponse* response) {
-  return stub_->StepTime(NewContext().get(), request, response);
+                              v1::StepTimeResponse* response,
+                              std::string* field_path) {
+  auto context = NewContext();
+  return Finished(stub_->StepTime(context.get(), request, response), *context,
+                  field_path);
 }
 
 grpc::Status Client::ListHardware(std::string_view family,
-                                  v1::ListHardwareResponse* response) {
+                                  v1::ListHardwareResponse* response,
+                                  std::string* field_path) {
   v1::ListHardwareRequest request;
   request.set_family(std::string(family));
-  return stub_->ListHardware(NewContext().get(), request, response);
+  auto context = NewContext();
+  return Finished(stub_->ListHardware(context.get(), request, response),
+                  *context, field_path);
 }
 
-grpc::Status Client::GetHardware(std::string_view id, v1::Hardware* hardware) {
+grpc::Status Client::GetHardware(std::string_view id, v1::Hardware* hardware,
+                                 std::string* field_path) {
   v1::GetHardwareRequest request;
   request.set_id(std::string(id));
   v1::GetHardwareResponse response;
-  grpc::Status s = stub_->GetHardware(NewContext().get(), request, &response);
+  auto context = NewContext();
+  grpc::Status s = stub_->GetHardware(context.get(), request, &response);
   if (s.ok()) hardware->Swap(response.mutable_hardware());
-  return s;
+  return Finished(s, *context, field_path);
 }
 
-grpc::Status Client::ListModels(v1::ListModelsResponse* response) {
-  return stub_->ListModels(NewContext().get(), v1::ListModelsRequest(),
-                           response);
+grpc::Status Client::ListModels(v1::ListModelsResponse* response,
+                                std::string* field_path) {
+  auto context = NewContext();
+  return Finished(
+      stub_->ListModels(context.get(), v1::ListModelsRequest(), response),
+      *context, field_path);
 }
 
-grpc::Status Client::GetModel(std::string_view id, v1::Model* model) {
+grpc::Status Client::GetModel(std::string_view id, v1::Model* model,
+                              std::string* field_path) {
   v1::GetModelRequest request;
   request.set_id(std::string(id));
   v1::GetModelResponse response;
-  grpc::Status s = stub_->GetModel(NewContext().get(), request, &response);
+  auto context = NewContext();
+  grpc::Status s = stub_->GetModel(context.get(), request, &response);
   if (s.ok()) model->Swap(response.mutable_model());
-  return s;
+  return Finished(s, *context, field_path);
 }
 
 }  // namespace ridgeline::client

@@ -72,4 +72,14 @@ std::string FieldPath(const grpc::Status& status) {
   return "";
 }
 
+std::string FieldPath(const grpc::Status& status,
+                      const grpc::ClientContext& context) {
+  const auto& trailers = context.GetServerTrailingMetadata();
+  auto it = trailers.find("ridgeline-field-path");
+  if (it != trailers.end() && it->second.size() > 0) {
+    return std::string(it->second.data(), it->second.size());
+  }
+  return FieldPath(status);
+}
+
 }  // namespace ridgeline::client

@@ -22,7 +22,9 @@ grpc::Status StepTimer::Open() {
 }
 
 grpc::Status StepTimer::Step(const std::vector<StepSequence>& sequences,
-                             double* seconds, v1::StepTimeResult* result) {
+                             double* seconds, v1::StepTimeResult* result,
+                             std::string* field_path) {
+  if (field_path != nullptr) field_path->clear();
   if (!stream_) {
     grpc::Status s = Open();
     if (!s.ok()) return s;
@@ -35,6 +37,7 @@ grpc::Status StepTimer::Step(const std::vector<StepSequence>& sequences,
   // says why (e.g. INVALID_ARGUMENT for a bad scenario).
   if (!stream_->Write(request_) || !stream_->Read(&response_)) {
     grpc::Status s = stream_->Finish();
+    if (field_path != nullptr && !s.ok()) *field_path = FieldPath(s, *context_);
     stream_.reset();
     context_.reset();
     if (s.ok()) {
@@ -51,8 +54,11 @@ grpc::Status StepTimer::Step(const std::vector<StepSequence>& sequences,
   const v1::StepTimeResult& r = response_.steps(0);
   if (result != nullptr) *result = r;
   if (r.error_code() != 0) {
-    return grpc::Status(static_cast<grpc::StatusCode>(r.error_code()),
-                        r.error_message());
+    // A step's error names its field in the message only.
+    grpc::Status s(static_cast<grpc::StatusCode>(r.error_code()),
+                   r.error_message());
+    if (field_path != nullptr) *field_path = FieldPath(s);
+    return s;
   }
   *seconds = r.seconds();
   return grpc::Status::OK;

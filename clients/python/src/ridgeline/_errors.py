@@ -12,16 +12,28 @@ _FIELD_PATH = re.compile(
     r"^\s*([A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])*"
     r"(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])*)*)\s*:\s")
 _STATUS_DETAILS_KEY = "grpc-status-details-bin"
+# The server sends an error's field path as this trailing metadata.
+FIELD_PATH_KEY = "ridgeline-field-path"
 
 
-def _field_path_from_details(rpc_error):
-    """The first BadRequest field violation of a google.rpc.Status in the
-    trailing metadata, when the server sends one and googleapis-common-protos
-    is installed (PyPI); None otherwise."""
+def _trailing_metadata(rpc_error):
     try:
-        metadata = rpc_error.trailing_metadata() or ()
+        return tuple(rpc_error.trailing_metadata() or ())
     except Exception:  # not every RpcError is a Call
-        return None
+        return ()
+
+
+def _field_path_from_metadata(metadata):
+    value = next((v for k, v in metadata if k == FIELD_PATH_KEY), None)
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    return value or None
+
+
+def _field_path_from_details(metadata):
+    """The first BadRequest field violation of a google.rpc.Status in the
+    trailing metadata, when a server sends one and googleapis-common-protos
+    is installed (PyPI); None otherwise."""
     blob = next((v for k, v in metadata if k == _STATUS_DETAILS_KEY), None)
     if blob is None:
         return None
@@ -71,7 +83,11 @@ class RidgelineError(Exception):
         if code is None:
             code, message = grpc.StatusCode.UNKNOWN, str(e)
         message = message or ""
-        path = _field_path_from_details(e)
+        # Preferred: the server's structured field path; else the leading
+        # path of its message (servers before the metadata existed).
+        metadata = _trailing_metadata(e)
+        path = (_field_path_from_metadata(metadata) or
+                _field_path_from_details(metadata))
         if path is None and code in (grpc.StatusCode.INVALID_ARGUMENT,
                                      grpc.StatusCode.NOT_FOUND,
                                      grpc.StatusCode.UNIMPLEMENTED,

@@ -184,6 +184,8 @@ class PythonClientTest(unittest.TestCase):
         self.assertEqual(ctx.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
         self.assertEqual(ctx.exception.field_path, "workload.batch")
         self.assertIn("65536", ctx.exception.message)  # the allowed range
+        self.assertIn(("ridgeline-field-path", "workload.batch"),
+                      tuple(ctx.exception.__cause__.trailing_metadata()))
         with self.assertRaises(RidgelineError) as ctx:
             self.analyze("nvidia-h100-sxm", 1, 512, 128)
         self.assertEqual(ctx.exception.code, grpc.StatusCode.NOT_FOUND)
@@ -192,6 +194,10 @@ class PythonClientTest(unittest.TestCase):
             self.client.get_model("no-such-model")
         self.assertEqual(ctx.exception.code, grpc.StatusCode.NOT_FOUND)
         self.assertEqual(ctx.exception.field_path, "id")
+        # Here the path also travels as trailing metadata
+        # (ridgeline-field-path), which the raw call carries.
+        self.assertIn(("ridgeline-field-path", "id"),
+                      tuple(ctx.exception.__cause__.trailing_metadata()))
         # A sweep that fails as a whole raises from the iterator.
         with self.assertRaises(RidgelineError) as ctx:
             list(self.client.sweep(models="llama-3-8b",
@@ -218,11 +224,35 @@ class PythonClientTest(unittest.TestCase):
         for message, path in cases.items():
             self.assertEqual(field_path_of(message), path, message)
 
+    def test_trailing_metadata_path_wins_over_the_message(self):
+        grpc = self.rl._client.grpc
+
+        class Call(grpc.RpcError):  # the three methods a failed call has
+            def __init__(self, metadata):
+                self.metadata = metadata
+
+            def code(self):
+                return grpc.StatusCode.INVALID_ARGUMENT
+
+            def details(self):
+                return "workload.batch: must be in [1, 65536]; got 0"
+
+            def trailing_metadata(self):
+                return self.metadata
+
+        from_call = self.rl.RidgelineError.from_rpc_error
+        e = from_call(Call((("ridgeline-field-path", "workload"),)))
+        self.assertEqual(e.field_path, "workload")
+        self.assertEqual(e.code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertEqual(from_call(Call(())).field_path, "workload.batch")
+
     def test_deadline_exceeded_is_a_ridgeline_error(self):
-        # A 1 us deadline expires before any server can answer.
+        # A deadline already past (gRPC rounds deadlines up to whole
+        # milliseconds, so a tiny positive one can still be met by a fast
+        # server on a warm channel).
         with self.assertRaises(self.rl.RidgelineError) as ctx:
             self.client.analyze(model="llama-3-8b",
-                                hardware="nvidia-h100-sxm-80gb", timeout=1e-6)
+                                hardware="nvidia-h100-sxm-80gb", timeout=-1.0)
         self.assertEqual(ctx.exception.code,
                          self.rl._client.grpc.StatusCode.DEADLINE_EXCEEDED)
         self.assertIsNone(ctx.exception.field_path)

@@ -74,14 +74,18 @@ class ServerProcess:
 
 
 def wait_serving(call, timeout=30):
-    """Retries `call` (an RPC) while the server answers UNAVAILABLE."""
+    """Retries `call` (an RPC through a raw stub or the ridgeline package)
+    while the server answers UNAVAILABLE (plugins still loading)."""
     import grpc
     deadline = time.monotonic() + timeout
     while True:
         try:
             return call()
-        except grpc.RpcError as e:
-            if e.code() != grpc.StatusCode.UNAVAILABLE or \
+        except Exception as e:
+            # grpc.RpcError has code(); ridgeline.RidgelineError has .code.
+            code = getattr(e, "code", None)
+            code = code() if callable(code) else code
+            if code != grpc.StatusCode.UNAVAILABLE or \
                     time.monotonic() > deadline:
                 raise
             time.sleep(0.1)

@@ -9,8 +9,9 @@
 //           "nvidia-h100-sxm-80gb", /*batch=*/8, /*prompt=*/1024, /*gen=*/128),
 //       &response);
 //
-// Errors are grpc::Status: the server's INVALID_ARGUMENT / NOT_FOUND
-// messages start with the request field path (FieldPath() extracts it).
+// Errors are grpc::Status. The request field at fault comes back through
+// each call's optional `field_path` (the server's trailing metadata
+// "ridgeline-field-path", else the leading path of its message).
 // Installed with the Ridgeline CMake package:
 //   find_package(Ridgeline CONFIG REQUIRED)
 //   target_link_libraries(app PRIVATE ridgeline::client)
@@ -51,8 +52,13 @@ struct StepSequence {
 };
 v1::Step StepOf(const std::vector<StepSequence>& sequences);
 
-// The leading field path of a server error ("workload.batch"), or "".
+// The leading field path of a server error message ("workload.batch"), or
+// "".
 std::string FieldPath(const grpc::Status& status);
+// The field path of a failed call made with `context`: the server's
+// trailing metadata "ridgeline-field-path", else FieldPath(status).
+std::string FieldPath(const grpc::Status& status,
+                      const grpc::ClientContext& context);
 
 class Client {
  public:
@@ -67,22 +73,31 @@ class Client {
   void set_timeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
   std::chrono::milliseconds timeout() const { return timeout_; }
 
+  // Each call: on failure, `*field_path` (when given) is the request field
+  // at fault, or "" when the error is not about one field.
   grpc::Status Analyze(const v1::AnalyzeRequest& request,
-                       v1::AnalyzeResponse* response);
+                       v1::AnalyzeResponse* response,
+                       std::string* field_path = nullptr);
   // Calls `on_point` for each SweepPoint in the server's stable order;
   // returning false cancels the sweep (the status is then OK).
   grpc::Status Sweep(
       const v1::SweepRequest& request,
-      const std::function<bool(const v1::SweepPoint&)>& on_point);
+      const std::function<bool(const v1::SweepPoint&)>& on_point,
+      std::string* field_path = nullptr);
   // A step answered with an error has error_code / error_message set in
   // its StepTimeResult; the call's status stays OK.
   grpc::Status StepTime(const v1::StepTimeRequest& request,
-                        v1::StepTimeResponse* response);
+                        v1::StepTimeResponse* response,
+                        std::string* field_path = nullptr);
   grpc::Status ListHardware(std::string_view family,
-                            v1::ListHardwareResponse* response);
-  grpc::Status GetHardware(std::string_view id, v1::Hardware* hardware);
-  grpc::Status ListModels(v1::ListModelsResponse* response);
-  grpc::Status GetModel(std::string_view id, v1::Model* model);
+                            v1::ListHardwareResponse* response,
+                            std::string* field_path = nullptr);
+  grpc::Status GetHardware(std::string_view id, v1::Hardware* hardware,
+                           std::string* field_path = nullptr);
+  grpc::Status ListModels(v1::ListModelsResponse* response,
+                          std::string* field_path = nullptr);
+  grpc::Status GetModel(std::string_view id, v1::Model* model,
+                        std::string* field_path = nullptr);
 
   v1::RidgelineService::Stub& stub() { return *stub_; }
   // A context with this client's deadline.
@@ -112,8 +127,11 @@ class StepTimer {
   StepTimer(const StepTimer&) = delete;
   StepTimer& operator=(const StepTimer&) = delete;
 
+  // On failure `*field_path` (when given) names the field at fault, e.g.
+  // "steps[0].sequences[1].new_tokens" or "scenario.model.catalog_id".
   grpc::Status Step(const std::vector<StepSequence>& sequences,
-                    double* seconds, v1::StepTimeResult* result = nullptr);
+                    double* seconds, v1::StepTimeResult* result = nullptr,
+                    std::string* field_path = nullptr);
   // Half-closes the stream and returns the server's final status.
   grpc::Status Close();
 
