@@ -22,6 +22,7 @@ absl::StatusOr<engine::Hardware> FromProto(const v1::Hardware& in,
                                            absl::string_view path);
 
 void ToProto(const engine::ModelConfig& in, v1::Model* out);
+void ToProto(const engine::OpResult& in, v1::OpResult* out);
 // `view` BASIC leaves out the per-op tables (StepResult.ops); UNSPECIFIED
 // means FULL.
 void ToProto(const engine::StepResult& in, v1::StepResult* out,
