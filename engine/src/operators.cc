@@ -130,6 +130,14 @@ class Emitter {
   OpList* out_;
 };
 
+// New tokens of the step: seqs x new_tokens, or a mixed step's sum.
+double StepTokens(const StepShape& shape) {
+  return shape.mixed != nullptr
+             ? shape.mixed->tokens
+             : static_cast<double>(shape.seqs) *
+                   static_cast<double>(shape.new_tokens);
+}
+
 // Bytes per key token and layer that attention reads, split by operand.
 struct KeyBytes {
   double k_kv = 0, k_act = 0, v_kv = 0, v_act = 0;
@@ -139,7 +147,7 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
                    const StepShape& shape, Emitter& e) {
   const ModelConfig& m = *g.model;
   const double S = static_cast<double>(shape.seqs);
-  const double T = S * static_cast<double>(shape.new_tokens);
+  const double T = StepTokens(shape);
   const double heads = static_cast<double>(m.num_attention_heads);
   double pairs = 0;  // per sequence and head
   double keys = 0;   // key tokens read per sequence
@@ -183,7 +191,15 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
 
   const double q_bytes = T * heads * dqk * g.act_bytes;
   const double out_bytes = T * heads * dv * g.act_bytes;
-  const double score_count = S * heads * pairs;
+  // Sums over the step's sequences: S times one sequence's amount, or the
+  // mixed step's sums (S = 1 gives the same numbers to the bit).
+  double score_count = S * heads * pairs;
+  double seq_keys = S * keys;
+  if (shape.mixed != nullptr) {
+    const int w = grp.window > 0 ? 1 : 0;
+    score_count = heads * shape.mixed->pairs[w];
+    seq_keys = shape.mixed->keys[w];
+  }
   const MathType math = g.attention_math;
   auto mark = [&](OpCost& op) {
     op.kv_dependent = true;
@@ -195,24 +211,24 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
     mark(e.Add(OpKind::kFlashAttention, OpClass::kAttention, grp.name,
                grp.layers, 1, math, T,
                score_count * (2 * dqk + 2 * dv + kSoftmaxFlopsPerScore),
-               {.activations_read = q_bytes + S * keys * (kb.k_act + kb.v_act),
+               {.activations_read = q_bytes + seq_keys * (kb.k_act + kb.v_act),
                 .activations_written = out_bytes,
-                .kv_read = S * keys * (kb.k_kv + kb.v_kv)}));
+                .kv_read = seq_keys * (kb.k_kv + kb.v_kv)}));
   } else {
     const double scores = score_count * g.act_bytes;
     mark(e.Add(OpKind::kQk, OpClass::kAttention, grp.name, grp.layers, 1, math,
                T, 2 * score_count * dqk,
-               {.activations_read = q_bytes + S * keys * kb.k_act,
+               {.activations_read = q_bytes + seq_keys * kb.k_act,
                 .activations_written = scores,
-                .kv_read = S * keys * kb.k_kv}));
+                .kv_read = seq_keys * kb.k_kv}));
     mark(e.Add(OpKind::kSoftmax, OpClass::kElementwise, grp.name, grp.layers, 1,
                g.elementwise_math, T, kSoftmaxFlopsPerScore * score_count,
                {.activations_read = scores, .activations_written = scores}));
     mark(e.Add(OpKind::kAttentionV, OpClass::kAttention, grp.name, grp.layers,
                1, math, T, 2 * score_count * dv,
-               {.activations_read = scores + S * keys * kb.v_act,
+               {.activations_read = scores + seq_keys * kb.v_act,
                 .activations_written = out_bytes,
-                .kv_read = S * keys * kb.v_kv}));
+                .kv_read = seq_keys * kb.v_kv}));
   }
 }
 
@@ -220,7 +236,7 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
                     const StepShape& shape, Emitter& e) {
   const ModelConfig& m = *g.model;
   const double S = static_cast<double>(shape.seqs);
-  const double T = S * static_cast<double>(shape.new_tokens);
+  const double T = StepTokens(shape);
   const double h = static_cast<double>(m.hidden_size);
   const double heads = static_cast<double>(m.num_attention_heads);
   const double ab = g.act_bytes;
@@ -307,11 +323,15 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
                                   static_cast<double>(shape.new_tokens) - 1)
               : len;
       const double width = heads * (a.qk_nope_head_dim + a.v_head_dim);
+      const double seq_keys =
+          shape.mixed != nullptr
+              ? shape.mixed->keys[grp.window > 0 ? 1 : 0]
+              : S * keys;
       OpCost& up = e.Add(OpKind::kMlaKvUp, OpClass::kGemm, name, layers, 1,
-                         g.matmul_math, S * keys, 2 * S * keys * rkv * width,
+                         g.matmul_math, seq_keys, 2 * seq_keys * rkv * width,
                          {.weights_read = rkv * width * g.weight_bytes,
-                          .activations_written = S * keys * width * ab,
-                          .kv_read = S * keys * rkv * g.kv_bytes});
+                          .activations_written = seq_keys * width * ab,
+                          .kv_read = seq_keys * rkv * g.kv_bytes});
       up.kv_dependent = true;
       up.window = grp.window;
       up.pim_candidate = true;
@@ -557,7 +577,7 @@ void BuildStepOps(const GraphContext& g, const StepShape& shape, OpList* out) {
   const ModelConfig& m = *g.model;
   Emitter e(g, out);
   const double S = static_cast<double>(shape.seqs);
-  const double T = S * static_cast<double>(shape.new_tokens);
+  const double T = StepTokens(shape);
   const double h = static_cast<double>(m.hidden_size);
   const double vocab = static_cast<double>(m.vocab_size);
   const double ab = g.act_bytes;

@@ -86,11 +86,26 @@ struct OpCost {
 // causal pairs and the window follow from it) or, when `linear_x` >= 0, the
 // decode form with exactly `linear_x` keys read and attended per query (used
 // to get the per-step linear coefficients).
+struct MixedAttention;
 struct StepShape {
   int64_t seqs = 1;
   int64_t new_tokens = 1;
   int64_t kv_length = 1;
   double linear_x = -1;
+  // A mixed step (StepEvaluator::Step): sequences at their own contexts.
+  // When set, the step's tokens and attention sums come from here and
+  // new_tokens / kv_length / linear_x are unused; seqs is the sequence count.
+  const MixedAttention* mixed = nullptr;
+};
+
+// The per-sequence terms of a mixed step's attention, summed over its
+// sequences: a sequence of n new tokens over c cached adds CausalPairs(n,
+// c + n, w) pairs and min(c + n, w + n - 1) keys (w = 0: no window, c + n).
+// Index 0: global layers; 1: sliding-window layers.
+struct MixedAttention {
+  double tokens = 0;  // new tokens of the step (sum over sequences)
+  std::array<double, 2> pairs{};
+  std::array<double, 2> keys{};
 };
 
 // The ops of one step. Inline capacity covers every catalog model (14 ops
