@@ -58,4 +58,19 @@ double SendSeconds(double bytes, const Link& link) {
   return bytes / b + link.latency_seconds;
 }
 
+double CollectiveSeconds(Collective kind, double bytes, int64_t group,
+                         const Link& link) {
+  switch (kind) {
+    case Collective::kNone:
+      return 0;
+    case Collective::kAllReduce:
+      return AllReduceSeconds(bytes, group, link);
+    case Collective::kAllToAll:
+      return AllToAllSeconds(bytes, group, link);
+    case Collective::kSend:
+      return SendSeconds(bytes, link);
+  }
+  return 0;
+}
+
 }  // namespace ridgeline::engine::internal

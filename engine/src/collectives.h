@@ -31,6 +31,8 @@
 
 namespace ridgeline::engine::internal {
 
+enum class Collective : uint8_t { kNone = 0, kAllReduce, kAllToAll, kSend };
+
 struct Link {
   double bytes_per_second = 0;  // both directions; 0 = unknown
   double latency_seconds = 0;   // one-way per step; 0 = unknown
@@ -47,5 +49,9 @@ double AllReduceSeconds(double bytes, int64_t group, const Link& link);
 // `bytes_sent`: what one device sends to all the others together.
 double AllToAllSeconds(double bytes_sent, int64_t group, const Link& link);
 double SendSeconds(double bytes, const Link& link);
+// One call of `kind` with `bytes` (all-reduce: the buffer; all-to-all: what
+// one device sends; send: the message) over `group` devices.
+double CollectiveSeconds(Collective kind, double bytes, int64_t group,
+                         const Link& link);
 
 }  // namespace ridgeline::engine::internal

@@ -109,6 +109,10 @@ class Emitter {
             g_.elementwise_math, rows, (tp - 1) / tp * elements,
             {.activations_read = buffer, .activations_written = buffer});
     op.link_bytes = 4 * (tp - 1) / tp * buffer * static_cast<double>(layers);
+    op.collective = Collective::kAllReduce;
+    op.group = g_.tensor_parallel;
+    op.call_bytes = rows * width * g_.act_bytes;
+    op.calls = static_cast<double>(count) * static_cast<double>(layers);
   }
 
   // A weight-bearing matmul: rows x k by k x n, input and output in

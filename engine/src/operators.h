@@ -9,6 +9,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
+#include "collectives.h"
 #include "ridgeline/engine/result.h"
 #include "ridgeline/engine/scenario.h"
 
@@ -71,6 +72,13 @@ struct OpCost {
   std::array<double, kOperandClassCount> write{};
   // Bytes this device sends plus receives over the interconnect (all-reduce).
   double link_bytes = 0;
+  // The collective that traffic is (collectives.h): kind, the devices of
+  // its group, the bytes of one call and the calls in this op (per layer
+  // count x layers). The roofline times it on the link the group crosses.
+  Collective collective = Collective::kNone;
+  int64_t group = 1;
+  double call_bytes = 0;
+  double calls = 0;
   // Attention-like ops whose cost grows with the KV length (linearly in
   // decode, where `window` caps it).
   bool kv_dependent = false;
