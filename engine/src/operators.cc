@@ -115,6 +115,43 @@ class Emitter {
     op.calls = static_cast<double>(count) * static_cast<double>(layers);
   }
 
+  // Expert parallelism: dispatch and combine, two all-to-alls per layer.
+  // Of `visits` token-expert visits (rows of `width` activations) the
+  // (ep - 1) / ep that go to other devices are sent, and as many arrive;
+  // combine sends the expert outputs back the same way.
+  void AllToAll(std::string_view group, int64_t layers, double visits,
+                double width) {
+    const double ep = static_cast<double>(g_.expert_parallel);
+    const double sent = visits * (ep - 1) / ep * width * g_.act_bytes;
+    OpCost& op = Add(OpKind::kAllToAll, OpClass::kElementwise, group, layers, 2,
+                     g_.elementwise_math, visits, 0,
+                     {.activations_read = 2 * sent,
+                      .activations_written = 2 * sent});
+    op.link_bytes = 4 * sent * static_cast<double>(layers);
+    op.collective = Collective::kAllToAll;
+    op.group = g_.expert_parallel;
+    op.call_bytes = sent;
+    op.calls = 2 * static_cast<double>(layers);
+  }
+
+  // Pipeline parallelism: the step's hidden states (rows x width, activation
+  // precision) go from each stage to the next, stages - 1 sends in turn.
+  // The graph holds every layer once: its times summed are a token's trip
+  // through all stages (decode's per-token latency).
+  void PipelineSends(double rows, double width) {
+    const double message = rows * width * g_.act_bytes;
+    const double sends = static_cast<double>(g_.pipeline_parallel - 1);
+    OpCost& op = Add(OpKind::kPipelineSend, OpClass::kElementwise, "", 1, 1,
+                     g_.elementwise_math, rows, 0,
+                     {.activations_read = sends * message,
+                      .activations_written = sends * message});
+    op.link_bytes = 2 * sends * message;  // sent by one, received by the next
+    op.collective = Collective::kSend;
+    op.group = g_.replica_devices;
+    op.call_bytes = message;
+    op.calls = sends;
+  }
+
   // A weight-bearing matmul: rows x k by k x n, input and output in
   // activation precision.
   OpCost& Matmul(OpKind kind, std::string_view group, int64_t layers,
@@ -419,9 +456,22 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     };
     // Every token evaluates k experts; weights are read only for the
     // experts some token of the step touched.
-    expert_ffn(OpKind::kMoeRoutedExperts, T * top_k,
-               static_cast<double>(x.expert_intermediate_size),
-               ExpectedExpertsTouched(experts, top_k, T));
+    if (g.expert_parallel > 1) {
+      // Expert parallelism with data-parallel attention: this device's E /
+      // ep experts serve the tokens of all ep devices (ep x T); under
+      // uniform routing it gets 1 / ep of their k T ep expert visits and of
+      // the experts they touch (the expected load per device).
+      const double ep = static_cast<double>(g.expert_parallel);
+      const double group_tokens = T * ep;
+      expert_ffn(OpKind::kMoeRoutedExperts, group_tokens * top_k / ep,
+                 static_cast<double>(x.expert_intermediate_size),
+                 ExpectedExpertsTouched(experts, top_k, group_tokens) / ep);
+      e.AllToAll(name, layers, T * top_k, h);
+    } else {
+      expert_ffn(OpKind::kMoeRoutedExperts, T * top_k,
+                 static_cast<double>(x.expert_intermediate_size),
+                 ExpectedExpertsTouched(experts, top_k, T));
+    }
     if (x.num_shared_experts > 0) {
       const double shared = static_cast<double>(x.num_shared_experts);
       OpCost& op = expert_ffn(
@@ -495,6 +545,10 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s,
   GraphContext g;
   g.model = &model;
   g.tensor_parallel = s.parallelism.tensor_parallel;
+  g.pipeline_parallel = s.parallelism.pipeline_parallel;
+  g.replica_devices = ReplicaDevices(s.parallelism);
+  g.expert_parallel =
+      s.parallelism.attention_data_parallel ? s.parallelism.expert_parallel : 1;
   g.options = s.options;
   g.weight_bytes = s.precision.weights.bytes_per_element();
   g.act_bytes = s.precision.activations.bytes_per_element();
@@ -606,6 +660,7 @@ void BuildStepOps(const GraphContext& g, const StepShape& shape, OpList* out) {
   // Only the last position of each sequence needs logits to emit the next
   // token, so the LM head runs on `seqs` rows in prefill as in decode.
   e.Matmul(OpKind::kLmHead, "", 1, S, h, vocab);
+  if (g.pipeline_parallel > 1) e.PipelineSends(T, h);
 }
 
 double KeysRead(const OpCost& op, int64_t kv_length) {

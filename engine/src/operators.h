@@ -34,6 +34,12 @@ struct GraphContext {
   // (TensorParallelShard) when parallelism.tensor_parallel > 1.
   const ModelConfig* model = nullptr;
   int64_t tensor_parallel = 1;
+  int64_t pipeline_parallel = 1;  // stages; > 1 adds the stage-to-stage sends
+  int64_t replica_devices = 1;    // the group pipeline sends cross
+  // Attention data-parallel expert parallelism: devices of the group (1:
+  // none). The graph is one device's; its experts see `expert_parallel`
+  // times its tokens.
+  int64_t expert_parallel = 1;
   AnalysisOptions options;
   double weight_bytes = 2;  // per element
   double act_bytes = 2;

@@ -134,12 +134,11 @@ absl::Status ValidateParallelism(const Scenario& s) {
           tp, ") unless attention_data_parallel is set: the attention's "
           "devices are the ones that hold the experts, got ", ep));
     }
-    if (p.attention_data_parallel && ep % tp != 0) {
+    if (p.attention_data_parallel && tp != 1) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "parallelism.expert_parallel must be a multiple of "
-          "parallelism.tensor_parallel (", tp,
-          ") with attention_data_parallel: each data-parallel attention group "
-          "is one tensor-parallel group, got ", ep));
+          "parallelism.tensor_parallel must be 1 with attention_data_parallel: "
+          "every device of the expert-parallel group runs the whole attention "
+          "on its own batch, got ", tp));
     }
   } else if (p.attention_data_parallel) {
     return absl::InvalidArgumentError(

@@ -309,6 +309,12 @@ void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out,
   out->set_decode_tokens_per_second_per_sequence(
       in.decode_tokens_per_second_per_sequence);
   out->set_decode_tokens_per_second_total(in.decode_tokens_per_second_total);
+  out->set_devices(in.devices);
+  out->set_deployment_prefill_tokens_per_second(
+      in.deployment_prefill_tokens_per_second);
+  out->set_deployment_decode_tokens_per_second(
+      in.deployment_decode_tokens_per_second);
+  out->set_pipeline_bubble_fraction(in.pipeline_bubble_fraction);
 
   v1::MemoryFootprint* m = out->mutable_memory();
   constexpr int kW = static_cast<int>(engine::OperandClass::kWeights);

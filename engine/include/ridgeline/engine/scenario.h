@@ -93,11 +93,16 @@ struct Parallelism {
   // Prefill micro-batches per pipeline, 1..65536; 0 = one per stage.
   int64_t pipeline_micro_batches = 0;
   // Devices the routed experts are spread over, 1..256 (divides experts).
-  // Without attention_data_parallel it equals tensor_parallel (or is 1);
-  // with it, a multiple of tensor_parallel.
+  // Without attention_data_parallel it equals tensor_parallel (or is 1):
+  // experts spread over the tensor-parallel devices cost, in expectation,
+  // what tensor-sliced experts cost, so the graph is tensor parallelism's.
   int64_t expert_parallel = 1;
-  // Attention replicated over the expert-parallel group: ep / tp
-  // tensor-parallel groups, each with batch / (ep / tp) sequences.
+  // DeepSeek-V3 style (tensor_parallel 1): each of the expert_parallel
+  // devices runs the whole attention on its own batch, and the workload's
+  // batch (a step's sequences) is ONE device's; the others run alike. Each
+  // device holds experts / ep routed experts, which see the tokens of all
+  // ep devices; tokens go to their experts' devices and back with two
+  // all-to-alls per MoE layer.
   bool attention_data_parallel = false;
   // Whole replicas, 1..65536: throughput adds up, latency does not.
   int64_t data_parallel = 1;
