@@ -13,6 +13,7 @@
 #include "ridgeline/engine/step.h"
 #include "ridgeline/service/backend.h"
 #include "ridgeline/service/convert.h"
+#include "ridgeline/service/request_scenario.h"
 
 namespace ridgeline::service {
 namespace {
@@ -21,11 +22,7 @@ constexpr int kMaxSteps = 4096;        // per request / stream message
 constexpr int kMaxSequences = 65536;   // per step
 constexpr int64_t kMaxTokens = 10'000'000;
 
-absl::Status OutOfRange(absl::string_view path, absl::string_view range,
-                        absl::string_view got) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(path, ": must be ", range, "; got ", got));
-}
+using request::OutOfRange;
 
 // Checks one step and copies it into `seqs`; `path` is "steps[3]". Errors
 // name "steps[3].sequences[17].context_tokens", the range and the value.
@@ -79,10 +76,7 @@ class Session final : public Backend::StepSession {
     RETURN_IF_ERROR(ReadStep(step, path, seqs));
     ops->clear();
     absl::StatusOr<engine::StepTiming> t = ev_.Step(*seqs, per_op ? ops : nullptr);
-    if (!t.ok()) {
-      return absl::Status(t.status().code(),
-                          absl::StrCat(path, ".", t.status().message()));
-    }
+    if (!t.ok()) return request::Prefixed(path, t.status());
     out->set_seconds(t->seconds);
     out->set_compute_seconds(t->compute_seconds);
     out->set_memory_seconds(t->memory_seconds);
@@ -169,10 +163,7 @@ absl::StatusOr<std::unique_ptr<Backend::StepSession>> Backend::OpenStepSession(
   v1::CalibrationUsed used;
   RETURN_IF_ERROR(ResolveStepScenario(scenario, "scenario", &s, &used));
   absl::StatusOr<engine::StepEvaluator> ev = engine::StepEvaluator::Create(s);
-  if (!ev.ok()) {
-    return absl::Status(ev.status().code(),
-                        absl::StrCat("scenario: ", ev.status().message()));
-  }
+  if (!ev.ok()) return request::Prefixed("scenario", ev.status());
   // The bound: no profile applied and no plugin hook consulted.
   const bool pure = s.options.pure_roofline ||
                     (used.profile_name().empty() && !s.hardware.efficiency_hook);
