@@ -521,6 +521,9 @@ void StepStreamLoad(const Options& o, Results* results) {
       if (!stream->Write(req)) break;
       if (id == 0) req.clear_scenario();  // only the first message has it
     }
+    // Half-close here: the reader may be blocked in Read() with every
+    // message answered; the server then ends the stream.
+    stream->WritesDone();
     std::lock_guard<std::mutex> lock(mu);
     done_writing = true;
     cv.notify_all();
@@ -546,7 +549,6 @@ void StepStreamLoad(const Options& o, Results* results) {
     cv.notify_all();
   }
   writer.join();
-  stream->WritesDone();
   while (stream->Read(&resp)) {
   }
   grpc::Status status = stream->Finish();
