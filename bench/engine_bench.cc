@@ -116,6 +116,29 @@ void BM_StepEvaluatorPrefill(benchmark::State& state) {
 }
 BENCHMARK(BM_StepEvaluatorPrefill);
 
+// A real continuous-batching step (the target: <= 1 us): 64
+// sequences, 60 decode tokens at contexts spread over 100..6000 and 4
+// prefill chunks of 256 tokens over 0..3072 cached ones. The contexts move
+// every call so no two calls repeat.
+void BM_StepTime_Mixed64(benchmark::State& state) {
+  absl::StatusOr<StepEvaluator> ev =
+      StepEvaluator::Create(Llama3Scenario(128, false));
+  if (!ev.ok()) std::abort();
+  StepSequence seqs[64];
+  for (int i = 0; i < 64; ++i) {
+    seqs[i] = i < 60 ? StepSequence{100 + 100 * i, 1}
+                     : StepSequence{1024 * (i - 60), 256};
+  }
+  int64_t shift = 0;
+  for (auto _ : state) {
+    shift = shift == 1000 ? 0 : shift + 1;
+    seqs[0].context_tokens = 100 + shift;
+    absl::StatusOr<StepTiming> t = ev->Step(seqs);
+    benchmark::DoNotOptimize(t->seconds);
+  }
+}
+BENCHMARK(BM_StepTime_Mixed64);
+
 // Creating the evaluator: validation, graph context, placement.
 void BM_StepEvaluatorCreate(benchmark::State& state) {
   const Scenario s = Llama3Scenario(128, false);

@@ -1,7 +1,10 @@
 // ridgeline_loadgen: a bounded gRPC load generator for ridgeline-server on
 // loopback. Analyze mode keeps --concurrency RPCs in flight with gRPC's
 // callback API; Sweep mode runs --concurrency threads, each streaming whole
-// sweeps. Stops at --requests OR --duration, whichever comes first. Reports
+// sweeps; step-stream mode keeps one StepTimeStream open with up to
+// --concurrency messages in flight, each of --steps-per-message steps of
+// --step-seqs mixed sequences (the scheduler's loop, pipelined).
+// Stops at --requests OR --duration, whichever comes first. Reports
 // requests/s (points/s for sweeps), latency percentiles, errors by code and,
 // with --metrics, the server's engine time as a share of its RPC time
 // (ridgeline_engine_seconds_sum vs grpc_server_handling_seconds_sum,
@@ -60,13 +63,15 @@ struct Options {
   v1::AnalysisView view = v1::ANALYSIS_VIEW_FULL;
   std::vector<int> cpus;  // empty: no pinning
   std::vector<int64_t> sweep_batches = {1, 2, 4, 8, 16, 32, 64, 128};
+  int64_t steps_per_message = 16;
+  int64_t step_seqs = 64;
 };
 
 const char kUsage[] =
     "usage: ridgeline_loadgen [flags]\n"
     "  --target HOST:PORT     loopback gRPC address (default 127.0.0.1:50051)\n"
     "  --metrics HOST:PORT    loopback metrics address: report engine share\n"
-    "  --mode analyze|sweep   (default analyze)\n"
+    "  --mode analyze|sweep|step-stream   (default analyze)\n"
     "  --requests N           stop after N RPCs (default 200000)\n"
     "  --duration SECONDS     stop after this long (default 10)\n"
     "  --concurrency N        RPCs in flight / sweep threads (default 32)\n"
@@ -79,7 +84,10 @@ const char kUsage[] =
     "                         leaves out the per-op tables)\n"
     "  --cpus N,...           pin the load generator to these CPU numbers\n"
     "  --sweep-batches N,...  sweep mode: batch sizes per sweep (default\n"
-    "                         1,2,4,8,16,32,64,128: 8 points per Sweep)\n";
+    "                         1,2,4,8,16,32,64,128: 8 points per Sweep)\n"
+    "  --steps-per-message N  step-stream mode: steps per message (default 16)\n"
+    "  --step-seqs N          step-stream mode: sequences per step, 60 decode\n"
+    "                         tokens to 4 prefill chunks (default 64)\n";
 
 // Loopback only: a load generator must not be pointed at someone else.
 bool IsLoopback(const std::string& host_port) {
@@ -127,8 +135,10 @@ bool ParseArgs(int argc, char** argv, Options* o, std::string* error) {
     } else if (a == "--mode") {
       if (!need()) return false;
       o->mode = *v;
-      if (o->mode != "analyze" && o->mode != "sweep") {
-        *error = "--mode: expected analyze or sweep, got '" + *v + "'";
+      if (o->mode != "analyze" && o->mode != "sweep" &&
+          o->mode != "step-stream") {
+        *error = "--mode: expected analyze, sweep or step-stream, got '" +
+                 *v + "'";
         return false;
       }
     } else if (a == "--requests") {
@@ -179,6 +189,10 @@ bool ParseArgs(int argc, char** argv, Options* o, std::string* error) {
         }
         o->cpus.push_back(static_cast<int>(cpu));
       }
+    } else if (a == "--steps-per-message") {
+      if (!as_int(&o->steps_per_message, 1)) return false;
+    } else if (a == "--step-seqs") {
+      if (!as_int(&o->step_seqs, 1)) return false;
     } else if (a == "--sweep-batches") {
       if (!need()) return false;
       o->sweep_batches.clear();
@@ -458,6 +472,93 @@ void SweepLoad(const Options& o, Results* results) {
   for (auto& th : threads) th.join();
 }
 
+// One StepTimeStream: a writer thread keeps up to --concurrency messages in
+// flight, this thread reads the answers in order. Latency is per message
+// (write to its answer); points count the steps answered.
+void StepStreamLoad(const Options& o, Results* results) {
+  v1::StepTimeStreamRequest req;
+  v1::StepScenario* sc = req.mutable_scenario();
+  sc->mutable_model()->set_catalog_id(o.model);
+  sc->mutable_hardware()->set_platform_id(o.hardware);
+  sc->mutable_capacity()->set_max_sequences(o.step_seqs);
+  sc->mutable_capacity()->set_max_context_tokens(8192);
+  for (int64_t k = 0; k < o.steps_per_message; ++k) {
+    v1::Step* step = req.add_steps();
+    for (int64_t i = 0; i < o.step_seqs; ++i) {
+      // 15 of 16 sequences decode at spread contexts; every 16th is a
+      // prefill chunk of 256 tokens.
+      v1::StepSequence* q = step->add_sequences();
+      const bool chunk = i % 16 == 15;
+      q->set_context_tokens(chunk ? 256 * (i % 4) : 100 + 37 * i + k);
+      q->set_new_tokens(chunk ? 256 : 1);
+    }
+  }
+  auto channel = MakeChannels(o)[0];
+  auto stub = v1::RidgelineService::NewStub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(static_cast<int64_t>(
+                           o.duration_seconds + 60)));
+  auto stream = stub->StepTimeStream(&context);
+  const auto end =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(o.duration_seconds));
+  const size_t window = static_cast<size_t>(std::max(o.concurrency, 1));
+  std::vector<Clock::time_point> sent(window);
+  std::mutex mu;
+  std::condition_variable cv;
+  int64_t written = 0, answered = 0;  // guarded by mu
+  bool done_writing = false;          // guarded by mu
+  std::thread writer([&] {
+    for (int64_t id = 0; id < o.requests && Clock::now() < end; ++id) {
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return written - answered < (int64_t)window; });
+        sent[static_cast<size_t>(id) % window] = Clock::now();
+        ++written;
+      }
+      req.set_id(static_cast<uint64_t>(id));
+      if (!stream->Write(req)) break;
+      if (id == 0) req.clear_scenario();  // only the first message has it
+    }
+    // Half-close here: the reader may be blocked in Read() with every
+    // message answered; the server then ends the stream.
+    stream->WritesDone();
+    std::lock_guard<std::mutex> lock(mu);
+    done_writing = true;
+    cv.notify_all();
+  });
+  v1::StepTimeResponse resp;
+  std::vector<double> latencies;
+  int64_t steps = 0, step_errors = 0;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      if (done_writing && answered == written) break;
+    }
+    if (!stream->Read(&resp)) break;
+    const auto now = Clock::now();
+    std::lock_guard<std::mutex> lock(mu);
+    latencies.push_back(std::chrono::duration<double>(
+                            now - sent[resp.id() % window]).count());
+    ++answered;
+    steps += resp.steps_size();
+    for (const v1::StepTimeResult& r : resp.steps()) {
+      if (r.error_code() != 0) ++step_errors;
+    }
+    cv.notify_all();
+  }
+  writer.join();
+  while (stream->Read(&resp)) {
+  }
+  grpc::Status status = stream->Finish();
+  if (!status.ok()) RecordError(results, status);
+  std::lock_guard<std::mutex> lock(results->mu);
+  results->latencies = std::move(latencies);
+  results->points = steps;
+  if (step_errors > 0) results->errors["step error_code != 0"] += step_errors;
+}
+
 double Percentile(std::vector<double>& sorted, double p) {
   if (sorted.empty()) return 0;
   size_t i = static_cast<size_t>(p * (sorted.size() - 1) + 0.5);
@@ -485,12 +586,16 @@ int Main(int argc, char** argv) {
   // gRPC locks absl::Mutex; Debian's absl keeps a deadlock-detection lock
   // graph on every Lock/Unlock unless told not to.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  const std::string method = o.mode == "analyze" ? "Analyze" : "Sweep";
+  const std::string method = o.mode == "analyze"       ? "Analyze"
+                             : o.mode == "step-stream" ? "StepTimeStream"
+                                                       : "Sweep";
   std::optional<ServerSample> before = Scrape(o, method);
   Results results;
   auto start = Clock::now();
   if (o.mode == "analyze") {
     AnalyzeLoad(o, &results).Run();
+  } else if (o.mode == "step-stream") {
+    StepStreamLoad(o, &results);
   } else {
     SweepLoad(o, &results);
   }
@@ -515,6 +620,15 @@ int Main(int argc, char** argv) {
   std::printf("requests %zu ok, %lld errors in %.2f s: %.0f requests/s\n",
               lat.size(), static_cast<long long>(errors), wall,
               static_cast<double>(lat.size()) / wall);
+  if (o.mode == "step-stream") {
+    std::printf(
+        "steps %lld (%lld per message, %lld sequences each) over one stream: "
+        "%.0f steps/s; latency below is per message\n",
+        static_cast<long long>(results.points),
+        static_cast<long long>(o.steps_per_message),
+        static_cast<long long>(o.step_seqs),
+        static_cast<double>(results.points) / wall);
+  }
   if (o.mode == "sweep") {
     std::printf("sweep points %lld: %.0f points/s\n",
                 static_cast<long long>(results.points),

@@ -22,6 +22,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/ranges.h"
+#include "step.h"
 #include "table.h"
 
 namespace ridgeline::cli {
@@ -87,6 +88,13 @@ constexpr std::pair<const char*, const char*> kFieldFlags[] = {
     {"gemv_max_tokens", "--gemv-max-tokens"},
     {"options.prefill_chunk_tokens", "--prefill-chunk-tokens"},
     {"parallelism.tensor_parallel", "--tensor-parallel"},
+    {"].context_tokens", "--seq"},
+    {"].new_tokens", "--seq"},
+    {"parallelism.pipeline_parallel", "--pipeline-parallel"},
+    {"parallelism.pipeline_micro_batches", "--micro-batches"},
+    {"parallelism.expert_parallel", "--expert-parallel"},
+    {"parallelism.data_parallel", "--data-parallel"},
+    {"parallelism.attention_data_parallel", "--attention-data-parallel"},
     // Sweep list entries: models[i].catalog_id, hardware[i].description...
     {"].catalog_id", "--model"},
     {"].hf_config_json", "--model-config"},
@@ -228,6 +236,16 @@ const std::vector<FlagSpec>& ScenarioFlags() {
        "ignore calibration and plugin hooks: the speed upper bound"},
       {"tensor-parallel", "N",
        "devices the model is split over (tensor parallelism; default 1)"},
+      {"pipeline-parallel", "N",
+       "pipeline stages the layers are split into (default 1)"},
+      {"micro-batches", "N",
+       "prefill micro-batches per pipeline (default: one per stage)"},
+      {"expert-parallel", "N",
+       "devices the routed experts are spread over (default 1)"},
+      {"attention-data-parallel", "",
+       "attention replicated over the expert-parallel group, own batches"},
+      {"data-parallel", "N",
+       "whole replicas: throughput adds up, latency does not (default 1)"},
       {"fp16-accumulation", "",
        "fp16 matmuls accumulate in fp16 (llama.cpp's cuBLAS path): GeForce 2x"},
       {"no-fp16-accumulation", "",
@@ -310,6 +328,29 @@ Outcome FillCommon(const ParsedFlags& flags, v1::AnalysisOptions* options,
   return std::nullopt;
 }
 
+// --pipeline-parallel, --micro-batches, --expert-parallel, --data-parallel,
+// --attention-data-parallel (combinations are the service's to check).
+Outcome FillParallelismFlags(const ParsedFlags& flags, v1::Parallelism* p) {
+  struct IntFlag {
+    const char* name;
+    int64_t max;
+    void (v1::Parallelism::*set)(int32_t);
+  };
+  const IntFlag ints[] = {
+      {"pipeline-parallel", 256, &v1::Parallelism::set_pipeline_parallel},
+      {"micro-batches", 65536, &v1::Parallelism::set_pipeline_micro_batches},
+      {"expert-parallel", 256, &v1::Parallelism::set_expert_parallel},
+      {"data-parallel", 65536, &v1::Parallelism::set_data_parallel},
+  };
+  for (const IntFlag& f : ints) {
+    absl::StatusOr<std::optional<int64_t>> v = flags.GetInt(f.name, 1, f.max);
+    if (!v.ok()) return Usage(v.status());
+    if (*v) (p->*f.set)(static_cast<int32_t>(**v));
+  }
+  if (flags.Has("attention-data-parallel")) p->set_attention_data_parallel(true);
+  return std::nullopt;
+}
+
 // ScenarioFlags() into the fields AnalyzeRequest and SweepRequest share.
 template <typename Request>
 Outcome FillScenarioFlags(const ParsedFlags& flags, Request* request) {
@@ -324,6 +365,9 @@ Outcome FillScenarioFlags(const ParsedFlags& flags, Request* request) {
   if (!tp.ok()) return Usage(tp.status());
   if (*tp) {
     request->mutable_parallelism()->set_tensor_parallel(static_cast<int32_t>(**tp));
+  }
+  if (Outcome o = FillParallelismFlags(flags, request->mutable_parallelism())) {
+    return o;
   }
   return FillCommon(flags, request->mutable_options(),
                     request->mutable_calibration());
@@ -1372,6 +1416,42 @@ Outcome ModelsCommand(Context& ctx) {
 // Dispatch
 // ---------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------
+// step (step.cc reads the steps and prints; the scenario is analyze's)
+// ---------------------------------------------------------------------------
+
+std::vector<FlagSpec> StepFlags() {
+  std::vector<FlagSpec> flags = StepOwnFlags();
+  for (const FlagSpec& f : AnalyzeFlags()) {
+    if (f.name == "batch" || f.name == "prompt" || f.name == "gen" ||
+        f.name == "no-suggestions" || f.name == "view" ||
+        f.name.rfind("electricity", 0) == 0 || f.name == "pue" ||
+        f.name == "grid-g-co2e-per-kwh" || f.name == "amortization-years" ||
+        f.name == "utilization") {
+      continue;
+    }
+    flags.push_back(f);
+  }
+  return flags;
+}
+
+Outcome StepCommand(Context& ctx) {
+  v1::AnalyzeRequest scenario;
+  if (Outcome o = BuildAnalyze(ctx.flags, &scenario)) return o;
+  v1::StepTimeRequest request;
+  StepScenarioFrom(scenario, request.mutable_scenario());
+  if (absl::Status s = FillStep(ctx.flags, &request); !s.ok()) return Usage(s);
+  if (Outcome o = MakeClient(ctx)) return o;
+  absl::StatusOr<v1::StepTimeResponse> response = ctx.client->StepTime(request);
+  if (!response.ok()) return Failed(response.status());
+  if (ctx.format == Format::kJson) {
+    ctx.out << Json(*response) << "\n";
+  } else {
+    PrintStepTable(*response, ctx.csv(), ctx.out);
+  }
+  return std::nullopt;
+}
+
 struct Command {
   std::string_view name;
   std::string_view usage;
@@ -1405,6 +1485,12 @@ const std::vector<Command>& Commands() {
        "one kernel call (decode attention or GEMM): predicted time beside "
        "the roofline bound",
        KernelFlags, KernelCommand},
+      {"step",
+       "ridgeline step --model ID --hardware ID --seq CONTEXT:NEW "
+       "[--seq ...] [flags]",
+       "the time of one forward step of a real batch: every sequence at its "
+       "own context (decode tokens and prefill chunks mixed)",
+       StepFlags, StepCommand},
   };
   return kCommands;
 }
@@ -1465,7 +1551,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
   }
   if (i == args.size()) {
     err << "ridgeline: missing command after flags (commands: analyze, sweep, "
-           "hardware, models, kernel, validate, calibrate; see ridgeline "
+           "step, hardware, models, kernel, validate, calibrate; see ridgeline "
            "--help)\n";
     return kUsage;
   }
@@ -1483,8 +1569,8 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
                               [&](const Command& c) { return c.name == name; });
   if (command == Commands().end()) {
     err << "ridgeline: unknown command '" << name
-        << "' (commands: analyze, sweep, hardware, models, kernel, "
-           "validate, calibrate; see ridgeline --help)\n";
+        << "' (commands: analyze, sweep, step, hardware, models, "
+           "kernel, validate, calibrate; see ridgeline --help)\n";
     return kUsage;
   }
   std::vector<FlagSpec> specs = command->flags();

@@ -63,6 +63,13 @@ class InProcessClient final : public Client {
       const v1::AnalyzeKernelRequest& request) override {
     return backend_->AnalyzeKernel(request);
   }
+  absl::StatusOr<v1::StepTimeResponse> StepTime(
+      const v1::StepTimeRequest& request) override {
+    v1::StepTimeResponse response;
+    absl::Status s = backend_->StepTime(request, &response);
+    if (!s.ok()) return s;
+    return response;
+  }
 
  private:
   std::unique_ptr<service::Backend> backend_;
@@ -133,6 +140,11 @@ class GrpcClient final : public Client {
       const v1::AnalyzeKernelRequest& request) override {
     return Unary(&v1::RidgelineService::Stub::AnalyzeKernel, request,
                  v1::AnalyzeKernelResponse());
+  }
+  absl::StatusOr<v1::StepTimeResponse> StepTime(
+      const v1::StepTimeRequest& request) override {
+    return Unary(&v1::RidgelineService::Stub::StepTime, request,
+                 v1::StepTimeResponse());
   }
 
  private:

@@ -27,6 +27,8 @@ class ParsedFlags {
   bool Has(std::string_view name) const;
   // The last value given; nullopt when absent.
   std::optional<std::string> Get(std::string_view name) const;
+  // Every value given, in order (a repeatable flag such as --seq).
+  std::vector<std::string> GetAll(std::string_view name) const;
   const std::vector<std::string>& positional() const { return positional_; }
 
   // Typed accessors; errors name the flag, the allowed range and the value.
@@ -45,6 +47,7 @@ class ParsedFlags {
   friend absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>&,
                                                 const std::vector<FlagSpec>&);
   std::map<std::string, std::string, std::less<>> values_;
+  std::map<std::string, std::vector<std::string>, std::less<>> all_;
   std::vector<std::string> positional_;
 };
 

@@ -13,6 +13,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_format.h"
 #include "analysis.h"
+#include "collectives.h"
 #include "economy.h"
 #include "operators.h"
 #include "prepare.h"
@@ -67,6 +68,35 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
         "bandwidth: all-reduce traffic is not timed, so the result is an "
         "upper bound on speed that ignores communication");
   }
+  {
+    // Collectives over an unpublished link cost no time (collectives.h).
+    const Parallelism& par = s.parallelism;
+    const int64_t groups[] = {par.tensor_parallel, par.expert_parallel,
+                              par.pipeline_parallel > 1 ? ReplicaDevices(par)
+                                                        : 1};
+    bool out_unknown = false, up_unknown_pp = false;
+    for (int64_t group : groups) {
+      if (group <= 1) continue;
+      const Link link = LinkFor(hw, group);
+      if (link.scale_out && link.bytes_per_second <= 0) out_unknown = true;
+    }
+    if (par.pipeline_parallel > 1 &&
+        LinkFor(hw, ReplicaDevices(par)).bytes_per_second <= 0) {
+      up_unknown_pp = true;
+    }
+    if (out_unknown) {
+      r.warnings.push_back(absl::StrFormat(
+          "a parallel group spans nodes (hardware.devices_per_node = %d) but "
+          "the hardware publishes no scale-out bandwidth: collectives across "
+          "nodes are not timed, so the result is an upper bound on speed",
+          hw.devices_per_node.value_or(0)));
+    } else if (up_unknown_pp) {
+      r.warnings.push_back(
+          "pipeline parallelism on hardware without a published interconnect "
+          "bandwidth: stage-to-stage sends are not timed, so the result is an "
+          "upper bound on speed");
+    }
+  }
   if (s.model.max_context > 0 && prompt + generated > s.model.max_context) {
     r.warnings.push_back(absl::StrFormat(
         "prompt + generated tokens (%d) exceed the model's max_context (%d, "
@@ -110,6 +140,18 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
   r.prefill.totals.seconds +=
       static_cast<double>(prep.prefill_chunks - 1) * ev.per_step();
   r.ttft_seconds = r.prefill.totals.seconds;
+  // Pipeline prefill: m micro-batches through p stages take m + p - 1 stage
+  // slots of (prefill / m) / p each (micro-batch time taken as 1/m of the
+  // batch's: an upper bound on speed), so TTFT = prefill (m + p - 1) /
+  // (m p) = prefill / p x (1 + bubble), bubble = (p - 1) / m.
+  if (const int64_t pp = s.parallelism.pipeline_parallel; pp > 1) {
+    const double p = static_cast<double>(pp);
+    const double m = static_cast<double>(s.parallelism.pipeline_micro_batches > 0
+                                             ? s.parallelism.pipeline_micro_batches
+                                             : pp);
+    r.pipeline_bubble_fraction = (p - 1) / m;
+    r.ttft_seconds = r.prefill.totals.seconds * (m + p - 1) / (m * p);
+  }
   r.prefill_tokens_per_second =
       r.ttft_seconds > 0 ? static_cast<double>(batch * prompt) / r.ttft_seconds
                          : 0;
@@ -213,6 +255,19 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
         static_cast<double>(batch) / r.tpot_mean_seconds;
   }
   r.e2e_seconds = r.ttft_seconds + r.decode.totals.seconds;
+  // Data-parallel replicas serve their own requests side by side.
+  // With data-parallel attention every device of the expert group serves
+  // its own batch (the workload's), so they add up too.
+  const double replicas =
+      static_cast<double>(s.parallelism.data_parallel) *
+      (s.parallelism.attention_data_parallel
+           ? static_cast<double>(s.parallelism.expert_parallel)
+           : 1.0);
+  r.devices = TotalDevices(s.parallelism);
+  r.deployment_prefill_tokens_per_second =
+      replicas * r.prefill_tokens_per_second;
+  r.deployment_decode_tokens_per_second =
+      replicas * r.decode_tokens_per_second_total;
   if (!full) return r;
 
   ComputeBottleneck(&r, decode_steps > 0);

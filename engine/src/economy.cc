@@ -60,13 +60,24 @@ void ComputeEconomy(const Scenario& s, AnalysisResult* r) {
     pj.reset();
     dj.reset();
   }
-  // Tensor parallelism: every device does its share for the same time.
-  const double devices = static_cast<double>(s.parallelism.tensor_parallel);
-  if (pj.has_value()) *pj *= devices;
-  if (dj.has_value()) *dj *= devices;
+  // Energy: the devices of a stage share each layer's work for the same time
+  // (tensor / expert parallelism); pipeline stages run the layers in turn,
+  // so the graph's ops already hold every stage's work once. Purchase price
+  // and embodied carbon: every device of one replica. Per-token figures
+  // are one replica's (data-parallel replicas multiply devices and tokens
+  // alike).
+  const double stage_devices = static_cast<double>(StageDevices(s.parallelism));
+  const double devices = static_cast<double>(ReplicaDevices(s.parallelism));
+  if (pj.has_value()) *pj *= stage_devices;
+  if (dj.has_value()) *dj *= stage_devices;
   e.prefill_joules = pj;
   e.decode_joules = dj;
-  const double out_tokens = static_cast<double>(s.workload.batch) *
+  // With data-parallel attention every device of the expert group serves
+  // a batch of its own (the workload's).
+  const double batches = s.parallelism.attention_data_parallel
+                             ? static_cast<double>(s.parallelism.expert_parallel)
+                             : 1.0;
+  const double out_tokens = batches * static_cast<double>(s.workload.batch) *
                             static_cast<double>(s.workload.generated_tokens);
   if (out_tokens <= 0) {
     e.note = "no output tokens: per-token figures are undefined";

@@ -199,6 +199,23 @@ absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
     RETURN_IF_ERROR(CheckPositiveLazy(at(".interconnect_bytes_per_second"),
                                       *hw.interconnect_bytes_per_second));
   }
+  if (hw.scale_up_latency_seconds.has_value()) {
+    RETURN_IF_ERROR(CheckPositiveLazy(at(".scale_up_latency_seconds"),
+                                      *hw.scale_up_latency_seconds));
+  }
+  if (hw.scale_out_bytes_per_second.has_value()) {
+    RETURN_IF_ERROR(CheckPositiveLazy(at(".scale_out_bytes_per_second"),
+                                      *hw.scale_out_bytes_per_second));
+  }
+  if (hw.scale_out_latency_seconds.has_value()) {
+    RETURN_IF_ERROR(CheckPositiveLazy(at(".scale_out_latency_seconds"),
+                                      *hw.scale_out_latency_seconds));
+  }
+  if (hw.devices_per_node.has_value()) {
+    RETURN_IF_ERROR(internal::CheckIntRange(
+        absl::StrCat(p, ".devices_per_node"), *hw.devices_per_node, 1,
+        1048576));
+  }
   return absl::OkStatus();
 }
 

@@ -109,6 +109,47 @@ class Emitter {
             g_.elementwise_math, rows, (tp - 1) / tp * elements,
             {.activations_read = buffer, .activations_written = buffer});
     op.link_bytes = 4 * (tp - 1) / tp * buffer * static_cast<double>(layers);
+    op.collective = Collective::kAllReduce;
+    op.group = g_.tensor_parallel;
+    op.call_bytes = rows * width * g_.act_bytes;
+    op.calls = static_cast<double>(count) * static_cast<double>(layers);
+  }
+
+  // Expert parallelism: dispatch and combine, two all-to-alls per layer.
+  // Of `visits` token-expert visits (rows of `width` activations) the
+  // (ep - 1) / ep that go to other devices are sent, and as many arrive;
+  // combine sends the expert outputs back the same way.
+  void AllToAll(std::string_view group, int64_t layers, double visits,
+                double width) {
+    const double ep = static_cast<double>(g_.expert_parallel);
+    const double sent = visits * (ep - 1) / ep * width * g_.act_bytes;
+    OpCost& op = Add(OpKind::kAllToAll, OpClass::kElementwise, group, layers, 2,
+                     g_.elementwise_math, visits, 0,
+                     {.activations_read = 2 * sent,
+                      .activations_written = 2 * sent});
+    op.link_bytes = 4 * sent * static_cast<double>(layers);
+    op.collective = Collective::kAllToAll;
+    op.group = g_.expert_parallel;
+    op.call_bytes = sent;
+    op.calls = 2 * static_cast<double>(layers);
+  }
+
+  // Pipeline parallelism: the step's hidden states (rows x width, activation
+  // precision) go from each stage to the next, stages - 1 sends in turn.
+  // The graph holds every layer once: its times summed are a token's trip
+  // through all stages (decode's per-token latency).
+  void PipelineSends(double rows, double width) {
+    const double message = rows * width * g_.act_bytes;
+    const double sends = static_cast<double>(g_.pipeline_parallel - 1);
+    OpCost& op = Add(OpKind::kPipelineSend, OpClass::kElementwise, "", 1, 1,
+                     g_.elementwise_math, rows, 0,
+                     {.activations_read = sends * message,
+                      .activations_written = sends * message});
+    op.link_bytes = 2 * sends * message;  // sent by one, received by the next
+    op.collective = Collective::kSend;
+    op.group = g_.replica_devices;
+    op.call_bytes = message;
+    op.calls = sends;
   }
 
   // A weight-bearing matmul: rows x k by k x n, input and output in
@@ -130,6 +171,14 @@ class Emitter {
   OpList* out_;
 };
 
+// New tokens of the step: seqs x new_tokens, or a mixed step's sum.
+double StepTokens(const StepShape& shape) {
+  return shape.mixed != nullptr
+             ? shape.mixed->tokens
+             : static_cast<double>(shape.seqs) *
+                   static_cast<double>(shape.new_tokens);
+}
+
 // Bytes per key token and layer that attention reads, split by operand.
 struct KeyBytes {
   double k_kv = 0, k_act = 0, v_kv = 0, v_act = 0;
@@ -139,7 +188,7 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
                    const StepShape& shape, Emitter& e) {
   const ModelConfig& m = *g.model;
   const double S = static_cast<double>(shape.seqs);
-  const double T = S * static_cast<double>(shape.new_tokens);
+  const double T = StepTokens(shape);
   const double heads = static_cast<double>(m.num_attention_heads);
   double pairs = 0;  // per sequence and head
   double keys = 0;   // key tokens read per sequence
@@ -183,7 +232,15 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
 
   const double q_bytes = T * heads * dqk * g.act_bytes;
   const double out_bytes = T * heads * dv * g.act_bytes;
-  const double score_count = S * heads * pairs;
+  // Sums over the step's sequences: S times one sequence's amount, or the
+  // mixed step's sums (S = 1 gives the same numbers to the bit).
+  double score_count = S * heads * pairs;
+  double seq_keys = S * keys;
+  if (shape.mixed != nullptr) {
+    const int w = grp.window > 0 ? 1 : 0;
+    score_count = heads * shape.mixed->pairs[w];
+    seq_keys = shape.mixed->keys[w];
+  }
   const MathType math = g.attention_math;
   auto mark = [&](OpCost& op) {
     op.kv_dependent = true;
@@ -195,24 +252,24 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
     mark(e.Add(OpKind::kFlashAttention, OpClass::kAttention, grp.name,
                grp.layers, 1, math, T,
                score_count * (2 * dqk + 2 * dv + kSoftmaxFlopsPerScore),
-               {.activations_read = q_bytes + S * keys * (kb.k_act + kb.v_act),
+               {.activations_read = q_bytes + seq_keys * (kb.k_act + kb.v_act),
                 .activations_written = out_bytes,
-                .kv_read = S * keys * (kb.k_kv + kb.v_kv)}));
+                .kv_read = seq_keys * (kb.k_kv + kb.v_kv)}));
   } else {
     const double scores = score_count * g.act_bytes;
     mark(e.Add(OpKind::kQk, OpClass::kAttention, grp.name, grp.layers, 1, math,
                T, 2 * score_count * dqk,
-               {.activations_read = q_bytes + S * keys * kb.k_act,
+               {.activations_read = q_bytes + seq_keys * kb.k_act,
                 .activations_written = scores,
-                .kv_read = S * keys * kb.k_kv}));
+                .kv_read = seq_keys * kb.k_kv}));
     mark(e.Add(OpKind::kSoftmax, OpClass::kElementwise, grp.name, grp.layers, 1,
                g.elementwise_math, T, kSoftmaxFlopsPerScore * score_count,
                {.activations_read = scores, .activations_written = scores}));
     mark(e.Add(OpKind::kAttentionV, OpClass::kAttention, grp.name, grp.layers,
                1, math, T, 2 * score_count * dv,
-               {.activations_read = scores + S * keys * kb.v_act,
+               {.activations_read = scores + seq_keys * kb.v_act,
                 .activations_written = out_bytes,
-                .kv_read = S * keys * kb.v_kv}));
+                .kv_read = seq_keys * kb.v_kv}));
   }
 }
 
@@ -220,7 +277,7 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
                     const StepShape& shape, Emitter& e) {
   const ModelConfig& m = *g.model;
   const double S = static_cast<double>(shape.seqs);
-  const double T = S * static_cast<double>(shape.new_tokens);
+  const double T = StepTokens(shape);
   const double h = static_cast<double>(m.hidden_size);
   const double heads = static_cast<double>(m.num_attention_heads);
   const double ab = g.act_bytes;
@@ -307,11 +364,15 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
                                   static_cast<double>(shape.new_tokens) - 1)
               : len;
       const double width = heads * (a.qk_nope_head_dim + a.v_head_dim);
+      const double seq_keys =
+          shape.mixed != nullptr
+              ? shape.mixed->keys[grp.window > 0 ? 1 : 0]
+              : S * keys;
       OpCost& up = e.Add(OpKind::kMlaKvUp, OpClass::kGemm, name, layers, 1,
-                         g.matmul_math, S * keys, 2 * S * keys * rkv * width,
+                         g.matmul_math, seq_keys, 2 * seq_keys * rkv * width,
                          {.weights_read = rkv * width * g.weight_bytes,
-                          .activations_written = S * keys * width * ab,
-                          .kv_read = S * keys * rkv * g.kv_bytes});
+                          .activations_written = seq_keys * width * ab,
+                          .kv_read = seq_keys * rkv * g.kv_bytes});
       up.kv_dependent = true;
       up.window = grp.window;
       up.pim_candidate = true;
@@ -395,9 +456,22 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     };
     // Every token evaluates k experts; weights are read only for the
     // experts some token of the step touched.
-    expert_ffn(OpKind::kMoeRoutedExperts, T * top_k,
-               static_cast<double>(x.expert_intermediate_size),
-               ExpectedExpertsTouched(experts, top_k, T));
+    if (g.expert_parallel > 1) {
+      // Expert parallelism with data-parallel attention: this device's E /
+      // ep experts serve the tokens of all ep devices (ep x T); under
+      // uniform routing it gets 1 / ep of their k T ep expert visits and of
+      // the experts they touch (the expected load per device).
+      const double ep = static_cast<double>(g.expert_parallel);
+      const double group_tokens = T * ep;
+      expert_ffn(OpKind::kMoeRoutedExperts, group_tokens * top_k / ep,
+                 static_cast<double>(x.expert_intermediate_size),
+                 ExpectedExpertsTouched(experts, top_k, group_tokens) / ep);
+      e.AllToAll(name, layers, T * top_k, h);
+    } else {
+      expert_ffn(OpKind::kMoeRoutedExperts, T * top_k,
+                 static_cast<double>(x.expert_intermediate_size),
+                 ExpectedExpertsTouched(experts, top_k, T));
+    }
     if (x.num_shared_experts > 0) {
       const double shared = static_cast<double>(x.num_shared_experts);
       OpCost& op = expert_ffn(
@@ -471,6 +545,10 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s,
   GraphContext g;
   g.model = &model;
   g.tensor_parallel = s.parallelism.tensor_parallel;
+  g.pipeline_parallel = s.parallelism.pipeline_parallel;
+  g.replica_devices = ReplicaDevices(s.parallelism);
+  g.expert_parallel =
+      s.parallelism.attention_data_parallel ? s.parallelism.expert_parallel : 1;
   g.options = s.options;
   g.weight_bytes = s.precision.weights.bytes_per_element();
   g.act_bytes = s.precision.activations.bytes_per_element();
@@ -557,7 +635,7 @@ void BuildStepOps(const GraphContext& g, const StepShape& shape, OpList* out) {
   const ModelConfig& m = *g.model;
   Emitter e(g, out);
   const double S = static_cast<double>(shape.seqs);
-  const double T = S * static_cast<double>(shape.new_tokens);
+  const double T = StepTokens(shape);
   const double h = static_cast<double>(m.hidden_size);
   const double vocab = static_cast<double>(m.vocab_size);
   const double ab = g.act_bytes;
@@ -582,6 +660,7 @@ void BuildStepOps(const GraphContext& g, const StepShape& shape, OpList* out) {
   // Only the last position of each sequence needs logits to emit the next
   // token, so the LM head runs on `seqs` rows in prefill as in decode.
   e.Matmul(OpKind::kLmHead, "", 1, S, h, vocab);
+  if (g.pipeline_parallel > 1) e.PipelineSends(T, h);
 }
 
 double KeysRead(const OpCost& op, int64_t kv_length) {

@@ -9,6 +9,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
+#include "collectives.h"
 #include "ridgeline/engine/result.h"
 #include "ridgeline/engine/scenario.h"
 
@@ -33,6 +34,12 @@ struct GraphContext {
   // (TensorParallelShard) when parallelism.tensor_parallel > 1.
   const ModelConfig* model = nullptr;
   int64_t tensor_parallel = 1;
+  int64_t pipeline_parallel = 1;  // stages; > 1 adds the stage-to-stage sends
+  int64_t replica_devices = 1;    // the group pipeline sends cross
+  // Attention data-parallel expert parallelism: devices of the group (1:
+  // none). The graph is one device's; its experts see `expert_parallel`
+  // times its tokens.
+  int64_t expert_parallel = 1;
   AnalysisOptions options;
   double weight_bytes = 2;  // per element
   double act_bytes = 2;
@@ -71,6 +78,13 @@ struct OpCost {
   std::array<double, kOperandClassCount> write{};
   // Bytes this device sends plus receives over the interconnect (all-reduce).
   double link_bytes = 0;
+  // The collective that traffic is (collectives.h): kind, the devices of
+  // its group, the bytes of one call and the calls in this op (per layer
+  // count x layers). The roofline times it on the link the group crosses.
+  Collective collective = Collective::kNone;
+  int64_t group = 1;
+  double call_bytes = 0;
+  double calls = 0;
   // Attention-like ops whose cost grows with the KV length (linearly in
   // decode, where `window` caps it).
   bool kv_dependent = false;
@@ -86,11 +100,26 @@ struct OpCost {
 // causal pairs and the window follow from it) or, when `linear_x` >= 0, the
 // decode form with exactly `linear_x` keys read and attended per query (used
 // to get the per-step linear coefficients).
+struct MixedAttention;
 struct StepShape {
   int64_t seqs = 1;
   int64_t new_tokens = 1;
   int64_t kv_length = 1;
   double linear_x = -1;
+  // A mixed step (StepEvaluator::Step): sequences at their own contexts.
+  // When set, the step's tokens and attention sums come from here and
+  // new_tokens / kv_length / linear_x are unused; seqs is the sequence count.
+  const MixedAttention* mixed = nullptr;
+};
+
+// The per-sequence terms of a mixed step's attention, summed over its
+// sequences: a sequence of n new tokens over c cached adds CausalPairs(n,
+// c + n, w) pairs and min(c + n, w + n - 1) keys (w = 0: no window, c + n).
+// Index 0: global layers; 1: sliding-window layers.
+struct MixedAttention {
+  double tokens = 0;  // new tokens of the step (sum over sequences)
+  std::array<double, 2> pairs{};
+  std::array<double, 2> keys{};
 };
 
 // The ops of one step. Inline capacity covers every catalog model (14 ops

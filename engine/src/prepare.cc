@@ -101,6 +101,30 @@ absl::Status Prepare(const Scenario& s, Prepared* p) {
   }
   const double decode_acts = need[kAct];
   need[kAct] = std::max(decode_acts, whole_prompt_acts);
+  // Attention data-parallel expert parallelism: a device holds 1 / ep of
+  // the routed experts (and all of the rest).
+  if (g.expert_parallel > 1 && g.model->moe.has_value()) {
+    const MoeDims& x = *g.model->moe;
+    const double moe_layers = static_cast<double>(
+        g.model->num_layers - std::min(x.first_dense_layers, g.model->num_layers));
+    const double mats = g.model->ffn == FfnKind::kGated ? 3 : 2;
+    const double routed = moe_layers * static_cast<double>(x.num_routed_experts) *
+                          mats * static_cast<double>(g.model->hidden_size) *
+                          static_cast<double>(x.expert_intermediate_size);
+    const double ep = static_cast<double>(g.expert_parallel);
+    need[kWeights] -= routed * (ep - 1) / ep * g.weight_bytes;
+  }
+  // Pipeline: each stage holds 1 / stages of the layers, so of the weights
+  // and the KV cache (layers split evenly; the embedding and LM head are
+  // spread with them), and prefill activations of one micro-batch.
+  if (const int64_t pp = s.parallelism.pipeline_parallel; pp > 1) {
+    const int64_t mb = s.parallelism.pipeline_micro_batches > 0
+                           ? s.parallelism.pipeline_micro_batches
+                           : pp;
+    need[kWeights] /= static_cast<double>(pp);
+    need[kKv] /= static_cast<double>(pp);
+    need[kAct] /= static_cast<double>(mb);
+  }
   p->memory = Place(s.hardware, s.pins, need, &p->place);
   // Chunked prefill: as asked, or by default when the whole prompt's
   // activations do not fit and a runtime would chunk.

@@ -53,7 +53,7 @@ struct Timing {
 class Evaluator {
  public:
   Evaluator(const Scenario& s, const PlacementInfo& p)
-      : s_(s), p_(p), link_bw_(LinkBandwidth(s)) {
+      : s_(s), p_(p) {
     const Efficiency& e = s.efficiency;
     if (s.options.pure_roofline) return;
     eta_c_ = e.compute;
@@ -65,12 +65,6 @@ class Evaluator {
     }
     per_step_ = e.per_step_overhead_seconds;
     per_request_ = e.per_request_overhead_seconds;
-  }
-
-  // Unpublished interconnect: all-reduce bytes cost no link time, so the
-  // result stays an upper bound on speed (and says so in a warning).
-  static double LinkBandwidth(const Scenario& s) {
-    return s.hardware.interconnect_bytes_per_second.value_or(0);
   }
 
   double per_step() const { return per_step_; }
@@ -114,7 +108,14 @@ class Evaluator {
     if (op.pim_candidate) TryPim(op, eta_c, eta_m, mem_raw, &t);
     t.overhead =
         per_kernel_ * op.kernels_per_layer * static_cast<double>(op.layers);
-    if (op.link_bytes > 0 && link_bw_ > 0) t.link = op.link_bytes / link_bw_;
+    // Collectives on the link level their group crosses (collectives.h).
+    // An unpublished link costs no time, so the result stays an upper
+    // bound on speed (and the analysis says so in a warning).
+    if (op.collective != Collective::kNone) {
+      t.link = op.calls * CollectiveSeconds(op.collective, op.call_bytes,
+                                            op.group,
+                                            LinkFor(s_.hardware, op.group));
+    }
     const double local = std::max(t.compute, t.memory);
     t.seconds = (t.link > local ? t.link : local) + t.overhead;
     t.bound = DominantBound(t.compute, t.memory, t.link, t.overhead);
@@ -161,7 +162,6 @@ class Evaluator {
   double per_kernel_ = 0;
   double per_step_ = 0;
   double per_request_ = 0;
-  double link_bw_ = 0;
 };
 
 // Bytes one op moves over all tiers: the sum MakeOpResult reports and

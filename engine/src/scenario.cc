@@ -1,6 +1,7 @@
 // Scenario defaults (precision, economics) and ValidateScenario.
 #include "ridgeline/engine/scenario.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <string_view>
@@ -68,6 +69,97 @@ Economics DefaultEconomics() {
   return e;
 }
 
+int64_t StageDevices(const Parallelism& p) {
+  return std::max(p.tensor_parallel, p.expert_parallel);
+}
+int64_t ReplicaDevices(const Parallelism& p) {
+  return p.pipeline_parallel * StageDevices(p);
+}
+int64_t TotalDevices(const Parallelism& p) {
+  return p.data_parallel * ReplicaDevices(p);
+}
+
+namespace {
+
+// A collective group of `size` devices must sit in whole nodes: inside one
+// (size divides devices_per_node) or over whole ones (a multiple of it).
+absl::Status CheckGroupFitsNodes(absl::string_view path, int64_t size,
+                                 const Hardware& hw) {
+  if (!hw.devices_per_node.has_value() || size <= 1) return absl::OkStatus();
+  const int64_t node = *hw.devices_per_node;
+  if (node % size == 0 || size % node == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      path, " must divide or be a multiple of hardware.devices_per_node (",
+      node, ") so that its groups fill whole nodes, got ", size));
+}
+
+}  // namespace
+
+// Every combination: ranges, then what the model's shape allows, then what
+// the nodes allow. Messages say why a combination is refused.
+absl::Status ValidateParallelism(const Scenario& s) {
+  const Parallelism& p = s.parallelism;
+  RETURN_IF_ERROR(
+      CheckIntRange("parallelism.pipeline_parallel", p.pipeline_parallel, 1, 256));
+  if (p.pipeline_parallel > s.model.num_layers) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "parallelism.pipeline_parallel must not exceed model.num_layers (",
+        s.model.num_layers, "): every stage needs at least one layer, got ",
+        p.pipeline_parallel));
+  }
+  if (p.pipeline_micro_batches != 0) {
+    RETURN_IF_ERROR(CheckIntRange("parallelism.pipeline_micro_batches",
+                                  p.pipeline_micro_batches, 1, 65536));
+  }
+  RETURN_IF_ERROR(
+      CheckIntRange("parallelism.expert_parallel", p.expert_parallel, 1, 256));
+  RETURN_IF_ERROR(
+      CheckIntRange("parallelism.data_parallel", p.data_parallel, 1, 65536));
+  const int64_t ep = p.expert_parallel;
+  const int64_t tp = p.tensor_parallel;
+  if (ep > 1) {
+    if (!s.model.moe.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "parallelism.expert_parallel must be 1 for a dense model (\"",
+          s.model.id, "\" has no routed experts), got ", ep));
+    }
+    if (s.model.moe->num_routed_experts % ep != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "parallelism.expert_parallel must divide the routed experts (",
+          s.model.moe->num_routed_experts, ") so every device holds as many, got ",
+          ep));
+    }
+    if (!p.attention_data_parallel && ep != tp) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "parallelism.expert_parallel must equal parallelism.tensor_parallel (",
+          tp, ") unless attention_data_parallel is set: the attention's "
+          "devices are the ones that hold the experts, got ", ep));
+    }
+    if (p.attention_data_parallel && tp != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "parallelism.tensor_parallel must be 1 with attention_data_parallel: "
+          "every device of the expert-parallel group runs the whole attention "
+          "on its own batch, got ", tp));
+    }
+  } else if (p.attention_data_parallel) {
+    return absl::InvalidArgumentError(
+        "parallelism.attention_data_parallel needs expert_parallel > 1 (the "
+        "attention is replicated over the expert-parallel group), got "
+        "expert_parallel 1");
+  }
+  const int64_t devices = TotalDevices(p);
+  if (devices > 1048576) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "parallelism: data_parallel x pipeline_parallel x max(tensor_parallel, "
+        "expert_parallel) must be at most 1048576 devices, got ", devices));
+  }
+  RETURN_IF_ERROR(CheckGroupFitsNodes("parallelism.tensor_parallel", tp,
+                                      s.hardware));
+  RETURN_IF_ERROR(CheckGroupFitsNodes("parallelism.expert_parallel", ep,
+                                      s.hardware));
+  return absl::OkStatus();
+}
+
 absl::Status ValidateScenario(const Scenario& s) {
   RETURN_IF_ERROR(ValidateModel(s.model));
   RETURN_IF_ERROR(ValidateHardware(s.hardware, "hardware"));
@@ -98,6 +190,8 @@ absl::Status ValidateScenario(const Scenario& s) {
                              s.model.num_kv_heads, "), got ", tp)),
                          "parallelism.tensor_parallel");
   }
+
+  RETURN_IF_ERROR(ValidateParallelism(s));
 
   RETURN_IF_ERROR(CheckFormat("precision.weights.bits", s.precision.weights));
   RETURN_IF_ERROR(

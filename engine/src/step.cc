@@ -1,10 +1,12 @@
 // StepEvaluator: single forward steps of one scenario (see step.h).
 #include "ridgeline/engine/step.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "operators.h"
 #include "prepare.h"
 #include "ridgeline/engine/status_macros.h"
@@ -31,7 +33,8 @@ struct StepEvaluator::Impl {
   int tiers = 0;
 
   StepTiming Finish(Phase phase, int64_t batch, int64_t tokens, int64_t kv,
-                    const OpList& ops, const OpList* slope) const {
+                    const OpList& ops, const OpList* slope,
+                    std::vector<OpResult>* ops_out = nullptr) const {
     StepTiming st;
     st.phase = phase;
     st.batch = batch;
@@ -41,7 +44,7 @@ struct StepEvaluator::Impl {
     // once per admitted request (chunked prefill would pay it per chunk).
     const StepTotals tot =
         TimeStep(ops, slope, kv, ev->per_step(), *ev, prep.place, tiers,
-                 nullptr, &st.overhead_seconds);
+                 ops_out, &st.overhead_seconds);
     st.flops = tot.flops;
     st.bytes = tot.bytes;
     st.compute_seconds = tot.compute_seconds;
@@ -83,6 +86,65 @@ absl::StatusOr<StepTiming> StepEvaluator::Prefill(int64_t batch,
       impl_->prep.g, StepShape{batch, prompt_tokens, prompt_tokens, -1}, &ops);
   return impl_->Finish(Phase::kPrefill, batch, batch * prompt_tokens,
                        prompt_tokens, ops, nullptr);
+}
+
+absl::StatusOr<StepTiming> StepEvaluator::Step(
+    absl::Span<const StepSequence> sequences,
+    std::vector<OpResult>* ops_out) const {
+  constexpr int64_t kMaxSequences = 65536;
+  constexpr int64_t kMaxTokens = 10'000'000;
+  const int64_t n = static_cast<int64_t>(sequences.size());
+  if (n < 1 || n > kMaxSequences) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sequences must hold 1..", kMaxSequences, " sequences, got ", n));
+  }
+  const internal::GraphContext& g = impl_->prep.g;
+  // The sliding window of the model's sliding layers (0: none).
+  double window = 0;
+  for (const internal::LayerGroup& grp : g.groups) {
+    if (grp.window > 0) window = static_cast<double>(grp.window);
+  }
+  // Attention as sums of per-sequence terms (operators.h, MixedAttention):
+  // one pass over the sequences, then one graph whatever their number.
+  internal::MixedAttention mix;
+  int64_t tokens = 0, longest = 0;
+  bool decode = true;
+  for (int64_t i = 0; i < n; ++i) {
+    const StepSequence& q = sequences[static_cast<size_t>(i)];
+    if (q.context_tokens < 0 || q.context_tokens > kMaxTokens) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sequences[", i, "].context_tokens must be in [0, ", kMaxTokens,
+          "], got ", q.context_tokens));
+    }
+    if (q.new_tokens < 1 || q.new_tokens > kMaxTokens) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sequences[", i, "].new_tokens must be in [1, ",
+                       kMaxTokens, "], got ", q.new_tokens));
+    }
+    const double added = static_cast<double>(q.new_tokens);
+    const double len = static_cast<double>(q.context_tokens + q.new_tokens);
+    mix.tokens += added;
+    mix.pairs[0] += internal::CausalPairs(added, len, 0);
+    mix.keys[0] += len;
+    if (window > 0) {
+      mix.pairs[1] += internal::CausalPairs(added, len, window);
+      mix.keys[1] += std::min(len, window + added - 1);
+    }
+    tokens += q.new_tokens;
+    longest = std::max(longest, q.context_tokens + q.new_tokens);
+    // A first token over an empty cache is a (one-token) prefill, as
+    // Prefill(1, 1) counts it.
+    decode = decode && q.new_tokens == 1 && q.context_tokens > 0;
+  }
+  StepShape shape{n, 1, longest, -1};
+  shape.mixed = &mix;
+  OpList ops;
+  internal::BuildStepOps(g, shape, &ops);
+  StepTiming st = impl_->Finish(decode ? Phase::kDecode : Phase::kPrefill, n,
+                                tokens, longest, ops, nullptr, ops_out);
+  const int64_t max_context = impl_->s.model.max_context;
+  st.beyond_model_context = max_context > 0 && longest > max_context;
+  return st;
 }
 
 const MemoryFootprint& StepEvaluator::memory() const {

@@ -28,6 +28,53 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The engine's enums and the ABI's must agree value for value: the host
+// casts between them (PerMath indexes by math type, tiers and op classes are
+// cast directly).
+static_assert(engine::kMathTypeCount == RIDGELINE_MATH_TYPE_COUNT);
+static_assert(engine::kMathTypeCount <= RIDGELINE_MATH_SLOTS);
+static_assert(static_cast<int>(engine::MathType::kFp64) == RIDGELINE_MATH_FP64);
+static_assert(static_cast<int>(engine::MathType::kFp32) == RIDGELINE_MATH_FP32);
+static_assert(static_cast<int>(engine::MathType::kTf32) == RIDGELINE_MATH_TF32);
+static_assert(static_cast<int>(engine::MathType::kBf16) == RIDGELINE_MATH_BF16);
+static_assert(static_cast<int>(engine::MathType::kFp16) == RIDGELINE_MATH_FP16);
+static_assert(static_cast<int>(engine::MathType::kFp8) == RIDGELINE_MATH_FP8);
+static_assert(static_cast<int>(engine::MathType::kFp4) == RIDGELINE_MATH_FP4);
+static_assert(static_cast<int>(engine::MathType::kInt8) == RIDGELINE_MATH_INT8);
+static_assert(static_cast<int>(engine::MathType::kInt4) == RIDGELINE_MATH_INT4);
+static_assert(static_cast<int>(engine::MathType::kFp16Acc16) ==
+              RIDGELINE_MATH_FP16_ACC16);
+static_assert(engine::kTierKindCount == RIDGELINE_TIER_KIND_COUNT);
+static_assert(static_cast<int>(engine::TierKind::kSram) == RIDGELINE_TIER_SRAM);
+static_assert(static_cast<int>(engine::TierKind::kHbm) == RIDGELINE_TIER_HBM);
+static_assert(static_cast<int>(engine::TierKind::kGddr) == RIDGELINE_TIER_GDDR);
+static_assert(static_cast<int>(engine::TierKind::kLpddr) ==
+              RIDGELINE_TIER_LPDDR);
+static_assert(static_cast<int>(engine::TierKind::kDdr) == RIDGELINE_TIER_DDR);
+static_assert(static_cast<int>(engine::TierKind::kUnified) ==
+              RIDGELINE_TIER_UNIFIED);
+static_assert(static_cast<int>(engine::TierKind::kHostLink) ==
+              RIDGELINE_TIER_HOST_LINK);
+static_assert(static_cast<int>(engine::TierKind::kFlash) ==
+              RIDGELINE_TIER_FLASH);
+static_assert(engine::kOpClassCount == RIDGELINE_OP_CLASS_COUNT);
+static_assert(static_cast<int>(engine::OpClass::kGemm) == RIDGELINE_OP_GEMM);
+static_assert(static_cast<int>(engine::OpClass::kGemv) == RIDGELINE_OP_GEMV);
+static_assert(static_cast<int>(engine::OpClass::kAttention) ==
+              RIDGELINE_OP_ATTENTION);
+static_assert(static_cast<int>(engine::OpClass::kElementwise) ==
+              RIDGELINE_OP_ELEMENTWISE);
+static_assert(engine::kMaxTiers == RIDGELINE_MAX_TIERS);
+
+// Released versions' sizes never change (x86-64 / aarch64 LP64 layout):
+// a change here would refuse plugins built against that version.
+static_assert(sizeof(void*) != 8 || RIDGELINE_PLATFORM_SIZE_1_0 == 360);
+static_assert(sizeof(void*) != 8 || RIDGELINE_PLUGIN_TABLE_SIZE_1_0 == 88);
+static_assert(sizeof(void*) != 8 || RIDGELINE_PLATFORM_SIZE_1_2 == 388);
+static_assert(sizeof(void*) != 8 || RIDGELINE_MEMORY_TIER_SIZE_1_0 == 72);
+static_assert(sizeof(void*) != 8 ||
+              RIDGELINE_NEAR_MEMORY_COMPUTE_SIZE_1_0 == 152);
+
 // Process-wide cache of opened plugins, keyed by canonical path. Loading
 // twice would run init() twice; unloading would leave dangling pointers in
 // every engine::Hardware built from the plugin. Both maps and the library
@@ -524,6 +571,14 @@ absl::StatusOr<engine::Hardware> PluginLibrary::Platform(size_t index) const {
   hw.price_usd = Optional(p.price_usd);
   hw.embodied_kg_co2e = Optional(p.embodied_kg_co2e);
   hw.interconnect_bytes_per_second = Optional(p.interconnect_bytes_per_second);
+  // 1.2 link fields exist only when the plugin's struct reaches them; an
+  // older plugin's are unknown.
+  if (p.struct_size >= RIDGELINE_PLATFORM_SIZE_1_2) {
+    hw.scale_up_latency_seconds = Optional(p.scale_up_latency_seconds);
+    hw.scale_out_bytes_per_second = Optional(p.scale_out_bytes_per_second);
+    hw.scale_out_latency_seconds = Optional(p.scale_out_latency_seconds);
+    if (p.devices_per_node != 0) hw.devices_per_node = p.devices_per_node;
+  }
   if (table_->efficiency != nullptr) {
     const RidgelinePluginTable* table = table_;
     // A failing hook call falls back to the engine's defaults: the engine

@@ -593,4 +593,63 @@ absl::StatusOr<v1::GetModelResponse> Backend::GetModel(
   return resp;
 }
 
+// The scenario of StepTime / StepTimeStream: Analyze's resolution minus the
+// workload, which the step capacity stands in for (placement reserves room
+// for capacity.max_sequences sequences at capacity.max_context_tokens).
+absl::Status Backend::ResolveStepScenario(const v1::StepScenario& in,
+                                          absl::string_view path,
+                                          engine::Scenario* s,
+                                          v1::CalibrationUsed* used) const {
+  auto at = [path](absl::string_view field) {
+    return path.empty() ? std::string(field) : absl::StrCat(path, ".", field);
+  };
+  if (!in.has_model()) {
+    return OutOfRange(at("model"), "set: one of catalog_id or hf_config_json",
+                      "unset");
+  }
+  if (!in.has_hardware()) {
+    return OutOfRange(at("hardware"), "set: one of platform_id or description",
+                      "unset");
+  }
+  RETURN_IF_ERROR(ResolveModelInto(in.model(), at("model"), &s->model));
+  RETURN_IF_ERROR(ResolveHardwareInto(*registry_, in.hardware(), at("hardware"),
+                                      &s->hardware));
+  s->workload = engine::Workload();
+  s->workload.batch = 1;
+  s->workload.prompt_tokens =
+      s->model.max_context > 0 ? s->model.max_context : 4096;
+  s->workload.generated_tokens = 0;
+  if (in.capacity().has_max_sequences()) {
+    RETURN_IF_ERROR(CheckInt(at("capacity.max_sequences"),
+                             in.capacity().max_sequences(), 1, kMaxBatch));
+    s->workload.batch = in.capacity().max_sequences();
+  }
+  if (in.capacity().has_max_context_tokens()) {
+    RETURN_IF_ERROR(CheckInt(at("capacity.max_context_tokens"),
+                             in.capacity().max_context_tokens(), 1, kMaxTokens));
+    s->workload.prompt_tokens = in.capacity().max_context_tokens();
+  }
+  ASSIGN_OR_RETURN(s->precision, ResolveFormats(in.formats(), at("formats")));
+  ASSIGN_OR_RETURN(Common c, ResolveCommon(in.placement(), in.options(),
+                                           v1::EconomicsOverrides(),
+                                           in.parallelism(), false));
+  RETURN_IF_ERROR(CheckPinsFit(c.pins, s->hardware, at("hardware")));
+  s->pins = c.pins;
+  s->options = c.options;
+  s->options.suggestions = false;
+  s->economics = c.economics;
+  s->parallelism = c.parallelism;
+  ASSIGN_OR_RETURN(Chosen chosen,
+                   ChooseProfile(*profiles_, in.calibration(), s->hardware));
+  if (s->options.pure_roofline) chosen = Chosen{};
+  if (observer_ != nullptr) observer_->OnCalibration(chosen.selected_by);
+  ApplyProfile(chosen, in.options(), s);
+  used->set_selected_by(chosen.selected_by);
+  if (chosen.profile != nullptr) {
+    used->set_profile_name(chosen.profile->name);
+    used->set_fitted_from(chosen.profile->fitted_from);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace ridgeline::service

@@ -78,6 +78,18 @@ void ToProto(const engine::Hardware& in, v1::Hardware* out) {
   if (in.interconnect_bytes_per_second) {
     out->set_interconnect_bytes_per_second(*in.interconnect_bytes_per_second);
   }
+  if (in.scale_up_latency_seconds) {
+    out->set_scale_up_latency_seconds(*in.scale_up_latency_seconds);
+  }
+  if (in.scale_out_bytes_per_second) {
+    out->set_scale_out_bytes_per_second(*in.scale_out_bytes_per_second);
+  }
+  if (in.scale_out_latency_seconds) {
+    out->set_scale_out_latency_seconds(*in.scale_out_latency_seconds);
+  }
+  if (in.devices_per_node) {
+    out->set_devices_per_node(static_cast<int32_t>(*in.devices_per_node));
+  }
   out->set_has_efficiency_hook(static_cast<bool>(in.efficiency_hook));
 }
 
@@ -139,6 +151,38 @@ void ToProto(const engine::ModelConfig& in, v1::Model* out) {
   out->set_kv_elements_per_token(engine::KvElementsPerToken(in));
 }
 
+void ToProto(const engine::OpResult& op, v1::OpResult* o) {
+  RL_SET_NAME(o, kind, engine::OpKindName(op.kind));
+  RL_SET_NAME(o, op_class, engine::OpClassName(op.op_class));
+  if (!op.layer_group.empty()) RL_SET_NAME(o, layer_group, op.layer_group);
+  o->set_layers(op.layers);
+  RL_SET_NAME(o, math, engine::MathTypeName(op.math));
+  o->set_flops(op.flops);
+  for (int c = 0; c < engine::kOperandClassCount; ++c) {
+    for (int t = 0; t < engine::kMaxTiers; ++t) {
+      const engine::Traffic& tr = op.traffic[c][t];
+      if (tr.read == 0 && tr.write == 0) continue;
+      v1::TierTraffic* pt = o->add_traffic();
+      RL_SET_NAME(
+          pt, operand_class,
+          engine::OperandClassName(static_cast<engine::OperandClass>(c)));
+      pt->set_tier(t);
+      pt->set_read_bytes(tr.read);
+      pt->set_write_bytes(tr.write);
+    }
+  }
+  o->set_bytes(op.bytes);
+  o->set_intensity(op.intensity);
+  o->set_compute_seconds(op.compute_seconds);
+  o->set_memory_seconds(op.memory_seconds);
+  o->set_interconnect_seconds(op.interconnect_seconds);
+  o->set_overhead_seconds(op.overhead_seconds);
+  o->set_seconds(op.seconds);
+  RL_SET_NAME(o, bound, engine::BoundName(op.bound));
+  o->set_executed_in_tier(op.executed_in_tier);
+  o->set_attained_flops_per_second(op.attained_flops_per_second);
+}
+
 void ToProto(const engine::StepResult& in, v1::StepResult* out,
              v1::AnalysisView view) {
   out->Clear();
@@ -150,36 +194,7 @@ void ToProto(const engine::StepResult& in, v1::StepResult* out,
   if (with_ops) out->mutable_ops()->Reserve(static_cast<int>(in.ops.size()));
   for (const engine::OpResult& op : in.ops) {
     if (!with_ops) break;
-    v1::OpResult* o = out->add_ops();
-    RL_SET_NAME(o, kind, engine::OpKindName(op.kind));
-    RL_SET_NAME(o, op_class, engine::OpClassName(op.op_class));
-    if (!op.layer_group.empty()) RL_SET_NAME(o, layer_group, op.layer_group);
-    o->set_layers(op.layers);
-    RL_SET_NAME(o, math, engine::MathTypeName(op.math));
-    o->set_flops(op.flops);
-    for (int c = 0; c < engine::kOperandClassCount; ++c) {
-      for (int t = 0; t < engine::kMaxTiers; ++t) {
-        const engine::Traffic& tr = op.traffic[c][t];
-        if (tr.read == 0 && tr.write == 0) continue;
-        v1::TierTraffic* pt = o->add_traffic();
-        RL_SET_NAME(
-            pt, operand_class,
-            engine::OperandClassName(static_cast<engine::OperandClass>(c)));
-        pt->set_tier(t);
-        pt->set_read_bytes(tr.read);
-        pt->set_write_bytes(tr.write);
-      }
-    }
-    o->set_bytes(op.bytes);
-    o->set_intensity(op.intensity);
-    o->set_compute_seconds(op.compute_seconds);
-    o->set_memory_seconds(op.memory_seconds);
-    o->set_interconnect_seconds(op.interconnect_seconds);
-    o->set_overhead_seconds(op.overhead_seconds);
-    o->set_seconds(op.seconds);
-    RL_SET_NAME(o, bound, engine::BoundName(op.bound));
-    o->set_executed_in_tier(op.executed_in_tier);
-    o->set_attained_flops_per_second(op.attained_flops_per_second);
+    ToProto(op, out->add_ops());
   }
   v1::StepTotals* t = out->mutable_totals();
   t->set_flops(in.totals.flops);
@@ -210,6 +225,12 @@ void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out,
   out->set_decode_tokens_per_second_per_sequence(
       in.decode_tokens_per_second_per_sequence);
   out->set_decode_tokens_per_second_total(in.decode_tokens_per_second_total);
+  out->set_devices(in.devices);
+  out->set_deployment_prefill_tokens_per_second(
+      in.deployment_prefill_tokens_per_second);
+  out->set_deployment_decode_tokens_per_second(
+      in.deployment_decode_tokens_per_second);
+  out->set_pipeline_bubble_fraction(in.pipeline_bubble_fraction);
 
   v1::MemoryFootprint* m = out->mutable_memory();
   constexpr int kW = static_cast<int>(engine::OperandClass::kWeights);

@@ -250,6 +250,29 @@ absl::StatusOr<Common> ResolveCommon(const v1::PlacementPins& pins,
                              engine::ranges::kTensorParallel));
     c.parallelism.tensor_parallel = parallelism.tensor_parallel();
   }
+  // Combinations (experts dividing, stages <= layers, whole nodes) are the
+  // engine's checks; here only the ranges of the wire types.
+  if (parallelism.has_pipeline_parallel()) {
+    RETURN_IF_ERROR(CheckInt("parallelism.pipeline_parallel",
+                             parallelism.pipeline_parallel(), 1, 256));
+    c.parallelism.pipeline_parallel = parallelism.pipeline_parallel();
+  }
+  if (parallelism.has_pipeline_micro_batches()) {
+    RETURN_IF_ERROR(CheckInt("parallelism.pipeline_micro_batches",
+                             parallelism.pipeline_micro_batches(), 1, 65536));
+    c.parallelism.pipeline_micro_batches = parallelism.pipeline_micro_batches();
+  }
+  if (parallelism.has_expert_parallel()) {
+    RETURN_IF_ERROR(CheckInt("parallelism.expert_parallel",
+                             parallelism.expert_parallel(), 1, 256));
+    c.parallelism.expert_parallel = parallelism.expert_parallel();
+  }
+  if (parallelism.has_data_parallel()) {
+    RETURN_IF_ERROR(CheckInt("parallelism.data_parallel",
+                             parallelism.data_parallel(), 1, 65536));
+    c.parallelism.data_parallel = parallelism.data_parallel();
+  }
+  c.parallelism.attention_data_parallel = parallelism.attention_data_parallel();
   auto pin = [&](const char* name, bool has, int32_t v,
                  engine::OperandClass cls) -> absl::Status {
     if (!has) return absl::OkStatus();
@@ -506,6 +529,16 @@ absl::StatusOr<engine::Hardware> FromProto(const v1::Hardware& in,
   if (in.has_interconnect_bytes_per_second()) {
     hw.interconnect_bytes_per_second = in.interconnect_bytes_per_second();
   }
+  if (in.has_scale_up_latency_seconds()) {
+    hw.scale_up_latency_seconds = in.scale_up_latency_seconds();
+  }
+  if (in.has_scale_out_bytes_per_second()) {
+    hw.scale_out_bytes_per_second = in.scale_out_bytes_per_second();
+  }
+  if (in.has_scale_out_latency_seconds()) {
+    hw.scale_out_latency_seconds = in.scale_out_latency_seconds();
+  }
+  if (in.has_devices_per_node()) hw.devices_per_node = in.devices_per_node();
   return hw;
 }
 

@@ -635,6 +635,73 @@ grpc::Status RidgelineServiceImpl::Sweep(
   return ToGrpcStatus(s, ctx);
 }
 
+grpc::Status RidgelineServiceImpl::StepTime(grpc::ServerContext* ctx,
+                                            const v1::StepTimeRequest* req,
+                                            v1::StepTimeResponse* resp) {
+  const Backend* b = backend_.load();
+  if (b == nullptr) return NotReady();
+  if (ctx->IsCancelled()) {
+    return grpc::Status(grpc::StatusCode::CANCELLED, "step time: cancelled");
+  }
+  absl::Status s = b->StepTime(*req, resp);
+  if (!s.ok()) resp->Clear();
+  return ToGrpcStatus(s);
+}
+
+// The first message carries the scenario (a bad one ends the stream with
+// its error); every message's steps are answered in order, a bad step in
+// its own result. Ends when the client half-closes, cancels or the
+// deadline passes.
+grpc::Status RidgelineServiceImpl::StepTimeStream(
+    grpc::ServerContext* ctx,
+    grpc::ServerReaderWriter<v1::StepTimeResponse, v1::StepTimeStreamRequest>*
+        stream) {
+  const Backend* b = backend_.load();
+  if (b == nullptr) return NotReady();
+  auto stopped = [ctx]() -> grpc::Status {
+    if (std::chrono::system_clock::now() >= ctx->deadline()) {
+      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                          "step stream stopped: the deadline passed");
+    }
+    return grpc::Status(grpc::StatusCode::CANCELLED,
+                        "step stream stopped: the client cancelled");
+  };
+  v1::StepTimeStreamRequest req;
+  if (!stream->Read(&req)) {
+    return ctx->IsCancelled() ? stopped() : grpc::Status::OK;
+  }
+  if (!req.has_scenario()) {
+    return ToGrpcStatus(absl::InvalidArgumentError(
+        "scenario: must be set in the stream's first message; got unset"));
+  }
+  absl::StatusOr<std::unique_ptr<Backend::StepSession>> session =
+      b->OpenStepSession(req.scenario());
+  if (!session.ok()) return ToGrpcStatus(session.status());
+  v1::StepTimeResponse resp;
+  bool first = true;
+  do {
+    if (ctx->IsCancelled()) return stopped();
+    resp.Clear();
+    if (!first && req.has_scenario()) {
+      // Only the first message sets the scenario; this one is refused in
+      // its answer and the stream goes on.
+      resp.set_id(req.id());
+      v1::StepTimeResult* r = resp.add_steps();
+      r->set_error_code(static_cast<int32_t>(absl::StatusCode::kInvalidArgument));
+      r->set_error_message(
+          "scenario: must be unset after the stream's first message; got set");
+    } else if (first && req.steps_size() == 0) {
+      first = false;
+      continue;  // the scenario alone: nothing to answer yet
+    } else {
+      (*session)->Answer(req, &resp);
+    }
+    first = false;
+    if (!stream->Write(resp)) return stopped();
+  } while (stream->Read(&req));
+  return ctx->IsCancelled() ? stopped() : grpc::Status::OK;
+}
+
 namespace {
 
 // Removes the reflection plugin that linking grpc++_reflection registers.

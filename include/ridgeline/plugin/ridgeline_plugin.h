@@ -14,8 +14,13 @@
  *    RIDGELINE_PLUGIN_ABI_MAJOR, or whose abi_minor is newer than the host's.
  *  - Append-only: within one major version, fields and function pointers are
  *    only ever appended to the end of a struct. Every growable struct starts
- *    with struct_size = sizeof(the struct as the plugin compiled it); the host
- *    reads only fields that lie inside struct_size.
+ *    with struct_size = the size of the struct as the plugin compiled it
+ *    (RIDGELINE_*_STRUCT_SIZE below, or sizeof); the host reads only fields
+ *    that lie inside struct_size and treats the rest as 0 ("unknown").
+ *    A version's size is offsetof + sizeof of its last field (as OpenXLA's
+ *    PJRT C API sizes its structs), never sizeof: tail padding differs
+ *    between versions, and a sizeof-based minimum would refuse an older
+ *    plugin whose struct ends before the padding a newer field brings.
  *  - Units: SI, named in each field (bytes, seconds, joules, watts, ops per
  *    second, bytes per second). Prices are US dollars, embodied carbon kg CO2e.
  *  - Unknown: every optional number uses 0 for "not published / unknown".
@@ -48,7 +53,7 @@ extern "C" {
 /* ABI version this header describes. Bump MINOR when appending fields or
  * functions; bump MAJOR only for an incompatible change (never planned). */
 #define RIDGELINE_PLUGIN_ABI_MAJOR 1
-#define RIDGELINE_PLUGIN_ABI_MINOR 1
+#define RIDGELINE_PLUGIN_ABI_MINOR 2
 
 /* Name of the single exported entry symbol (for dlsym / Boost.DLL). */
 #define RIDGELINE_PLUGIN_ENTRY_SYMBOL "ridgeline_plugin_entry"
@@ -173,7 +178,8 @@ typedef struct RidgelineMemoryTier {
 
 /* One hardware platform (one physical part). */
 typedef struct RidgelinePlatform {
-  uint32_t struct_size; /* = sizeof(RidgelinePlatform) */
+  uint32_t struct_size; /* = RIDGELINE_PLATFORM_STRUCT_SIZE or sizeof;
+                           >= RIDGELINE_PLATFORM_SIZE_1_0 */
   /* All strings: borrowed, NUL-terminated UTF-8, owned by the plugin and
    * valid for the process lifetime. */
   const char* id;           /* stable lower-case kebab id, unique across all
@@ -201,9 +207,27 @@ typedef struct RidgelinePlatform {
   double idle_watts;                    /* 0 = unknown */
   double price_usd;                     /* launch price; 0 = not published */
   double embodied_kg_co2e;              /* 0 = not published */
-  /* Device-to-device, per device, both directions together (as NVLink's
-   * 900 GB/s on H100); times tensor-parallel all-reduces. 0 = none/unknown. */
+  /* Scale-up link (NVLink, Infinity Fabric, ICI, Xe Link, ...) between the
+   * devices of one node: per device, both directions together (as NVLink's
+   * 900 GB/s on H100); times tensor-parallel all-reduces and every
+   * collective whose group stays inside a node. 0 = none/unknown. */
   double interconnect_bytes_per_second;
+
+  /* ---- Since 1.2: two link levels. A 1.0/1.1 plugin's struct ends above;
+   * the host reads these as 0 (unknown) for it. ---- */
+  /* One-way latency of a scale-up transfer (per collective step);
+   * 0 = unknown. */
+  double scale_up_latency_seconds;
+  /* Scale-out link (InfiniBand, RoCE, Ethernet) between nodes: per device,
+   * both directions together (a 400 Gb/s NIC per device = 100e9).
+   * 0 = none/unknown: collectives that cross nodes then cost no time and
+   * the host warns. */
+  double scale_out_bytes_per_second;
+  double scale_out_latency_seconds; /* one-way, per step; 0 = unknown */
+  /* Devices one scale-up domain joins (8 in an HGX H100 board); a group of
+   * more devices spans nodes. 0 = unknown (the host then treats every group
+   * as inside one node). */
+  uint32_t devices_per_node;
 } RidgelinePlatform;
 
 /* Shape of one operator, passed to the efficiency hook. Owned by the host,
@@ -277,13 +301,33 @@ typedef struct RidgelinePluginTable {
   /* ---- Later minor versions append here. ---- */
 } RidgelinePluginTable;
 
-/* Smallest struct sizes the 1.0 host accepts (everything up to the last
- * 1.0 field). */
-#define RIDGELINE_PLUGIN_TABLE_SIZE_1_0 sizeof(RidgelinePluginTable)
-#define RIDGELINE_PLATFORM_SIZE_1_0 sizeof(RidgelinePlatform)
-#define RIDGELINE_MEMORY_TIER_SIZE_1_0 sizeof(RidgelineMemoryTier)
+/* Size of a struct up to the end of `last_field`: offsetof + sizeof of the
+ * field, without the tail padding sizeof would add (the PJRT C API way). */
+#define RIDGELINE_STRUCT_SIZE(type, last_field) \
+  (offsetof(type, last_field) + sizeof(((type*)0)->last_field))
+
+/* Size of each struct in each ABI version: everything up to that version's
+ * last field. The host accepts any struct_size >= the 1.0 size and reads a
+ * field only when struct_size covers it. These values never change once
+ * released (a static_assert in the host pins them). */
+#define RIDGELINE_PLUGIN_TABLE_SIZE_1_0 \
+  RIDGELINE_STRUCT_SIZE(RidgelinePluginTable, error_free)
+#define RIDGELINE_PLATFORM_SIZE_1_0 \
+  RIDGELINE_STRUCT_SIZE(RidgelinePlatform, interconnect_bytes_per_second)
+#define RIDGELINE_PLATFORM_SIZE_1_2 \
+  RIDGELINE_STRUCT_SIZE(RidgelinePlatform, devices_per_node)
+#define RIDGELINE_MEMORY_TIER_SIZE_1_0 \
+  RIDGELINE_STRUCT_SIZE(RidgelineMemoryTier, near_memory_compute)
 #define RIDGELINE_NEAR_MEMORY_COMPUTE_SIZE_1_0 \
-  sizeof(RidgelineNearMemoryCompute)
+  RIDGELINE_STRUCT_SIZE(RidgelineNearMemoryCompute, energy_joules_per_op)
+
+/* What a plugin built against this header stores in struct_size (sizeof
+ * also works: it is never smaller). */
+#define RIDGELINE_PLUGIN_TABLE_STRUCT_SIZE RIDGELINE_PLUGIN_TABLE_SIZE_1_0
+#define RIDGELINE_PLATFORM_STRUCT_SIZE RIDGELINE_PLATFORM_SIZE_1_2
+#define RIDGELINE_MEMORY_TIER_STRUCT_SIZE RIDGELINE_MEMORY_TIER_SIZE_1_0
+#define RIDGELINE_NEAR_MEMORY_COMPUTE_STRUCT_SIZE \
+  RIDGELINE_NEAR_MEMORY_COMPUTE_SIZE_1_0
 
 /* The entry point's type and the declaration every plugin defines exactly
  * once (with RIDGELINE_PLUGIN_EXPORT). Returns a plugin-owned table valid for

@@ -138,10 +138,10 @@ INSTANTIATE_TEST_SUITE_P(
     Fixtures, RefusalTest,
     ::testing::Values(
         RefusalCase{"wrong-major", "",
-                    {"ABI major version mismatch", "plugin speaks 2.1",
-                     "host speaks 1.1"}},
+                    {"ABI major version mismatch", "plugin speaks 2.2",
+                     "host speaks 1.2"}},
         RefusalCase{"newer-minor", "",
-                    {"plugin ABI 1.2 is newer than host ABI 1.1"}},
+                    {"plugin ABI 1.3 is newer than host ABI 1.2"}},
         RefusalCase{"no-entry", "",
                     {"missing entry symbol 'ridgeline_plugin_entry'"}},
         RefusalCase{"null-entry", "", {"ridgeline_plugin_entry() returned NULL"}},
@@ -220,6 +220,55 @@ TEST(RegistryTest, Abi11Fp16Acc16PeakLoads) {
   EXPECT_EQ((*a)->peak_ops_per_second[static_cast<int>(engine::MathType::kFp16)], 1e14);
 }
 
+// A plugin built against the released 1.0 header (tests/fixtures/abi/1.0):
+// its RidgelinePlatform ends at interconnect_bytes_per_second (360 bytes on
+// LP64), so struct_size = 360 < sizeof of today's struct. It must load,
+// with the 1.2 link fields unknown.
+TEST(AbiCompatibilityTest, PluginBuiltAgainst10HeaderLoads) {
+  auto registry = HardwareRegistry::LoadFiles({Fixture("abi-1-0")});
+  ASSERT_TRUE(registry->outcomes()[0].loaded) << registry->outcomes()[0].reason;
+  auto a = registry->Find("fixture-abi-1-0-a");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ((*a)->peak_ops_per_second[static_cast<int>(engine::MathType::kFp16)],
+            1e14);
+  EXPECT_FALSE((*a)->peak_ops_per_second[static_cast<int>(
+                                             engine::MathType::kFp16Acc16)]
+                   .has_value());
+  EXPECT_EQ((*a)->interconnect_bytes_per_second, 400e9);
+  EXPECT_FALSE((*a)->scale_up_latency_seconds.has_value());
+  EXPECT_FALSE((*a)->scale_out_bytes_per_second.has_value());
+  EXPECT_FALSE((*a)->scale_out_latency_seconds.has_value());
+  EXPECT_FALSE((*a)->devices_per_node.has_value());
+  EXPECT_TRUE(engine::ValidateHardware(**a).ok());
+}
+
+// 1.1 header: slot 9 (fp16-acc16) is defined and read; links unknown.
+TEST(AbiCompatibilityTest, PluginBuiltAgainst11HeaderLoads) {
+  auto registry = HardwareRegistry::LoadFiles({Fixture("abi-1-1")});
+  ASSERT_TRUE(registry->outcomes()[0].loaded) << registry->outcomes()[0].reason;
+  auto a = registry->Find("fixture-abi-1-1-a");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ((*a)->peak_ops_per_second[static_cast<int>(
+                engine::MathType::kFp16Acc16)],
+            2e14);
+  EXPECT_EQ((*a)->interconnect_bytes_per_second, 400e9);
+  EXPECT_FALSE((*a)->scale_out_bytes_per_second.has_value());
+  EXPECT_FALSE((*a)->devices_per_node.has_value());
+}
+
+// The current header: the 1.2 link fields come through.
+TEST(AbiCompatibilityTest, CurrentPluginCarriesBothLinkLevels) {
+  auto registry = HardwareRegistry::LoadFiles({Fixture("abi-current")});
+  ASSERT_TRUE(registry->outcomes()[0].loaded) << registry->outcomes()[0].reason;
+  auto a = registry->Find("fixture-abi-current-a");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ((*a)->interconnect_bytes_per_second, 400e9);
+  EXPECT_EQ((*a)->scale_up_latency_seconds, 1e-6);
+  EXPECT_EQ((*a)->scale_out_bytes_per_second, 50e9);
+  EXPECT_EQ((*a)->scale_out_latency_seconds, 5e-6);
+  EXPECT_EQ((*a)->devices_per_node, 4);
+}
+
 TEST(RegistryTest, PlatformWithoutAnyPeakLoads) {
   // ABI 1.0 (clarified): all peaks 0 = "compute roof unknown", not an error.
   auto registry = HardwareRegistry::LoadFiles({Fixture("no-peak")});
@@ -274,11 +323,11 @@ TEST(RegistryTest, LoadLogChoosesWhatIsPrinted) {
 TEST(RegistryTest, LoadDirectoryTriesEverySoSortedByName) {
   auto registry =
       HardwareRegistry::LoadDirectory(RIDGELINE_FIXTURE_PLUGIN_DIR);
-  // 23 fixture plugins: basic, no-peak, acc16, slow-acc16 (loads; only
-  // the checker fails it), hook-code-zero, tiny-efficiency, nan-efficiency
-  // (load; their hooks fault at analysis time) + 16 refused ones (see
-  // tests/fixtures).
-  ASSERT_EQ(registry->outcomes().size(), 23u);
+  // 26 fixture plugins: abi-1.0, abi-1.1, abi-current (one platform each),
+  // basic, no-peak, acc16, slow-acc16 (loads; only the checker fails it),
+  // hook-code-zero, tiny-efficiency, nan-efficiency (load; their hooks
+  // fault at analysis time) + 16 refused ones (see tests/fixtures).
+  ASSERT_EQ(registry->outcomes().size(), 26u);
   std::vector<std::string> loaded;
   for (const LoadOutcome& o : registry->outcomes()) {
     if (o.loaded) {
@@ -288,12 +337,13 @@ TEST(RegistryTest, LoadDirectoryTriesEverySoSortedByName) {
     }
   }
   // "basic" sorts before "duplicate-id", so the duplicate is the one refused.
-  EXPECT_THAT(loaded, ElementsAre("acc16", "basic", "hook-code-zero",
-                                  "nan-efficiency", "no-peak", "slow-acc16",
-                                  "tiny-efficiency"));
-  EXPECT_EQ(registry->platforms().size(), 14u);  // 7 plugins x 2 parts
+  EXPECT_THAT(loaded, ElementsAre("abi-1-0", "abi-1-1", "abi-current", "acc16",
+                                  "basic", "hook-code-zero", "nan-efficiency",
+                                  "no-peak", "slow-acc16", "tiny-efficiency"));
+  // 2 platforms per older fixture plugin x 7 + 1 per ABI fixture x 3.
+  EXPECT_EQ(registry->platforms().size(), 17u);
   EXPECT_EQ(std::filesystem::path(registry->outcomes()[0].path).filename(),
-            "libridgeline-fixture-acc16.so");
+            "libridgeline-fixture-abi-1-0.so");
 }
 
 TEST(RegistryTest, MissingDirectoryIsOneRefusedOutcome) {

@@ -80,9 +80,20 @@ struct Hardware {
   std::optional<double> idle_watts;
   std::optional<double> price_usd;
   std::optional<double> embodied_kg_co2e;
-  // Device-to-device, per device, both directions together; times the
-  // all-reduces of tensor parallelism (Scenario::parallelism).
+  // Two link levels (ABI 1.2). Scale-up (NVLink, Infinity Fabric, ...)
+  // joins the devices of one node; scale-out (InfiniBand, RoCE, Ethernet)
+  // joins nodes. Bandwidths are per device, both directions together.
+  // interconnect_bytes_per_second is the scale-up bandwidth (its meaning
+  // since 1.0); it times tensor-parallel all-reduces and every collective
+  // whose group stays inside a node. Unset = unknown: such collectives cost
+  // no time and the analysis warns.
   std::optional<double> interconnect_bytes_per_second;
+  std::optional<double> scale_up_latency_seconds;    // one-way, per step
+  std::optional<double> scale_out_bytes_per_second;
+  std::optional<double> scale_out_latency_seconds;   // one-way, per step
+  // Devices per scale-up domain (8 on an HGX board); unset = unknown, every
+  // group is then taken to fit in one node.
+  std::optional<int64_t> devices_per_node;
 
   EfficiencyHook efficiency_hook;  // empty: none
 };

@@ -47,8 +47,10 @@ enum class OpKind : uint8_t {
   kFinalNorm,
   kLmHead,
   kAllReduce,        // tensor parallelism: sum partial outputs over devices
+  kPipelineSend,     // pipeline parallelism: activations to the next stage
+  kAllToAll,         // expert parallelism: token dispatch and combine
 };
-inline constexpr int kOpKindCount = 25;
+inline constexpr int kOpKindCount = 27;
 std::string_view OpKindName(OpKind k);  // snake_case: "q_projection", "flash_attention", ...
 
 // Bytes read and written, by operand class and memory tier.
@@ -191,6 +193,16 @@ struct AnalysisResult {
 
   // The whole model's (not a tensor-parallel shard's) parameter counts.
   ParameterCounts parameters;
+  // Parallelism (Scenario::parallelism). Every time above is one replica's
+  // latency; data-parallel replicas add throughput, not speed.
+  int64_t devices = 1;  // all replicas: data x pipeline x stage devices
+  double deployment_prefill_tokens_per_second = 0;  // replicas x prefill
+  double deployment_decode_tokens_per_second = 0;   // replicas x decode total
+  // Pipeline prefill: the idle share (stages - 1) / micro_batches; TTFT =
+  // prefill totals x (micro_batches + stages - 1) / (micro_batches x
+  // stages). 0 without pipeline parallelism.
+  double pipeline_bubble_fraction = 0;
+
   MemoryFootprint memory;
   Bottleneck bottleneck;
   std::vector<Suggestion> suggestions;

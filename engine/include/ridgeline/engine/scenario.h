@@ -99,7 +99,33 @@ struct Parallelism {
   // 1..256; must divide the attention heads, and the KV heads must divide
   // or be divided by it (fewer KV heads than devices are replicated).
   int64_t tensor_parallel = 1;
+  // Pipeline stages, 1..256 and <= the model's layers: each stage holds
+  // ceil(layers / stages) layers on its own tensor-parallel group.
+  int64_t pipeline_parallel = 1;
+  // Prefill micro-batches per pipeline, 1..65536; 0 = one per stage.
+  int64_t pipeline_micro_batches = 0;
+  // Devices the routed experts are spread over, 1..256 (divides experts).
+  // Without attention_data_parallel it equals tensor_parallel (or is 1):
+  // experts spread over the tensor-parallel devices cost, in expectation,
+  // what tensor-sliced experts cost, so the graph is tensor parallelism's.
+  int64_t expert_parallel = 1;
+  // DeepSeek-V3 style (tensor_parallel 1): each of the expert_parallel
+  // devices runs the whole attention on its own batch, and the workload's
+  // batch (a step's sequences) is ONE device's; the others run alike. Each
+  // device holds experts / ep routed experts, which see the tokens of all
+  // ep devices; tokens go to their experts' devices and back with two
+  // all-to-alls per MoE layer.
+  bool attention_data_parallel = false;
+  // Whole replicas, 1..65536: throughput adds up, latency does not.
+  int64_t data_parallel = 1;
 };
+
+// Devices of one pipeline stage (max of the tensor- and expert-parallel
+// groups), of one replica (stages x stage devices) and of the deployment
+// (replicas x replica devices).
+int64_t StageDevices(const Parallelism& p);
+int64_t ReplicaDevices(const Parallelism& p);
+int64_t TotalDevices(const Parallelism& p);
 
 struct Scenario {
   ModelConfig model;
@@ -116,5 +142,8 @@ struct Scenario {
 // INVALID_ARGUMENT naming "workload.batch" etc. with the allowed range and
 // the value received. Also validates model and hardware.
 absl::Status ValidateScenario(const Scenario& s);
+// The parallelism part of ValidateScenario (model and hardware already
+// valid): ranges, experts dividing, stages <= layers, groups in whole nodes.
+absl::Status ValidateParallelism(const Scenario& s);
 
 }  // namespace ridgeline::engine

@@ -7,12 +7,24 @@
 #include <cstdint>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "ridgeline/engine/result.h"
 #include "ridgeline/engine/scenario.h"
 
 namespace ridgeline::engine {
+
+// One sequence of a mixed step (continuous batching, chunked prefill).
+struct StepSequence {
+  // Tokens already in this sequence's KV cache before the step,
+  // 0..10,000,000 (0 for a prompt's first chunk).
+  int64_t context_tokens = 0;
+  // Tokens the step adds: 1 = a decode token, N = a prefill chunk of N
+  // tokens; 1..10,000,000.
+  int64_t new_tokens = 1;
+};
 
 // One forward pass: totals over its ops, in the units of StepTotals.
 struct StepTiming {
@@ -31,6 +43,9 @@ struct StepTiming {
   // every sum, else the largest of interconnect, compute (when > 0) and
   // memory.
   Bound bound = Bound::kMemory;
+  // Step(): the longest context after the step exceeds the model's
+  // max_context (computed anyway; callers warn, as Analyze does).
+  bool beyond_model_context = false;
 };
 
 // Evaluates single forward steps of one scenario. Create() validates the
@@ -65,6 +80,23 @@ class StepEvaluator {
   // (1..10,000,000).
   absl::StatusOr<StepTiming> Prefill(int64_t batch,
                                      int64_t prompt_tokens) const;
+
+  // One step of a real batch: every sequence at its own context.
+  // Linear layers (projections, FFN, experts, norms) see the step's total
+  // tokens; attention sees each sequence at its own context: a decode token
+  // over c cached reads c + 1 keys, a prefill chunk of n over c cached
+  // scores n (c + (n + 1) / 2) causal pairs and reads c + n keys (sliding
+  // layers capped at the window); MoE's expected distinct experts follow the
+  // step's total tokens; the LM head runs on one row per sequence. Attention
+  // is aggregated (sums of pairs and keys), so a step costs the same number
+  // of ops whatever its batch. A step of one sequence equals Decode(1, c+1)
+  // (new = 1) or Prefill(1, n) (c = 0). 1..65536 sequences; errors are
+  // INVALID_ARGUMENT naming "sequences[17].context_tokens", the range and
+  // the value. With `ops`, also the per-op results (their sums are the
+  // totals).
+  absl::StatusOr<StepTiming> Step(
+      absl::Span<const StepSequence> sequences,
+      std::vector<OpResult>* ops = nullptr) const;
 
   // The placement every call uses (weights, KV and activations per tier).
   const MemoryFootprint& memory() const;

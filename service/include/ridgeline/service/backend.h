@@ -11,7 +11,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "ridgeline/calibration/profiles.h"
+#include "ridgeline/engine/scenario.h"
 #include "ridgeline/plugin_host/registry.h"
 #include "ridgeline/v1/ridgeline.pb.h"
 
@@ -100,10 +102,40 @@ class Backend {
   absl::StatusOr<v1::GetModelResponse> GetModel(
       const v1::GetModelRequest& request) const;
 
+  // ---- Step time (service/src/step.cc) ----
+
+  // StepTime: every step of the request against one scenario. A bad step
+  // fails the whole call with INVALID_ARGUMENT naming
+  // "steps[3].sequences[17].context_tokens", the range and the value.
+  absl::Status StepTime(const v1::StepTimeRequest& request,
+                        v1::StepTimeResponse* response) const;
+
+  // A StepTimeStream's state: the scenario of its first message, resolved
+  // and prepared once. Thread-compatible (one per stream); Answer is const.
+  class StepSession {
+   public:
+    virtual ~StepSession() = default;
+    // Answers `steps` into `response` (one result per step, in order). A
+    // bad step is answered in its result (error_code = INVALID_ARGUMENT,
+    // error_message naming "steps[i]..."); the session stays usable.
+    virtual void Answer(const v1::StepTimeStreamRequest& request,
+                        v1::StepTimeResponse* response) const = 0;
+  };
+  // INVALID_ARGUMENT / NOT_FOUND naming "scenario.<field>" for a bad
+  // scenario (the stream then ends with it).
+  absl::StatusOr<std::unique_ptr<StepSession>> OpenStepSession(
+      const v1::StepScenario& scenario) const;
+
   const Limits& limits() const { return limits_; }
   const plugin_host::HardwareRegistry& registry() const { return *registry_; }
 
  private:
+  // Analyze's resolution of model, hardware, formats, placement, options,
+  // parallelism and calibration; `path` prefixes field names ("scenario").
+  absl::Status ResolveStepScenario(const v1::StepScenario& in,
+                                   absl::string_view path, engine::Scenario* s,
+                                   v1::CalibrationUsed* used) const;
+
   std::shared_ptr<const plugin_host::HardwareRegistry> registry_;
   std::shared_ptr<const calibration::ProfileStore> profiles_;
   Limits limits_;

@@ -17,6 +17,7 @@ void ToProto(const engine::PerMathType& in, v1::PerMathType* out);
 void ToProto(const engine::Hardware& in, v1::Hardware* out);
 
 void ToProto(const engine::ModelConfig& in, v1::Model* out);
+void ToProto(const engine::OpResult& in, v1::OpResult* out);
 // `view` BASIC leaves out the per-op tables (StepResult.ops); UNSPECIFIED
 // means FULL.
 void ToProto(const engine::StepResult& in, v1::StepResult* out,

@@ -140,6 +140,15 @@ class RidgelineServiceImpl final : public RidgelineServiceBase {
   grpc::ServerUnaryReactor* AnalyzeKernel(
       grpc::CallbackServerContext* ctx, const v1::AnalyzeKernelRequest* req,
       v1::AnalyzeKernelResponse* resp) override;
+  // Synchronous: a stream lives as long as its scheduler loop and blocks on
+  // reads; StepTime shares its code.
+  grpc::Status StepTime(grpc::ServerContext* ctx,
+                        const v1::StepTimeRequest* req,
+                        v1::StepTimeResponse* resp) override;
+  grpc::Status StepTimeStream(
+      grpc::ServerContext* ctx,
+      grpc::ServerReaderWriter<v1::StepTimeResponse, v1::StepTimeStreamRequest>*
+          stream) override;
 
  private:
   std::atomic<const Backend*> backend_{nullptr};

@@ -1,0 +1,136 @@
+#include "step.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "table.h"
+
+namespace ridgeline::cli {
+namespace {
+
+// CSV keeps full precision (as analyze's CSV does).
+std::string Raw(double value) { return absl::StrFormat("%.10g", value); }
+
+}  // namespace
+
+std::vector<FlagSpec> StepOwnFlags() {
+  return {
+      {"seq", "CONTEXT:NEW",
+       "one sequence of the step: tokens already cached, tokens added (1 = "
+       "decode, N = a prefill chunk); repeat for each sequence"},
+      {"per-op", "", "also print the step's per-op roofline table"},
+  };
+}
+
+absl::Status FillStep(const ParsedFlags& flags, v1::StepTimeRequest* request) {
+  const std::vector<std::string> seqs = flags.GetAll("seq");
+  if (seqs.empty()) {
+    return absl::InvalidArgumentError(
+        "give at least one --seq CONTEXT:NEW (e.g. --seq 1024:1 for a decode "
+        "token over 1024 cached tokens)");
+  }
+  v1::Step* step = request->add_steps();
+  for (const std::string& text : seqs) {
+    const size_t colon = text.find(':');
+    int64_t context = 0, added = 0;
+    if (colon == std::string::npos ||
+        !absl::SimpleAtoi(text.substr(0, colon), &context) ||
+        !absl::SimpleAtoi(text.substr(colon + 1), &added)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--seq: expected CONTEXT:NEW with two integers, got '", text, "'"));
+    }
+    v1::StepSequence* s = step->add_sequences();
+    s->set_context_tokens(context);
+    s->set_new_tokens(added);
+  }
+  request->set_per_op(flags.Has("per-op"));
+  return absl::OkStatus();
+}
+
+void StepScenarioFrom(const v1::AnalyzeRequest& from, v1::StepScenario* to) {
+  if (from.has_model()) *to->mutable_model() = from.model();
+  if (from.has_hardware()) *to->mutable_hardware() = from.hardware();
+  if (from.has_formats()) *to->mutable_formats() = from.formats();
+  if (from.has_placement()) *to->mutable_placement() = from.placement();
+  if (from.has_options()) *to->mutable_options() = from.options();
+  if (from.has_calibration()) *to->mutable_calibration() = from.calibration();
+  if (from.has_parallelism()) *to->mutable_parallelism() = from.parallelism();
+}
+
+void PrintStepTable(const v1::StepTimeResponse& response, bool csv,
+                    std::ostream& out) {
+  if (csv) {
+    const bool per_op =
+        !response.steps().empty() && !response.steps(0).ops().empty();
+    if (per_op) {
+      Table t{{"step", "op", "layer_group", "layers", "math", "flops", "bytes",
+               "seconds", "bound"}};
+      for (int i = 0; i < response.steps_size(); ++i) {
+        for (const v1::OpResult& op : response.steps(i).ops()) {
+          t.rows.push_back({absl::StrCat(i), op.kind(), op.layer_group(),
+                            absl::StrCat(op.layers()), op.math(),
+                            Raw(op.flops()), Raw(op.bytes()), Raw(op.seconds()),
+                            op.bound()});
+        }
+      }
+      PrintTable(t, TableStyle::kCsv, out);
+      return;
+    }
+    Table t{{"step", "sequences", "tokens", "seconds", "compute_seconds",
+             "memory_seconds", "interconnect_seconds", "overhead_seconds",
+             "bound", "flops", "bytes"}};
+    for (int i = 0; i < response.steps_size(); ++i) {
+      const v1::StepTimeResult& r = response.steps(i);
+      t.rows.push_back({absl::StrCat(i), absl::StrCat(r.sequences()),
+                        absl::StrCat(r.tokens()), Raw(r.seconds()),
+                        Raw(r.compute_seconds()), Raw(r.memory_seconds()),
+                        Raw(r.interconnect_seconds()),
+                        Raw(r.overhead_seconds()), r.bound(), Raw(r.flops()),
+                        Raw(r.bytes())});
+    }
+    PrintTable(t, TableStyle::kCsv, out);
+    return;
+  }
+  for (int i = 0; i < response.steps_size(); ++i) {
+    const v1::StepTimeResult& r = response.steps(i);
+    out << "Step " << i << ": " << r.sequences() << " sequences, "
+        << r.tokens() << " new tokens\n";
+    Table t;
+    t.rows = {{"time", Seconds(r.seconds())},
+              {"bound", r.bound()},
+              {"compute (sum over ops)", Seconds(r.compute_seconds())},
+              {"memory (sum over ops)", Seconds(r.memory_seconds())},
+              {"interconnect", Seconds(r.interconnect_seconds())},
+              {"overhead", Seconds(r.overhead_seconds())},
+              {"FLOPs", Si(r.flops())},
+              {"bytes moved", Bytes(r.bytes())}};
+    PrintTable(t, TableStyle::kText, out);
+    if (!r.ops().empty()) {
+      Table ops{{"op", "layers", "math", ">FLOPs", ">bytes", ">time", "bound"}};
+      for (const v1::OpResult& op : r.ops()) {
+        ops.rows.push_back(
+            {op.layer_group().empty()
+                 ? op.kind()
+                 : absl::StrCat(op.kind(), " (", op.layer_group(), ")"),
+             absl::StrCat(op.layers()), op.math(), Si(op.flops()),
+             Bytes(op.bytes()), Seconds(op.seconds()), op.bound()});
+      }
+      out << "\n";
+      PrintTable(ops, TableStyle::kText, out);
+    }
+    for (const std::string& w : r.warnings()) out << "  warning: " << w << "\n";
+  }
+  out << "\ncalibration: " << response.calibration().selected_by();
+  if (!response.calibration().profile_name().empty()) {
+    out << " (" << response.calibration().profile_name() << ")";
+  }
+  out << (response.pure_roofline() ? "; pure roofline: an upper bound on speed"
+                                   : "")
+      << "\n";
+}
+
+}  // namespace ridgeline::cli

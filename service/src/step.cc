@@ -1,0 +1,199 @@
+// StepTime and StepTimeStream: the scheduler's step-time API. Validates the
+// steps, runs engine::StepEvaluator::Step and converts the timings back.
+// Math is the engine's; here only ranges, field paths and conversion.
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "ridgeline/engine/status_macros.h"
+#include "ridgeline/engine/step.h"
+#include "ridgeline/service/backend.h"
+#include "ridgeline/service/convert.h"
+#include "ridgeline/service/request_scenario.h"
+
+namespace ridgeline::service {
+namespace {
+
+constexpr int kMaxSteps = 4096;        // per request / stream message
+constexpr int kMaxSequences = 65536;   // per step
+constexpr int64_t kMaxTokens = 10'000'000;
+
+using request::OutOfRange;
+
+// Checks one step and copies it into `seqs`; `path` is "steps[3]". Errors
+// name "steps[3].sequences[17].context_tokens", the range and the value.
+absl::Status ReadStep(const v1::Step& step, absl::string_view path,
+                      std::vector<engine::StepSequence>* seqs) {
+  const int n = step.sequences_size();
+  if (n < 1 || n > kMaxSequences) {
+    return OutOfRange(absl::StrCat(path, ".sequences"),
+                      absl::StrCat("1..", kMaxSequences, " sequences"),
+                      absl::StrCat(n, " sequences"));
+  }
+  seqs->resize(static_cast<size_t>(n));
+  for (int j = 0; j < n; ++j) {
+    const v1::StepSequence& s = step.sequences(j);
+    if (s.context_tokens() < 0 || s.context_tokens() > kMaxTokens) {
+      return OutOfRange(
+          absl::StrCat(path, ".sequences[", j, "].context_tokens"),
+          absl::StrCat("in [0, ", kMaxTokens, "]"),
+          absl::StrCat(s.context_tokens()));
+    }
+    if (s.new_tokens() < 1 || s.new_tokens() > kMaxTokens) {
+      return OutOfRange(absl::StrCat(path, ".sequences[", j, "].new_tokens"),
+                        absl::StrCat("in [1, ", kMaxTokens, "]"),
+                        absl::StrCat(s.new_tokens()));
+    }
+    (*seqs)[static_cast<size_t>(j)] = {s.context_tokens(), s.new_tokens()};
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckStepCount(int n) {
+  if (n >= 1 && n <= kMaxSteps) return absl::OkStatus();
+  return OutOfRange("steps", absl::StrCat("1..", kMaxSteps, " steps"),
+                    absl::StrCat(n, " steps"));
+}
+
+class Session final : public Backend::StepSession {
+ public:
+  Session(engine::StepEvaluator ev, v1::CalibrationUsed used, bool pure,
+          int64_t max_context)
+      : ev_(std::move(ev)),
+        used_(std::move(used)),
+        pure_(pure),
+        max_context_(max_context) {}
+
+  // One step into `out`; an invalid step is the returned error (out unset).
+  absl::Status Time(const v1::Step& step, absl::string_view path, bool per_op,
+                    std::vector<engine::StepSequence>* seqs,
+                    std::vector<engine::OpResult>* ops,
+                    v1::StepTimeResult* out) const {
+    RETURN_IF_ERROR(ReadStep(step, path, seqs));
+    ops->clear();
+    absl::StatusOr<engine::StepTiming> t = ev_.Step(*seqs, per_op ? ops : nullptr);
+    if (!t.ok()) return request::Prefixed(path, t.status());
+    out->set_seconds(t->seconds);
+    out->set_compute_seconds(t->compute_seconds);
+    out->set_memory_seconds(t->memory_seconds);
+    out->set_interconnect_seconds(t->interconnect_seconds);
+    out->set_overhead_seconds(t->overhead_seconds);
+    const std::string_view bound = engine::BoundName(t->bound);
+    out->set_bound(bound.data(), bound.size());
+    out->set_flops(t->flops);
+    out->set_bytes(t->bytes);
+    out->set_sequences(t->batch);
+    out->set_tokens(t->tokens);
+    if (per_op) {
+      out->mutable_ops()->Reserve(static_cast<int>(ops->size()));
+      for (const engine::OpResult& op : *ops) ToProto(op, out->add_ops());
+    }
+    if (t->beyond_model_context) Warn(*seqs, path, out);
+    return absl::OkStatus();
+  }
+
+  void Answer(const v1::StepTimeStreamRequest& req,
+              v1::StepTimeResponse* resp) const override {
+    resp->set_id(req.id());
+    *resp->mutable_calibration() = used_;
+    resp->set_pure_roofline(pure_);
+    const absl::Status count = CheckStepCount(req.steps_size());
+    std::vector<engine::StepSequence> seqs;
+    std::vector<engine::OpResult> ops;
+    if (!count.ok()) {
+      // No step to carry it: one result holds the error.
+      v1::StepTimeResult* r = resp->add_steps();
+      r->set_error_code(static_cast<int32_t>(count.code()));
+      r->set_error_message(std::string(count.message()));
+      return;
+    }
+    resp->mutable_steps()->Reserve(req.steps_size());
+    for (int i = 0; i < req.steps_size(); ++i) {
+      v1::StepTimeResult* r = resp->add_steps();
+      const absl::Status s = Time(req.steps(i), absl::StrCat("steps[", i, "]"),
+                                  req.per_op(), &seqs, &ops, r);
+      if (!s.ok()) {
+        r->Clear();
+        r->set_error_code(static_cast<int32_t>(s.code()));
+        r->set_error_message(std::string(s.message()));
+      }
+    }
+  }
+
+  const v1::CalibrationUsed& used() const { return used_; }
+  bool pure() const { return pure_; }
+
+ private:
+  // Names the first sequence past the model's window (and how many more):
+  // computed anyway, as Analyze does.
+  void Warn(const std::vector<engine::StepSequence>& seqs,
+            absl::string_view path, v1::StepTimeResult* out) const {
+    int first = -1, count = 0;
+    for (size_t j = 0; j < seqs.size(); ++j) {
+      if (seqs[j].context_tokens + seqs[j].new_tokens > max_context_) {
+        if (first < 0) first = static_cast<int>(j);
+        ++count;
+      }
+    }
+    if (first < 0) return;
+    const engine::StepSequence& s = seqs[static_cast<size_t>(first)];
+    out->add_warnings(absl::StrCat(
+        path, ".sequences[", first, "]: context_tokens + new_tokens (",
+        s.context_tokens + s.new_tokens, ") exceed the model's max_context (",
+        max_context_, "); computed anyway",
+        count > 1 ? absl::StrCat(" (", count - 1, " more sequences do too)")
+                  : ""));
+  }
+
+  engine::StepEvaluator ev_;
+  v1::CalibrationUsed used_;
+  bool pure_;
+  int64_t max_context_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Backend::StepSession>> Backend::OpenStepSession(
+    const v1::StepScenario& scenario) const {
+  engine::Scenario s;
+  v1::CalibrationUsed used;
+  RETURN_IF_ERROR(ResolveStepScenario(scenario, "scenario", &s, &used));
+  absl::StatusOr<engine::StepEvaluator> ev = engine::StepEvaluator::Create(s);
+  if (!ev.ok()) return request::Prefixed("scenario", ev.status());
+  // The bound: no profile applied and no plugin hook consulted.
+  const bool pure = s.options.pure_roofline ||
+                    (used.profile_name().empty() && !s.hardware.efficiency_hook);
+  const int64_t max_context = s.model.max_context > 0
+                                  ? s.model.max_context
+                                  : std::numeric_limits<int64_t>::max();
+  return std::make_unique<Session>(std::move(*ev), std::move(used), pure,
+                                   max_context);
+}
+
+absl::Status Backend::StepTime(const v1::StepTimeRequest& req,
+                               v1::StepTimeResponse* resp) const {
+  if (!req.has_scenario()) {
+    return OutOfRange("scenario", "set (model and hardware at least)",
+                      "unset");
+  }
+  RETURN_IF_ERROR(CheckStepCount(req.steps_size()));
+  ASSIGN_OR_RETURN(std::unique_ptr<StepSession> base,
+                   OpenStepSession(req.scenario()));
+  const auto& session = static_cast<const Session&>(*base);
+  *resp->mutable_calibration() = session.used();
+  resp->set_pure_roofline(session.pure());
+  resp->mutable_steps()->Reserve(req.steps_size());
+  std::vector<engine::StepSequence> seqs;
+  std::vector<engine::OpResult> ops;
+  for (int i = 0; i < req.steps_size(); ++i) {
+    RETURN_IF_ERROR(session.Time(req.steps(i), absl::StrCat("steps[", i, "]"),
+                                 req.per_op(), &seqs, &ops, resp->add_steps()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ridgeline::service
