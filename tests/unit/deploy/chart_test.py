@@ -373,6 +373,30 @@ def check_server(a, helm, scenario):
         mapping = [("/opt/ridgeline", prefix), ("/var/lib/ridgeline", os.path.join(tmp, "var")),
                    ("/etc/ridgeline", os.path.join(tmp, "etc"))]
         want = [r"serving: [1-9][0-9]* plugins"]
+        # The Secrets the pod mounts: a real CA and server certificate
+        # (openssl) for TLS, a token file for bearer authentication.
+        secrets = {v["name"]: v["secret"]["secretName"] for v in pod["volumes"] if "secret" in v}
+        mounts = {m["name"]: m["mountPath"] for m in pod["containers"][0]["volumeMounts"]}
+        if "tls" in secrets:
+            d = map_paths(mounts["tls"], mapping)
+            os.makedirs(d)
+            ssl = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+            subprocess.run(ssl + ["-keyout", f"{d}/ca.key", "-out", f"{d}/ca.crt", "-subj", "/CN=test-ca"],
+                           check=True, capture_output=True)
+            subprocess.run(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{d}/tls.key",
+                            "-out", f"{d}/tls.csr", "-subj", "/CN=localhost"], check=True, capture_output=True)
+            with open(f"{d}/san.ext", "w") as f:
+                f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+            subprocess.run(["openssl", "x509", "-req", "-in", f"{d}/tls.csr", "-CA", f"{d}/ca.crt",
+                            "-CAkey", f"{d}/ca.key", "-CAcreateserial", "-days", "1",
+                            "-extfile", f"{d}/san.ext", "-out", f"{d}/tls.crt"],
+                           check=True, capture_output=True)
+        if "auth" in secrets:
+            d = map_paths(mounts["auth"], mapping)
+            os.makedirs(d)
+            with open(os.path.join(d, "token"), "w") as f:
+                f.write("chart-test-token\n")
+            os.chmod(os.path.join(d, "token"), 0o400)
         # The ConfigMap's files, as the kubelet would mount them.
         for cm in (d for d in docs if d["kind"] == "ConfigMap"):
             os.makedirs(os.path.join(tmp, "etc", "profiles"), exist_ok=True)
