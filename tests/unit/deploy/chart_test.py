@@ -37,7 +37,7 @@ import zipfile
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCENARIOS = ("default", "tls", "vendor-plugins", "servicemonitor", "sharded")
+SCENARIOS = ("default", "tls", "vendor-plugins", "servicemonitor", "sharded", "sharded-explore")
 SKIP = 77  # ctest SKIP_RETURN_CODE
 
 
@@ -171,7 +171,7 @@ def check_render(a, helm, scenario):
         expected.add("HorizontalPodAutoscaler")
     if scenario == "servicemonitor":
         expected.add("ServiceMonitor")
-    if scenario == "sharded":
+    if scenario.startswith("sharded"):
         expected |= {"Job", "PersistentVolumeClaim"}
     if scenario == "vendor-plugins":
         expected.add("ConfigMap")
@@ -255,11 +255,12 @@ def check_render(a, helm, scenario):
         vols = {v["name"]: v for v in pod["volumes"]}
         if vols.get("tls", {}).get("secret", {}).get("secretName") != "ridgeline-tls":
             fail("TLS Secret ridgeline-tls is not mounted")
-    if scenario == "sharded":
+    if scenario.startswith("sharded"):
+        shards = {"sharded": 7, "sharded-explore": 5}[scenario]
         job = next(d for d in docs if d["kind"] == "Job" and not d["metadata"]["name"].endswith("-merge"))
         one(docs, "Job", "-merge")
         spec = job["spec"]
-        if spec["completionMode"] != "Indexed" or spec["completions"] != 7 or spec["parallelism"] != 7:
+        if spec["completionMode"] != "Indexed" or spec["completions"] != shards or spec["parallelism"] != shards:
             fail(f"sharded Job: {spec}")
         check_pod(spec["template"]["spec"], "Job")
         script = spec["template"]["spec"]["containers"][0]["command"][2]
@@ -436,10 +437,19 @@ def check_server(a, helm, scenario):
           f"({log.strip().splitlines()[-1] if log.strip() else ''})")
 
 
-def check_sharded(a, helm):
+def check_sharded(a, helm, scenario):
+    base_env = dict(os.environ, PATH=f"{os.path.dirname(a.cli)}:{os.environ['PATH']}")
+    base_env.pop("RIDGELINE_PLUGIN_DIR", None)
+    sweep = scenario == "sharded"
+    if not sweep:
+        probe = subprocess.run([a.cli, "explore", "--help"], env=base_env, capture_output=True, text=True)
+        if probe.returncode != 0 or "--shard" not in probe.stdout + probe.stderr:
+            # `ridgeline explore` / `ridgeline merge` come with the exploration CLI.
+            print("SKIP: this ridgeline has no `explore --shard` yet")
+            sys.exit(SKIP)
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out")
-        docs = objects(template(helm, a.chart, "sharded",
+        docs = objects(template(helm, a.chart, scenario,
                                 ["--set", f"shardedJob.output.mountPath={out}"]).stdout)
         jobs = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Job"}
         shard_job = next(j for n, j in jobs.items() if not n.endswith("-merge"))
@@ -447,8 +457,6 @@ def check_sharded(a, helm):
         n = shard_job["spec"]["completions"]
         container = shard_job["spec"]["template"]["spec"]["containers"][0]
         env = {e["name"]: e["value"] for e in container["env"] if "value" in e}
-        base_env = dict(os.environ, PATH=f"{os.path.dirname(a.cli)}:{os.environ['PATH']}")
-        base_env.pop("RIDGELINE_PLUGIN_DIR", None)
         # The N pods of the Indexed Job, as N concurrent local processes.
         procs = [subprocess.Popen(container["command"] + container["args"],
                                   env=dict(base_env, **env, JOB_COMPLETION_INDEX=str(i)),
@@ -457,17 +465,19 @@ def check_sharded(a, helm):
             _, err = p.communicate(timeout=300)
             if p.returncode != 0:
                 fail(f"shard {i} exited {p.returncode}: {err}")
-        rows = []
         for i in range(n):
             with open(os.path.join(env["OUT_DIR"], f"shard-{i}.csv")) as f:
                 lines = f.read().splitlines()
+            if not sweep:
+                if len(lines) < 2:
+                    fail(f"shard {i} printed no points")
+                continue
             # 60 points over 7 shards: index % 7 == i, so shards 0-3 hold 9
             # points and 4-6 hold 8 (60 = 7 * 8 + 4).
             if len(lines) - 1 != (9 if i < 4 else 8):
                 fail(f"shard {i} has {len(lines) - 1} points, expected {9 if i < 4 else 8}")
             if any(int(line.split(",", 1)[0]) % n != i for line in lines[1:]):
                 fail(f"shard {i} holds a point of another shard")
-            rows += lines[1:]
         merge = merge_job["spec"]["template"]["spec"]["containers"][0]
         menv = {e["name"]: e["value"] for e in merge["env"]}
         r = subprocess.run(merge["command"], env=dict(base_env, **menv), capture_output=True, text=True)
@@ -475,17 +485,21 @@ def check_sharded(a, helm):
             fail(f"merge step failed: {r.stdout}{r.stderr}")
         with open(os.path.join(menv["OUT_DIR"], "merged.csv")) as f:
             merged = f.read()
-        single = subprocess.run([a.cli, "sweep", *container["args"], "--format", "csv"],
+        command = "sweep" if sweep else "explore"
+        single = subprocess.run([a.cli, command, *container["args"], "--format", "csv"],
                                 env=base_env, capture_output=True, text=True)
         if single.returncode != 0:
-            fail(f"single-process sweep failed: {single.stderr}")
-        # 2 hardware x 5 batches x 3 prompts x 2 gens = 60 points + header.
-        if len(single.stdout.splitlines()) != 61:
-            fail(f"single-process sweep has {len(single.stdout.splitlines())} lines, expected 61")
+            fail(f"single-process {command} failed: {single.stderr}")
+        lines = len(single.stdout.splitlines())
+        # Sweep: 2 hardware x 5 batches x 3 prompts x 2 gens = 60 points + header.
+        # Explore --all: 4 x 3 x 2 x 3 = 72 design points + header.
+        if lines != (61 if sweep else 73):
+            fail(f"single-process {command} printed {lines} lines, expected {61 if sweep else 73}")
         if merged != single.stdout:
-            fail("merged shards differ from the single-process sweep:\n"
+            fail(f"merged shards differ from the single-process {command}:\n"
                  + "\n".join(l for l in merged.splitlines() if l not in single.stdout.splitlines())[:2000])
-    print(f"ok: {n} shard processes + the merge step == single-process sweep (60 points, byte-identical)")
+    print(f"ok: {n} shard processes + the merge step == single-process {command} "
+          f"({lines - 1} points, byte-identical)")
 
 
 def main():
@@ -499,6 +513,8 @@ def main():
     p.add_argument("check", choices=["lint", "render", "reject", "server", "sharded"])
     p.add_argument("scenario", nargs="?", default="default", choices=SCENARIOS)
     a = p.parse_args()
+    if a.check == "sharded" and not a.scenario.startswith("sharded"):
+        p.error("sharded: give the scenario, sharded or sharded-explore")
     os.makedirs(a.work, exist_ok=True)
     helm = ensure_helm(a.work)
     if a.check == "lint":
@@ -510,7 +526,7 @@ def main():
     elif a.check == "server":
         check_server(a, helm, a.scenario)
     else:
-        check_sharded(a, helm)
+        check_sharded(a, helm, a.scenario)
 
 
 if __name__ == "__main__":
