@@ -17,6 +17,9 @@ command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)
 # The Helm chart tests read rendered YAML (helm itself comes from npm).
 packages+=(python3-yaml)
+# The ridgeline Python package: built offline by pip with setuptools/wheel,
+# tested in a venv (clients/python, tests/integration/clients).
+packages+=(python3-setuptools python3-wheel python3-pip python3-venv)
 # --image: what deploy/build-image.sh needs (CI's image step).
 [ "${1:-}" = "--image" ] && packages+=(mmdebstrap buildah)
 missing=()
