@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Ridgeline builds and tests with. Idempotent.
+# usage: scripts/install-deps.sh [--image]   (--image: also mmdebstrap, buildah)
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -14,12 +15,13 @@ packages=(
 # nodejs/npm would conflict with it, so they are only installed when absent.
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)
-# kubectl (with kustomize) renders the manifests in a test.
-command -v kubectl >/dev/null || packages+=(kubernetes-client)
+# The Helm chart tests read rendered YAML (helm itself comes from npm).
 packages+=(python3-yaml)
 # The ridgeline Python package: built offline by pip with setuptools/wheel,
 # tested in a venv (clients/python, tests/integration/clients).
 packages+=(python3-setuptools python3-wheel python3-pip python3-venv)
+# --image: what deploy/build-image.sh needs (CI's image step).
+[ "${1:-}" = "--image" ] && packages+=(mmdebstrap buildah)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -14,8 +14,10 @@ cd "$tmp"
 "$tmp/moved/bin/ridgeline-server" --listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0 \
   >"$tmp/server.log" 2>&1 &
 server_pid=$!
-for _ in $(seq 1 100); do
-  grep -q "^listening on" "$tmp/server.log" && break
+# Plugins load (each checked in a child process first) after the port is
+# bound: wait for "serving", not only "listening on".
+for _ in $(seq 1 300); do
+  grep -q "serving: " "$tmp/server.log" && break
   sleep 0.1
 done
 address="$(sed -n 's/^listening on //p' "$tmp/server.log")"
