@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
@@ -138,6 +139,24 @@ google::protobuf::Struct ErrorStruct(const absl::Status& s) {
 void SetError(httplib::Response& res, const absl::Status& s) {
   res.status = HttpStatusOf(s.code());
   res.set_content(ToJson(ErrorStruct(s)), "application/json");
+}
+
+// Why a POST names no route: not a method of the service, a
+// client-streaming one, or one not mapped yet.
+std::string NoRouteMessage(absl::string_view name) {
+  const google::protobuf::ServiceDescriptor* sd =
+      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+          "ridgeline.v1.RidgelineService");
+  const google::protobuf::MethodDescriptor* md =
+      sd == nullptr ? nullptr : sd->FindMethodByName(std::string(name));
+  if (md == nullptr) {
+    return absl::StrCat("unknown method \"", name.substr(0, 64),
+                        "\" of ridgeline.v1.RidgelineService");
+  }
+  if (md->client_streaming()) {
+    return absl::StrCat(name, " streams requests: use gRPC (no HTTP mapping)");
+  }
+  return absl::StrCat(name, " is not served over HTTP yet: use gRPC");
 }
 
 }  // namespace
@@ -313,9 +332,7 @@ absl::StatusOr<int> HttpFrontend::Start() {
       }
     };
     if (route == nullptr) {
-      SetError(res, absl::UnimplementedError(
-                        absl::StrCat("unknown method \"", name.substr(0, 64),
-                                     "\" of ridgeline.v1.RidgelineService")));
+      SetError(res, absl::UnimplementedError(NoRouteMessage(name)));
       return;
     }
     std::optional<Clock::time_point> deadline;

@@ -5,8 +5,10 @@ deadlines, body cap, probes, metrics and the static UI. Analyze over HTTP is
 compared with the CLI's in-process --format json for the same request."""
 
 import argparse
+import http.client
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -166,6 +168,9 @@ class HttpApiTest(unittest.TestCase):
     def test_unknown_method_is_501(self):
         self.assertError(self.post("Analyse", {}), 501, "UNIMPLEMENTED",
                          contains=("Analyse",))
+        # A client-streaming RPC has no HTTP mapping.
+        self.assertError(self.post("StepTimeStream", {}), 501,
+                         "UNIMPLEMENTED", contains=("use gRPC",))
 
     def test_deadline_is_504(self):
         self.assertError(self.post("Analyze", ANALYZE,
@@ -229,6 +234,42 @@ class HttpApiTest(unittest.TestCase):
         self.assertEqual(lines[-1]["error"]["code"], "DEADLINE_EXCEEDED")
         self.assertEqual([p["index"] for p in lines[:-1]],
                          [str(i) for i in range(len(lines) - 1)])
+
+    def sweep_points_sent(self):
+        _, _, body = call(self.server.metrics_port, "/metrics")
+        for line in body.decode().splitlines():
+            if line.startswith("ridgeline_sweep_points_total"):
+                return float(line.rsplit(" ", 1)[1])
+        return None
+
+    def test_client_gone_stops_the_sweep(self):
+        # 40,960 points (see the deadline test); read two lines and hang up.
+        req = {"models": [{"catalogId": "llama-3-8b"}],
+               "hardware": [{"platformId": "nvidia-h100-sxm-80gb"}],
+               "batchSizes": list(range(1, 4097)),
+               "promptTokens": list(range(100, 1100, 100))}
+        before = self.sweep_points_sent()
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        conn.request("POST", "/v1/Sweep", json.dumps(req),
+                     {"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        self.assertEqual(resp.status, 200)
+        resp.readline()
+        resp.readline()
+        conn.sock.shutdown(socket.SHUT_RDWR)
+        conn.close()
+        # The server notices within a few points (a failed write); the count
+        # then stops growing, far short of the 40,960 points.
+        deadline = time.monotonic() + 20
+        last = None
+        while time.monotonic() < deadline:
+            time.sleep(0.3)
+            now = self.sweep_points_sent()
+            if now == last:
+                break
+            last = now
+        self.assertEqual(now, last)
+        self.assertLess(now - before, 40960)
 
     def test_metrics_count_http_requests(self):
         self.post("Analyze", ANALYZE)

@@ -250,6 +250,18 @@ test('a link opens that analysis, computed, equal to the gRPC response', async (
   await page.click('#view-analyze [data-export=json]');
   const json = JSON.parse(await downloaded('ridgeline-analyze-llama-3-8b-nvidia-h100-sxm-80gb.json'));
   assert.equal(json.result.ttftSeconds, r.ttftSeconds);
+
+  // A pasted Hugging Face config.json is analysed in place of the catalog
+  // model (CodeLlama-7B: 32 layers, 32 heads, no GQA).
+  const config = fs.readFileSync(path.join(__dirname, '..', '..', 'fixtures', 'configs', 'codellama-7b.json'), 'utf8');
+  const before = await page.$eval('#view-analyze', (v) => v.dataset.seq);
+  await page.$eval('#view-analyze textarea[name=config]', (t, text) => {
+    t.value = text;
+    t.dispatchEvent(new Event('input', { bubbles: true }));
+  }, config);
+  await waitAnalysis(page, before);
+  assert.match(await page.$eval('#view-analyze [data-role=subtitle]', (e) => e.textContent), /^pasted-config on nvidia-h100-sxm-80gb/);
+  assert.ok(await page.$$eval('#view-analyze circle.op-point', (c) => c.length) > 0);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

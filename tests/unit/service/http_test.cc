@@ -49,8 +49,17 @@ TEST(ParseGrpcTimeoutTest, Units) {
               ::testing::HasSubstr("grpc-timeout"));
 }
 
-// Every RPC of the service is reachable over HTTP: a new RPC without its
-// line in the frontend's table fails here.
+// RPCs of the service that have no HTTP route yet, each with its reason.
+// Remove an entry when its route is added (the test below fails while both).
+const std::vector<std::string> kNotYetRouted = {
+    // The proto is on main; the Backend method it would call is not yet.
+    "StepTime",
+};
+
+// Every unary and server-streaming RPC of the service is reachable over
+// HTTP: a new RPC without its line in the frontend's table fails here.
+// Client-streaming RPCs (StepTimeStream) have no HTTP/1.1 request-response
+// equivalent: over HTTP they are 501 UNIMPLEMENTED.
 TEST(HttpRoutesTest, EveryServiceMethodIsRouted) {
   const google::protobuf::ServiceDescriptor* sd =
       google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
@@ -58,7 +67,13 @@ TEST(HttpRoutesTest, EveryServiceMethodIsRouted) {
   ASSERT_NE(sd, nullptr);
   std::vector<std::string> service;
   for (int i = 0; i < sd->method_count(); ++i) {
-    service.push_back(sd->method(i)->name());
+    const google::protobuf::MethodDescriptor* m = sd->method(i);
+    if (m->client_streaming()) continue;
+    if (std::find(kNotYetRouted.begin(), kNotYetRouted.end(), m->name()) !=
+        kNotYetRouted.end()) {
+      continue;
+    }
+    service.push_back(m->name());
   }
   std::vector<std::string> routed = HttpMethods();
   std::sort(service.begin(), service.end());
