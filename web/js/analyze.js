@@ -86,7 +86,7 @@ const TEMPLATE = `
   <div class="card wide"><h2>Per-op <select data-role="metric"><option value="time">time</option><option value="flops">FLOPs</option><option value="bytes">bytes</option></select>
     <span class="hint">stacked: prefill + decode (all steps)</span></h2><div data-role="bars"></div></div>
   <div class="card"><h2>Memory placement per tier</h2><div data-role="memory"></div><div class="legend" data-role="memory-legend"></div></div>
-  <div class="card"><h2>Decode timeline <span class="hint">TPOT of each step as the KV cache grows</span></h2><div data-role="timeline"></div></div>
+  <div class="card"><h2>Decode timeline <span class="hint">TPOT of sampled steps as the KV cache grows; flat line: the mean</span></h2><div data-role="timeline"></div></div>
 </div>`;
 
 export function analyzeRequest(s) {

@@ -62,7 +62,7 @@ export class CompareView {
     const { models, hardware } = await loadCatalogs();
     this.form.elements.model.innerHTML = models.map((x) => `<option value="${x.id}">${x.id}</option>`).join('');
     this.form.elements.model.value = state.model || 'llama-3-8b';
-    const chosen = new Set((state.hardware && state.hardware.includes(',') ? state.hardware : DEFAULT_HW).split(','));
+    const chosen = new Set((state.hardware || DEFAULT_HW).split(','));
     this.root.querySelector('[data-role=hw]').innerHTML = hardware.map((h) =>
       `<label><input type="checkbox" value="${h.id}" ${chosen.has(h.id) ? 'checked' : ''}>${h.id}</label>`).join('');
     this.form.elements.batch.value = state.batches || '1,4,16,64';
