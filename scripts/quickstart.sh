@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds and installs Ridgeline with every in-tree
 # plugin, starts ridgeline-server on 127.0.0.1 (gRPC, metrics, and the
-# HTTP/JSON API with the web UI) and shows a real analysis through it. Stop the server with: kill $(cat "$PREFIX/ridgeline-server.pid")
+# HTTP/JSON API with the web UI on 127.0.0.1:8080, RIDGELINE_HTTP_LISTEN
+# moves it) and shows a real analysis through it. Stop the server with:
+# kill $(cat "$PREFIX/ridgeline-server.pid")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX="${PREFIX:-$PWD/install}"

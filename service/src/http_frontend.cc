@@ -194,16 +194,29 @@ int HttpStatusOf(absl::StatusCode code) {
 }
 
 std::string FieldOf(absl::string_view message) {
-  const size_t colon = message.find(": ");
-  if (colon == absl::string_view::npos || colon == 0) return "";
-  const absl::string_view path = message.substr(0, colon);
-  for (char c : path) {
-    if (!(absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '[' ||
-          c == ']' || c == '-')) {
-      return "";
+  auto is_path = [](absl::string_view p) {
+    if (p.empty()) return false;
+    for (char c : p) {
+      if (!(absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '[' ||
+            c == ']' || c == '-')) {
+        return false;
+      }
     }
+    return true;
+  };
+  // "workload.batch: must be ..." (the Backend's range errors).
+  if (const size_t colon = message.find(": ");
+      colon != absl::string_view::npos && is_path(message.substr(0, colon))) {
+    return std::string(message.substr(0, colon));
   }
-  return std::string(path);
+  // "parallelism.tensor_parallel must divide ..." (engine rules that name
+  // the field as the subject): a dotted path as the first word.
+  const absl::string_view word = message.substr(0, message.find(' '));
+  if (word.size() < message.size() && is_path(word) &&
+      word.find('.') != absl::string_view::npos) {
+    return std::string(word);
+  }
+  return "";
 }
 
 absl::StatusOr<double> ParseGrpcTimeout(absl::string_view value) {

@@ -492,7 +492,9 @@ int RunServer(const ServerConfig& cfg) {
       Log(http_port.status().message());
       return 1;
     }
-    if (options.web_dir.empty()) Log("no web UI folder found; serving the API only");
+    Log(options.web_dir.empty()
+            ? std::string("no web UI folder found; serving the API only")
+            : absl::StrCat("web UI from ", options.web_dir));
     std::printf("http listening on %s\n",
                 WithPort(cfg.http_listen, *http_port).c_str());
     std::fflush(stdout);

@@ -262,6 +262,14 @@ test('a link opens that analysis, computed, equal to the gRPC response', async (
   await waitAnalysis(page, before);
   assert.match(await page.$eval('#view-analyze [data-role=subtitle]', (e) => e.textContent), /^pasted-config on nvidia-h100-sxm-80gb/);
   assert.ok(await page.$$eval('#view-analyze circle.op-point', (c) => c.length) > 0);
+
+  // An engine rule names its field too: 3 devices do not divide 32 heads.
+  const tp = await page.$('#view-analyze input[name=tp]');
+  await tp.click({ clickCount: 3 });
+  await tp.type('3');
+  await page.waitForFunction(() => document.getElementById('view-analyze').dataset.state === 'error', { timeout: 30000 });
+  assert.match(await page.$eval('#view-analyze .field-error[data-for=tp]', (e) => e.textContent),
+    /^parallelism\.tensor_parallel must divide model\.num_attention_heads \(32\), got 3/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

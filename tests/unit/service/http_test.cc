@@ -31,7 +31,11 @@ TEST(FieldOfTest, LeadingPathOnly) {
             "workload.batch");
   EXPECT_EQ(FieldOf("hardware[2].description.tiers[0].capacity_bytes: must"),
             "hardware[2].description.tiers[0].capacity_bytes");
+  EXPECT_EQ(FieldOf("parallelism.tensor_parallel must divide "
+                    "model.num_attention_heads (32), got 3"),
+            "parallelism.tensor_parallel");
   EXPECT_EQ(FieldOf("unknown hardware \"x\": closest: y"), "");
+  EXPECT_EQ(FieldOf("sweep stopped after point 3"), "");
   EXPECT_EQ(FieldOf("no colon here"), "");
 }
 
