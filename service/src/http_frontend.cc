@@ -17,6 +17,7 @@
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "http_metrics.h"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/plugin_host/registry.h"
 
 namespace ridgeline::service {
@@ -132,7 +133,10 @@ google::protobuf::Struct ErrorStruct(const absl::Status& s) {
   auto& f = *e.mutable_fields();
   f["code"].set_string_value(absl::StatusCodeToString(s.code()));
   f["message"].set_string_value(std::string(s.message()));
-  f["field"].set_string_value(FieldOf(s.message()));
+  // The path the error carries as data; the message's leading path for
+  // errors built without one (the frontend's own).
+  std::optional<std::string> path = engine::FieldPathOf(s);
+  f["field"].set_string_value(path ? *path : FieldOf(s.message()));
   return e;
 }
 
@@ -346,6 +350,14 @@ absl::StatusOr<int> HttpFrontend::Start() {
     };
     if (route == nullptr) {
       SetError(res, absl::UnimplementedError(NoRouteMessage(name)));
+      return;
+    }
+    // The same token as gRPC's "authorization: Bearer <token>" metadata.
+    if (options_.auth != nullptr &&
+        !options_.auth->Check(req.get_header_value("Authorization"))) {
+      SetError(res, absl::UnauthenticatedError(
+                        "missing or wrong \"Authorization: Bearer <token>\""));
+      observe();
       return;
     }
     std::optional<Clock::time_point> deadline;

@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 import urllib.error
@@ -302,6 +303,48 @@ class HttpApiTest(unittest.TestCase):
         self.assertIn("javascript", headers["Content-Type"])
         st, _, body = call(self.port, "/no-such-file.js")
         self.assertEqual(st, 404)
+
+
+class AuthAndTlsTest(unittest.TestCase):
+    def test_bearer_token_guards_the_api_not_the_probes(self):
+        with tempfile.TemporaryDirectory() as d:
+            token = "0123456789abcdef-http-test"
+            path = os.path.join(d, "token")
+            with open(path, "w") as f:
+                f.write(token + "\n")
+            server = start(["--auth-token-file=" + path])
+            try:
+                port = server.http_port
+                wait_ready(port)
+                self.assertEqual(call(port, "/healthz")[0], 200)
+                st, _, body = call(port, "/v1/ListModels", {})
+                self.assertEqual(st, 401, body)
+                self.assertEqual(json.loads(body)["code"], "UNAUTHENTICATED")
+                st, _, _ = call(port, "/v1/ListModels", {},
+                                headers={"Authorization": "Bearer wrong-token-123456"})
+                self.assertEqual(st, 401)
+                st, _, _ = call(port, "/v1/ListModels", {},
+                                headers={"Authorization": "Bearer " + token})
+                self.assertEqual(st, 200)
+            finally:
+                server.stop()
+
+    def test_plain_http_is_refused_beside_tls(self):
+        with tempfile.TemporaryDirectory() as d:
+            cert, key = os.path.join(d, "c.pem"), os.path.join(d, "k.pem")
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048",
+                            "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1",
+                            "-keyout", key, "-out", cert],
+                           check=True, capture_output=True)
+            r = subprocess.run(
+                [ARGS.server_bin, "--listen=127.0.0.1:0",
+                 "--metrics-listen=off", "--http-listen=127.0.0.1:0",
+                 "--tls-cert=" + cert, "--tls-key=" + key,
+                 "--plugin-dir=" + ARGS.plugin_dir,
+                 "--profile-dir=" + ARGS.profile_dir],
+                capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("--http-listen serves plain HTTP only", r.stderr)
 
 
 class ReadinessTest(unittest.TestCase):

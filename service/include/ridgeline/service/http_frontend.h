@@ -29,6 +29,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "ridgeline/service/auth.h"
 #include "ridgeline/service/backend.h"
 #include "ridgeline/service/metrics.h"
 
@@ -45,6 +46,9 @@ struct HttpOptions {
   int64_t max_body_bytes = 4 << 20;  // larger bodies: 413
   std::string web_dir;               // "" = no UI (API and probes only)
   int threads = 16;                  // concurrent requests
+  // Bearer-token check of every API request (not the UI's files or the
+  // probes); null or disabled: every request passes. Must outlive this.
+  const BearerAuth* auth = nullptr;
 };
 
 // The HTTP status for a canonical (gRPC) code: Google's published mapping
@@ -53,9 +57,9 @@ struct HttpOptions {
 // UNIMPLEMENTED 501, UNAVAILABLE 503, DEADLINE_EXCEEDED 504, others 500.
 int HttpStatusOf(absl::StatusCode code);
 
-// The field path an error message names: the Backend's INVALID_ARGUMENT
-// messages start with it ("workload.batch: must be ..."). "" when the
-// message starts with no path.
+// The field path an error message names, for errors that carry none as a
+// payload (engine::FieldPathOf is asked first): a leading
+// "workload.batch: ..." or a dotted first word. "" when none.
 std::string FieldOf(absl::string_view message);
 
 // Parses a gRPC-format timeout ("<1..8 digits><H|M|S|m|u|n>") into seconds.
