@@ -10,6 +10,9 @@ packages=(
   libabsl-dev libboost-dev prometheus-cpp-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-grpcio python3-protobuf prometheus binutils curl
+  libcpp-httplib-dev openssl
+  # The web UI's browser test drives Debian's headless chromium.
+  chromium
 )
 # Node 20 (for the grpc-js client test) usually ships with the image; Debian's
 # nodejs/npm would conflict with it, so they are only installed when absent.

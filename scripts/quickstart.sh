@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds and installs Ridgeline with every in-tree
-# plugin, starts ridgeline-server on 127.0.0.1 and shows a real analysis
-# through it. Stop the server with: kill $(cat "$PREFIX/ridgeline-server.pid")
+# plugin, starts ridgeline-server on 127.0.0.1 (gRPC, metrics, and the
+# HTTP/JSON API with the web UI on 127.0.0.1:8080, RIDGELINE_HTTP_LISTEN
+# moves it) and shows a real analysis through it. Stop the server with:
+# kill $(cat "$PREFIX/ridgeline-server.pid")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX="${PREFIX:-$PWD/install}"
@@ -11,6 +13,7 @@ BUILD_DIR="${BUILD_DIR:-build-quickstart}"
 JOBS="${JOBS:-$(nproc)}"
 LISTEN="${RIDGELINE_LISTEN:-127.0.0.1:50051}"
 METRICS="${RIDGELINE_METRICS_LISTEN:-127.0.0.1:9464}"
+HTTP="${RIDGELINE_HTTP_LISTEN:-127.0.0.1:8080}"
 
 scripts/install-deps.sh
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -25,13 +28,15 @@ if [ -f "$PREFIX/ridgeline-server.pid" ]; then
   sleep 1
 fi
 "$PREFIX/bin/ridgeline-server" --listen "$LISTEN" --metrics-listen "$METRICS" \
-  >"$PREFIX/ridgeline-server.log" 2>&1 &
+  --http-listen "$HTTP" >"$PREFIX/ridgeline-server.log" 2>&1 &
 echo $! >"$PREFIX/ridgeline-server.pid"
 for _ in $(seq 1 50); do
-  grep -q "listening on" "$PREFIX/ridgeline-server.log" 2>/dev/null && break
+  grep -q "^listening on" "$PREFIX/ridgeline-server.log" 2>/dev/null && break
   sleep 0.2
 done
 echo "ridgeline-server running (pid $(cat "$PREFIX/ridgeline-server.pid")), gRPC $LISTEN, metrics http://$METRICS/metrics"
+echo "Web UI:   http://$HTTP/?model=llama-3-8b&hardware=nvidia-h100-sxm-80gb&batch=16&prompt=1024&gen=128"
+echo "JSON API: curl -s http://$HTTP/v1/Analyze --json '{\"model\":{\"catalogId\":\"llama-3-8b\"},\"hardware\":{\"platformId\":\"nvidia-h100-sxm-80gb\"}}'"
 echo
 "$PREFIX/bin/ridgeline" --server "$LISTEN" analyze --model llama-3-8b \
   --hardware nvidia-h100-sxm-80gb --batch 16 --prompt 1024 --gen 128

@@ -118,10 +118,13 @@ Failure Failed(const absl::Status& status) {
   return {kFailed, std::move(message)};
 }
 
-// The canonical proto3 JSON mapping (default options).
+// The canonical proto3 JSON mapping, with every field printed even at its
+// default (`"fits": false`, `"tier": 0`): a script need not know proto3's
+// omission rules. The HTTP API prints the same way.
 std::string Json(const google::protobuf::Message& message) {
   std::string json;
   google::protobuf::util::JsonPrintOptions options;
+  options.always_print_primitive_fields = true;
   auto status =
       google::protobuf::util::MessageToJsonString(message, &json, options);
   if (!status.ok())
@@ -378,6 +381,14 @@ Outcome ReadHardwareFile(const std::string& path, v1::Hardware* hardware) {
   if (!text.ok()) return Usage(text.status());
   auto status = google::protobuf::util::JsonStringToMessage(*text, hardware);
   if (!status.ok()) {
+    // `hardware show ID --format json` prints a GetHardwareResponse; take it
+    // as is.
+    v1::GetHardwareResponse shown;
+    if (google::protobuf::util::JsonStringToMessage(*text, &shown).ok() &&
+        shown.has_hardware()) {
+      *hardware = shown.hardware();
+      return std::nullopt;
+    }
     return Usage(
         absl::StrCat("--hardware-file: '", path,
                      "' is not a ridgeline.v1.Hardware in proto JSON: ",
@@ -817,7 +828,7 @@ Outcome Sweep(Context& ctx) {
   }
   Table table{{">#", "model", "hardware", ">batch", ">prompt", ">gen",
                "weights", "act", "kv", ">TTFT", ">TPOT", ">tok/s", "fits",
-               "bound", "bottleneck", ">$/Mtok"}};
+               "spilled", "bound", "bottleneck", ">$/Mtok", ">J/tok", ">gCO2e/Mtok"}};
   if (ctx.csv()) {
     table.headers = {"index",
                      "model",
@@ -832,9 +843,12 @@ Outcome Sweep(Context& ctx) {
                      "tpot_mean_seconds",
                      "decode_tokens_per_second_total",
                      "fits",
+                     "spilled",
                      "bound",
                      "bottleneck_op",
                      "usd_per_million_output_tokens",
+                     "joules_per_output_token",
+                     "g_co2e_per_million_output_tokens",
                      "error"};
   }
   int errors = 0;
@@ -849,7 +863,7 @@ Outcome Sweep(Context& ctx) {
         if (p.has_error()) {
           ++errors;
           row = {absl::StrCat(p.index())};
-          row.resize(ctx.csv() ? 16 : 15);
+          row.resize(table.headers.size() - 1);
           row.push_back(absl::StrCat("error: ", p.error().message()));
         } else {
           // Same columns both ways: full precision and true/false in CSV,
@@ -872,10 +886,18 @@ Outcome Sweep(Context& ctx) {
                  csv ? Raw(s.decode_tokens_per_second_total())
                      : Si(s.decode_tokens_per_second_total()),
                  s.fits() ? (csv ? "true" : "yes") : (csv ? "false" : "NO"),
+                 s.spilled() ? (csv ? "true" : "YES") : (csv ? "false" : "no"),
                  s.bound(),
                  s.bottleneck_op(),
                  s.has_usd_per_million_output_tokens()
                      ? num(s.usd_per_million_output_tokens(), Fixed3)
+                     : (csv ? "" : "-"),
+                 s.has_joules_per_output_token()
+                     ? num(s.joules_per_output_token(), Fixed3)
+                     : (csv ? "" : "-"),
+                 s.has_g_co2e_per_million_output_tokens()
+                     ? num(s.g_co2e_per_million_output_tokens(),
+                           +[](double v) { return Si(v); })
                      : (csv ? "" : "-")};
           if (csv) row.push_back("");  // the error column
         }

@@ -178,6 +178,10 @@ class MetricsInterceptorFactory
 
 }  // namespace
 
+prometheus::Histogram::BucketBoundaries RpcLatencyBuckets() {
+  return RpcBuckets();
+}
+
 std::vector<MethodInfo> MethodsOf(std::string_view service_full_name) {
   std::vector<MethodInfo> out;
   const google::protobuf::ServiceDescriptor* sd =

@@ -39,6 +39,7 @@
 #include "ridgeline/plugin_host/plugin_library.h"
 #include "ridgeline/plugin_host/registry.h"
 #include "ridgeline/service/auth.h"
+#include "ridgeline/service/http_frontend.h"
 #include "ridgeline/service/status.h"
 #include "sweep_streams.h"
 #include "work_pool.h"
@@ -84,7 +85,8 @@ auto StringSetting(std::string ServerConfig::*field, bool is_address) {
       if (colon == absl::string_view::npos ||
           !absl::SimpleAtoi(v.substr(colon + 1), &port) || port < 0 ||
           port > 65535) {
-        if (!(field == &ServerConfig::metrics_listen &&
+        if (!((field == &ServerConfig::metrics_listen ||
+               field == &ServerConfig::http_listen) &&
               (v.empty() || v == "off"))) {
           return BadValue(source, "HOST:PORT with PORT in [0, 65535]", v);
         }
@@ -154,6 +156,15 @@ const std::vector<FlagSpec>& Flags() {
        "picks a free port, printed as \"metrics listening on HOST:PORT\"; "
        "\"off\" disables metrics.",
        StringSetting(&ServerConfig::metrics_listen, true)},
+      {"http-listen", "RIDGELINE_HTTP_LISTEN",
+       "HTTP/JSON API and web UI address HOST:PORT (default off); port 0 "
+       "picks a free port, printed as \"http listening on HOST:PORT\". "
+       "Serves POST /v1/<Method>, GET /healthz, /readyz and the UI at /.",
+       StringSetting(&ServerConfig::http_listen, true)},
+      {"web-dir", "RIDGELINE_WEB_DIR",
+       "Folder of the web UI's static files (default: the installed web "
+       "folder, or the source tree's web/ for an uninstalled binary).",
+       StringSetting(&ServerConfig::web_dir, false)},
       {"plugin-dir", "RIDGELINE_PLUGIN_DIR",
        "Folder of hardware plugin .so files (default: the installed plugin "
        "folder, or the build tree's for an uninstalled binary).",
@@ -854,6 +865,38 @@ int RunServer(const ServerConfig& cfg) {
   RidgelineServiceImpl impl(&metrics, runtime);
   std::unique_ptr<Backend> backend;  // outlives the server below
 
+  // The HTTP/JSON frontend over the same Backend (declared after it, so
+  // destroyed first).
+  std::atomic<const Backend*> http_backend{nullptr};
+  std::unique_ptr<HttpFrontend> http;
+  if (!cfg.http_listen.empty() && cfg.http_listen != "off") {
+    // Plain HTTP next to a TLS-only gRPC port would undo what TLS was
+    // configured for: refuse rather than serve it in the clear.
+    if (cfg.tls.enabled()) {
+      Log("--http-listen serves plain HTTP only; with --tls-cert, put it "
+          "behind a TLS-terminating proxy or leave it off");
+      return 1;
+    }
+    HttpOptions options;
+    options.auth = &auth;
+    options.listen = cfg.http_listen;
+    options.max_body_bytes = cfg.max_message_bytes;
+    options.web_dir = cfg.web_dir.empty() ? DefaultWebDir() : cfg.web_dir;
+    http = std::make_unique<HttpFrontend>(
+        options, [&http_backend] { return http_backend.load(); }, &metrics);
+    absl::StatusOr<int> http_port = http->Start();
+    if (!http_port.ok()) {
+      Log(http_port.status().message());
+      return 1;
+    }
+    Log(options.web_dir.empty()
+            ? std::string("no web UI folder found; serving the API only")
+            : absl::StrCat("web UI from ", options.web_dir));
+    std::printf("http listening on %s\n",
+                WithPort(cfg.http_listen, *http_port).c_str());
+    std::fflush(stdout);
+  }
+
   grpc::EnableDefaultHealthCheckService(true);
   if (cfg.reflection) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -946,6 +989,7 @@ int RunServer(const ServerConfig& cfg) {
     backend = std::make_unique<Backend>(std::move(registry), *profiles, limits,
                                         &metrics);
     impl.SetBackend(backend.get());
+    http_backend.store(backend.get());
     set_serving(true);
     Log(absl::StrCat("serving: ", loaded, " plugins, ",
                      backend->registry().platforms().size(), " platforms from ",
@@ -964,6 +1008,7 @@ int RunServer(const ServerConfig& cfg) {
       health->SetServingStatus(false);
       health->SetServingStatus(kServiceName, false);
     }
+    if (http != nullptr) http->BeginDrain();
     stop.Notify();
     const auto deadline =
         std::chrono::system_clock::now() +
@@ -998,6 +1043,7 @@ int RunServer(const ServerConfig& cfg) {
   if (forced_exit.joinable()) forced_exit.join();
   loader.join();
   plugin_host::SetHookFaultObserver(nullptr);
+  if (http != nullptr) http->Stop();
   Log("stopped");
   return 0;
 }

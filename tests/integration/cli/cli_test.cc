@@ -5,12 +5,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
@@ -221,8 +223,9 @@ TEST_F(CliTest, TensorParallelBothWaysAndInSweeps) {
   //   2 x 8192 = 16,384 -> 213,925,888, x 80 = 17,114,071,040; final norm
   //   8,192. 17,245,151,232 params x 2 B = 34,490,302,464 B.
   EXPECT_DOUBLE_EQ(r["memory"]["requiredWeightsBytes"].get<double>(), 34490302464.0);
-  // The H100 SXM plugin publishes NVLink (900 GB/s): no warning.
-  EXPECT_FALSE(r.contains("warnings"));
+  // The H100 SXM plugin publishes NVLink (900 GB/s): no warning (the empty
+  // list is printed: JSON shows fields at their default).
+  EXPECT_TRUE(r["warnings"].empty());
   // A sweep point with the same flag is the same analysis.
   CliRun sweep = RunBinary(Remote({"sweep", "--model", "llama-2-70b", "--hardware",
                                    "nvidia-h100-sxm-80gb", "--tensor-parallel", "4",
@@ -238,6 +241,88 @@ TEST_F(CliTest, TensorParallelBothWaysAndInSweeps) {
   EXPECT_THAT(bad.err, HasSubstr("parallelism.tensor_parallel must divide "
                                  "model.num_attention_heads (64), got 3 (flag "
                                  "--tensor-parallel)"));
+}
+
+// JSON prints every field, at its default too, so scripts need not know
+// proto3's omission rules; and `hardware show --format json` is accepted as
+// is by --hardware-file.
+TEST_F(CliTest, JsonPrintsDefaultsAndHardwareShowFeedsHardwareFile) {
+  // Llama-3-70B bf16 weights: 70.6e9 params x 2 B = 141 GB > 24 GB of the
+  // RTX 4090's GDDR6X: placement spills, "fits" is false and printed.
+  const std::vector<std::string> big = {
+      "analyze", "--model", "llama-3-70b", "--hardware", "nvidia-rtx-4090",
+      "--view", "basic", "--no-suggestions", "--format", "json"};
+  CliRun local = RunBinary(Local(big));
+  CliRun remote = RunBinary(Remote(big));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_EQ(local.out, remote.out);
+  nlohmann::json j = nlohmann::json::parse(local.out);
+  ASSERT_TRUE(j["result"]["memory"].contains("fits"));
+  EXPECT_EQ(j["result"]["memory"]["fits"], false);
+  // Tier 0 (GDDR6X) is printed as "tier": 0, not omitted.
+  EXPECT_EQ(j["result"]["memory"]["tiers"][0]["tier"], 0);
+  EXPECT_EQ(j["upperBound"], true);
+
+  char path[] = "/tmp/ridgeline-hw-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  CliRun show = RunBinary(Remote({"hardware", "show", "nvidia-h100-sxm-80gb",
+                                  "--format", "json"}));
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  ASSERT_EQ(write(fd, show.out.data(), show.out.size()),
+            static_cast<ssize_t>(show.out.size()));
+  close(fd);
+  const std::vector<std::string> inline_hw = {
+      "analyze", "--model", "llama-3-8b", "--hardware-file", path,
+      "--view", "basic", "--pure-roofline", "--format", "json"};
+  CliRun a = RunBinary(Local(inline_hw));
+  CliRun b = RunBinary(Remote(inline_hw));
+  unlink(path);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  // The same numbers as the catalog part under the pure roofline (no hook
+  // or profile on either side).
+  CliRun by_id = RunBinary(Local({"analyze", "--model", "llama-3-8b", "--hardware",
+                                  "nvidia-h100-sxm-80gb", "--view", "basic",
+                                  "--pure-roofline", "--format", "json"}));
+  ASSERT_EQ(by_id.exit_code, 0) << by_id.err;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(a.out)["result"]["tpotMeanSeconds"].get<double>(),
+                   nlohmann::json::parse(by_id.out)["result"]["tpotMeanSeconds"].get<double>());
+}
+
+// Sweep CSV carries J/token, gCO2e/Mtoken and whether an operand lives
+// outside device memory.
+TEST_F(CliTest, SweepCsvHasEnergyCarbonAndSpilled) {
+  const std::vector<std::string> args = {
+      "sweep", "--model", "llama-3-8b,llama-2-13b", "--hardware",
+      "nvidia-rtx-4090", "--batch", "1", "--prompt", "512", "--gen", "16",
+      "--format", "csv"};
+  CliRun local = RunBinary(Local(args));
+  CliRun remote = RunBinary(Remote(args));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_EQ(local.out, remote.out);
+  std::vector<std::string> lines = absl::StrSplit(local.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 3u);
+  std::vector<std::string> header = absl::StrSplit(lines[0], ',');
+  auto col = [&](const std::string& name) {
+    return std::find(header.begin(), header.end(), name) - header.begin();
+  };
+  ASSERT_LT(col("joules_per_output_token"), static_cast<long>(header.size()));
+  ASSERT_LT(col("g_co2e_per_million_output_tokens"), static_cast<long>(header.size()));
+  ASSERT_LT(col("spilled"), static_cast<long>(header.size()));
+  std::vector<std::string> small = absl::StrSplit(lines[1], ',');
+  std::vector<std::string> big = absl::StrSplit(lines[2], ',');
+  ASSERT_EQ(small.size(), header.size());
+  ASSERT_EQ(big.size(), header.size());
+  // Llama-3-8B bf16: 16.06 GB of weights < 24 GB of GDDR6X: all on device.
+  EXPECT_EQ(small[col("spilled")], "false");
+  // Llama-2-13B bf16: 13.0e9 params x 2 B = 26.0 GB > 24 GB of GDDR6X: the
+  // rest goes to host DRAM over PCIe (tier kind host-link); it still fits.
+  EXPECT_EQ(big[col("spilled")], "true");
+  EXPECT_EQ(big[col("fits")], "true");
+  double joules = 0;
+  EXPECT_TRUE(absl::SimpleAtod(small[col("joules_per_output_token")], &joules));
+  EXPECT_GT(joules, 0);
 }
 
 TEST_F(CliTest, MaxContextWarningShownBothWays) {

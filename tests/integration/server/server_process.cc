@@ -41,6 +41,7 @@ pid_t Spawn(const std::vector<std::string>& args, int* out_fd,
     // The server must find none of the caller's environment overrides.
     unsetenv("RIDGELINE_LISTEN");
     unsetenv("RIDGELINE_METRICS_LISTEN");
+    unsetenv("RIDGELINE_HTTP_LISTEN");
     std::vector<char*> argv;
     for (const std::string& a : args)
       argv.push_back(const_cast<char*>(a.c_str()));
@@ -88,16 +89,22 @@ ServerProcess::ServerProcess(const std::vector<std::string>& extra_args) {
   }
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  bool want_http = false;
+  for (const std::string& a : extra_args) {
+    if (a.rfind("--http-listen", 0) == 0) want_http = true;
+  }
   std::string line;
-  while ((port_ == 0 || metrics_port_ == 0) &&
+  while ((port_ == 0 || metrics_port_ == 0 || (want_http && http_port_ == 0)) &&
          ReadLine(stdout_fd_, deadline, &line)) {
     if (line.rfind("metrics listening on ", 0) == 0) {
       metrics_port_ = PortOf(line);
+    } else if (line.rfind("http listening on ", 0) == 0) {
+      http_port_ = PortOf(line);
     } else if (line.rfind("listening on ", 0) == 0) {
       port_ = PortOf(line);
     }
   }
-  if (port_ == 0 || metrics_port_ == 0) {
+  if (port_ == 0 || metrics_port_ == 0 || (want_http && http_port_ == 0)) {
     error_ = absl::StrCat("server did not print its ports (last line: \"", line,
                           "\")");
   }

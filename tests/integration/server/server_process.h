@@ -19,7 +19,8 @@ namespace ridgeline::testing {
 class ServerProcess {
  public:
   // Starts the server with --listen=127.0.0.1:0 --metrics-listen=127.0.0.1:0
-  // --plugin-dir=<build plugins> plus `extra_args`; waits for both ports.
+  // --plugin-dir=<build plugins> plus `extra_args`; waits for both ports
+  // (and the HTTP port when `extra_args` has --http-listen).
   // On failure, ok() is false and error() says why.
   explicit ServerProcess(const std::vector<std::string>& extra_args = {});
   ~ServerProcess();
@@ -28,6 +29,7 @@ class ServerProcess {
   const std::string& error() const { return error_; }
   int port() const { return port_; }
   int metrics_port() const { return metrics_port_; }
+  int http_port() const { return http_port_; }  // 0 without --http-listen
   pid_t pid() const { return pid_; }
   std::string address() const;
   std::shared_ptr<grpc::Channel> Channel() const;
@@ -43,6 +45,7 @@ class ServerProcess {
   int stdout_fd_ = -1;
   int port_ = 0;
   int metrics_port_ = 0;
+  int http_port_ = 0;
   bool exited_ = false;
   std::string error_;
 };

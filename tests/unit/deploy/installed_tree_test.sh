@@ -12,7 +12,7 @@ unset RIDGELINE_PLUGIN_DIR RIDGELINE_PROFILE_DIR
 cd "$tmp"
 
 "$tmp/moved/bin/ridgeline-server" --listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0 \
-  >"$tmp/server.log" 2>&1 &
+  --http-listen 127.0.0.1:0 >"$tmp/server.log" 2>&1 &
 server_pid=$!
 # Plugins load (each checked in a child process first) after the port is
 # bound: wait for "serving", not only "listening on".
@@ -38,5 +38,11 @@ out="$("$tmp/moved/bin/ridgeline" --server "$address" analyze --model llama-2-7b
   --hardware nvidia-rtx-4090 --framework llama.cpp-cuda --gen 2 --format json)"
 echo "$out" | grep -q '"hardwareId":"nvidia-rtx-4090"' || { echo "$out" | head -c 600; echo "FAIL: no analysis"; exit 1; }
 echo "$out" | grep -q '"profileName":"nvidia-rtx-4090.llama.cpp-cuda"' || { echo "$out" | head -c 600; echo "FAIL: no profile matched"; exit 1; }
+# The web UI is served from the moved prefix too.
+grep -q "web UI from $tmp/moved/share/ridgeline/web" "$tmp/server.log" || {
+  cat "$tmp/server.log"; echo "FAIL: web UI not from the moved prefix"; exit 1; }
+http="$(sed -n 's/^http listening on //p' "$tmp/server.log")"
+curl -sf "http://$http/" | grep -q "<title>Ridgeline</title>" || { echo "FAIL: no UI at http://$http/"; exit 1; }
+curl -sf "http://$http/vendor/d3.min.js" >/dev/null || { echo "FAIL: no vendored d3"; exit 1; }
 kill "$server_pid"; wait "$server_pid" || true
 echo "ok: installed tree at $tmp/moved serves with its own plugins and profiles"

@@ -97,4 +97,8 @@ std::vector<MethodInfo> MethodsOf(std::string_view service_full_name);
 // descriptors are not in the generated pool).
 std::vector<MethodInfo> StandardServiceMethods();
 
+// The latency buckets of grpc_server_handling_seconds (also used by the
+// HTTP frontend's histogram, so both transports compare bucket by bucket).
+prometheus::Histogram::BucketBoundaries RpcLatencyBuckets();
+
 }  // namespace ridgeline::service

@@ -21,6 +21,8 @@ namespace ridgeline::service {
 struct ServerConfig {
   std::string listen = "0.0.0.0:50051";
   std::string metrics_listen = "0.0.0.0:9464";  // "" or "off": no metrics
+  std::string http_listen;  // "" or "off": no HTTP/JSON API and web UI
+  std::string web_dir;      // "" = DefaultWebDir()
   std::string plugin_dir;   // "" = plugin_host::DefaultPluginDir()
   std::string profile_dir;  // "" = calibration::DefaultProfileDir()
   int64_t max_sweep_points = 100000;
@@ -163,8 +165,9 @@ class RidgelineServiceImpl final : public RidgelineServiceBase {
 
 // Runs the server until SIGTERM or SIGINT, then drains and returns the
 // process exit code (0 after a clean drain). Prints
-// "listening on HOST:PORT" and "metrics listening on HOST:PORT" on stdout
-// once bound (the real port when 0 was asked). SIGTERM/SIGINT must not be
+// "metrics listening on HOST:PORT", "http listening on HOST:PORT" (when
+// enabled) and "listening on HOST:PORT" on stdout, in that order, once
+// bound (the real port when 0 was asked). SIGTERM/SIGINT must not be
 // handled elsewhere in the process; RunServer blocks them in the calling
 // thread before starting any other thread.
 int RunServer(const ServerConfig& config);

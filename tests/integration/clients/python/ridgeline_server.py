@@ -13,7 +13,8 @@ import time
 class ServerProcess:
     def __init__(self, server_bin, plugin_dir, profile_dir, extra_args=()):
         env = dict(os.environ)
-        for var in ("RIDGELINE_LISTEN", "RIDGELINE_METRICS_LISTEN"):
+        for var in ("RIDGELINE_LISTEN", "RIDGELINE_METRICS_LISTEN",
+                    "RIDGELINE_HTTP_LISTEN"):
             env.pop(var, None)
         args = [server_bin, "--listen=127.0.0.1:0",
                 "--metrics-listen=127.0.0.1:0",
@@ -23,19 +24,26 @@ class ServerProcess:
                                      stderr=sys.stderr, text=True)
         self.port = None
         self.metrics_port = None
+        self.http_port = None
+        want_http = any(a.startswith("--http-listen") for a in extra_args)
         deadline = time.monotonic() + 30
-        # "listening on HOST:PORT" and "metrics listening on HOST:PORT".
-        while (self.port is None or self.metrics_port is None) \
+        # "listening on HOST:PORT", "metrics listening on HOST:PORT" and,
+        # with --http-listen, "http listening on HOST:PORT".
+        while (self.port is None or self.metrics_port is None
+               or (want_http and self.http_port is None)) \
                 and time.monotonic() < deadline:
             line = self.proc.stdout.readline()
             if not line:
                 break
-            m = re.match(r"^(metrics )?listening on .*:(\d+)\s*$", line)
-            if m and m.group(1):
+            m = re.match(r"^(metrics |http )?listening on .*:(\d+)\s*$", line)
+            if m and m.group(1) == "metrics ":
                 self.metrics_port = int(m.group(2))
+            elif m and m.group(1) == "http ":
+                self.http_port = int(m.group(2))
             elif m:
                 self.port = int(m.group(2))
-        if self.port is None or self.metrics_port is None:
+        if self.port is None or self.metrics_port is None \
+                or (want_http and self.http_port is None):
             self.stop()
             raise RuntimeError("ridgeline-server did not report its ports")
         self._wait_serving(deadline)

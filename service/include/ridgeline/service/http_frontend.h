@@ -1,0 +1,103 @@
+// The HTTP/JSON frontend of the Ridgeline service: the same Backend as gRPC,
+// reached with plain HTTP (curl, a notebook, the web UI), plus the UI's
+// static files and /healthz, /readyz probes.
+//
+//   POST /v1/<Method>                         unary: canonical proto3 JSON in,
+//   POST /ridgeline.v1.RidgelineService/<Method>  JSON out (fields at their
+//                                             default printed too)
+//   streaming methods (Sweep, ...)            the same paths; the response is
+//                                             newline-delimited JSON, one
+//                                             message per line
+//   GET  /healthz, /readyz                    liveness; readiness (plugins
+//                                             loaded and not draining)
+//   GET  /...                                 the web UI (static files)
+//
+// Errors: the gRPC code mapped to an HTTP status (HttpStatusOf) with a body
+// {"code": "INVALID_ARGUMENT", "message": ..., "field": "workload.batch"}.
+// Deadline: the `grpc-timeout` request header, in gRPC's own format
+// ("500m", "2S"); requests are capped at the same byte size as gRPC's.
+// Thread-safe; one instance per server.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ridgeline/service/auth.h"
+#include "ridgeline/service/backend.h"
+#include "ridgeline/service/metrics.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace ridgeline::service {
+
+class HttpMetrics;
+
+struct HttpOptions {
+  std::string listen;                // HOST:PORT; port 0 picks a free one
+  int64_t max_body_bytes = 4 << 20;  // larger bodies: 413
+  std::string web_dir;               // "" = no UI (API and probes only)
+  int threads = 16;                  // concurrent requests
+  // Bearer-token check of every API request (not the UI's files or the
+  // probes); null or disabled: every request passes. Must outlive this.
+  const BearerAuth* auth = nullptr;
+};
+
+// The HTTP status for a canonical (gRPC) code: Google's published mapping
+// (google/rpc/code.proto): INVALID_ARGUMENT, FAILED_PRECONDITION and
+// OUT_OF_RANGE 400, NOT_FOUND 404, RESOURCE_EXHAUSTED 429, CANCELLED 499,
+// UNIMPLEMENTED 501, UNAVAILABLE 503, DEADLINE_EXCEEDED 504, others 500.
+int HttpStatusOf(absl::StatusCode code);
+
+// The field path an error message names, for errors that carry none as a
+// payload (engine::FieldPathOf is asked first): a leading
+// "workload.batch: ..." or a dotted first word. "" when none.
+std::string FieldOf(absl::string_view message);
+
+// Parses a gRPC-format timeout ("<1..8 digits><H|M|S|m|u|n>") into seconds.
+absl::StatusOr<double> ParseGrpcTimeout(absl::string_view value);
+
+// The folder of the UI's static files: the installed one beside the running
+// executable (PREFIX/share/ridgeline/web), else the source tree's web/
+// (uninstalled binaries), else the configured install prefix's. "" if none
+// exists.
+std::string DefaultWebDir();
+
+// The RPC names the frontend routes, in table order.
+std::vector<std::string> HttpMethods();
+
+class HttpFrontend {
+ public:
+  // `backend` returns the Backend once plugins are loaded (null before);
+  // `metrics` may be null and must outlive this object.
+  HttpFrontend(HttpOptions options, std::function<const Backend*()> backend,
+               Metrics* metrics);
+  ~HttpFrontend();
+
+  // Binds and starts serving on a thread of its own; returns the bound port.
+  absl::StatusOr<int> Start();
+  // Readiness goes false (/readyz answers 503); requests keep being served.
+  void BeginDrain() { draining_.store(true); }
+  // Stops accepting, cancels streaming responses and joins every thread.
+  void Stop();
+
+ private:
+  HttpOptions options_;
+  std::function<const Backend*()> backend_;
+  Metrics* metrics_;
+  std::unique_ptr<HttpMetrics> http_metrics_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  std::atomic<bool> draining_{false};
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace ridgeline::service

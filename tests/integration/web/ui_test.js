@@ -1,0 +1,300 @@
+// The web UI in a real browser: Debian's headless chromium, driven by
+// puppeteer-core, against a real ridgeline-server (gRPC, metrics and HTTP on
+// 127.0.0.1 port 0). The numbers the page shows are compared with the gRPC
+// response for the same request (the `ridgeline --server` CLI is the gRPC
+// client). Screenshots of every view go to --artifacts; look at them.
+'use strict';
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const readline = require('node:readline');
+const puppeteer = require('puppeteer-core');
+
+function arg(name) {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0 || i + 1 >= process.argv.length) throw new Error(`missing --${name}`);
+  return process.argv[i + 1];
+}
+const SERVER_BIN = arg('server-bin');
+const CLI_BIN = arg('cli-bin');
+const PLUGIN_DIR = arg('plugin-dir');
+const PROFILE_DIR = arg('profile-dir');
+const WEB_DIR = arg('web-dir');
+const ARTIFACTS = arg('artifacts');
+const CHROMIUM = '/usr/bin/chromium';
+
+let server;
+let grpcPort;
+let httpPort;
+let browser;
+let userDataDir;
+let downloadDir;
+
+function startServer() {
+  const env = { ...process.env };
+  delete env.RIDGELINE_LISTEN;
+  delete env.RIDGELINE_METRICS_LISTEN;
+  delete env.RIDGELINE_HTTP_LISTEN;
+  const child = spawn(SERVER_BIN, [
+    '--listen=127.0.0.1:0', '--metrics-listen=127.0.0.1:0', '--http-listen=127.0.0.1:0',
+    `--plugin-dir=${PLUGIN_DIR}`, `--profile-dir=${PROFILE_DIR}`, `--web-dir=${WEB_DIR}`,
+  ], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('server did not print its ports')), 30000);
+    const ports = {};
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      const m = /^(metrics |http )?listening on .*:(\d+)$/.exec(line.trim());
+      if (!m) return;
+      ports[m[1] ? m[1].trim() : 'grpc'] = Number(m[2]);
+      if (ports.grpc && ports.http) { clearTimeout(timer); resolve({ child, ports }); }
+    });
+    child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
+  });
+}
+
+async function waitReady() {
+  const deadline = Date.now() + 30000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${httpPort}/readyz`)).status === 200) return;
+    } catch (e) { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('server never became ready');
+}
+
+// The gRPC response for the same scenario, through the real gRPC client.
+function grpcAnalyze(batch) {
+  const out = execFileSync(CLI_BIN, ['--server', `127.0.0.1:${grpcPort}`, 'analyze',
+    '--model', 'llama-3-8b', '--hardware', 'nvidia-h100-sxm-80gb', '--batch', String(batch),
+    '--prompt', '1024', '--gen', '128', '--format', 'json'], { encoding: 'utf8' });
+  return JSON.parse(out);
+}
+
+// "12.34 ms" -> 0.01234 (the page prints 4 significant digits).
+function parseShown(text) {
+  const m = /^(-?[\d.]+(?:e[-+]?\d+)?)\s*(ns|µs|ms|s|k|M|G|T|P)?/.exec(text.trim());
+  assert.ok(m, `not a number: "${text}"`);
+  const scale = { ns: 1e-9, 'µs': 1e-6, ms: 1e-3, s: 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15 }[m[2]] || 1;
+  return Number(m[1]) * scale;
+}
+
+async function summary(page) {
+  return page.$$eval('#view-analyze .metric', (els) => Object.fromEntries(els.map((e) => [
+    e.dataset.metric, { value: e.dataset.value, text: e.querySelector('.v').textContent }])));
+}
+
+async function waitAnalysis(page, previousSeq) {
+  await page.waitForFunction((prev) => {
+    const v = document.getElementById('view-analyze');
+    return v && v.dataset.state === 'ready' && v.dataset.seq !== prev &&
+      document.querySelector('#view-analyze [data-role=timeline]').dataset.steps;
+  }, { timeout: 30000 }, previousSeq ?? null);
+  return page.$eval('#view-analyze', (v) => v.dataset.seq);
+}
+
+async function newPage() {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1360, height: 900 });
+  const cdp = await page.createCDPSession();
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloadDir });
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e));
+  return page;
+}
+
+async function downloaded(name) {
+  const file = path.join(downloadDir, name);
+  const deadline = Date.now() + 15000;
+  while (Date.now() < deadline) {
+    if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no download ${name}`);
+}
+
+// RFC 4180 with quoted fields; every row must have the header's width.
+function parseCsv(text) {
+  const rows = [];
+  let row = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; ++i) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { field += '"'; ++i; } else if (c === '"') quoted = false; else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') { row.push(field); field = ''; } else if (c === '\n') { row.push(field); rows.push(row); row = []; field = ''; } else field += c;
+  }
+  assert.equal(quoted, false, 'unterminated quote');
+  assert.equal(field + row.join(''), '', 'CSV must end with a newline');
+  return rows;
+}
+
+before(async () => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const s = await startServer();
+  server = s.child;
+  grpcPort = s.ports.grpc;
+  httpPort = s.ports.http;
+  await waitReady();
+  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ridgeline-chromium-'));
+  downloadDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ridgeline-downloads-'));
+  browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run', `--user-data-dir=${userDataDir}`],
+  });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) server.kill('SIGTERM');
+  for (const d of [userDataDir, downloadDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
+});
+
+test('a link opens that analysis, computed, equal to the gRPC response', async () => {
+  const page = await newPage();
+  await page.goto(`http://127.0.0.1:${httpPort}/?model=llama-3-8b&hardware=nvidia-h100-sxm-80gb&batch=8&prompt=1024&gen=128`);
+  let seq = await waitAnalysis(page);
+  const grpc = grpcAnalyze(8);
+  const r = grpc.result;
+
+  // One point per op of prefill and of decode.
+  const ops = [...r.prefill.ops, ...r.decode.ops];
+  const points = await page.$$eval('#view-analyze circle.op-point', (cs) => cs.map((c) => ({
+    phase: c.dataset.phase, kind: c.dataset.kind, intensity: Number(c.dataset.intensity), cy: c.getAttribute('cy') })));
+  assert.equal(points.length, ops.length);
+  assert.equal(points.filter((p) => p.phase === 'prefill').length, r.prefill.ops.length);
+  const key = (kind, i) => `${kind}:${i}`;
+  assert.deepEqual(points.map((p) => key(p.kind, p.intensity)).sort(),
+    ops.map((o) => key(o.kind, o.intensity)).sort());
+  // One roof per memory tier, one ceiling per published math type.
+  const hw = JSON.parse(execFileSync(CLI_BIN, ['--server', `127.0.0.1:${grpcPort}`, 'hardware', 'show',
+    'nvidia-h100-sxm-80gb', '--format', 'json'], { encoding: 'utf8' }));
+  const hwMsg = hw.hardware || hw;
+  assert.equal(await page.$$eval('#view-analyze line.roof', (l) => l.length), hwMsg.tiers.length);
+  assert.equal(await page.$$eval('#view-analyze line.ceiling', (l) => l.length),
+    Object.values(hwMsg.peakOpsPerSecond).filter((v) => v > 0).length);
+  assert.equal(await page.$$eval('#view-analyze path.ridge', (l) => l.length), hwMsg.tiers.length);
+
+  // The numbers shown are the gRPC response's.
+  const shown = await summary(page);
+  for (const [id, field] of [['ttft', 'ttftSeconds'], ['tpot', 'tpotMeanSeconds'], ['e2e', 'e2eSeconds'],
+    ['decode-tps', 'decodeTokensPerSecondTotal'], ['prefill-tps', 'prefillTokensPerSecond']]) {
+    assert.equal(Number(shown[id].value), r[field], id);
+    const v = parseShown(shown[id].text);
+    assert.ok(Math.abs(v - r[field]) <= 5e-4 * Math.abs(r[field]), `${id}: shown ${shown[id].text}, gRPC ${r[field]}`);
+  }
+  assert.equal(Number(shown.usd.value), r.economy.usdPerMillionOutputTokens);
+  assert.equal(Number(shown.joules.value), r.economy.joulesPerOutputToken);
+  assert.equal(await page.$eval('#view-analyze [data-role=bottleneck]', (e) => e.textContent), r.bottleneck.text);
+  assert.equal(await page.$$eval('#view-analyze [data-role=suggestions] li[data-kind]', (l) => l.length), r.suggestions.length);
+  // Memory placement: one bar per operand class per tier.
+  assert.equal(await page.$$eval('#view-analyze rect.mem-bar', (l) => l.length), 3 * r.memory.tiers.length);
+  // Timeline: the first step plus up to 12 sampled steps; TPOT grows with KV.
+  const steps = Number(await page.$eval('#view-analyze [data-role=timeline]', (e) => e.dataset.steps));
+  assert.equal(steps, 13);
+
+  // Hover shows the op's numbers.
+  const first = await page.$('#view-analyze circle.op-point');
+  await first.hover();
+  const tip = await page.$eval('#tooltip', (t) => ({ hidden: t.hidden, text: t.textContent }));
+  assert.equal(tip.hidden, false);
+  assert.match(tip.text, /FLOPs/);
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'analyze.png'), fullPage: true });
+
+  // Change a field: the chart and the numbers follow.
+  const input = await page.$('#view-analyze input[name=batch]');
+  await input.click({ clickCount: 3 });
+  await input.type('64');
+  seq = await waitAnalysis(page, seq);
+  assert.match(page.url(), /batch=64/);
+  const r64 = grpcAnalyze(64).result;
+  const shown64 = await summary(page);
+  assert.equal(Number(shown64.ttft.value), r64.ttftSeconds);
+  assert.notEqual(r64.ttftSeconds, r.ttftSeconds);
+  const points64 = await page.$$eval('#view-analyze circle.op-point', (cs) => cs.map((c) => c.getAttribute('cy')));
+  assert.equal(points64.length, r64.prefill.ops.length + r64.decode.ops.length);
+  assert.notDeepEqual(points64, points.map((p) => p.cy));
+
+  // A bad value shows the server's message next to the field.
+  await input.click({ clickCount: 3 });
+  await input.type('0');
+  await page.waitForFunction(() => document.getElementById('view-analyze').dataset.state === 'error', { timeout: 30000 });
+  const resp = await fetch(`http://127.0.0.1:${httpPort}/v1/Analyze`, { method: 'POST', body: JSON.stringify({
+    model: { catalogId: 'llama-3-8b' }, hardware: { platformId: 'nvidia-h100-sxm-80gb' }, workload: { batch: 0 } }) });
+  const expected = await resp.json();
+  assert.equal(resp.status, 400);
+  assert.equal(await page.$eval('#view-analyze .field-error[data-for=batch]', (e) => e.textContent), expected.message);
+  assert.equal(await page.$eval('#view-analyze input[name=batch]', (e) => e.classList.contains('invalid')), true);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'analyze-error.png') });
+
+  // Back to a valid value; export the per-op table as CSV.
+  await input.click({ clickCount: 3 });
+  await input.type('8');
+  await waitAnalysis(page, seq);
+  await page.click('#view-analyze [data-export=csv]');
+  const csv = parseCsv(await downloaded('ridgeline-analyze-llama-3-8b-nvidia-h100-sxm-80gb.csv'));
+  assert.equal(csv[0][0], 'phase');
+  assert.equal(csv.length, 1 + ops.length);
+  for (const row of csv) assert.equal(row.length, csv[0].length);
+  const flopsCol = csv[0].indexOf('flops');
+  assert.deepEqual(csv.slice(1).map((row) => Number(row[flopsCol])), ops.map((o) => o.flops));
+  await page.click('#view-analyze [data-export=json]');
+  const json = JSON.parse(await downloaded('ridgeline-analyze-llama-3-8b-nvidia-h100-sxm-80gb.json'));
+  assert.equal(json.result.ttftSeconds, r.ttftSeconds);
+
+  // A pasted Hugging Face config.json is analysed in place of the catalog
+  // model (CodeLlama-7B: 32 layers, 32 heads, no GQA).
+  const config = fs.readFileSync(path.join(__dirname, '..', '..', 'fixtures', 'configs', 'codellama-7b.json'), 'utf8');
+  const before = await page.$eval('#view-analyze', (v) => v.dataset.seq);
+  await page.$eval('#view-analyze textarea[name=config]', (t, text) => {
+    t.value = text;
+    t.dispatchEvent(new Event('input', { bubbles: true }));
+  }, config);
+  await waitAnalysis(page, before);
+  assert.match(await page.$eval('#view-analyze [data-role=subtitle]', (e) => e.textContent), /^pasted-config on nvidia-h100-sxm-80gb/);
+  assert.ok(await page.$$eval('#view-analyze circle.op-point', (c) => c.length) > 0);
+
+  // An engine rule names its field too: 3 devices do not divide 32 heads.
+  const tp = await page.$('#view-analyze input[name=tp]');
+  await tp.click({ clickCount: 3 });
+  await tp.type('3');
+  await page.waitForFunction(() => document.getElementById('view-analyze').dataset.state === 'error', { timeout: 30000 });
+  assert.match(await page.$eval('#view-analyze .field-error[data-for=tp]', (e) => e.textContent),
+    /^parallelism\.tensor_parallel must divide model\.num_attention_heads \(32\), got 3/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('compare: a sweep over hardware x batch as charts and a sortable table', async () => {
+  const page = await newPage();
+  await page.goto(`http://127.0.0.1:${httpPort}/?view=compare&model=llama-3-8b&hardware=nvidia-h100-sxm-80gb,amd-mi300x&batches=1,8,64&prompt=1024&gen=128`);
+  await page.waitForFunction(() => document.getElementById('view-compare')?.dataset.state === 'ready', { timeout: 30000 });
+  // 2 hardware x 3 batch sizes = 6 points: one row each, one point per chart.
+  assert.equal(await page.$$eval('#view-compare tbody tr', (r) => r.length), 6);
+  for (const chart of ['chart-tps', 'chart-usd', 'chart-joules']) {
+    assert.equal(await page.$$eval(`#view-compare [data-role=${chart}] circle.line-point`, (c) => c.length), 6, chart);
+  }
+  const tps = () => page.$$eval('#view-compare tbody td[data-key=decodeTokensPerSecondTotal]', (t) => t.map((c) => Number(c.dataset.value)));
+  const desc = await tps();
+  assert.deepEqual(desc, [...desc].sort((a, b) => b - a));  // default: tok/s, best first
+  await page.click('#view-compare th[data-key=decodeTokensPerSecondTotal]');
+  const asc = await tps();
+  assert.deepEqual(asc, [...desc].reverse());
+  await page.screenshot({ path: path.join(ARTIFACTS, 'compare.png'), fullPage: true });
+  await page.click('#view-compare [data-export=csv]');
+  const csv = parseCsv(await downloaded('ridgeline-compare.csv'));
+  assert.equal(csv.length, 7);
+  assert.ok(csv[0].includes('joulesPerOutputToken'));
+  for (const row of csv) assert.equal(row.length, csv[0].length);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
