@@ -61,6 +61,14 @@ class InProcessClient final : public Client {
       const v1::AnalyzeKernelRequest& request) override {
     return backend_->AnalyzeKernel(request);
   }
+  absl::Status Explore(
+      const v1::ExploreRequest& request,
+      const std::function<void(const v1::ExploreResponse&)>& emit) override {
+    return backend_->Explore(request, [&](const v1::ExploreResponse& m) {
+      emit(m);
+      return true;
+    });
+  }
 
  private:
   std::unique_ptr<service::Backend> backend_;
@@ -121,6 +129,17 @@ class GrpcClient final : public Client {
       const v1::AnalyzeKernelRequest& request) override {
     return Unary(&v1::RidgelineService::Stub::AnalyzeKernel, request,
                  v1::AnalyzeKernelResponse());
+  }
+  absl::Status Explore(
+      const v1::ExploreRequest& request,
+      const std::function<void(const v1::ExploreResponse&)>& emit) override {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    std::unique_ptr<grpc::ClientReader<v1::ExploreResponse>> reader =
+        stub_->Explore(&context, request);
+    v1::ExploreResponse m;
+    while (reader->Read(&m)) emit(m);
+    return Annotate(FromGrpc(reader->Finish()));
   }
 
  private:

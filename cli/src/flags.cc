@@ -14,6 +14,11 @@ bool ParsedFlags::Has(std::string_view name) const {
   return values_.find(name) != values_.end();
 }
 
+std::vector<std::string> ParsedFlags::GetAll(std::string_view name) const {
+  auto it = all_.find(name);
+  return it == all_.end() ? std::vector<std::string>() : it->second;
+}
+
 std::optional<std::string> ParsedFlags::Get(std::string_view name) const {
   auto it = values_.find(name);
   if (it == values_.end()) return std::nullopt;
@@ -133,8 +138,10 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
     }
     if (inline_value) {
       parsed.values_[name] = *inline_value;
+      parsed.all_[name].push_back(*inline_value);
     } else if (i + 1 < args.size()) {
       parsed.values_[name] = args[++i];
+      parsed.all_[name].push_back(parsed.values_[name]);
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("--", name, " needs a value (", spec->value_name, ")"));

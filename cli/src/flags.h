@@ -28,6 +28,8 @@ class ParsedFlags {
   // The last value given; nullopt when absent.
   std::optional<std::string> Get(std::string_view name) const;
   const std::vector<std::string>& positional() const { return positional_; }
+  // Every value of a repeatable flag, in order (--vary a --vary b).
+  std::vector<std::string> GetAll(std::string_view name) const;
 
   // Typed accessors; errors name the flag, the allowed range and the value.
   absl::StatusOr<std::optional<int64_t>> GetInt(std::string_view name,
@@ -45,6 +47,7 @@ class ParsedFlags {
   friend absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>&,
                                                 const std::vector<FlagSpec>&);
   std::map<std::string, std::string, std::less<>> values_;
+  std::map<std::string, std::vector<std::string>, std::less<>> all_;
   std::vector<std::string> positional_;
 };
 

@@ -46,14 +46,14 @@ absl::Status ValidateSpec(const ExploreSpec& spec) {
   if (n < static_cast<size_t>(kMinObjectives) ||
       n > static_cast<size_t>(kMaxObjectives)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "objective: want ", kMinObjectives, "..", kMaxObjectives,
+        "objectives: want ", kMinObjectives, "..", kMaxObjectives,
         " objectives, got ", n));
   }
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (spec.objectives[i].metric == spec.objectives[j].metric) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "objective[", i, "]: ", spec.objectives[i].name,
+            "objectives[", i, "]: ", spec.objectives[i].name,
             " given twice"));
       }
     }
@@ -192,6 +192,7 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
         reported = d;
         if (!cb.progress(d, res.shard_points)) stop = true;
       }
+      if (cb.should_stop && cb.should_stop()) stop = true;
       if (finished || stop.load()) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }

@@ -504,6 +504,48 @@ absl::StatusOr<engine::AnalysisResult> RunEngine(const engine::Scenario& s,
 
 }  // namespace
 
+namespace {
+
+// The scenario fields of an AnalyzeRequest (shared by Analyze and Explore,
+// whose request carries the same fields) into `s`; returns the calibration
+// chosen (already applied).
+absl::StatusOr<Chosen> ResolveScenarioFields(
+    const plugin_host::HardwareRegistry& registry,
+    const calibration::ProfileStore& profiles, BackendObserver* observer,
+    const v1::AnalyzeRequest& req, engine::Scenario* out) {
+  engine::Scenario& s = *out;
+  RETURN_IF_ERROR(ResolveModelInto(req.model(), "model", &s.model));
+  RETURN_IF_ERROR(
+      ResolveHardwareInto(registry, req.hardware(), "hardware", &s.hardware));
+  s.workload = engine::Workload();
+  RETURN_IF_ERROR(CheckWorkload(req.workload(), &s.workload));
+  ASSIGN_OR_RETURN(s.precision, ResolveFormats(req.formats(), "formats"));
+  ASSIGN_OR_RETURN(Common c,
+                   ResolveCommon(req.placement(), req.options(), req.economics(),
+                                 req.parallelism(), true));
+  RETURN_IF_ERROR(CheckPinsFit(c.pins, s.hardware, "hardware"));
+  s.pins = c.pins;
+  s.options = c.options;
+  s.economics = c.economics;
+  s.parallelism = c.parallelism;
+  ASSIGN_OR_RETURN(Chosen chosen,
+                   ChooseProfile(profiles, req.calibration(), s.hardware));
+  // pure_roofline asks for the bound: a named profile is still validated,
+  // but not applied, and not reported as used.
+  if (s.options.pure_roofline) chosen = Chosen{};
+  if (observer != nullptr) observer->OnCalibration(chosen.selected_by);
+  ApplyProfile(chosen, req.options(), &s);
+  return chosen;
+}
+
+}  // namespace
+
+absl::Status Backend::ResolveScenario(const v1::AnalyzeRequest& req,
+                                      engine::Scenario* s) const {
+  return ResolveScenarioFields(*registry_, *profiles_, observer_, req, s)
+      .status();
+}
+
 absl::StatusOr<v1::AnalyzeResponse> Backend::Analyze(
     const v1::AnalyzeRequest& req) const {
   v1::AnalyzeResponse resp;
@@ -530,27 +572,8 @@ absl::Status Backend::Analyze(const v1::AnalyzeRequest& req,
   // One scenario per thread, overwritten field by field: the model's and
   // hardware's strings and vectors keep their capacity between requests.
   thread_local engine::Scenario s;
-  RETURN_IF_ERROR(ResolveModelInto(req.model(), "model", &s.model));
-  RETURN_IF_ERROR(
-      ResolveHardwareInto(*registry_, req.hardware(), "hardware", &s.hardware));
-  s.workload = engine::Workload();
-  RETURN_IF_ERROR(CheckWorkload(req.workload(), &s.workload));
-  ASSIGN_OR_RETURN(s.precision, ResolveFormats(req.formats(), "formats"));
-  ASSIGN_OR_RETURN(Common c,
-                   ResolveCommon(req.placement(), req.options(), req.economics(),
-                                 req.parallelism(), true));
-  RETURN_IF_ERROR(CheckPinsFit(c.pins, s.hardware, "hardware"));
-  s.pins = c.pins;
-  s.options = c.options;
-  s.economics = c.economics;
-  s.parallelism = c.parallelism;
-  ASSIGN_OR_RETURN(Chosen chosen,
-                   ChooseProfile(*profiles_, req.calibration(), s.hardware));
-  // pure_roofline asks for the bound: a named profile is still validated,
-  // but not applied, and not reported as used.
-  if (s.options.pure_roofline) chosen = Chosen{};
-  if (observer_ != nullptr) observer_->OnCalibration(chosen.selected_by);
-  ApplyProfile(chosen, req.options(), &s);
+  ASSIGN_OR_RETURN(Chosen chosen, ResolveScenarioFields(*registry_, *profiles_,
+                                                        observer_, req, &s));
 
   ASSIGN_OR_RETURN(engine::AnalysisResult r,
                    RunEngine(s, observer_, "analyze"));

@@ -411,6 +411,26 @@ grpc::Status RidgelineServiceImpl::Sweep(
   return ToGrpcStatus(s);
 }
 
+grpc::Status RidgelineServiceImpl::Explore(
+    grpc::ServerContext* ctx, const v1::ExploreRequest* req,
+    grpc::ServerWriter<v1::ExploreResponse>* writer) {
+  const Backend* b = backend_.load();
+  if (b == nullptr) return NotReady();
+  absl::Status s = b->Explore(
+      *req,
+      [&](const v1::ExploreResponse& m) {
+        if (ctx->IsCancelled()) return false;
+        return writer->Write(m);
+      },
+      [&] { return ctx->IsCancelled(); });
+  if (absl::IsCancelled(s) &&
+      std::chrono::system_clock::now() >= ctx->deadline()) {
+    return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                        "explore stopped: the deadline passed");
+  }
+  return ToGrpcStatus(s);
+}
+
 int RunServer(const ServerConfig& cfg) {
   // Block before any thread exists so every thread inherits the mask and
   // only the sigwait thread below ever sees these signals.

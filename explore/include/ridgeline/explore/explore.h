@@ -55,6 +55,9 @@ struct ExploreCallbacks {
   // Explore then returns CANCELLED.
   std::function<bool(uint64_t, uint64_t)> progress;
   uint64_t progress_every = 65536;
+  // Polled about every 20 ms when set (with progress): true stops the run
+  // (CANCELLED) without waiting for the next progress report.
+  std::function<bool()> should_stop;
 };
 
 // Evaluates with `threads` workers (0: one per core, at most 8); the

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ridgeline/calibration/profiles.h"
+#include "ridgeline/engine/scenario.h"
 #include "ridgeline/plugin_host/registry.h"
 #include "ridgeline/v1/ridgeline.pb.h"
 
@@ -20,6 +21,11 @@ namespace ridgeline::service {
 struct Limits {
   int64_t max_sweep_points =
       100000;  // points per Sweep request (before sharding)
+  // Explore: grid points per request (in its shard), and points when every
+  // point is streamed (include_all); worker threads per request.
+  int64_t max_explore_points = 100'000'000;
+  int64_t max_explore_all_points = 1'000'000;
+  int explore_threads = 2;
 };
 
 // Optional observer of the engine work the backend does (metrics). Called
@@ -81,6 +87,23 @@ class Backend {
       const v1::GetModelRequest& request) const;
 
   const Limits& limits() const { return limits_; }
+
+  // The scenario an AnalyzeRequest describes (validated, calibration
+  // applied), as Analyze builds it. Explore's base scenario comes from here.
+  absl::Status ResolveScenario(const v1::AnalyzeRequest& request,
+                               engine::Scenario* scenario) const;
+
+  // Design-space exploration (service/src/explore.cc): validates the whole
+  // request (INVALID_ARGUMENT naming the field, RESOURCE_EXHAUSTED past the
+  // caps) before any message, then emits progress messages, the points (the
+  // front, or all with include_all, by index) and one summary. `emit`
+  // returns false to stop (client gone, deadline): Explore then returns
+  // CANCELLED. `should_stop` (optional) is polled between reports, so a
+  // cancelled or expired call stops within ~20 ms of engine time.
+  absl::Status Explore(
+      const v1::ExploreRequest& request,
+      const std::function<bool(const v1::ExploreResponse&)>& emit,
+      const std::function<bool()>& should_stop = {}) const;
   const plugin_host::HardwareRegistry& registry() const { return *registry_; }
 
  private:
