@@ -138,6 +138,8 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
       std::vector<PointRow>* rows = spec.keep_all ? &chunk_rows[c] : nullptr;
       if (rows != nullptr) rows->reserve(p_end - c * kChunk);
       for (uint64_t p = c * kChunk; p < p_end; ++p) {
+        // A cancelled run stops within 64 points, not a whole chunk.
+        if ((p & 63) == 0 && stop.load(std::memory_order_relaxed)) return;
         const uint64_t index = first + p * sh.count;
         absl::Status st = ev.Evaluate(index, &out);
         if (!st.ok()) {

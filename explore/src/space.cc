@@ -263,6 +263,16 @@ absl::Status ValidateSpace(const Space& space, std::string_view field) {
     return absl::InvalidArgumentError(absl::StrCat(
         Av(field), ": ", space.axes.size(), " axes; at most ", kMaxAxes));
   }
+  // The grid's size must fit the 63-bit indices (before any cap).
+  unsigned __int128 points = 1;
+  for (const Axis& a : space.axes) {
+    points *= a.size();
+    if (points > (static_cast<unsigned __int128>(1) << 62)) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          Av(field), ": the grid of all axes has more than 2^62 points; use "
+          "fewer values or NSGA-II"));
+    }
+  }
   for (size_t k = 0; k < space.axes.size(); ++k) {
     const Axis& a = space.axes[k];
     auto bad = [&](std::string_view why) {

@@ -224,7 +224,7 @@ TEST(ExploreTest, BadSpecsNameTheField) {
   EXPECT_NE(st.message().find("vary[0]: axis sram_mb"), std::string::npos) << st;
   spec = Llama8B({"bandwidth_gbs=10"}, {"decode_tok_s"});
   st = Explore(spec).status();
-  EXPECT_NE(st.message().find("objective: want 2..6"), std::string::npos) << st;
+  EXPECT_NE(st.message().find("objectives: want 2..6"), std::string::npos) << st;
 }
 
 }  // namespace
