@@ -15,6 +15,7 @@
 #include "ridgeline/engine/analyze.h"
 #include "ridgeline/engine/kernel.h"
 #include "ridgeline/engine/status_macros.h"
+#include "ridgeline/explore/grid.h"
 #include "ridgeline/service/convert.h"
 
 namespace ridgeline::service {
@@ -708,20 +709,16 @@ absl::Status Backend::Sweep(
   v1::SweepPoint point;
   constexpr uint64_t kNone = ~uint64_t{0};
   uint64_t cur_m = kNone, cur_h = kNone, cur_f = kNone;
-  for (uint64_t i = req.shard_index(); i < total; i += shard_count) {
-    // Decode the flat index (innermost list varies fastest).
-    uint64_t rest = i;
-    const uint64_t g = rest % G;
-    rest /= G;
-    const uint64_t p = rest % P;
-    rest /= P;
-    const uint64_t b = rest % B;
-    rest /= B;
-    const uint64_t f = rest % F;
-    rest /= F;
-    const uint64_t h = rest % H;
-    rest /= H;
-    const uint64_t m = rest;
+  // The stable order and sharding of explore/grid.h: models slowest,
+  // generated lengths fastest; shard i of n owns index % n == i.
+  const explore::MixedRadix grid({models.size(), H, F, B, P, G});
+  const explore::Shard shard{req.shard_index(), shard_count};
+  uint64_t digits[6];
+  absl::Status stopped;
+  explore::ForEachInShard(total, shard, 0, [&](uint64_t i) {
+    grid.Decode(i, digits);
+    const uint64_t m = digits[0], h = digits[1], f = digits[2], b = digits[3],
+                   p = digits[4], g = digits[5];
 
     // The inner lists vary fastest: copy a model, hardware, formats or
     // profile (strings, vectors) only when its index changes.
@@ -755,12 +752,14 @@ absl::Status Backend::Sweep(
       point.mutable_error()->set_message(std::string(r.status().message()));
     }
     if (!emit(point)) {
-      return absl::CancelledError(
+      stopped = absl::CancelledError(
           absl::StrCat("sweep stopped after point ", i, " of ", total,
                        ": the client went away or the deadline passed"));
+      return false;
     }
-  }
-  return absl::OkStatus();
+    return true;
+  });
+  return stopped;
 }
 
 namespace {
