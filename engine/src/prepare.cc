@@ -51,6 +51,7 @@ absl::Status Prepare(const Scenario& s, Prepared* p) {
     need[kAct] =
         std::max(need[kAct], peak_acts(last, static_cast<double>(batch)));
   }
+  p->need = need;
   p->memory = Place(s.hardware, s.pins, need, &p->place);
   return absl::OkStatus();
 }

@@ -2,10 +2,12 @@
 #include "ridgeline/explore/evaluate.h"
 
 #include <cmath>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "ridgeline/engine/analyze.h"
+#include "ridgeline/engine/design_point.h"
 #include "ridgeline/engine/status_macros.h"
 
 namespace ridgeline::explore {
@@ -58,7 +60,30 @@ struct SpaceEvaluator::Impl {
   const Space* space = nullptr;
   MixedRadix grid;
   std::vector<uint64_t> digits;
-  engine::Scenario scenario;  // base with the current point's axes applied
+  // Deployment axes (they change the graph) and the model per combination:
+  // the graph is built once per combination, then every hardware point
+  // only re-places and re-times it (engine::DesignPointModel).
+  std::vector<size_t> deployment_axes;
+  std::unordered_map<uint64_t, std::unique_ptr<engine::DesignPointModel>>
+      models;
+  engine::AnalysisResult result;
+
+  absl::StatusOr<engine::DesignPointModel*> ModelFor(const uint64_t* digits) {
+    uint64_t key = 0;
+    for (size_t k : deployment_axes) key = key * space->axes[k].size() + digits[k];
+    auto it = models.find(key);
+    if (it != models.end()) return it->second.get();
+    if (models.size() >= 4096) models.clear();  // bounded memory
+    engine::Scenario s = space->base;
+    s.options.suggestions = false;
+    ApplyDeploymentAxes(*space, digits, &s);
+    ASSIGN_OR_RETURN(engine::DesignPointModel m,
+                     engine::DesignPointModel::Create(s));
+    auto owned = std::make_unique<engine::DesignPointModel>(std::move(m));
+    engine::DesignPointModel* raw = owned.get();
+    models.emplace(key, std::move(owned));
+    return raw;
+  }
 };
 
 SpaceEvaluator::SpaceEvaluator(std::unique_ptr<Impl> impl)
@@ -73,8 +98,9 @@ absl::StatusOr<SpaceEvaluator> SpaceEvaluator::Create(const Space& space) {
   impl->space = &space;
   impl->grid = space.Grid();
   impl->digits.resize(space.axes.size());
-  impl->scenario = space.base;
-  impl->scenario.options.suggestions = false;
+  for (size_t k = 0; k < space.axes.size(); ++k) {
+    if (!space.axes[k].hardware()) impl->deployment_axes.push_back(k);
+  }
   return SpaceEvaluator(std::move(impl));
 }
 
@@ -93,11 +119,10 @@ absl::Status SpaceEvaluator::Evaluate(uint64_t index, PointOutcome* out) {
 
 absl::Status SpaceEvaluator::EvaluateDigits(const uint64_t* digits,
                                             PointOutcome* out) {
-  engine::Scenario& s = impl_->scenario;
-  ApplyHardwareAxes(*impl_->space, digits, &s.hardware);
-  ApplyDeploymentAxes(*impl_->space, digits, &s);
-  ASSIGN_OR_RETURN(engine::AnalysisResult r, engine::Analyze(s));
-  MetricsFromAnalysis(r, s, out);
+  ASSIGN_OR_RETURN(engine::DesignPointModel * m, impl_->ModelFor(digits));
+  ApplyHardwareAxes(*impl_->space, digits, &m->hardware());
+  RETURN_IF_ERROR(m->Evaluate(&impl_->result));
+  MetricsFromAnalysis(impl_->result, m->scenario(), out);
   return absl::OkStatus();
 }
 

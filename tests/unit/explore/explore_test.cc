@@ -204,17 +204,22 @@ TEST(ExploreTest, ShardsAndThreadsGiveTheSingleRunFront) {
 }
 
 TEST(ExploreTest, ProgressCanStopTheRun) {
-  ExploreSpec spec = Llama8B({"bandwidth_gbs=100:20000:9000"},
+  // 1000 x 1000 points: the first report (within ~20 ms) stops the run
+  // long before its end; stopping at any report, even the last, is
+  // CANCELLED.
+  ExploreSpec spec = Llama8B({"bandwidth_gbs=100:20000:1000", "price_usd=1:1000:1000"},
                              {"decode_tok_s:max", "price_usd:min"});
   ExploreCallbacks cb;
   cb.progress_every = 1;
   int calls = 0;
   cb.progress = [&](uint64_t, uint64_t total) {
-    EXPECT_EQ(total, 9000u);
-    return ++calls < 2;
+    EXPECT_EQ(total, 1000000u);
+    ++calls;
+    return false;
   };
   absl::StatusOr<ExploreResult> r = Explore(spec, cb);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(calls, 1);
 }
 
 TEST(ExploreTest, BadSpecsNameTheField) {
