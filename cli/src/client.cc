@@ -151,7 +151,8 @@ class GrpcClient final : public Client {
         stub_->Explore(&context, request);
     v1::ExploreResponse m;
     while (reader->Read(&m)) emit(m);
-    return Annotate(FromGrpc(reader->Finish()));
+    const grpc::Status finished = reader->Finish();
+    return Annotate(FromGrpc(finished, context));
   }
 
  private:

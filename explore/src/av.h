@@ -3,11 +3,18 @@
 #pragma once
 
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "ridgeline/engine/field_path.h"
 
 namespace ridgeline::explore::internal {
+// The error with its request field path as a payload (engine/field_path.h).
+inline absl::Status AtField(absl::Status st, std::string_view path) {
+  return engine::WithFieldPath(std::move(st), path);
+}
 inline absl::string_view Av(std::string_view s) {
   return absl::string_view(s.data(), s.size());
 }

@@ -45,24 +45,26 @@ absl::Status ValidateSpec(const ExploreSpec& spec) {
   const size_t n = spec.objectives.size();
   if (n < static_cast<size_t>(kMinObjectives) ||
       n > static_cast<size_t>(kMaxObjectives)) {
-    return absl::InvalidArgumentError(absl::StrCat(
+    return internal::AtField(absl::InvalidArgumentError(absl::StrCat(
         "objectives: want ", kMinObjectives, "..", kMaxObjectives,
-        " objectives, got ", n));
+        " objectives, got ", n)), "objectives");
   }
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (spec.objectives[i].metric == spec.objectives[j].metric) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "objectives[", i, "]: ", spec.objectives[i].name,
-            " given twice"));
+        return internal::AtField(
+            absl::InvalidArgumentError(absl::StrCat(
+                "objectives[", i, "]: ", spec.objectives[i].name,
+                " given twice")),
+            absl::StrCat("objectives[", i, "]"));
       }
     }
   }
   if (spec.shard.count < 1 || spec.shard.count > kMaxShards ||
       spec.shard.index >= spec.shard.count) {
-    return absl::InvalidArgumentError(absl::StrCat(
+    return internal::AtField(absl::InvalidArgumentError(absl::StrCat(
         "shard: want i/n with 0 <= i < n <= ", kMaxShards, ", got ",
-        spec.shard.index, "/", spec.shard.count));
+        spec.shard.index, "/", spec.shard.count)), "shard");
   }
   return ValidateSpace(spec.space);
 }

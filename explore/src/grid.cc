@@ -35,9 +35,9 @@ uint64_t MixedRadix::Encode(const uint64_t* digits) const {
 absl::StatusOr<Shard> ParseShard(std::string_view text,
                                  std::string_view field) {
   auto bad = [&] {
-    return absl::InvalidArgumentError(absl::StrCat(
+    return internal::AtField(absl::InvalidArgumentError(absl::StrCat(
         Av(field), ": want i/n with 0 <= i < n <= ", kMaxShards, ", got \"", Av(text),
-        "\""));
+        "\"")), field);
   };
   const size_t slash = text.find('/');
   if (slash == std::string_view::npos) return bad();

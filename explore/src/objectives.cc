@@ -48,7 +48,7 @@ std::string MetricNames() {
   return out;
 }
 
-absl::StatusOr<Metric> ParseMetric(std::string_view name,
+static absl::StatusOr<Metric> ParseMetricImpl(std::string_view name,
                                    std::string_view field) {
   for (int i = 0; i < kMetricCount; ++i) {
     if (kNames[i] == name) return static_cast<Metric>(i);
@@ -58,7 +58,7 @@ absl::StatusOr<Metric> ParseMetric(std::string_view name,
                    MetricNames()));
 }
 
-absl::StatusOr<Objective> ParseObjective(std::string_view spec,
+static absl::StatusOr<Objective> ParseObjectiveImpl(std::string_view spec,
                                          std::string_view field) {
   std::string_view name = spec, dir;
   if (const size_t colon = spec.find(':'); colon != std::string_view::npos) {
@@ -80,7 +80,7 @@ absl::StatusOr<Objective> ParseObjective(std::string_view spec,
   return o;
 }
 
-absl::StatusOr<Constraint> ParseConstraint(std::string_view spec,
+static absl::StatusOr<Constraint> ParseConstraintImpl(std::string_view spec,
                                            std::string_view field) {
   Constraint c;
   c.text = std::string(spec);
@@ -138,6 +138,24 @@ void MinimisedObjectives(const MetricValues& v,
     const double x = v[static_cast<int>(objectives[k].metric)];
     out[k] = objectives[k].maximize ? -x : x;
   }
+}
+
+absl::StatusOr<Objective> ParseObjective(std::string_view spec, std::string_view field) {
+  absl::StatusOr<Objective> v = ParseObjectiveImpl(spec, field);
+  if (!v.ok()) return internal::AtField(v.status(), field);
+  return v;
+}
+
+absl::StatusOr<Constraint> ParseConstraint(std::string_view spec, std::string_view field) {
+  absl::StatusOr<Constraint> v = ParseConstraintImpl(spec, field);
+  if (!v.ok()) return internal::AtField(v.status(), field);
+  return v;
+}
+
+absl::StatusOr<Metric> ParseMetric(std::string_view spec, std::string_view field) {
+  absl::StatusOr<Metric> v = ParseMetricImpl(spec, field);
+  if (!v.ok()) return internal::AtField(v.status(), field);
+  return v;
 }
 
 }  // namespace ridgeline::explore

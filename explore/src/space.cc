@@ -91,7 +91,7 @@ std::string Axis::Label(size_t k) const {
   return formats.empty() ? FormatNumber(values[k]) : formats[k].name;
 }
 
-absl::StatusOr<Axis> ParseAxis(std::string_view spec, std::string_view field) {
+static absl::StatusOr<Axis> ParseAxisImpl(std::string_view spec, std::string_view field) {
   const size_t eq = spec.find('=');
   if (eq == std::string_view::npos) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -214,6 +214,12 @@ absl::StatusOr<Axis> ParseAxis(std::string_view spec, std::string_view field) {
   return axis;
 }
 
+absl::StatusOr<Axis> ParseAxis(std::string_view spec, std::string_view field) {
+  absl::StatusOr<Axis> a = ParseAxisImpl(spec, field);
+  if (!a.ok()) return internal::AtField(a.status(), field);
+  return a;
+}
+
 MixedRadix Space::Grid() const {
   std::vector<uint64_t> radices;
   radices.reserve(axes.size());
@@ -260,30 +266,31 @@ double ReferencePeak(const engine::PerMathType& peaks) {
 absl::Status ValidateSpace(const Space& space, std::string_view field) {
   const Hardware& hw = space.base.hardware;
   if (space.axes.size() > kMaxAxes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        Av(field), ": ", space.axes.size(), " axes; at most ", kMaxAxes));
+    return internal::AtField(absl::InvalidArgumentError(absl::StrCat(
+        Av(field), ": ", space.axes.size(), " axes; at most ", kMaxAxes)), field);
   }
   // The grid's size must fit the 63-bit indices (before any cap).
   unsigned __int128 points = 1;
   for (const Axis& a : space.axes) {
     points *= a.size();
     if (points > (static_cast<unsigned __int128>(1) << 62)) {
-      return absl::ResourceExhaustedError(absl::StrCat(
+      return internal::AtField(absl::ResourceExhaustedError(absl::StrCat(
           Av(field), ": the grid of all axes has more than 2^62 points; use "
-          "fewer values or NSGA-II"));
+          "fewer values or NSGA-II")), field);
     }
   }
   for (size_t k = 0; k < space.axes.size(); ++k) {
     const Axis& a = space.axes[k];
+    const std::string path = absl::StrCat(Av(field), "[", k, "]");
     auto bad = [&](std::string_view why) {
-      return absl::InvalidArgumentError(absl::StrCat(
+      return internal::AtField(absl::InvalidArgumentError(absl::StrCat(
           Av(field), "[", k, "]: axis ", a.name, ": the base part ", hw.id, " ",
-          Av(why)));
+          Av(why))), path);
     };
     for (size_t j = 0; j < k; ++j) {
       if (space.axes[j].name == a.name) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            Av(field), "[", k, "]: axis ", a.name, " given twice"));
+        return internal::AtField(absl::InvalidArgumentError(absl::StrCat(
+            Av(field), "[", k, "]: axis ", a.name, " given twice")), path);
       }
     }
     switch (a.kind) {

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/explore/explore.h"
 #include "ridgeline/explore/nsga2.h"
@@ -21,8 +22,10 @@ constexpr int kMaxSpecChars = 4096;  // one vary / objective / constraint
 constexpr int kMaxConstraints = 32;
 
 absl::Status TooLong(absl::string_view field, size_t n) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      field, ": at most ", kMaxSpecChars, " characters, got ", n));
+  return engine::WithFieldPath(
+      absl::InvalidArgumentError(absl::StrCat(
+          field, ": at most ", kMaxSpecChars, " characters, got ", n)),
+      std::string(field.data(), field.size()));
 }
 
 void FillPoint(const explore::ExploreSpec& spec, const explore::MixedRadix& g,
@@ -58,22 +61,22 @@ absl::Status Backend::Explore(
   if (req.has_economics()) *base.mutable_economics() = req.economics();
   if (req.has_parallelism()) *base.mutable_parallelism() = req.parallelism();
   if (!req.has_model()) {
-    return absl::InvalidArgumentError(
-        "model: must be set (catalog_id or hf_config_json)");
+    return engine::WithFieldPath(absl::InvalidArgumentError(
+        "model: must be set (catalog_id or hf_config_json)"), "model");
   }
   if (!req.has_hardware()) {
-    return absl::InvalidArgumentError(
+    return engine::WithFieldPath(absl::InvalidArgumentError(
         "hardware: must be set: one of platform_id or description (the base "
-        "part)");
+        "part)"), "hardware");
   }
   explore::ExploreSpec spec;
   RETURN_IF_ERROR(ResolveScenario(base, &spec.space.base));
   spec.space.base.options.suggestions = false;
 
   if (req.vary_size() > static_cast<int>(explore::kMaxAxes)) {
-    return absl::ResourceExhaustedError(absl::StrCat(
+    return engine::WithFieldPath(absl::ResourceExhaustedError(absl::StrCat(
         "vary: ", req.vary_size(), " axes exceed the cap of ",
-        explore::kMaxAxes));
+        explore::kMaxAxes)), "vary");
   }
   for (int i = 0; i < req.vary_size(); ++i) {
     const std::string field = absl::StrCat("vary[", i, "]");
@@ -90,9 +93,9 @@ absl::Status Backend::Explore(
     spec.objectives.push_back(std::move(o));
   }
   if (req.constraints_size() > kMaxConstraints) {
-    return absl::InvalidArgumentError(absl::StrCat(
+    return engine::WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
         "constraints: at most ", kMaxConstraints, " entries, got ",
-        req.constraints_size()));
+        req.constraints_size())), "constraints");
   }
   for (int i = 0; i < req.constraints_size(); ++i) {
     const std::string field = absl::StrCat("constraints[", i, "]");
@@ -104,28 +107,32 @@ absl::Status Backend::Explore(
   }
   const uint32_t count = req.shard_count() == 0 ? 1 : req.shard_count();
   if (count > explore::kMaxShards) {
-    return absl::InvalidArgumentError(absl::StrCat(
+    return engine::WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
         "shard_count: want 0..", explore::kMaxShards, ", got ",
-        req.shard_count()));
+        req.shard_count())), "shard_count");
   }
   if (req.shard_index() >= count) {
-    return absl::InvalidArgumentError(absl::StrCat(
+    return engine::WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
         "shard_index: want 0..", count - 1, " (below shard_count), got ",
-        req.shard_index()));
+        req.shard_index())), "shard_index");
   }
   spec.shard = explore::Shard{req.shard_index(), count};
   spec.resume_from = req.resume_from();
   spec.keep_all = req.include_all();
   if (req.nsga2_generations() < 0 || req.nsga2_generations() > 10000) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "nsga2_generations: want 0..10000, got ", req.nsga2_generations()));
+    return engine::WithFieldPath(
+        absl::InvalidArgumentError(absl::StrCat(
+            "nsga2_generations: want 0..10000, got ", req.nsga2_generations())),
+        "nsga2_generations");
   }
   if (req.nsga2_population() != 0 &&
       (req.nsga2_population() < 4 || req.nsga2_population() > 4096 ||
        req.nsga2_population() % 2 != 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "nsga2_population: want 0 (64) or an even number in 4..4096, got ",
-        req.nsga2_population()));
+    return engine::WithFieldPath(
+        absl::InvalidArgumentError(absl::StrCat(
+            "nsga2_population: want 0 (64) or an even number in 4..4096, got ",
+            req.nsga2_population())),
+        "nsga2_population");
   }
   RETURN_IF_ERROR(explore::ValidateSpec(spec));
 
@@ -136,19 +143,19 @@ absl::Status Backend::Explore(
           ? 0
           : explore::ShardSize(grid.total() - spec.resume_from, spec.shard);
   if (!nsga2 && in_shard > static_cast<uint64_t>(limits_.max_explore_points)) {
-    return absl::ResourceExhaustedError(absl::StrCat(
+    return engine::WithFieldPath(absl::ResourceExhaustedError(absl::StrCat(
         "explore: ", in_shard, " points", count > 1 ? " in this shard" : "",
         " (", grid.total(), " in all) exceed the server's cap of ",
         limits_.max_explore_points,
         " points per request; split it with shard_index/shard_count, or "
-        "search it with nsga2_generations"));
+        "search it with nsga2_generations")), "vary");
   }
   if (!nsga2 && spec.keep_all &&
       in_shard > static_cast<uint64_t>(limits_.max_explore_all_points)) {
-    return absl::ResourceExhaustedError(absl::StrCat(
+    return engine::WithFieldPath(absl::ResourceExhaustedError(absl::StrCat(
         "explore: include_all would stream ", in_shard,
         " points; the server's cap is ", limits_.max_explore_all_points,
-        " (ask for the front only, or shard the space)"));
+        " (ask for the front only, or shard the space)")), "include_all");
   }
 
   v1::ExploreResponse msg;

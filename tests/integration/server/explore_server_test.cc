@@ -43,18 +43,29 @@ class ExploreServerTest : public ::testing::Test {
   }
   grpc::Status Run(const v1::ExploreRequest& req,
                    std::vector<v1::ExploreResponse>* out,
-                   std::chrono::milliseconds deadline = std::chrono::seconds(60)) {
+                   std::chrono::milliseconds deadline = std::chrono::seconds(60),
+                   std::string* field_path = nullptr) {
     grpc::ClientContext ctx;
     ctx.set_deadline(In(deadline));
     auto reader = stub_->Explore(&ctx, req);
     v1::ExploreResponse m;
     while (reader->Read(&m)) out->push_back(m);
-    return reader->Finish();
+    grpc::Status st = reader->Finish();
+    if (field_path != nullptr) {
+      // The field as data: trailing metadata "ridgeline-field-path".
+      for (const auto& [k, v] : ctx.GetServerTrailingMetadata()) {
+        if (k == "ridgeline-field-path") field_path->assign(v.data(), v.size());
+      }
+    }
+    return st;
   }
   void ExpectInvalid(const v1::ExploreRequest& req,
-                     std::vector<std::string> says) {
+                     std::vector<std::string> says,
+                     const std::string& path = "") {
     std::vector<v1::ExploreResponse> out;
-    const grpc::Status st = Run(req, &out);
+    std::string got_path;
+    const grpc::Status st = Run(req, &out, std::chrono::seconds(60), &got_path);
+    if (!path.empty()) EXPECT_EQ(got_path, path) << st.error_message();
     EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
         << st.error_message();
     for (const auto& s : says) EXPECT_THAT(st.error_message(), HasSubstr(s));
@@ -173,13 +184,15 @@ TEST_F(ExploreServerTest, BadFieldsNameFieldRangeAndValue) {
   v1::ExploreRequest r = Base();
   r.add_vary("bandwidth_gbs=1000");
   r.add_vary("warp_speed=9");
-  ExpectInvalid(r, {"vary[1]", "unknown axis \"warp_speed\"", "bandwidth_gbs"});
+  ExpectInvalid(r, {"vary[1]", "unknown axis \"warp_speed\"", "bandwidth_gbs"},
+                "vary[1]");
   r = Base();
   r.add_vary("batch=0,4");
   ExpectInvalid(r, {"vary[0]", "batch", "value 0", ">= 1"});
   r = Base();
   r.set_objectives(1, "price_usd:sideways");
-  ExpectInvalid(r, {"objectives[1]", "max or min", "sideways"});
+  ExpectInvalid(r, {"objectives[1]", "max or min", "sideways"},
+                "objectives[1]");
   r = Base();
   r.clear_objectives();
   r.add_objectives("decode_tok_s");
@@ -190,14 +203,14 @@ TEST_F(ExploreServerTest, BadFieldsNameFieldRangeAndValue) {
   r = Base();
   r.set_shard_index(4);
   r.set_shard_count(3);
-  ExpectInvalid(r, {"shard_index", "0..2", "got 4"});
+  ExpectInvalid(r, {"shard_index", "0..2", "got 4"}, "shard_index");
   r = Base();
   r.set_nsga2_generations(5);
   r.set_nsga2_population(7);
   ExpectInvalid(r, {"nsga2_population", "4..4096", "got 7"});
   r = Base();
   r.mutable_workload()->set_batch(0);
-  ExpectInvalid(r, {"workload.batch"});
+  ExpectInvalid(r, {"workload.batch"}, "workload.batch");
   r = Base();
   r.add_vary("sram_mb=1,2");  // the H100 plugin part has no SRAM tier
   std::vector<v1::ExploreResponse> out;
