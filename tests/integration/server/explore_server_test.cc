@@ -65,7 +65,9 @@ class ExploreServerTest : public ::testing::Test {
     std::vector<v1::ExploreResponse> out;
     std::string got_path;
     const grpc::Status st = Run(req, &out, std::chrono::seconds(60), &got_path);
-    if (!path.empty()) EXPECT_EQ(got_path, path) << st.error_message();
+    if (!path.empty()) {
+      EXPECT_EQ(got_path, path) << st.error_message();
+    }
     EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
         << st.error_message();
     for (const auto& s : says) EXPECT_THAT(st.error_message(), HasSubstr(s));
