@@ -73,6 +73,13 @@ void BM_FullAnalysis_Llama3_8B_B16_P1024_G128(benchmark::State& state) {
 }
 BENCHMARK(BM_FullAnalysis_Llama3_8B_B16_P1024_G128);
 
+// The closed-form decode sum: 100,000 generated tokens must cost at most
+// 2x the 128-token analysis above (the step loop would cost ~800x).
+void BM_FullAnalysis_Llama3_8B_B16_P1024_G100000(benchmark::State& state) {
+  Run(state, Llama3Scenario(100000, false));
+}
+BENCHMARK(BM_FullAnalysis_Llama3_8B_B16_P1024_G100000);
+
 // The same with suggestions: each re-runs the analysis with one change.
 void BM_FullAnalysisWithSuggestions(benchmark::State& state) {
   Run(state, Llama3Scenario(128, true));

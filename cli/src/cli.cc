@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "calibrate.h"
 #include "client.h"
+#include "explore.h"
 #include "flags.h"
 #include "google/protobuf/util/json_util.h"
 #include "ridgeline/engine/field_path.h"
@@ -1586,6 +1587,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
   // validate and calibrate keep their own usage output (calibrate.h).
   if (name == "validate") return ValidateCli(rest, out, err);
   if (name == "calibrate") return CalibrateCli(rest, out, err);
+  if (name == "explore" || name == "merge") return ExploreCli(name, leading, rest, out, err);
 
   auto command = std::find_if(Commands().begin(), Commands().end(),
                               [&](const Command& c) { return c.name == name; });

@@ -70,6 +70,14 @@ class InProcessClient final : public Client {
     if (!s.ok()) return s;
     return response;
   }
+  absl::Status Explore(
+      const v1::ExploreRequest& request,
+      const std::function<void(const v1::ExploreResponse&)>& emit) override {
+    return backend_->Explore(request, [&](const v1::ExploreResponse& m) {
+      emit(m);
+      return true;
+    });
+  }
 
  private:
   std::unique_ptr<service::Backend> backend_;
@@ -145,6 +153,18 @@ class GrpcClient final : public Client {
       const v1::StepTimeRequest& request) override {
     return Unary(&v1::RidgelineService::Stub::StepTime, request,
                  v1::StepTimeResponse());
+  }
+  absl::Status Explore(
+      const v1::ExploreRequest& request,
+      const std::function<void(const v1::ExploreResponse&)>& emit) override {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    std::unique_ptr<grpc::ClientReader<v1::ExploreResponse>> reader =
+        stub_->Explore(&context, request);
+    v1::ExploreResponse m;
+    while (reader->Read(&m)) emit(m);
+    const grpc::Status finished = reader->Finish();
+    return Annotate(FromGrpc(finished, context));
   }
 
  private:

@@ -35,6 +35,10 @@ class Client {
       const v1::AnalyzeKernelRequest& request) = 0;
   virtual absl::StatusOr<v1::StepTimeResponse> StepTime(
       const v1::StepTimeRequest& request) = 0;
+  // `emit` is called for each message in stream order.
+  virtual absl::Status Explore(
+      const v1::ExploreRequest& request,
+      const std::function<void(const v1::ExploreResponse&)>& emit) = 0;
 };
 
 struct InProcessOptions {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "absl/status/statusor.h"
+#include "prepare.h"
 #include "ridgeline/engine/result.h"
 #include "ridgeline/engine/scenario.h"
 
@@ -13,5 +14,17 @@ namespace ridgeline::engine::internal {
 // TTFT, TPOT and throughput): no per-op results, first/last steps,
 // bottleneck, economy or suggestions. `s` must be valid.
 absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full);
+
+// How much of the analysis to build from a Prepared scenario.
+enum class Detail {
+  kCompare,  // what AnalyzeValidated(s, false) gives
+  kPoint,    // + the economy, from energy tallies (no per-op results)
+  kEconomy,  // + per-op prefill and decode results and the economy
+  kFull,     // everything (AnalyzeValidated(s, true))
+};
+// The analysis of `s` from `prep` (Prepare(s) or a placement redone for
+// s.hardware); moves prep->memory into the result.
+AnalysisResult AnalyzePrepared(const Scenario& s, Prepared* prep,
+                               Detail detail);
 
 }  // namespace ridgeline::engine::internal

@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "analysis.h"
 #include "collectives.h"
+#include "decode_sum.h"
 #include "economy.h"
 #include "operators.h"
 #include "prepare.h"
@@ -24,21 +25,22 @@
 
 namespace ridgeline::engine {
 namespace internal {
-namespace {
-
-// Running sums of one KV-dependent op over the decode steps.
-struct OpAccumulator {
-  double flops = 0;
-  std::array<double, kOperandClassCount> read{}, write{};
-  double compute = 0, memory = 0, overhead = 0, seconds = 0;
-  Timing last;
-};
-
-}  // namespace
 
 absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
   Prepared prep;
   RETURN_IF_ERROR(Prepare(s, &prep));
+  return AnalyzePrepared(s, &prep, full ? Detail::kFull : Detail::kCompare);
+}
+
+AnalysisResult AnalyzePrepared(const Scenario& s, Prepared* prep_ptr,
+                               Detail detail) {
+  Prepared& prep = *prep_ptr;
+  // Per-op results feed the economy; the rest only the full report.
+  const bool per_op = detail == Detail::kEconomy || detail == Detail::kFull;
+  // Design points: the economy from tallies, without per-op results.
+  const bool tally = detail == Detail::kPoint;
+  EnergyTally prefill_energy, decode_energy;
+  const bool full = detail == Detail::kFull;
   const GraphContext& g = prep.g;
   const PlacementInfo& place = prep.place;
   const OpList& dec0 = prep.dec0;
@@ -124,7 +126,7 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
   r.pure_roofline = ev.pure();
 
   // Prefill: one step over batch x prompt tokens.
-  if (full) {
+  if (per_op) {
     r.prefill = EvaluateStep(Phase::kPrefill, batch * prompt, prompt,
                              prep.prefill, nullptr, ev, place, tiers);
   } else {
@@ -133,7 +135,7 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
     r.prefill.kv_length = prompt;
     r.prefill.totals =
         TimeStep(prep.prefill, nullptr, prompt, ev.prefill_fixed(), ev, place,
-                 tiers, nullptr, nullptr);
+                 tiers, nullptr, nullptr, tally ? &prefill_energy : nullptr);
   }
   // One more per-step overhead for every chunk after the first.
   r.prefill.steps = prep.prefill_chunks;
@@ -177,45 +179,17 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
     }
   }
   if (decode_steps > 0) {
-    absl::InlinedVector<OpAccumulator, internal::kInlineOps> acc(linear.size());
-    OpList scratch;
-    for (int i : linear) scratch.push_back(dec0[i]);
-    // Raw pointers: the inline/heap branch of InlinedVector's operator[]
-    // stays out of the per-step loop.
-    const OpCost* base_ops = dec0.data();
-    const OpCost* slope_ops = slope.data();
-    const int* lin = linear.data();
-    OpCost* step_ops = scratch.data();
-    OpAccumulator* sums = acc.data();
-    const size_t n_linear = linear.size();
-    double total = 0;
-    for (int64_t i = 1; i <= decode_steps; ++i) {
-      const int64_t kv = prompt + i;
-      double step = const_seconds;
-      for (size_t j = 0; j < n_linear; ++j) {
-        OpCost& op = step_ops[j];
-        OpAt(base_ops[lin[j]], slope_ops[lin[j]], KeysRead(op, kv), &op);
-        const Timing t = ev.Time(op);
-        OpAccumulator& a = sums[j];
-        a.flops += op.flops;
-        for (int c = 0; c < kOperandClassCount; ++c) {
-          a.read[c] += op.read[c];
-          a.write[c] += op.write[c];
-        }
-        a.compute += t.compute;
-        a.memory += t.memory;
-        a.overhead += t.overhead;
-        a.seconds += t.seconds;
-        a.last = t;
-        step += t.seconds;
-      }
-      if (i == 1) r.tpot_first_seconds = step;
-      if (i == decode_steps) r.tpot_last_seconds = step;
-      total += step;
-    }
+    // Summed in closed form per regime (decode_sum.h), not step by step.
+    DecodeSums sums;
+    SumDecodeSteps(dec0, slope, linear.data(), linear.size(), prompt,
+                   decode_steps, const_seconds, ev, &sums);
+    const auto& acc = sums.acc;
+    r.tpot_first_seconds = sums.first;
+    r.tpot_last_seconds = sums.last;
+    const double total = sums.total;
     const double steps = static_cast<double>(decode_steps);
     r.decode.kv_length = prompt + decode_steps;
-    if (full) {
+    if (per_op) {
       // Per-op sums over all steps.
       r.decode.ops.reserve(dec0.size());
       for (size_t i = 0; i < dec0.size(); ++i) {
@@ -239,6 +213,21 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
         AddTotals(AmountsOf(r.decode.ops.back()), &r.decode.totals);
       }
 
+    }
+    if (tally) {
+      for (size_t i = 0; i < dec0.size(); ++i) {
+        if (linear_index[i] < 0) {
+          const Timing& t = const_timing[i];
+          TallyOp(dec0[i].flops, t.math, t.tier, dec0[i].read, dec0[i].write,
+                  place.frac, tiers, steps, &decode_energy);
+        } else {
+          const OpAccumulator& a = acc[linear_index[i]];
+          TallyOp(a.flops, a.last.math, a.last.tier, a.read, a.write,
+                  place.frac, tiers, 1, &decode_energy);
+        }
+      }
+    }
+    if (full) {
       // The first and last steps in full (the same step when there is one).
       r.decode_first_step = EvaluateStep(Phase::kDecode, batch, prompt + 1,
                                          dec0, &slope, ev, place, tiers);
@@ -268,6 +257,12 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
       replicas * r.prefill_tokens_per_second;
   r.deployment_decode_tokens_per_second =
       replicas * r.decode_tokens_per_second_total;
+  if (detail == Detail::kEconomy) ComputeEconomy(s, &r);
+  if (tally) {
+    prefill_energy.seconds = r.ttft_seconds;
+    decode_energy.seconds = r.decode.totals.seconds;
+    FinishEconomy(s, prefill_energy, decode_energy, r.e2e_seconds, &r.economy);
+  }
   if (!full) return r;
 
   ComputeBottleneck(&r, decode_steps > 0);

@@ -17,44 +17,93 @@ constexpr double kJoulesPerKwh = 3.6e6;
 
 }  // namespace
 
-void ComputeEconomy(const Scenario& s, AnalysisResult* r) {
-  const Hardware& hw = s.hardware;
-  Economy& e = r->economy;
-  // Per-op-and-byte needs an energy for every math type and tier used.
-  auto step_energy = [&](const StepResult& step) -> std::optional<double> {
-    double j = 0;
-    for (const OpResult& op : step.ops) {
-      if (op.flops > 0) {
-        std::optional<double> per_op =
-            hw.energy_joules_per_op[static_cast<int>(op.math)];
-        if (op.executed_in_tier >= 0) {
-          per_op = hw.tiers[op.executed_in_tier]
-                       .near_memory_compute->energy_joules_per_op;
-        }
-        if (!per_op.has_value()) return std::nullopt;
-        j += op.flops * *per_op;
-      }
-      for (int c = 0; c < kOperandClassCount; ++c) {
-        for (size_t t = 0; t < hw.tiers.size(); ++t) {
-          const Traffic& tr = op.traffic[c][t];
-          if (tr.read + tr.write == 0) continue;
-          if (!hw.tiers[t].energy_joules_per_byte.has_value()) {
-            return std::nullopt;
-          }
-          j += (tr.read + tr.write) * *hw.tiers[t].energy_joules_per_byte;
-        }
-      }
+void TallyOp(double flops, MathType math, int tier,
+             const TrafficTable& traffic, int tiers, EnergyTally* t) {
+  if (flops > 0) {
+    if (tier >= 0) {
+      t->pim_flops[tier] += flops;
+    } else {
+      t->unit_flops[static_cast<int>(math)] += flops;
     }
-    return j + hw.idle_watts.value_or(0) * step.totals.seconds;
-  };
-  std::optional<double> pj = step_energy(r->prefill);
-  std::optional<double> dj = step_energy(r->decode);
+  }
+  for (int c = 0; c < kOperandClassCount; ++c) {
+    for (int k = 0; k < tiers; ++k) {
+      t->bytes[k] += traffic[c][k].read + traffic[c][k].write;
+    }
+  }
+}
+
+void TallyOp(double flops, MathType math, int tier,
+             const std::array<double, kOperandClassCount>& read,
+             const std::array<double, kOperandClassCount>& write,
+             const std::array<std::array<double, kMaxTiers>,
+                              kOperandClassCount>& frac,
+             int tiers, double scale, EnergyTally* t) {
+  if (flops > 0) {
+    if (tier >= 0) {
+      t->pim_flops[tier] += flops * scale;
+    } else {
+      t->unit_flops[static_cast<int>(math)] += flops * scale;
+    }
+  }
+  for (int c = 0; c < kOperandClassCount; ++c) {
+    for (int k = 0; k < tiers; ++k) {
+      const double f = frac[c][k];
+      if (f == 0) continue;
+      t->bytes[k] += read[c] * f * scale + write[c] * f * scale;
+    }
+  }
+}
+
+std::optional<double> PhaseEnergy(const Hardware& hw, const EnergyTally& t) {
+  // Per-op-and-byte needs an energy for every math type and tier used.
+  double j = 0;
+  for (int m = 0; m < kMathTypeCount; ++m) {
+    if (t.unit_flops[m] <= 0) continue;
+    if (!hw.energy_joules_per_op[m].has_value()) return std::nullopt;
+    j += t.unit_flops[m] * *hw.energy_joules_per_op[m];
+  }
+  for (size_t k = 0; k < hw.tiers.size(); ++k) {
+    if (t.pim_flops[k] > 0) {
+      const std::optional<double>& e =
+          hw.tiers[k].near_memory_compute->energy_joules_per_op;
+      if (!e.has_value()) return std::nullopt;
+      j += t.pim_flops[k] * *e;
+    }
+    if (t.bytes[k] == 0) continue;
+    if (!hw.tiers[k].energy_joules_per_byte.has_value()) return std::nullopt;
+    j += t.bytes[k] * *hw.tiers[k].energy_joules_per_byte;
+  }
+  return j + hw.idle_watts.value_or(0) * t.seconds;
+}
+
+void ComputeEconomy(const Scenario& s, AnalysisResult* r) {
+  const int tiers = static_cast<int>(s.hardware.tiers.size());
+  EnergyTally pt, dt;
+  for (const OpResult& op : r->prefill.ops) {
+    TallyOp(op.flops, op.math, op.executed_in_tier, op.traffic, tiers, &pt);
+  }
+  for (const OpResult& op : r->decode.ops) {
+    TallyOp(op.flops, op.math, op.executed_in_tier, op.traffic, tiers, &dt);
+  }
+  pt.seconds = r->prefill.totals.seconds;
+  dt.seconds = r->decode.totals.seconds;
+  FinishEconomy(s, pt, dt, r->e2e_seconds, &r->economy);
+}
+
+void FinishEconomy(const Scenario& s, const EnergyTally& prefill,
+                   const EnergyTally& decode, double e2e_seconds, Economy* ep) {
+  const Hardware& hw = s.hardware;
+  Economy& e = *ep;
+  e = Economy();
+  std::optional<double> pj = PhaseEnergy(hw, prefill);
+  std::optional<double> dj = PhaseEnergy(hw, decode);
   if (pj.has_value() && dj.has_value()) {
     e.energy_method = EnergyMethod::kPerOpAndByte;
   } else if (hw.tdp_watts.has_value()) {
     e.energy_method = EnergyMethod::kBoardPower;
-    pj = *hw.tdp_watts * r->prefill.totals.seconds;
-    dj = *hw.tdp_watts * r->decode.totals.seconds;
+    pj = *hw.tdp_watts * prefill.seconds;
+    dj = *hw.tdp_watts * decode.seconds;
   } else {
     e.energy_method = EnergyMethod::kUnknown;
     pj.reset();
@@ -93,7 +142,7 @@ void ComputeEconomy(const Scenario& s, AnalysisResult* r) {
   if (joules.has_value() || hw.price_usd.has_value()) {
     double usd = 0;
     if (hw.price_usd.has_value()) {
-      usd += *hw.price_usd * devices * r->e2e_seconds / life;
+      usd += *hw.price_usd * devices * e2e_seconds / life;
     } else {
       notes.push_back("price unknown: $/Mtoken counts energy only");
     }
@@ -107,7 +156,7 @@ void ComputeEconomy(const Scenario& s, AnalysisResult* r) {
   if (joules.has_value()) {
     double g = *joules / kJoulesPerKwh * x.pue * x.grid_g_co2e_per_kwh;
     if (hw.embodied_kg_co2e.has_value()) {
-      g += *hw.embodied_kg_co2e * devices * 1000 * r->e2e_seconds / life;
+      g += *hw.embodied_kg_co2e * devices * 1000 * e2e_seconds / life;
     } else {
       notes.push_back("embodied carbon unknown: operational carbon only");
     }

@@ -125,6 +125,7 @@ absl::Status Prepare(const Scenario& s, Prepared* p) {
     need[kKv] /= static_cast<double>(pp);
     need[kAct] /= static_cast<double>(mb);
   }
+  p->need = need;
   p->memory = Place(s.hardware, s.pins, need, &p->place);
   // Chunked prefill: as asked, or by default when the whole prompt's
   // activations do not fit and a runtime would chunk.
@@ -147,6 +148,7 @@ absl::Status Prepare(const Scenario& s, Prepared* p) {
       p->prefill_chunks = n;
       p->place = place;
       p->memory = std::move(memory);
+      p->need = chunk_need;
     }
   }
   return absl::OkStatus();

@@ -4,6 +4,8 @@
 // StepEvaluator both start here. Internal to the engine.
 #pragma once
 
+#include <array>
+
 #include "absl/status/status.h"
 #include "operators.h"
 #include "placement.h"
@@ -21,6 +23,8 @@ struct Prepared {
   OpList prefill;
   OpList dec0;   // decode at batch, no keys read
   OpList slope;  // per key read (KV-dependent ops)
+  // Bytes per operand class the footprint needs (what Place placed).
+  std::array<double, kOperandClassCount> need{};
   PlacementInfo place;
   MemoryFootprint memory;
   int64_t prefill_chunks = 1;  // prefill steps (chunked prefill)

@@ -1,6 +1,8 @@
 // Roofline timing of op results and whole steps (see roofline.h).
 #include "roofline.h"
 
+#include "economy.h"
+
 namespace ridgeline::engine::internal {
 
 double OpBytes(const OpCost& op, const PlacementInfo& p, int tiers,
@@ -58,7 +60,7 @@ OpAmounts AmountsOf(const OpResult& r) {
 StepTotals TimeStep(const OpList& ops, const OpList* slope, int64_t kv_length,
                     double fixed, const Evaluator& ev, const PlacementInfo& p,
                     int tiers, std::vector<OpResult>* ops_out,
-                    double* overhead) {
+                    double* overhead, EnergyTally* energy) {
   StepTotals tot;
   double over = fixed;
   OpCost at;
@@ -81,6 +83,10 @@ StepTotals TimeStep(const OpList& ops, const OpList* slope, int64_t kv_length,
                         .seconds = t.seconds},
               &tot);
     over += t.overhead;
+    if (energy != nullptr) {
+      TallyOp(op->flops, t.math, t.tier, op->read, op->write, p.frac, tiers, 1,
+              energy);
+    }
   }
   tot.seconds += fixed;
   if (overhead != nullptr) *overhead = over;

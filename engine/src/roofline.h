@@ -31,6 +31,8 @@
 
 namespace ridgeline::engine::internal {
 
+struct EnergyTally;  // economy.h
+
 // The roof that dominates: overhead when it exceeds every roof, else the
 // largest of interconnect, compute and memory (memory when all are 0).
 inline Bound DominantBound(double compute, double memory, double link,
@@ -53,19 +55,27 @@ struct Timing {
 class Evaluator {
  public:
   Evaluator(const Scenario& s, const PlacementInfo& p)
-      : s_(s), p_(p) {
-    const Efficiency& e = s.efficiency;
-    if (s.options.pure_roofline) return;
+      : Evaluator(s.hardware, s.efficiency, s.options, p) {}
+  // The same for `hw` in place of s.hardware (design points: the hardware
+  // changes, the rest of the scenario does not). Keeps references.
+  Evaluator(const Hardware& hw, const Efficiency& e,
+            const AnalysisOptions& options, const PlacementInfo& p)
+      : hw_(hw), p_(p) {
+    if (options.pure_roofline) return;
     eta_c_ = e.compute;
     eta_m_ = e.memory;
-    use_hook_ = e.profile_name.empty() && bool(s.hardware.efficiency_hook);
+    use_hook_ = e.profile_name.empty() && bool(hw.efficiency_hook);
     per_kernel_ = e.per_kernel_overhead_seconds;
     if (!e.profile_name.empty() && per_kernel_ == 0) {
-      per_kernel_ = s.hardware.kernel_launch_seconds;
+      per_kernel_ = hw.kernel_launch_seconds;
     }
     per_step_ = e.per_step_overhead_seconds;
     per_request_ = e.per_request_overhead_seconds;
   }
+
+  // A plugin hook makes the efficiency depend on each op's shape, so times
+  // are not affine in the KV length (the closed-form decode sum needs it).
+  bool uses_hook() const { return use_hook_; }
 
   double per_step() const { return per_step_; }
   // What the prefill of a request batch pays on top of its ops.
@@ -79,7 +89,18 @@ class Evaluator {
     return true;
   }
 
-  Timing Time(const OpCost& op) const {
+  // The roofs of one op before the choice of where it runs: compute and
+  // memory time on the compute unit, and (pim) in its PIM tier. With the
+  // efficiency fixed (no hook) each is affine in the op's FLOPs and bytes.
+  struct Lines {
+    double compute = 0, memory = 0;
+    bool pim = false;  // a PIM tier could run it
+    double pim_compute = 0, pim_memory = 0;
+    int pim_tier = -1;
+    MathType pim_math = MathType::kBf16;
+    double overhead = 0, link = 0;
+  };
+  Lines RoofLines(const OpCost& op) const {
     const int cls = static_cast<int>(op.op_class);
     double eta_c = eta_c_[cls], eta_m = eta_m_[cls];
     double mem_raw = 0;
@@ -88,7 +109,7 @@ class Evaluator {
     }
     if (use_hook_) {
       const double bytes = Sum(op.read) + Sum(op.write);
-      std::optional<OpEfficiency> h = s_.hardware.efficiency_hook(
+      std::optional<OpEfficiency> h = hw_.efficiency_hook(
           OpShape{op.op_class, op.math, op.rows, op.flops, bytes});
       // A hook answer outside (0, 1] is ignored (engine defaults apply).
       if (h.has_value() && h->compute > 0 && h->compute <= 1 && h->memory > 0 &&
@@ -97,30 +118,49 @@ class Evaluator {
         eta_m = h->memory;
       }
     }
-    Timing t;
-    t.math = op.math;
+    Lines l;
     const double peak =
-        s_.hardware.peak_ops_per_second[static_cast<int>(op.math)].value_or(0);
-    t.compute = peak > 0 ? op.flops / (peak * eta_c) : 0;
-    t.memory = mem_raw / eta_m;
-    // In memory when faster there, memory- or compute-bound alike (a PIM
-    // unit may out-compute the host for the ops whose operands it holds).
-    if (op.pim_candidate) TryPim(op, eta_c, eta_m, mem_raw, &t);
-    t.overhead =
+        hw_.peak_ops_per_second[static_cast<int>(op.math)].value_or(0);
+    l.compute = peak > 0 ? op.flops / (peak * eta_c) : 0;
+    l.memory = mem_raw / eta_m;
+    if (op.pim_candidate) PimLines(op, eta_c, eta_m, mem_raw, &l);
+    l.overhead =
         per_kernel_ * op.kernels_per_layer * static_cast<double>(op.layers);
     // Collectives on the link level their group crosses (collectives.h).
     // An unpublished link costs no time, so the result stays an upper
     // bound on speed (and the analysis says so in a warning).
     if (op.collective != Collective::kNone) {
-      t.link = op.calls * CollectiveSeconds(op.collective, op.call_bytes,
-                                            op.group,
-                                            LinkFor(s_.hardware, op.group));
+      l.link = op.calls * CollectiveSeconds(op.collective, op.call_bytes,
+                                            op.group, LinkFor(hw_, op.group));
     }
+    return l;
+  }
+
+  // The choice: in memory when faster there, memory- or compute-bound alike
+  // (a PIM unit may out-compute the host for the ops whose operands it
+  // holds); then max of the roofs plus overheads. The choice changes only
+  // where two of the lines cross, which the closed-form decode sum uses.
+  static Timing Choose(const Lines& l, MathType math) {
+    Timing t;
+    t.math = math;
+    t.compute = l.compute;
+    t.memory = l.memory;
+    if (l.pim &&
+        std::max(l.pim_compute, l.pim_memory) < std::max(t.compute, t.memory)) {
+      t.compute = l.pim_compute;
+      t.memory = l.pim_memory;
+      t.tier = l.pim_tier;
+      t.math = l.pim_math;
+    }
+    t.overhead = l.overhead;
+    t.link = l.link;
     const double local = std::max(t.compute, t.memory);
     t.seconds = (t.link > local ? t.link : local) + t.overhead;
     t.bound = DominantBound(t.compute, t.memory, t.link, t.overhead);
     return t;
   }
+
+  Timing Time(const OpCost& op) const { return Choose(RoofLines(op), op.math); }
 
  private:
   static double Sum(const std::array<double, kOperandClassCount>& a) {
@@ -129,32 +169,28 @@ class Evaluator {
 
   // In-memory execution: the dominant operand's share in the PIM tier moves
   // at the internal bandwidth; everything else as before.
-  void TryPim(const OpCost& op, double eta_c, double eta_m, double mem_raw,
-              Timing* t) const {
+  void PimLines(const OpCost& op, double eta_c, double eta_m, double mem_raw,
+                Lines* l) const {
     const int d = static_cast<int>(op.dominant);
     const int tier = p_.pim_tier[d];
     if (tier < 0) return;
-    const MemoryTier& mt = s_.hardware.tiers[tier];
+    const MemoryTier& mt = hw_.tiers[tier];
     const NearMemoryCompute& nmc = *mt.near_memory_compute;
     const std::optional<MathType> math =
         ExecutedMathType(nmc.peak_ops_per_second, op.math);
     if (!math.has_value()) return;
     const double peak = *nmc.peak_ops_per_second[static_cast<int>(*math)];
     const double share = op.read[d] * p_.frac[d][tier];
-    const double compute = op.flops / (peak * eta_c);
-    const double memory =
-        (mem_raw - share / mt.read_bandwidth_bytes_per_second +
-         share / nmc.internal_bandwidth_bytes_per_second) /
-        eta_m;
-    if (std::max(compute, memory) < std::max(t->compute, t->memory)) {
-      t->compute = compute;
-      t->memory = memory;
-      t->tier = tier;
-      t->math = *math;
-    }
+    l->pim = true;
+    l->pim_tier = tier;
+    l->pim_math = *math;
+    l->pim_compute = op.flops / (peak * eta_c);
+    l->pim_memory = (mem_raw - share / mt.read_bandwidth_bytes_per_second +
+                     share / nmc.internal_bandwidth_bytes_per_second) /
+                    eta_m;
   }
 
-  const Scenario& s_;
+  const Hardware& hw_;
   const PlacementInfo& p_;
   std::array<double, kOpClassCount> eta_c_{1, 1, 1, 1};
   std::array<double, kOpClassCount> eta_m_{1, 1, 1, 1};
@@ -193,11 +229,12 @@ inline void AddTotals(const OpAmounts& a, StepTotals* tot) {
 // KV-dependent ops are taken at `kv_length`. With `ops_out`, also the
 // per-op results (whose sums are the totals). `fixed` is the step's fixed
 // cost (per step, plus per request for a prefill); `overhead` (optional)
-// gets the kernel plus fixed overheads.
+// gets the kernel plus fixed overheads; `energy` (optional) the step's
+// energy tally (economy.h).
 StepTotals TimeStep(const OpList& ops, const OpList* slope, int64_t kv_length,
                     double fixed, const Evaluator& ev, const PlacementInfo& p,
                     int tiers, std::vector<OpResult>* ops_out,
-                    double* overhead);
+                    double* overhead, EnergyTally* energy = nullptr);
 
 // One step in full (per-op results and totals).
 StepResult EvaluateStep(Phase phase, int64_t tokens, int64_t kv_length,

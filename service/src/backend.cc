@@ -19,6 +19,7 @@
 #include "ridgeline/engine/kernel.h"
 #include "ridgeline/engine/ranges.h"
 #include "ridgeline/engine/status_macros.h"
+#include "ridgeline/explore/grid.h"
 #include "ridgeline/service/convert.h"
 #include "ridgeline/service/request_scenario.h"
 
@@ -106,6 +107,53 @@ absl::StatusOr<engine::AnalysisResult> RunEngine(const engine::Scenario& s,
 
 }  // namespace
 
+namespace {
+
+// The scenario fields of an AnalyzeRequest (shared by Analyze and Explore,
+// whose request carries the same fields) into `s`; returns the calibration
+// chosen (already applied).
+absl::StatusOr<Chosen> ResolveScenarioFields(
+    const plugin_host::HardwareRegistry& registry,
+    const calibration::ProfileStore& profiles, BackendObserver* observer,
+    const Limits& limits, const v1::AnalyzeRequest& req,
+    engine::Scenario* out) {
+  engine::Scenario& s = *out;
+  RETURN_IF_ERROR(CheckInlineConfigSize(req.model(), "model", limits));
+  RETURN_IF_ERROR(ResolveModelInto(req.model(), "model", &s.model));
+  RETURN_IF_ERROR(
+      ResolveHardwareInto(registry, req.hardware(), "hardware", &s.hardware));
+  RETURN_IF_ERROR(CheckWorkload(req.workload(), &s.workload));
+  RETURN_IF_ERROR(CheckRequestCost(s.workload.batch, s.workload.prompt_tokens,
+                                   s.workload.generated_tokens,
+                                   s.model.num_layers, limits));
+  ASSIGN_OR_RETURN(s.precision, ResolveFormats(req.formats(), "formats"));
+  ASSIGN_OR_RETURN(Common c,
+                   ResolveCommon(req.placement(), req.options(), req.economics(),
+                                 req.parallelism(), true));
+  RETURN_IF_ERROR(CheckPinsFit(c.pins, s.hardware, "hardware"));
+  s.pins = c.pins;
+  s.options = c.options;
+  s.economics = c.economics;
+  s.parallelism = c.parallelism;
+  ASSIGN_OR_RETURN(Chosen chosen,
+                   ChooseProfile(profiles, req.calibration(), s.hardware));
+  // pure_roofline asks for the bound: a named profile is still validated,
+  // but not applied, and not reported as used.
+  if (s.options.pure_roofline) chosen = Chosen{};
+  if (observer != nullptr) observer->OnCalibration(chosen.selected_by);
+  ApplyProfile(chosen, req.options(), &s);
+  return chosen;
+}
+
+}  // namespace
+
+absl::Status Backend::ResolveScenario(const v1::AnalyzeRequest& req,
+                                      engine::Scenario* s) const {
+  return ResolveScenarioFields(*registry_, *profiles_, observer_, limits_,
+                               req, s)
+      .status();
+}
+
 absl::StatusOr<v1::AnalyzeResponse> Backend::Analyze(
     const v1::AnalyzeRequest& req) const {
   v1::AnalyzeResponse resp;
@@ -131,30 +179,9 @@ absl::Status Backend::Analyze(const v1::AnalyzeRequest& req,
   }
   // A fresh scenario per request: nothing carries over between requests.
   engine::Scenario s;
-  RETURN_IF_ERROR(CheckInlineConfigSize(req.model(), "model", limits_));
-  RETURN_IF_ERROR(ResolveModelInto(req.model(), "model", &s.model));
-  RETURN_IF_ERROR(
-      ResolveHardwareInto(*registry_, req.hardware(), "hardware", &s.hardware));
-  RETURN_IF_ERROR(CheckWorkload(req.workload(), &s.workload));
-  RETURN_IF_ERROR(CheckRequestCost(s.workload.batch, s.workload.prompt_tokens,
-                                   s.workload.generated_tokens,
-                                   s.model.num_layers, limits_));
-  ASSIGN_OR_RETURN(s.precision, ResolveFormats(req.formats(), "formats"));
-  ASSIGN_OR_RETURN(Common c,
-                   ResolveCommon(req.placement(), req.options(), req.economics(),
-                                 req.parallelism(), true));
-  RETURN_IF_ERROR(CheckPinsFit(c.pins, s.hardware, "hardware"));
-  s.pins = c.pins;
-  s.options = c.options;
-  s.economics = c.economics;
-  s.parallelism = c.parallelism;
   ASSIGN_OR_RETURN(Chosen chosen,
-                   ChooseProfile(*profiles_, req.calibration(), s.hardware));
-  // pure_roofline asks for the bound: a named profile is still validated,
-  // but not applied, and not reported as used.
-  if (s.options.pure_roofline) chosen = Chosen{};
-  if (observer_ != nullptr) observer_->OnCalibration(chosen.selected_by);
-  ApplyProfile(chosen, req.options(), &s);
+                   ResolveScenarioFields(*registry_, *profiles_, observer_,
+                                         limits_, req, &s));
 
   ASSIGN_OR_RETURN(engine::AnalysisResult r,
                    RunEngine(s, observer_, "analyze"));
@@ -301,20 +328,16 @@ absl::Status Backend::Sweep(
   v1::SweepPoint point;
   constexpr uint64_t kNone = ~uint64_t{0};
   uint64_t cur_m = kNone, cur_h = kNone, cur_f = kNone;
-  for (uint64_t i = req.shard_index(); i < total; i += shard_count) {
-    // Decode the flat index (innermost list varies fastest).
-    uint64_t rest = i;
-    const uint64_t g = rest % G;
-    rest /= G;
-    const uint64_t p = rest % P;
-    rest /= P;
-    const uint64_t b = rest % B;
-    rest /= B;
-    const uint64_t f = rest % F;
-    rest /= F;
-    const uint64_t h = rest % H;
-    rest /= H;
-    const uint64_t m = rest;
+  // The stable order and sharding of explore/grid.h: models slowest,
+  // generated lengths fastest; shard i of n owns index % n == i.
+  const explore::MixedRadix grid({models.size(), H, F, B, P, G});
+  const explore::Shard shard{req.shard_index(), shard_count};
+  uint64_t digits[6];
+  absl::Status stopped;
+  explore::ForEachInShard(total, shard, 0, [&](uint64_t i) {
+    grid.Decode(i, digits);
+    const uint64_t m = digits[0], h = digits[1], f = digits[2], b = digits[3],
+                   p = digits[4], g = digits[5];
 
     // The inner lists vary fastest: copy a model, hardware, formats or
     // profile (strings, vectors) only when its index changes.
@@ -348,12 +371,14 @@ absl::Status Backend::Sweep(
       point.mutable_error()->set_message(std::string(r.status().message()));
     }
     if (!emit(point)) {
-      return absl::CancelledError(
+      stopped = absl::CancelledError(
           absl::StrCat("sweep stopped after point ", i, " of ", total,
                        ": the client went away or the deadline passed"));
+      return false;
     }
-  }
-  return absl::OkStatus();
+    return true;
+  });
+  return stopped;
 }
 
 namespace {

@@ -656,7 +656,7 @@ grpc::Status RidgelineServiceImpl::StepTime(grpc::ServerContext* ctx,
   }
   absl::Status s = b->StepTime(*req, resp);
   if (!s.ok()) resp->Clear();
-  return ToGrpcStatus(s);
+  return ToGrpcStatus(s, ctx);
 }
 
 // The first message carries the scenario (a bad one ends the stream with
@@ -687,7 +687,7 @@ grpc::Status RidgelineServiceImpl::StepTimeStream(
   }
   absl::StatusOr<std::unique_ptr<Backend::StepSession>> session =
       b->OpenStepSession(req.scenario());
-  if (!session.ok()) return ToGrpcStatus(session.status());
+  if (!session.ok()) return ToGrpcStatus(session.status(), ctx);
   v1::StepTimeResponse resp;
   bool first = true;
   do {
@@ -711,6 +711,31 @@ grpc::Status RidgelineServiceImpl::StepTimeStream(
     if (!stream->Write(resp)) return stopped();
   } while (stream->Read(&req));
   return ctx->IsCancelled() ? stopped() : grpc::Status::OK;
+}
+
+grpc::Status RidgelineServiceImpl::Explore(
+    grpc::ServerContext* ctx, const v1::ExploreRequest* req,
+    grpc::ServerWriter<v1::ExploreResponse>* writer) {
+  if (grpc::Status s = Admit(ctx, true); !s.ok()) return s;
+  const Backend* b = backend_.load();
+  if (b == nullptr) return NotReady();
+  auto stop = [ctx] {
+    return ctx->IsCancelled() ||
+           std::chrono::system_clock::now() >= ctx->deadline();
+  };
+  absl::Status s = b->Explore(
+      *req,
+      [&](const v1::ExploreResponse& m) {
+        if (stop()) return false;
+        return writer->Write(m);
+      },
+      stop);
+  if (absl::IsCancelled(s) &&
+      std::chrono::system_clock::now() >= ctx->deadline()) {
+    return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                        "explore stopped: the deadline passed");
+  }
+  return ToGrpcStatus(s, ctx);
 }
 
 namespace {

@@ -23,6 +23,11 @@ namespace ridgeline::service {
 struct Limits {
   int64_t max_sweep_points =
       100000;  // points per Sweep request (before sharding)
+  // Explore: grid points per request (in its shard), and points when every
+  // point is streamed (include_all); worker threads per request.
+  int64_t max_explore_points = 100'000'000;
+  int64_t max_explore_all_points = 1'000'000;
+  int explore_threads = 2;
   // Bytes of one inline config.json (ModelSpec.hf_config_json). Parsing
   // costs ~20x its size in memory, so this is capped apart from the message
   // size (issue 14, defect 9). More is RESOURCE_EXHAUSTED.
@@ -127,6 +132,23 @@ class Backend {
       const v1::StepScenario& scenario) const;
 
   const Limits& limits() const { return limits_; }
+
+  // The scenario an AnalyzeRequest describes (validated, calibration
+  // applied), as Analyze builds it. Explore's base scenario comes from here.
+  absl::Status ResolveScenario(const v1::AnalyzeRequest& request,
+                               engine::Scenario* scenario) const;
+
+  // Design-space exploration (service/src/explore.cc): validates the whole
+  // request (INVALID_ARGUMENT naming the field, RESOURCE_EXHAUSTED past the
+  // caps) before any message, then emits progress messages, the points (the
+  // front, or all with include_all, by index) and one summary. `emit`
+  // returns false to stop (client gone, deadline): Explore then returns
+  // CANCELLED. `should_stop` (optional) is polled between reports, so a
+  // cancelled or expired call stops within ~20 ms of engine time.
+  absl::Status Explore(
+      const v1::ExploreRequest& request,
+      const std::function<bool(const v1::ExploreResponse&)>& emit,
+      const std::function<bool()>& should_stop = {}) const;
   const plugin_host::HardwareRegistry& registry() const { return *registry_; }
 
  private:

@@ -127,6 +127,10 @@ class RidgelineServiceImpl final : public RidgelineServiceBase {
                                     v1::AnalyzeResponse* resp) override;
   grpc::Status Sweep(grpc::ServerContext* ctx, const v1::SweepRequest* req,
                      grpc::ServerWriter<v1::SweepPoint>* writer) override;
+  // Synchronous like Sweep (long, streamed); service/src/explore.cc's
+  // Backend::Explore does the work.
+  grpc::Status Explore(grpc::ServerContext* ctx, const v1::ExploreRequest* req,
+                       grpc::ServerWriter<v1::ExploreResponse>* writer) override;
   grpc::ServerUnaryReactor* ListHardware(
       grpc::CallbackServerContext* ctx, const v1::ListHardwareRequest* req,
       v1::ListHardwareResponse* resp) override;

@@ -1,0 +1,604 @@
+// `ridgeline explore` and `ridgeline merge`.
+//
+// Output (one format for both commands, so merge reproduces explore):
+//   csv   header: one column per axis (named as given to --vary), one per
+//         objective (named as given to --objective), then feasible, fits,
+//         pareto (1/0). Rows in grid order (axis values ascending, the
+//         first axis slowest). Numbers in the shortest form that parses
+//         back to the same double, so merge recomputes the front exactly.
+//         Without --all only the front's points.
+//   json  JSON Lines: {"point": {...}} per row, then {"summary": {...}}
+//         (canonical proto3 JSON of ExploreResponse; no timing, so shard
+//         merges are byte-identical).
+//   table the same rows for people, then a summary line.
+// A progress bar goes to stderr only when stderr is a terminal.
+#include "explore.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "client.h"
+#include "flags.h"
+#include "google/protobuf/util/json_util.h"
+#include "ridgeline/explore/explore.h"
+#include "ridgeline/explore/hypervolume.h"
+#include "ridgeline/explore/objectives.h"
+#include "ridgeline/explore/pareto.h"
+#include "ridgeline/explore/space.h"
+#include "table.h"
+
+namespace ridgeline::cli {
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kFailed = 1;
+constexpr int kUsage = 2;
+
+std::vector<FlagSpec> ExploreFlags() {
+  return {
+      {"model", "ID", "catalog model id"},
+      {"model-config", "FILE.json", "a Hugging Face config.json instead"},
+      {"hardware", "ID", "the base part: a platform id"},
+      {"hardware-file", "FILE.json", "the base part: inline hardware (proto JSON)"},
+      {"batch", "N", "sequences decoded together (default 1)"},
+      {"prompt", "N", "prompt tokens (default 512)"},
+      {"gen", "N", "generated tokens (default 128)"},
+      {"weights", "FMT", "weight format (default bf16)"},
+      {"activations", "FMT", "activation format (default bf16)"},
+      {"kv", "FMT", "KV-cache format (default bf16)"},
+      {"tensor-parallel", "N", "devices per model replica (default 1)"},
+      {"profile", "NAME", "calibration profile by name"},
+      {"framework", "NAME", "best calibration profile for this framework"},
+      {"pure-roofline", "", "ignore calibration: the speed upper bound"},
+      {"vary", "AXIS=VALUES",
+       "an axis (repeat): a,b,c or lo:hi:n log-spaced; bandwidth_gbs "
+       "peak_tflops[.TYPE] capacity_gb sram_mb sram_bandwidth_gbs tdp_w "
+       "price_usd interconnect_gbs pim_bandwidth_gbs pim_tflops, *_x "
+       "multipliers, batch prompt gen weights activations kv tensor_parallel"},
+      {"objective", "METRIC[:max|:min]",
+       "an objective (repeat, 2..6): decode_tok_s decode_tok_s_total "
+       "prefill_tok_s ttft_ms tpot_ms e2e_ms j_per_token usd_per_mtoken "
+       "gco2_per_mtoken price_usd power_w"},
+      {"constraint", "METRIC<=X|METRIC>=X|fits",
+       "a constraint (repeat); fitting in memory always applies"},
+      {"all", "", "print every point (with feasible, fits, pareto), not only the front"},
+      {"shard", "I/N", "evaluate only the points with index % N == I"},
+      {"resume-from", "INDEX", "skip grid indices below INDEX"},
+      {"nsga2-generations", "N",
+       "search with NSGA-II for N generations instead of the full grid"},
+      {"nsga2-population", "N", "NSGA-II population (even, default 64)"},
+      {"seed", "N", "NSGA-II seed (default 0)"},
+      {"server", "HOST:PORT", "send the request to a ridgeline-server"},
+      {"plugin-dir", "DIR", "in-process: hardware plugin folder"},
+      {"profile-dir", "DIR", "in-process: calibration profile folder"},
+      {"format", "table|csv|json", "output format (default table)"},
+      {"timeout", "SECONDS", "deadline with --server (default 600)"},
+      {"help", "", "show this help"},
+  };
+}
+
+std::vector<FlagSpec> MergeFlags() {
+  return {
+      {"all", "", "keep every row (the inputs came from explore --all)"},
+      {"format", "table|csv|json", "output format (default: that of the inputs)"},
+      {"help", "", "show this help"},
+  };
+}
+
+struct Failure {
+  int code;
+  std::string message;
+};
+
+// One output row, whatever the source (a stream or a file).
+struct Row {
+  std::vector<std::string> axes;  // labels
+  explore::PointRow point;
+};
+
+struct Output {
+  std::vector<std::string> axis_names;
+  std::vector<std::string> objective_names;  // as given
+  std::vector<Row> rows;
+  v1::ExploreSummary summary;  // without seconds
+  double seconds = 0;
+};
+
+std::string Num(double v) {
+  return std::isfinite(v) ? explore::FormatNumber(v) : "";
+}
+
+std::string Human(double v) {
+  return std::isfinite(v) ? absl::StrFormat("%.4g", v) : "-";
+}
+
+std::string Json(const google::protobuf::Message& m) {
+  std::string json;
+  google::protobuf::util::JsonPrintOptions options;
+  (void)google::protobuf::util::MessageToJsonString(m, &json, options);
+  return json;
+}
+
+void Print(const Output& o, const std::string& format, bool all,
+           std::ostream& out) {
+  if (format == "json") {
+    for (const Row& r : o.rows) {
+      if (!all && !r.point.pareto) continue;
+      v1::ExploreResponse m;
+      v1::ExplorePoint* p = m.mutable_point();
+      p->set_index(r.point.index);
+      for (const auto& a : r.axes) p->add_axis_values(a);
+      for (double v : r.point.objectives) p->add_objectives(v);
+      p->set_feasible(r.point.feasible);
+      p->set_fits(r.point.fits);
+      p->set_pareto(r.point.pareto);
+      p->set_violation(r.point.violation);
+      out << Json(m) << "\n";
+    }
+    v1::ExploreResponse m;
+    *m.mutable_summary() = o.summary;
+    out << Json(m) << "\n";
+    return;
+  }
+  const bool csv = format == "csv";
+  Table t;
+  for (const auto& a : o.axis_names) t.headers.push_back(csv ? a : ">" + a);
+  for (const auto& n : o.objective_names) t.headers.push_back(csv ? n : ">" + n);
+  for (const char* h : {"feasible", "fits", "pareto"}) t.headers.push_back(h);
+  for (const Row& r : o.rows) {
+    if (!all && !r.point.pareto) continue;
+    std::vector<std::string> cells = r.axes;
+    for (double v : r.point.objectives) cells.push_back(csv ? Num(v) : Human(v));
+    cells.push_back(r.point.feasible ? "1" : "0");
+    cells.push_back(r.point.fits ? "1" : "0");
+    cells.push_back(r.point.pareto ? "1" : "0");
+    t.rows.push_back(std::move(cells));
+  }
+  PrintTable(t, csv ? TableStyle::kCsv : TableStyle::kText, out, csv ? 0 : 0);
+  if (!csv) {
+    const v1::ExploreSummary& s = o.summary;
+    out << absl::StrFormat(
+        "\n%d of %d points evaluated (%d in all), %d feasible, front of %d; "
+        "hypervolume %.6g%s\n",
+        s.evaluated(), s.shard_points(), s.total_points(), s.feasible(),
+        s.front_size(), s.hypervolume(),
+        s.hypervolume_exact() ? "" : " (Monte-Carlo estimate)");
+  }
+}
+
+class ProgressBar {
+ public:
+  ProgressBar(std::ostream& err) : err_(err), tty_(isatty(2) == 1) {}
+  void Update(uint64_t done, uint64_t total) {
+    if (!tty_ || total == 0) return;
+    const int width = 40;
+    const int fill = static_cast<int>(width * done / total);
+    err_ << "\r[" << std::string(fill, '#') << std::string(width - fill, '.')
+         << "] " << absl::StrFormat("%3d%% %d/%d points", 100 * done / total,
+                                    done, total)
+         << std::flush;
+    shown_ = true;
+  }
+  ~ProgressBar() {
+    if (shown_) err_ << "\n";
+  }
+
+ private:
+  std::ostream& err_;
+  bool tty_;
+  bool shown_ = false;
+};
+
+std::optional<Failure> BuildRequest(const ParsedFlags& f,
+                                    v1::ExploreRequest* req) {
+  auto usage = [](std::string m) { return Failure{kUsage, std::move(m)}; };
+  if (!f.positional().empty()) {
+    return usage(absl::StrCat("unexpected argument '", f.positional()[0], "'"));
+  }
+  if (auto m = f.Get("model")) {
+    req->mutable_model()->set_catalog_id(*m);
+  } else if (auto path = f.Get("model-config")) {
+    std::ifstream in(*path);
+    if (!in) return usage(absl::StrCat("--model-config: cannot read '", *path, "'"));
+    std::stringstream b;
+    b << in.rdbuf();
+    req->mutable_model()->set_hf_config_json(b.str());
+  } else {
+    return usage("give --model ID or --model-config FILE.json");
+  }
+  if (auto h = f.Get("hardware")) {
+    req->mutable_hardware()->set_platform_id(*h);
+  } else if (auto path = f.Get("hardware-file")) {
+    std::ifstream in(*path);
+    if (!in) return usage(absl::StrCat("--hardware-file: cannot read '", *path, "'"));
+    std::stringstream b;
+    b << in.rdbuf();
+    auto st = google::protobuf::util::JsonStringToMessage(
+        b.str(), req->mutable_hardware()->mutable_description());
+    if (!st.ok()) {
+      return usage(absl::StrCat("--hardware-file: '", *path,
+                                "' is not a ridgeline.v1.Hardware in proto JSON: ",
+                                st.message().as_string()));
+    }
+  } else {
+    return usage("give --hardware ID or --hardware-file FILE.json (the base part)");
+  }
+  constexpr int64_t kAny = std::numeric_limits<int64_t>::max();
+  for (auto [flag, set] :
+       {std::pair{"batch", &v1::Workload::set_batch},
+        std::pair{"prompt", &v1::Workload::set_prompt_tokens},
+        std::pair{"gen", &v1::Workload::set_generated_tokens}}) {
+    absl::StatusOr<std::optional<int64_t>> v = f.GetInt(flag, -kAny, kAny);
+    if (!v.ok()) return usage(std::string(v.status().message()));
+    if (*v) (req->mutable_workload()->*set)(**v);
+  }
+  if (auto v = f.Get("weights")) req->mutable_formats()->set_weights(*v);
+  if (auto v = f.Get("activations")) req->mutable_formats()->set_activations(*v);
+  if (auto v = f.Get("kv")) req->mutable_formats()->set_kv_cache(*v);
+  absl::StatusOr<std::optional<int64_t>> tp = f.GetInt("tensor-parallel", 1, 256);
+  if (!tp.ok()) return usage(std::string(tp.status().message()));
+  if (*tp) req->mutable_parallelism()->set_tensor_parallel(static_cast<int32_t>(**tp));
+  if (auto p = f.Get("profile")) req->mutable_calibration()->set_profile(*p);
+  if (auto p = f.Get("framework")) req->mutable_calibration()->set_framework(*p);
+  if (f.Has("pure-roofline")) req->mutable_options()->set_pure_roofline(true);
+  for (const auto& v : f.GetAll("vary")) req->add_vary(v);
+  for (const auto& v : f.GetAll("objective")) req->add_objectives(v);
+  for (const auto& v : f.GetAll("constraint")) req->add_constraints(v);
+  req->set_include_all(f.Has("all"));
+  if (auto s = f.Get("shard")) {
+    absl::StatusOr<explore::Shard> sh = explore::ParseShard(*s, "--shard");
+    if (!sh.ok()) return usage(std::string(sh.status().message()));
+    req->set_shard_index(static_cast<uint32_t>(sh->index));
+    req->set_shard_count(static_cast<uint32_t>(sh->count));
+  }
+  absl::StatusOr<std::optional<int64_t>> resume = f.GetInt("resume-from", 0, kAny);
+  if (!resume.ok()) return usage(std::string(resume.status().message()));
+  if (*resume) req->set_resume_from(static_cast<uint64_t>(**resume));
+  absl::StatusOr<std::optional<int64_t>> gens = f.GetInt("nsga2-generations", 0, 10000);
+  if (!gens.ok()) return usage(std::string(gens.status().message()));
+  if (*gens) req->set_nsga2_generations(static_cast<int32_t>(**gens));
+  absl::StatusOr<std::optional<int64_t>> pop = f.GetInt("nsga2-population", 4, 4096);
+  if (!pop.ok()) return usage(std::string(pop.status().message()));
+  if (*pop) req->set_nsga2_population(static_cast<int32_t>(**pop));
+  absl::StatusOr<std::optional<int64_t>> seed = f.GetInt("seed", 0, kAny);
+  if (!seed.ok()) return usage(std::string(seed.status().message()));
+  if (*seed) req->set_nsga2_seed(static_cast<uint64_t>(**seed));
+  return std::nullopt;
+}
+
+// Maps the request's field paths in an error to the flag that sets them.
+std::string FlagOf(std::string_view message) {
+  constexpr std::pair<const char*, const char*> kMap[] = {
+      {"vary", "--vary"},          {"objectives", "--objective"},
+      {"constraints", "--constraint"}, {"shard_", "--shard"},
+      {"workload.batch", "--batch"}, {"workload.prompt", "--prompt"},
+      {"workload.generated", "--gen"}, {"formats.weights", "--weights"},
+      {"formats.kv", "--kv"},      {"formats.activations", "--activations"},
+      {"model", "--model"},        {"hardware", "--hardware"},
+      {"parallelism", "--tensor-parallel"}, {"nsga2_population", "--nsga2-population"},
+  };
+  for (const auto& [field, flag] : kMap) {
+    if (message.starts_with(field)) return absl::StrCat(" (flag ", flag, ")");
+  }
+  return "";
+}
+
+int Explore(const ParsedFlags& f, std::ostream& out, std::ostream& err) {
+  const std::string format = f.Get("format").value_or("table");
+  if (format != "table" && format != "csv" && format != "json") {
+    err << "ridgeline explore: --format: expected table, csv or json, got '"
+        << format << "'\n";
+    return kUsage;
+  }
+  v1::ExploreRequest req;
+  if (std::optional<Failure> fail = BuildRequest(f, &req)) {
+    err << "ridgeline explore: " << fail->message << "\n";
+    return fail->code;
+  }
+  std::unique_ptr<Client> client;
+  if (auto server = f.Get("server")) {
+    absl::StatusOr<std::optional<int64_t>> t = f.GetInt("timeout", 1, 86400);
+    if (!t.ok()) {
+      err << "ridgeline explore: " << t.status().message() << "\n";
+      return kUsage;
+    }
+    client = MakeGrpcClient(*server, std::chrono::seconds(t->value_or(600)));
+  } else {
+    InProcessOptions o;
+    o.plugin_dir = f.Get("plugin-dir").value_or("");
+    o.profile_dir = f.Get("profile-dir").value_or("");
+    absl::StatusOr<std::unique_ptr<Client>> c = MakeInProcessClient(o);
+    if (!c.ok()) {
+      err << "ridgeline explore: " << c.status() << "\n";
+      return kFailed;
+    }
+    client = std::move(*c);
+  }
+  Output o;
+  {
+    ProgressBar bar(err);
+    absl::Status st = client->Explore(req, [&](const v1::ExploreResponse& m) {
+      if (m.has_progress()) {
+        bar.Update(m.progress().points_done(), m.progress().points_total());
+      } else if (m.has_point()) {
+        Row r;
+        r.axes.assign(m.point().axis_values().begin(), m.point().axis_values().end());
+        r.point.index = m.point().index();
+        r.point.objectives.assign(m.point().objectives().begin(),
+                                  m.point().objectives().end());
+        r.point.feasible = m.point().feasible();
+        r.point.fits = m.point().fits();
+        r.point.pareto = m.point().pareto();
+        r.point.violation = m.point().violation();
+        o.rows.push_back(std::move(r));
+      } else if (m.has_summary()) {
+        o.summary = m.summary();
+      }
+    });
+    if (!st.ok()) {
+      err << "ridgeline explore: " << absl::StatusCodeToString(st.code()) << ": "
+          << st.message() << FlagOf(std::string(st.message())) << "\n";
+      return kFailed;
+    }
+  }
+  o.seconds = o.summary.seconds();
+  o.summary.set_seconds(0);
+  o.axis_names.assign(req.vary().begin(), req.vary().end());
+  for (auto& n : o.axis_names) n = n.substr(0, n.find('='));
+  o.objective_names.assign(req.objectives().begin(), req.objectives().end());
+  Print(o, format, true, out);
+  if (format == "table") {
+    err << absl::StrFormat("explored in %.3f s\n", o.seconds);
+  }
+  return kOk;
+}
+
+// ---- merge ---------------------------------------------------------------
+
+bool IsFormatAxis(std::string_view name) {
+  return name == "weights" || name == "activations" || name == "kv";
+}
+
+std::vector<std::string> SplitCsvLine(const std::string& line) {
+  // Our own output: RFC 4180 quoting only where a cell needs it.
+  std::vector<std::string> cells;
+  std::string cur;
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      cells.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  cells.push_back(std::move(cur));
+  return cells;
+}
+
+std::optional<Failure> ReadCsv(const std::string& path, std::istream& in,
+                               Output* o, bool first) {
+  std::string line;
+  if (!std::getline(in, line)) return Failure{kFailed, absl::StrCat(path, ": empty")};
+  std::vector<std::string> head = SplitCsvLine(line);
+  if (head.size() < 5 || head[head.size() - 3] != "feasible" ||
+      head[head.size() - 2] != "fits" || head.back() != "pareto") {
+    return Failure{kFailed, absl::StrCat(path, ": not a ridgeline explore CSV "
+                                               "(header must end with "
+                                               "feasible,fits,pareto)")};
+  }
+  // Objective columns parse as METRIC[:dir]; the columns before them are
+  // axes.
+  size_t n_obj = 0;
+  for (size_t k = head.size() - 3; k-- > 0;) {
+    if (!explore::ParseObjective(head[k], "").ok()) break;
+    ++n_obj;
+  }
+  const size_t n_axes = head.size() - 3 - n_obj;
+  std::vector<std::string> axes(head.begin(), head.begin() + n_axes);
+  std::vector<std::string> objs(head.begin() + n_axes, head.end() - 3);
+  if (first) {
+    o->axis_names = axes;
+    o->objective_names = objs;
+  } else if (axes != o->axis_names || objs != o->objective_names) {
+    return Failure{kFailed, absl::StrCat(path, ": columns differ from the "
+                                               "first input's")};
+  }
+  int n = 1;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.empty()) continue;
+    std::vector<std::string> cells = SplitCsvLine(line);
+    if (cells.size() != head.size()) {
+      return Failure{kFailed, absl::StrCat(path, ":", n, ": ", cells.size(),
+                                           " cells, header has ", head.size())};
+    }
+    Row r;
+    r.axes.assign(cells.begin(), cells.begin() + n_axes);
+    for (size_t k = 0; k < n_obj; ++k) {
+      double v = std::nan("");
+      const std::string& c = cells[n_axes + k];
+      if (!c.empty() && !absl::SimpleAtod(c, &v)) {
+        return Failure{kFailed, absl::StrCat(path, ":", n, ": bad number '", c, "'")};
+      }
+      r.point.objectives.push_back(v);
+    }
+    r.point.feasible = cells[head.size() - 3] == "1";
+    r.point.fits = cells[head.size() - 2] == "1";
+    o->rows.push_back(std::move(r));
+  }
+  return std::nullopt;
+}
+
+std::optional<Failure> ReadJson(const std::string& path, std::istream& in,
+                                Output* o, bool first) {
+  std::string line;
+  bool have_summary = false;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    v1::ExploreResponse m;
+    if (!google::protobuf::util::JsonStringToMessage(line, &m).ok()) {
+      return Failure{kFailed, absl::StrCat(path, ": not ridgeline explore JSON Lines")};
+    }
+    if (m.has_point()) {
+      Row r;
+      r.axes.assign(m.point().axis_values().begin(), m.point().axis_values().end());
+      r.point.index = m.point().index();
+      r.point.objectives.assign(m.point().objectives().begin(),
+                                m.point().objectives().end());
+      r.point.feasible = m.point().feasible();
+      r.point.fits = m.point().fits();
+      r.point.violation = m.point().violation();
+      o->rows.push_back(std::move(r));
+    } else if (m.has_summary()) {
+      const v1::ExploreSummary& s = m.summary();
+      have_summary = true;
+      std::vector<std::string> axes(s.axis_names().begin(), s.axis_names().end());
+      std::vector<std::string> objs(s.objective_names().begin(),
+                                    s.objective_names().end());
+      if (first) {
+        o->axis_names = axes;
+        o->objective_names = objs;
+        o->summary.set_total_points(s.total_points());
+      } else if (axes != o->axis_names || objs != o->objective_names) {
+        return Failure{kFailed, absl::StrCat(path, ": axes or objectives differ "
+                                                   "from the first input's")};
+      }
+      o->summary.set_shard_points(o->summary.shard_points() + s.shard_points());
+      o->summary.set_evaluated(o->summary.evaluated() + s.evaluated());
+      o->summary.set_feasible(o->summary.feasible() + s.feasible());
+    }
+  }
+  if (!have_summary) return Failure{kFailed, absl::StrCat(path, ": no summary line")};
+  return std::nullopt;
+}
+
+int Merge(const ParsedFlags& f, std::ostream& out, std::ostream& err) {
+  if (f.positional().empty()) {
+    err << "ridgeline merge: give the shard outputs: ridgeline merge A.csv B.csv ...\n";
+    return kUsage;
+  }
+  Output o;
+  std::string input_format;
+  for (size_t i = 0; i < f.positional().size(); ++i) {
+    const std::string& path = f.positional()[i];
+    std::ifstream in(path);
+    if (!in) {
+      err << "ridgeline merge: cannot read '" << path << "'\n";
+      return kFailed;
+    }
+    const int c = in.peek();
+    const std::string fmt = c == '{' ? "json" : "csv";
+    if (!input_format.empty() && fmt != input_format) {
+      err << "ridgeline merge: " << path << " is " << fmt << ", the others "
+          << input_format << "\n";
+      return kFailed;
+    }
+    input_format = fmt;
+    std::optional<Failure> fail = fmt == "json" ? ReadJson(path, in, &o, i == 0)
+                                                : ReadCsv(path, in, &o, i == 0);
+    if (fail) {
+      err << "ridgeline merge: " << fail->message << "\n";
+      return fail->code;
+    }
+  }
+  // Grid order: axis values ascending (numbers) or by name (formats),
+  // exactly the order explore numbers points in.
+  const size_t n_axes = o.axis_names.size();
+  auto less = [&](const Row& a, const Row& b) {
+    for (size_t k = 0; k < n_axes; ++k) {
+      if (a.axes[k] == b.axes[k]) continue;
+      if (IsFormatAxis(o.axis_names[k])) return a.axes[k] < b.axes[k];
+      double x = 0, y = 0;
+      (void)absl::SimpleAtod(a.axes[k], &x);
+      (void)absl::SimpleAtod(b.axes[k], &y);
+      return x < y;
+    }
+    return false;
+  };
+  std::stable_sort(o.rows.begin(), o.rows.end(), less);
+  o.rows.erase(std::unique(o.rows.begin(), o.rows.end(),
+                           [](const Row& a, const Row& b) { return a.axes == b.axes; }),
+               o.rows.end());
+  std::vector<explore::Objective> objectives;
+  for (const std::string& name : o.objective_names) {
+    objectives.push_back(*explore::ParseObjective(name, ""));
+  }
+  std::vector<explore::PointRow> points;
+  for (const Row& r : o.rows) points.push_back(r.point);
+  explore::MarkFront(objectives, &points);
+  explore::PointSet front;
+  front.dims = static_cast<int>(objectives.size());
+  std::vector<double> v(objectives.size());
+  size_t n_front = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    o.rows[i].point.pareto = points[i].pareto;
+    if (!points[i].pareto) continue;
+    ++n_front;
+    for (size_t k = 0; k < objectives.size(); ++k) {
+      v[k] = objectives[k].maximize ? -points[i].objectives[k] : points[i].objectives[k];
+    }
+    front.Add(v.data());
+  }
+  o.summary.set_front_size(n_front);
+  const explore::Hypervolume hv = explore::FrontHypervolume(front);
+  o.summary.set_hypervolume(hv.value);
+  o.summary.set_hypervolume_exact(hv.exact);
+  for (const auto& a : o.axis_names) o.summary.add_axis_names(a);
+  for (const auto& n : o.objective_names) o.summary.add_objective_names(n);
+  Print(o, f.Get("format").value_or(input_format), f.Has("all"), out);
+  return kOk;
+}
+
+}  // namespace
+
+int ExploreCli(const std::string& command,
+               const std::vector<std::string>& leading,
+               const std::vector<std::string>& args, std::ostream& out,
+               std::ostream& err) {
+  const bool merge = command == "merge";
+  const std::vector<FlagSpec> specs = merge ? MergeFlags() : ExploreFlags();
+  std::vector<std::string> all = leading;
+  all.insert(all.end(), args.begin(), args.end());
+  absl::StatusOr<ParsedFlags> f = ParseFlags(all, specs);
+  if (!f.ok()) {
+    err << "ridgeline " << command << ": " << f.status().message() << "\n";
+    return kUsage;
+  }
+  if (f->Has("help")) {
+    out << (merge ? "usage: ridgeline merge [--all] [--format F] SHARD_OUTPUT...\n\n"
+                    "combine the outputs of `ridgeline explore --shard I/N` "
+                    "(csv or json) into exactly the single-process output\n\nflags:\n"
+                  : "usage: ridgeline explore --model ID --hardware ID --vary "
+                    "AXIS=VALUES ... --objective METRIC:max|min ... [flags]\n\n"
+                    "design-space exploration: the exact joint Pareto front of "
+                    "the objectives over the feasible points\n\nflags:\n")
+        << FlagHelp(specs);
+    return kOk;
+  }
+  return merge ? Merge(*f, out, err) : Explore(*f, out, err);
+}
+
+}  // namespace ridgeline::cli

@@ -1,0 +1,74 @@
+// Exhaustive exploration of a Space: every point of a shard evaluated,
+// judged against the constraints, reduced to the exact joint Pareto front
+// of the objectives over the feasible points.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ridgeline/explore/grid.h"
+#include "ridgeline/explore/objectives.h"
+#include "ridgeline/explore/space.h"
+
+namespace ridgeline::explore {
+
+struct ExploreSpec {
+  Space space;
+  std::vector<Objective> objectives;    // 2..6
+  std::vector<Constraint> constraints;  // fits is always applied
+  Shard shard;
+  uint64_t resume_from = 0;  // first grid index to evaluate (resumable)
+  bool keep_all = false;     // keep every point, not only the front
+};
+
+// Checks objectives (2..6, no duplicates) and the space.
+absl::Status ValidateSpec(const ExploreSpec& spec);
+
+struct PointRow {
+  uint64_t index = 0;               // grid index
+  std::vector<double> objectives;   // natural values (not negated), per spec
+  bool feasible = false;            // fits, constraints hold, all known
+  bool fits = false;
+  bool pareto = false;              // on the front of this run's points
+  double violation = 0;
+};
+
+struct ExploreResult {
+  uint64_t total_points = 0;   // of the whole grid
+  uint64_t shard_points = 0;   // in this shard (from resume_from on)
+  uint64_t evaluated = 0;
+  uint64_t feasible = 0;
+  // keep_all: every evaluated point; else the front only. By index.
+  std::vector<PointRow> rows;
+  size_t front_size = 0;
+  double hypervolume = 0;      // of the front, see hypervolume.h
+  bool hypervolume_exact = true;
+  double seconds = 0;
+};
+
+struct ExploreCallbacks {
+  // Called about every `progress_every` points (and at the end) with
+  // (evaluated, shard_points). Return false to stop (cancel, deadline):
+  // Explore then returns CANCELLED.
+  std::function<bool(uint64_t, uint64_t)> progress;
+  uint64_t progress_every = 65536;
+  // Polled about every 20 ms when set (with progress): true stops the run
+  // (CANCELLED) without waiting for the next progress report.
+  std::function<bool()> should_stop;
+};
+
+// Evaluates with `threads` workers (0: one per core, at most 8); the
+// result does not depend on the thread count.
+absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
+                                      const ExploreCallbacks& callbacks = {},
+                                      int threads = 1);
+
+// Recomputes `pareto` over the feasible rows (exact; for merging shard
+// outputs: the front of the union of shard fronts is the global front).
+void MarkFront(const std::vector<Objective>& objectives,
+               std::vector<PointRow>* rows);
+
+}  // namespace ridgeline::explore

@@ -1,0 +1,54 @@
+// NSGA-II (Deb et al., IEEE TEC 2002) over the grid of a Space, for spaces
+// too large to enumerate. Genes are axis digits. Seeded and reproducible:
+// the same spec and seed give the same result (std::mt19937_64, integer
+// draws, a fixed evaluation order; one thread).
+//
+// Constraint handling by violation size (Deb's constrained domination): a
+// feasible point beats an infeasible one; of two infeasible points the one
+// with the smaller Violation() wins; two feasible points compare by Pareto
+// dominance. Selection: binary tournament on (rank, crowding distance);
+// crossover: uniform per axis with probability 0.9 per pair; mutation: each
+// gene with probability 1/axes moves by a random step of up to a fifth of
+// its radix (at least 1), clamped. Evaluations are cached by grid index.
+// Hypervolume per generation: of the feasible first front, at a reference
+// fixed from the first generation's feasible points (their worst values
+// plus 10 % of the range); exact for 2-3 objectives, Monte-Carlo with a
+// fixed seed above (hypervolume.h).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ridgeline/explore/explore.h"
+
+namespace ridgeline::explore {
+
+struct Nsga2Options {
+  int population = 64;   // 4..4096, even
+  int generations = 50;  // 1..10000
+  uint64_t seed = 1;
+};
+
+struct Nsga2Generation {
+  int generation = 0;
+  uint64_t evaluations = 0;  // distinct points evaluated so far
+  size_t front_size = 0;     // feasible non-dominated points in population
+  double hypervolume = 0;
+  bool hypervolume_exact = true;
+};
+
+struct Nsga2Result {
+  std::vector<PointRow> front;  // feasible non-dominated points found, by index
+  std::vector<Nsga2Generation> generations;
+  uint64_t evaluations = 0;
+};
+
+// spec.shard, resume_from and keep_all are ignored. `on_generation`
+// (optional) returns false to stop early (CANCELLED).
+absl::StatusOr<Nsga2Result> RunNsga2(
+    const ExploreSpec& spec, const Nsga2Options& options,
+    const std::function<bool(const Nsga2Generation&)>& on_generation = {});
+
+}  // namespace ridgeline::explore

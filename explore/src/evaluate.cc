@@ -1,0 +1,129 @@
+// Point evaluation (evaluate.h).
+#include "ridgeline/explore/evaluate.h"
+
+#include <cmath>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "ridgeline/engine/analyze.h"
+#include "ridgeline/engine/design_point.h"
+#include "ridgeline/engine/status_macros.h"
+
+namespace ridgeline::explore {
+
+void MetricsFromAnalysis(const engine::AnalysisResult& r,
+                         const engine::Scenario& s, PointOutcome* out) {
+  MetricValues& m = out->metrics;
+  m.fill(kUnknown);
+  auto set = [&](Metric k, double v) { m[static_cast<int>(k)] = v; };
+  const engine::Hardware& hw = s.hardware;
+  const double devices = static_cast<double>(s.parallelism.tensor_parallel);
+  out->fits = r.memory.fits;
+  double need = 0, have = 0;
+  for (double b : r.memory.required_bytes) need += b;
+  for (const auto& t : hw.tiers) have += t.capacity_bytes;
+  out->memory_overflow = have > 0 && need > have ? (need - have) / have : 0;
+  if (s.workload.generated_tokens > 1) {
+    set(Metric::kDecodeTokS, r.decode_tokens_per_second_per_sequence);
+    set(Metric::kDecodeTokSTotal, r.decode_tokens_per_second_total);
+    set(Metric::kTpotMs, r.tpot_mean_seconds * 1e3);
+  }
+  set(Metric::kPrefillTokS, r.prefill_tokens_per_second);
+  set(Metric::kTtftMs, r.ttft_seconds * 1e3);
+  set(Metric::kE2eMs, r.e2e_seconds * 1e3);
+  const engine::Economy& e = r.economy;
+  if (e.joules_per_output_token.has_value())
+    set(Metric::kJPerToken, *e.joules_per_output_token);
+  if (e.usd_per_million_output_tokens.has_value())
+    set(Metric::kUsdPerMtoken, *e.usd_per_million_output_tokens);
+  if (e.g_co2e_per_million_output_tokens.has_value())
+    set(Metric::kGco2PerMtoken, *e.g_co2e_per_million_output_tokens);
+  if (hw.price_usd.has_value()) set(Metric::kPriceUsd, *hw.price_usd * devices);
+  if (e.prefill_joules.has_value() && e.decode_joules.has_value() &&
+      r.e2e_seconds > 0) {
+    set(Metric::kPowerW,
+        (*e.prefill_joules + *e.decode_joules) / r.e2e_seconds);
+  }
+  if (hw.tdp_watts.has_value() && *hw.tdp_watts > 0) {
+    const int t = DeviceMemoryTier(hw);
+    if (t >= 0) {
+      set(Metric::kGbsPerW,
+          hw.tiers[t].read_bandwidth_bytes_per_second / 1e9 / *hw.tdp_watts);
+    }
+    const double peak = ReferencePeak(hw.peak_ops_per_second);
+    if (peak > 0) set(Metric::kTflopsPerW, peak / 1e12 / *hw.tdp_watts);
+  }
+}
+
+struct SpaceEvaluator::Impl {
+  const Space* space = nullptr;
+  MixedRadix grid;
+  std::vector<uint64_t> digits;
+  // Deployment axes (they change the graph) and the model per combination:
+  // the graph is built once per combination, then every hardware point
+  // only re-places and re-times it (engine::DesignPointModel).
+  std::vector<size_t> deployment_axes;
+  std::unordered_map<uint64_t, std::unique_ptr<engine::DesignPointModel>>
+      models;
+  engine::AnalysisResult result;
+
+  absl::StatusOr<engine::DesignPointModel*> ModelFor(const uint64_t* digits) {
+    uint64_t key = 0;
+    for (size_t k : deployment_axes) key = key * space->axes[k].size() + digits[k];
+    auto it = models.find(key);
+    if (it != models.end()) return it->second.get();
+    if (models.size() >= 4096) models.clear();  // bounded memory
+    engine::Scenario s = space->base;
+    s.options.suggestions = false;
+    ApplyDeploymentAxes(*space, digits, &s);
+    ASSIGN_OR_RETURN(engine::DesignPointModel m,
+                     engine::DesignPointModel::Create(s));
+    auto owned = std::make_unique<engine::DesignPointModel>(std::move(m));
+    engine::DesignPointModel* raw = owned.get();
+    models.emplace(key, std::move(owned));
+    return raw;
+  }
+};
+
+SpaceEvaluator::SpaceEvaluator(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+SpaceEvaluator::SpaceEvaluator(SpaceEvaluator&&) noexcept = default;
+SpaceEvaluator& SpaceEvaluator::operator=(SpaceEvaluator&&) noexcept = default;
+SpaceEvaluator::~SpaceEvaluator() = default;
+
+absl::StatusOr<SpaceEvaluator> SpaceEvaluator::Create(const Space& space) {
+  RETURN_IF_ERROR(ValidateSpace(space));
+  auto impl = std::make_unique<Impl>();
+  impl->space = &space;
+  impl->grid = space.Grid();
+  impl->digits.resize(space.axes.size());
+  for (size_t k = 0; k < space.axes.size(); ++k) {
+    if (!space.axes[k].hardware()) impl->deployment_axes.push_back(k);
+  }
+  return SpaceEvaluator(std::move(impl));
+}
+
+engine::Scenario SpaceEvaluator::ScenarioAt(const uint64_t* digits) const {
+  engine::Scenario s = impl_->space->base;
+  s.options.suggestions = false;
+  ApplyHardwareAxes(*impl_->space, digits, &s.hardware);
+  ApplyDeploymentAxes(*impl_->space, digits, &s);
+  return s;
+}
+
+absl::Status SpaceEvaluator::Evaluate(uint64_t index, PointOutcome* out) {
+  impl_->grid.Decode(index, impl_->digits.data());
+  return EvaluateDigits(impl_->digits.data(), out);
+}
+
+absl::Status SpaceEvaluator::EvaluateDigits(const uint64_t* digits,
+                                            PointOutcome* out) {
+  ASSIGN_OR_RETURN(engine::DesignPointModel * m, impl_->ModelFor(digits));
+  ApplyHardwareAxes(*impl_->space, digits, &m->hardware());
+  RETURN_IF_ERROR(m->Evaluate(&impl_->result));
+  MetricsFromAnalysis(impl_->result, m->scenario(), out);
+  return absl::OkStatus();
+}
+
+}  // namespace ridgeline::explore

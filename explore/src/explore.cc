@@ -1,0 +1,257 @@
+// Exhaustive exploration (explore.h): shard points evaluated in chunks by
+// worker threads, each keeping the front of its feasible points; the
+// fronts merge exactly (pareto.h), so the result does not depend on the
+// number of threads or the chunking.
+#include "ridgeline/explore/explore.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "av.h"
+#include "ridgeline/engine/status_macros.h"
+#include "ridgeline/explore/evaluate.h"
+#include "ridgeline/explore/hypervolume.h"
+#include "ridgeline/explore/pareto.h"
+
+namespace ridgeline::explore {
+
+using internal::Av;
+namespace {
+
+constexpr uint64_t kChunk = 4096;
+
+std::string PointName(const Space& space, uint64_t index) {
+  const MixedRadix grid = space.Grid();
+  std::vector<uint64_t> d(grid.size());
+  grid.Decode(index, d.data());
+  std::string out = absl::StrCat("point ", index, " (");
+  for (size_t k = 0; k < d.size(); ++k) {
+    absl::StrAppend(&out, k ? ", " : "", space.axes[k].name, "=",
+                    space.axes[k].Label(d[k]));
+  }
+  return out + ")";
+}
+
+}  // namespace
+
+absl::Status ValidateSpec(const ExploreSpec& spec) {
+  const size_t n = spec.objectives.size();
+  if (n < static_cast<size_t>(kMinObjectives) ||
+      n > static_cast<size_t>(kMaxObjectives)) {
+    return internal::AtField(absl::InvalidArgumentError(absl::StrCat(
+        "objectives: want ", kMinObjectives, "..", kMaxObjectives,
+        " objectives, got ", n)), "objectives");
+  }
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (spec.objectives[i].metric == spec.objectives[j].metric) {
+        return internal::AtField(
+            absl::InvalidArgumentError(absl::StrCat(
+                "objectives[", i, "]: ", spec.objectives[i].name,
+                " given twice")),
+            absl::StrCat("objectives[", i, "]"));
+      }
+    }
+  }
+  if (spec.shard.count < 1 || spec.shard.count > kMaxShards ||
+      spec.shard.index >= spec.shard.count) {
+    return internal::AtField(absl::InvalidArgumentError(absl::StrCat(
+        "shard: want i/n with 0 <= i < n <= ", kMaxShards, ", got ",
+        spec.shard.index, "/", spec.shard.count)), "shard");
+  }
+  return ValidateSpace(spec.space);
+}
+
+void MarkFront(const std::vector<Objective>& objectives,
+               std::vector<PointRow>* rows) {
+  PointSet set;
+  set.dims = static_cast<int>(objectives.size());
+  std::vector<size_t> where;
+  std::vector<double> v(objectives.size());
+  for (size_t i = 0; i < rows->size(); ++i) {
+    PointRow& r = (*rows)[i];
+    r.pareto = false;
+    if (!r.feasible) continue;
+    for (size_t k = 0; k < objectives.size(); ++k) {
+      v[k] = objectives[k].maximize ? -r.objectives[k] : r.objectives[k];
+    }
+    set.Add(v.data());
+    where.push_back(i);
+  }
+  for (size_t i : ParetoFront(set)) (*rows)[where[i]].pareto = true;
+}
+
+absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
+                                      const ExploreCallbacks& cb,
+                                      int threads) {
+  RETURN_IF_ERROR(ValidateSpec(spec));
+  const auto start = std::chrono::steady_clock::now();
+  ExploreResult res;
+  const MixedRadix grid = spec.space.Grid();
+  res.total_points = grid.total();
+  // The shard's points from resume_from on, as positions 0..shard_points-1:
+  // position p is grid index first + p * count.
+  const Shard sh = spec.shard;
+  uint64_t first = sh.index;
+  if (spec.resume_from > first) {
+    first += (spec.resume_from - first + sh.count - 1) / sh.count * sh.count;
+  }
+  res.shard_points =
+      first < res.total_points ? (res.total_points - 1 - first) / sh.count + 1
+                               : 0;
+  const uint64_t chunks = (res.shard_points + kChunk - 1) / kChunk;
+  if (threads <= 0) {
+    threads = static_cast<int>(
+        std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 8));
+  }
+  threads = static_cast<int>(
+      std::min<uint64_t>(static_cast<uint64_t>(threads), std::max<uint64_t>(chunks, 1)));
+
+  const int dims = static_cast<int>(spec.objectives.size());
+  std::vector<std::vector<PointRow>> chunk_rows(spec.keep_all ? chunks : 0);
+  std::vector<FrontAccumulator> fronts(threads, FrontAccumulator(dims));
+  std::vector<uint64_t> feasible(threads, 0);
+  std::atomic<uint64_t> next_chunk{0}, done{0};
+  std::atomic<bool> stop{false};
+  std::mutex err_mu;
+  absl::Status error;
+
+  std::vector<SpaceEvaluator> evaluators;
+  for (int t = 0; t < threads; ++t) {
+    ASSIGN_OR_RETURN(SpaceEvaluator e, SpaceEvaluator::Create(spec.space));
+    evaluators.push_back(std::move(e));
+  }
+
+  auto work = [&](int t) {
+    SpaceEvaluator& ev = evaluators[t];
+    PointOutcome out;
+    std::vector<double> v(dims);
+    for (;;) {
+      const uint64_t c = next_chunk.fetch_add(1);
+      if (c >= chunks || stop.load(std::memory_order_relaxed)) return;
+      const uint64_t p_end = std::min(res.shard_points, (c + 1) * kChunk);
+      std::vector<PointRow>* rows = spec.keep_all ? &chunk_rows[c] : nullptr;
+      if (rows != nullptr) rows->reserve(p_end - c * kChunk);
+      for (uint64_t p = c * kChunk; p < p_end; ++p) {
+        // A cancelled run stops within 64 points, not a whole chunk.
+        if ((p & 63) == 0 && stop.load(std::memory_order_relaxed)) return;
+        const uint64_t index = first + p * sh.count;
+        absl::Status st = ev.Evaluate(index, &out);
+        if (!st.ok()) {
+          std::lock_guard<std::mutex> lock(err_mu);
+          if (error.ok()) {
+            error = absl::Status(
+                st.code(), absl::StrCat(PointName(spec.space, index), ": ",
+                                        st.message()));
+          }
+          stop = true;
+          return;
+        }
+        const double viol = Violation(out.metrics, out.fits, out.memory_overflow,
+                                      spec.objectives, spec.constraints);
+        MinimisedObjectives(out.metrics, spec.objectives, v.data());
+        const bool ok = viol == 0;
+        if (ok) {
+          ++feasible[t];
+          fronts[t].Add(v.data(), index);
+        }
+        if (rows != nullptr) {
+          PointRow r;
+          r.index = index;
+          r.objectives.resize(dims);
+          for (int k = 0; k < dims; ++k) {
+            r.objectives[k] = out.metrics[static_cast<int>(spec.objectives[k].metric)];
+          }
+          r.feasible = ok;
+          r.fits = out.fits;
+          r.violation = viol;
+          rows->push_back(std::move(r));
+        }
+      }
+      done.fetch_add(p_end - c * kChunk);
+    }
+  };
+
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  if (!cb.progress) {
+    work(0);
+  } else {
+    // The caller's thread reports progress; with one thread it also works
+    // (one chunk at a time between reports).
+    std::thread own;
+    if (threads >= 1) own = std::thread(work, 0);
+    uint64_t reported = 0;
+    for (;;) {
+      const uint64_t d = done.load();
+      const bool finished = d >= res.shard_points || stop.load();
+      if (finished || d - reported >= cb.progress_every) {
+        reported = d;
+        if (!cb.progress(d, res.shard_points)) stop = true;
+      }
+      if (cb.should_stop && cb.should_stop()) stop = true;
+      if (finished || stop.load()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    own.join();
+  }
+  for (std::thread& th : pool) th.join();
+  if (!error.ok()) return error;
+  res.evaluated = done.load();
+  if (stop.load() || res.evaluated < res.shard_points) {
+    return absl::CancelledError(absl::StrCat(
+        "explore stopped after ", res.evaluated, " of ", res.shard_points,
+        " points: cancelled or past the deadline"));
+  }
+
+  // Merge the per-thread fronts (exact: front of the union of fronts).
+  FrontAccumulator all(dims);
+  for (int t = 0; t < threads; ++t) {
+    res.feasible += feasible[t];
+    for (const auto& e : fronts[t].Front()) all.Add(e.values.data(), e.id);
+  }
+  const std::vector<FrontAccumulator::Entry> front = all.Front();
+  res.front_size = front.size();
+  PointSet fset;
+  fset.dims = dims;
+  for (const auto& e : front) fset.Add(e.values.data());
+  if (spec.keep_all) {
+    for (auto& rows : chunk_rows) {
+      for (PointRow& r : rows) res.rows.push_back(std::move(r));
+    }
+    size_t f = 0;
+    for (PointRow& r : res.rows) {
+      if (f < front.size() && front[f].id == r.index) {
+        r.pareto = true;
+        ++f;
+      }
+    }
+  } else {
+    for (const auto& e : front) {
+      PointRow r;
+      r.index = e.id;
+      r.objectives.resize(dims);
+      for (int k = 0; k < dims; ++k) {
+        r.objectives[k] = spec.objectives[k].maximize ? -e.values[k] : e.values[k];
+      }
+      r.feasible = r.fits = r.pareto = true;
+      res.rows.push_back(std::move(r));
+    }
+  }
+  const Hypervolume hv = FrontHypervolume(fset);
+  res.hypervolume = hv.value;
+  res.hypervolume_exact = hv.exact;
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              start)
+                    .count();
+  return res;
+}
+
+}  // namespace ridgeline::explore

@@ -1,0 +1,243 @@
+// Backend::Explore: ExploreRequest -> explore::ExploreSpec (the base
+// scenario through the same translation Analyze uses), the exploration or
+// NSGA-II search in explore/, and the results back as ExploreResponse
+// messages. No math here.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "ridgeline/engine/field_path.h"
+#include "ridgeline/engine/status_macros.h"
+#include "ridgeline/explore/explore.h"
+#include "ridgeline/explore/nsga2.h"
+#include "ridgeline/service/backend.h"
+
+namespace ridgeline::service {
+namespace {
+
+constexpr int kMaxSpecChars = 4096;  // one vary / objective / constraint
+constexpr int kMaxConstraints = 32;
+
+absl::Status TooLong(absl::string_view field, size_t n) {
+  return engine::WithFieldPath(
+      absl::InvalidArgumentError(absl::StrCat(
+          field, ": at most ", kMaxSpecChars, " characters, got ", n)),
+      std::string(field.data(), field.size()));
+}
+
+void FillPoint(const explore::ExploreSpec& spec, const explore::MixedRadix& g,
+               const explore::PointRow& r, v1::ExplorePoint* p) {
+  p->set_index(r.index);
+  std::vector<uint64_t> d(g.size());
+  g.Decode(r.index, d.data());
+  for (size_t k = 0; k < d.size(); ++k) {
+    p->add_axis_values(spec.space.axes[k].Label(d[k]));
+  }
+  for (double v : r.objectives) p->add_objectives(v);
+  p->set_feasible(r.feasible);
+  p->set_fits(r.fits);
+  p->set_pareto(r.pareto);
+  p->set_violation(r.violation);
+}
+
+}  // namespace
+
+absl::Status Backend::Explore(
+    const v1::ExploreRequest& req,
+    const std::function<bool(const v1::ExploreResponse&)>& emit,
+    const std::function<bool()>& should_stop) const {
+  // The base scenario: the request's scenario fields, as Analyze reads them.
+  v1::AnalyzeRequest base;
+  if (req.has_model()) *base.mutable_model() = req.model();
+  if (req.has_hardware()) *base.mutable_hardware() = req.hardware();
+  if (req.has_workload()) *base.mutable_workload() = req.workload();
+  if (req.has_formats()) *base.mutable_formats() = req.formats();
+  if (req.has_placement()) *base.mutable_placement() = req.placement();
+  if (req.has_options()) *base.mutable_options() = req.options();
+  if (req.has_calibration()) *base.mutable_calibration() = req.calibration();
+  if (req.has_economics()) *base.mutable_economics() = req.economics();
+  if (req.has_parallelism()) *base.mutable_parallelism() = req.parallelism();
+  if (!req.has_model()) {
+    return engine::WithFieldPath(absl::InvalidArgumentError(
+        "model: must be set (catalog_id or hf_config_json)"), "model");
+  }
+  if (!req.has_hardware()) {
+    return engine::WithFieldPath(absl::InvalidArgumentError(
+        "hardware: must be set: one of platform_id or description (the base "
+        "part)"), "hardware");
+  }
+  explore::ExploreSpec spec;
+  RETURN_IF_ERROR(ResolveScenario(base, &spec.space.base));
+  spec.space.base.options.suggestions = false;
+
+  if (req.vary_size() > static_cast<int>(explore::kMaxAxes)) {
+    return engine::WithFieldPath(absl::ResourceExhaustedError(absl::StrCat(
+        "vary: ", req.vary_size(), " axes exceed the cap of ",
+        explore::kMaxAxes)), "vary");
+  }
+  for (int i = 0; i < req.vary_size(); ++i) {
+    const std::string field = absl::StrCat("vary[", i, "]");
+    if (req.vary(i).size() > kMaxSpecChars) return TooLong(field, req.vary(i).size());
+    ASSIGN_OR_RETURN(explore::Axis a, explore::ParseAxis(req.vary(i), field));
+    spec.space.axes.push_back(std::move(a));
+  }
+  for (int i = 0; i < req.objectives_size(); ++i) {
+    const std::string field = absl::StrCat("objectives[", i, "]");
+    if (req.objectives(i).size() > kMaxSpecChars)
+      return TooLong(field, req.objectives(i).size());
+    ASSIGN_OR_RETURN(explore::Objective o,
+                     explore::ParseObjective(req.objectives(i), field));
+    spec.objectives.push_back(std::move(o));
+  }
+  if (req.constraints_size() > kMaxConstraints) {
+    return engine::WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
+        "constraints: at most ", kMaxConstraints, " entries, got ",
+        req.constraints_size())), "constraints");
+  }
+  for (int i = 0; i < req.constraints_size(); ++i) {
+    const std::string field = absl::StrCat("constraints[", i, "]");
+    if (req.constraints(i).size() > kMaxSpecChars)
+      return TooLong(field, req.constraints(i).size());
+    ASSIGN_OR_RETURN(explore::Constraint c,
+                     explore::ParseConstraint(req.constraints(i), field));
+    spec.constraints.push_back(std::move(c));
+  }
+  const uint32_t count = req.shard_count() == 0 ? 1 : req.shard_count();
+  if (count > explore::kMaxShards) {
+    return engine::WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
+        "shard_count: want 0..", explore::kMaxShards, ", got ",
+        req.shard_count())), "shard_count");
+  }
+  if (req.shard_index() >= count) {
+    return engine::WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
+        "shard_index: want 0..", count - 1, " (below shard_count), got ",
+        req.shard_index())), "shard_index");
+  }
+  spec.shard = explore::Shard{req.shard_index(), count};
+  spec.resume_from = req.resume_from();
+  spec.keep_all = req.include_all();
+  if (req.nsga2_generations() < 0 || req.nsga2_generations() > 10000) {
+    return engine::WithFieldPath(
+        absl::InvalidArgumentError(absl::StrCat(
+            "nsga2_generations: want 0..10000, got ", req.nsga2_generations())),
+        "nsga2_generations");
+  }
+  if (req.nsga2_population() != 0 &&
+      (req.nsga2_population() < 4 || req.nsga2_population() > 4096 ||
+       req.nsga2_population() % 2 != 0)) {
+    return engine::WithFieldPath(
+        absl::InvalidArgumentError(absl::StrCat(
+            "nsga2_population: want 0 (64) or an even number in 4..4096, got ",
+            req.nsga2_population())),
+        "nsga2_population");
+  }
+  RETURN_IF_ERROR(explore::ValidateSpec(spec));
+
+  const explore::MixedRadix grid = spec.space.Grid();
+  const bool nsga2 = req.nsga2_generations() > 0;
+  const uint64_t in_shard =
+      spec.resume_from >= grid.total()
+          ? 0
+          : explore::ShardSize(grid.total() - spec.resume_from, spec.shard);
+  if (!nsga2 && in_shard > static_cast<uint64_t>(limits_.max_explore_points)) {
+    return engine::WithFieldPath(absl::ResourceExhaustedError(absl::StrCat(
+        "explore: ", in_shard, " points", count > 1 ? " in this shard" : "",
+        " (", grid.total(), " in all) exceed the server's cap of ",
+        limits_.max_explore_points,
+        " points per request; split it with shard_index/shard_count, or "
+        "search it with nsga2_generations")), "vary");
+  }
+  if (!nsga2 && spec.keep_all &&
+      in_shard > static_cast<uint64_t>(limits_.max_explore_all_points)) {
+    return engine::WithFieldPath(absl::ResourceExhaustedError(absl::StrCat(
+        "explore: include_all would stream ", in_shard,
+        " points; the server's cap is ", limits_.max_explore_all_points,
+        " (ask for the front only, or shard the space)")), "include_all");
+  }
+
+  v1::ExploreResponse msg;
+  v1::ExploreSummary summary;
+  for (const auto& a : spec.space.axes) summary.add_axis_names(a.name);
+  for (const auto& o : spec.objectives) summary.add_objective_names(o.name);
+  bool client_gone = false;
+  std::vector<explore::PointRow> rows;
+
+  if (nsga2) {
+    explore::Nsga2Options opt;
+    opt.generations = req.nsga2_generations();
+    if (req.nsga2_population() != 0) opt.population = req.nsga2_population();
+    opt.seed = req.nsga2_seed();
+    absl::StatusOr<explore::Nsga2Result> r = explore::RunNsga2(
+        spec, opt, [&](const explore::Nsga2Generation& g) {
+          msg.Clear();
+          v1::ExploreProgress* p = msg.mutable_progress();
+          p->set_points_done(g.evaluations);
+          p->set_points_total(grid.total());
+          p->set_generation(g.generation);
+          p->set_hypervolume(g.hypervolume);
+          v1::ExploreGeneration* eg = summary.add_generations();
+          eg->set_generation(g.generation);
+          eg->set_evaluations(g.evaluations);
+          eg->set_front_size(g.front_size);
+          eg->set_hypervolume(g.hypervolume);
+          if (!emit(msg) || (should_stop && should_stop())) client_gone = true;
+          return !client_gone;
+        });
+    if (!r.ok()) return r.status();
+    rows = std::move(r->front);
+    summary.set_total_points(grid.total());
+    summary.set_evaluated(r->evaluations);
+    summary.set_front_size(rows.size());
+    if (!r->generations.empty()) {
+      summary.set_hypervolume(r->generations.back().hypervolume);
+      summary.set_hypervolume_exact(r->generations.back().hypervolume_exact);
+    }
+  } else {
+    explore::ExploreCallbacks cb;
+    cb.progress_every = req.progress_every() > 0
+                            ? req.progress_every()
+                            : std::max<uint64_t>(1, in_shard / 100);
+    cb.progress = [&](uint64_t done, uint64_t total) {
+      msg.Clear();
+      msg.mutable_progress()->set_points_done(done);
+      msg.mutable_progress()->set_points_total(total);
+      if (!emit(msg)) client_gone = true;
+      return !client_gone;
+    };
+    cb.should_stop = should_stop;
+    absl::StatusOr<explore::ExploreResult> r =
+        explore::Explore(spec, cb, limits_.explore_threads);
+    if (!r.ok()) return r.status();
+    rows = std::move(r->rows);
+    summary.set_total_points(r->total_points);
+    summary.set_shard_points(r->shard_points);
+    summary.set_evaluated(r->evaluated);
+    summary.set_feasible(r->feasible);
+    summary.set_front_size(r->front_size);
+    summary.set_hypervolume(r->hypervolume);
+    summary.set_hypervolume_exact(r->hypervolume_exact);
+    summary.set_seconds(r->seconds);
+  }
+  for (const explore::PointRow& row : rows) {
+    msg.Clear();
+    FillPoint(spec, grid, row, msg.mutable_point());
+    if (!emit(msg)) {
+      return absl::CancelledError(
+          "explore stopped while sending points: the client went away or "
+          "the deadline passed");
+    }
+  }
+  msg.Clear();
+  *msg.mutable_summary() = std::move(summary);
+  if (!emit(msg)) {
+    return absl::CancelledError(
+        "explore stopped before the summary: the client went away or the "
+        "deadline passed");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ridgeline::service

@@ -1,0 +1,169 @@
+// `ridgeline explore` and `ridgeline merge` as real binaries: shards merged
+// are byte-identical to one process (csv and json, front only and --all);
+// the CSV columns are the axes and objectives as given, then feasible,
+// fits, pareto; --server prints what in-process prints.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server_process.h"
+
+namespace ridgeline::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+CliRun Cli(const std::vector<std::string>& args) {
+  char out_path[] = "/tmp/ridgeline-explore-out-XXXXXX";
+  char err_path[] = "/tmp/ridgeline-explore-err-XXXXXX";
+  const int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(err_fd, STDERR_FILENO);
+    std::vector<char*> argv{const_cast<char*>(RIDGELINE_CLI_BIN)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(out_fd);
+  close(err_fd);
+  CliRun r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = Slurp(out_path);
+  r.err = Slurp(err_path);
+  unlink(out_path);
+  unlink(err_path);
+  return r;
+}
+
+std::string WriteTemp(const std::string& text) {
+  char path[] = "/tmp/ridgeline-explore-shard-XXXXXX";
+  const int fd = mkstemp(path);
+  EXPECT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  close(fd);
+  return path;
+}
+
+// The issue's example space, smaller (4 x 3 x 2 x 3 x 3 = 216 points),
+// with a deployment axis too.
+std::vector<std::string> Space() {
+  return {"explore", "--plugin-dir", RIDGELINE_TEST_PLUGIN_DIR,
+          "--model", "llama-3-8b", "--hardware", "nvidia-h100-sxm-80gb",
+          "--batch", "1", "--prompt", "1024", "--gen", "256",
+          "--vary", "bandwidth_gbs=500:8000:4", "--vary", "peak_tflops=100:2000:3",
+          "--vary", "capacity_gb=24,96", "--vary", "tdp_w=300,700,1000",
+          "--vary", "batch=1,4,16",
+          "--objective", "decode_tok_s:max", "--objective", "j_per_token:min",
+          "--objective", "usd_per_mtoken:min", "--objective", "gco2_per_mtoken:min",
+          "--constraint", "tpot_ms<=50"};
+}
+
+std::vector<std::string> With(std::vector<std::string> a,
+                              const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+TEST(ExploreCliTest, CsvColumnsAreAxesObjectivesThenFlags) {
+  const CliRun r = Cli(With(Space(), {"--format", "csv"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string header = r.out.substr(0, r.out.find('\n'));
+  EXPECT_EQ(header,
+            "bandwidth_gbs,peak_tflops,capacity_gb,tdp_w,batch,"
+            "decode_tok_s:max,j_per_token:min,usd_per_mtoken:min,"
+            "gco2_per_mtoken:min,feasible,fits,pareto");
+  // Without --all only front points: every row ends with 1,1,1.
+  std::istringstream lines(r.out);
+  std::string line;
+  std::getline(lines, line);
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    ++rows;
+    EXPECT_TRUE(line.ends_with(",1,1,1")) << line;
+  }
+  EXPECT_GT(rows, 0);
+  // stderr is no terminal here: no progress bar.
+  EXPECT_THAT(r.err, Not(HasSubstr("[#")));
+}
+
+TEST(ExploreCliTest, ShardsMergeIntoExactlyTheSingleProcessOutput) {
+  for (const std::string format : {"csv", "json"}) {
+    for (const bool all : {false, true}) {
+      std::vector<std::string> extra = {"--format", format};
+      if (all) extra.push_back("--all");
+      const CliRun one = Cli(With(Space(), extra));
+      ASSERT_EQ(one.exit_code, 0) << one.err;
+      std::vector<std::string> merge = {"merge"};
+      if (all) merge.push_back("--all");
+      std::vector<std::string> files;
+      for (int s = 0; s < 3; ++s) {
+        std::vector<std::string> args = With(Space(), extra);
+        args.push_back("--shard");
+        args.push_back(std::to_string(s) + "/3");
+        const CliRun part = Cli(args);
+        ASSERT_EQ(part.exit_code, 0) << part.err;
+        files.push_back(WriteTemp(part.out));
+      }
+      // Shard files in any order.
+      merge.push_back(files[2]);
+      merge.push_back(files[0]);
+      merge.push_back(files[1]);
+      const CliRun merged = Cli(merge);
+      ASSERT_EQ(merged.exit_code, 0) << merged.err;
+      EXPECT_EQ(merged.out, one.out) << format << (all ? " --all" : "");
+      for (const auto& f : files) unlink(f.c_str());
+    }
+  }
+}
+
+TEST(ExploreCliTest, ServerPrintsWhatInProcessPrints) {
+  ServerProcess server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  ASSERT_TRUE(WaitServing(server.Channel(), std::chrono::seconds(30)));
+  const CliRun local = Cli(With(Space(), {"--format", "csv"}));
+  std::vector<std::string> remote = Space();
+  remote.erase(remote.begin() + 1, remote.begin() + 3);  // --plugin-dir DIR
+  remote = With(remote, {"--format", "csv", "--server", server.address()});
+  const CliRun r = Cli(remote);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, local.out);
+}
+
+TEST(ExploreCliTest, ErrorsNameTheFlag) {
+  CliRun r = Cli(With(Space(), {"--vary", "warp=1"}));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("vary[5]: unknown axis \"warp\""));
+  EXPECT_THAT(r.err, HasSubstr("(flag --vary)"));
+  r = Cli(With(Space(), {"--shard", "3/3"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--shard: want i/n"));
+  r = Cli({"merge"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace ridgeline::testing

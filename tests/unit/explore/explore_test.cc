@@ -1,0 +1,236 @@
+// Exhaustive exploration on the real engine: a 3x3 grid whose front is
+// derived by hand, monotonicity in bandwidth, infeasible points never on
+// the front, shards equal one run, and the axis / objective parsers.
+#include "ridgeline/explore/explore.h"
+
+#include <gtest/gtest.h>
+
+#include "ridgeline/explore/grid.h"
+#include "test_hardware.h"
+
+namespace ridgeline::explore {
+namespace {
+
+using engine::testing::A100Like;
+using engine::testing::MakeScenario;
+
+Axis Parse(const std::string& spec) {
+  absl::StatusOr<Axis> a = ParseAxis(spec, "vary");
+  EXPECT_TRUE(a.ok()) << a.status();
+  return *a;
+}
+
+std::vector<Objective> Objectives(std::vector<std::string> specs) {
+  std::vector<Objective> out;
+  for (const auto& s : specs) out.push_back(*ParseObjective(s, "objective"));
+  return out;
+}
+
+ExploreSpec Llama8B(std::vector<std::string> axes, std::vector<std::string> obj) {
+  ExploreSpec spec;
+  spec.space.base = MakeScenario("llama-3-8b", A100Like());
+  spec.space.base.hardware.price_usd = 10000;
+  spec.space.base.hardware.tdp_watts = 400;
+  spec.space.base.workload = {1, 1024, 64};
+  for (const auto& a : axes) spec.space.axes.push_back(Parse(a));
+  spec.objectives = Objectives(obj);
+  return spec;
+}
+
+TEST(GridTest, MixedRadixRoundTripsAndShards) {
+  const MixedRadix g({3, 1, 4});
+  EXPECT_EQ(g.total(), 12u);
+  uint64_t d[3];
+  g.Decode(7, d);  // 7 = 1*4 + 3: digits (1, 0, 3), last axis fastest
+  EXPECT_EQ(d[0], 1u);
+  EXPECT_EQ(d[1], 0u);
+  EXPECT_EQ(d[2], 3u);
+  EXPECT_EQ(g.Encode(d), 7u);
+  // Shard 1/3 of 10 points owns 1, 4, 7; resuming from 5 visits 7 only.
+  std::vector<uint64_t> seen;
+  ForEachInShard(10, Shard{1, 3}, 5, [&](uint64_t i) {
+    seen.push_back(i);
+    return true;
+  });
+  EXPECT_EQ(seen, (std::vector<uint64_t>{7}));
+  EXPECT_EQ(ShardSize(10, Shard{1, 3}), 3u);
+  EXPECT_TRUE(ParseShard("2/5").ok());
+  for (const char* bad : {"5/5", "1", "a/2", "0/0", "-1/3", "1/70000"}) {
+    absl::StatusOr<Shard> s = ParseShard(bad);
+    EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(s.status().message().find("shard"), std::string::npos);
+  }
+}
+
+TEST(SpaceTest, ParsesListsRangesAndNamesErrors) {
+  // 500:8000:9 is 500 x 16^(k/8): 500, 707.1..., 1000, ..., 8000.
+  const Axis bw = Parse("bandwidth_gbs=500:8000:9");
+  ASSERT_EQ(bw.values.size(), 9u);
+  EXPECT_DOUBLE_EQ(bw.values[0], 500);
+  EXPECT_NEAR(bw.values[2], 1000, 1e-9);
+  EXPECT_DOUBLE_EQ(bw.values[8], 8000);
+  // Lists are sorted and de-duplicated.
+  EXPECT_EQ(Parse("capacity_gb=96,24,48,24").values,
+            (std::vector<double>{24, 48, 96}));
+  EXPECT_TRUE(Parse("peak_tflops.fp8=100,200").math.has_value());
+  EXPECT_TRUE(Parse("bandwidth_x=0.5,2").multiplier);
+  EXPECT_EQ(Parse("weights=int4-g128,bf16").formats[0].name, "bf16");
+  struct Bad {
+    const char* spec;
+    const char* says;
+  };
+  for (const Bad& b : std::vector<Bad>{
+           {"bandwidth_gbs", "NAME=VALUES"},
+           {"warp_gbs=1", "unknown axis \"warp_gbs\""},
+           {"bandwidth_gbs=-5", "out of range"},
+           {"batch=0", "value 0 out of range: want an integer >= 1"},
+           {"batch=1.5", "integer"},
+           {"tdp_w=1:100:0", "lo:hi:n"},
+           {"weights=int99", "weights"},
+           {"peak_tflops.fp9=1", "peak_tflops.<type>"}}) {
+    absl::StatusOr<Axis> a = ParseAxis(b.spec, "vary[2]");
+    ASSERT_EQ(a.status().code(), absl::StatusCode::kInvalidArgument) << b.spec;
+    EXPECT_NE(a.status().message().find("vary[2]"), std::string::npos);
+    EXPECT_NE(a.status().message().find(b.says), std::string::npos)
+        << a.status().message();
+  }
+  EXPECT_FALSE(ParseObjective("decode_tok_s:up", "objective[0]").ok());
+  EXPECT_FALSE(ParseConstraint("tpot_ms<50", "constraint[0]").ok());
+  const Constraint c = *ParseConstraint("tpot_ms<=50", "constraint[0]");
+  EXPECT_EQ(c.metric, Metric::kTpotMs);
+  EXPECT_TRUE(c.upper);
+  EXPECT_EQ(c.bound, 50);
+}
+
+TEST(ExploreTest, HandDerivedThreeByThreeFront) {
+  // Axes tensor_parallel {1,2,4} (slowest) x bandwidth_gbs {1000,2000,4000};
+  // objectives decode_tok_s:max, price_usd:min. price_usd = 10,000 x
+  // devices depends on tensor_parallel only, so within a row of equal
+  // price the fastest point (4000 GB/s: batch-1 decode is memory-bound,
+  // time ~ bytes / bandwidth) dominates the other two. Across rows a
+  // cheaper point is never dominated by a dearer one, and the dearer
+  // 4000 GB/s points are faster (each device reads 1/tp of the weights,
+  // the interconnect is unpublished so all-reduces cost no time). Front:
+  // (tp 1, 4000), (tp 2, 4000), (tp 4, 4000) = indices 2, 5, 8.
+  ExploreSpec spec = Llama8B({"tensor_parallel=1,2,4", "bandwidth_gbs=1000,2000,4000"},
+                             {"decode_tok_s:max", "price_usd:min"});
+  absl::StatusOr<ExploreResult> r = Explore(spec);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->rows.size(), 3u);
+  EXPECT_EQ(r->rows[0].index, 2u);
+  EXPECT_EQ(r->rows[1].index, 5u);
+  EXPECT_EQ(r->rows[2].index, 8u);
+  EXPECT_EQ(r->rows[0].objectives[1], 10000);
+  EXPECT_EQ(r->rows[2].objectives[1], 40000);
+  EXPECT_LT(r->rows[0].objectives[0], r->rows[1].objectives[0]);
+  EXPECT_LT(r->rows[1].objectives[0], r->rows[2].objectives[0]);
+  EXPECT_EQ(r->total_points, 9u);
+  EXPECT_EQ(r->front_size, 3u);
+  EXPECT_GT(r->hypervolume, 0);
+}
+
+TEST(ExploreTest, MoreBandwidthNeverLowersMemoryBoundDecode) {
+  ExploreSpec spec = Llama8B({"bandwidth_gbs=100:20000:60"},
+                             {"decode_tok_s:max", "price_usd:min"});
+  spec.keep_all = true;
+  absl::StatusOr<ExploreResult> r = Explore(spec);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->rows.size(), 60u);
+  for (size_t i = 1; i < r->rows.size(); ++i) {
+    EXPECT_GE(r->rows[i].objectives[0], r->rows[i - 1].objectives[0]) << i;
+  }
+  // Equal price everywhere: only the fastest point is on the front.
+  EXPECT_EQ(r->front_size, 1u);
+  EXPECT_TRUE(r->rows.back().pareto);
+}
+
+TEST(ExploreTest, InfeasiblePointsAreNeverOnTheFront) {
+  // 8 GiB cannot hold Llama-3-8B's 16 GB of bf16 weights; with equal
+  // bandwidth those points would tie the 80 GiB ones (the engine times
+  // spilled bytes in the slowest tier, here the same HBM) and a cheaper
+  // one would win. The TPOT constraint removes the 500 GB/s points
+  // (16 GB / 500 GB/s = 32 ms > 20 ms).
+  ExploreSpec spec = Llama8B(
+      {"capacity_gb=8,80", "bandwidth_gbs=500,2000", "price_usd=1000,20000"},
+      {"decode_tok_s:max", "price_usd:min"});
+  spec.constraints.push_back(*ParseConstraint("tpot_ms<=20", "constraint[0]"));
+  spec.keep_all = true;
+  absl::StatusOr<ExploreResult> r = Explore(spec);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->rows.size(), 8u);
+  const MixedRadix g = spec.space.Grid();
+  int on_front = 0;
+  for (const PointRow& row : r->rows) {
+    uint64_t d[3];
+    g.Decode(row.index, d);
+    EXPECT_EQ(row.fits, d[0] == 1) << row.index;
+    if (d[0] == 0 || d[1] == 0) {
+      EXPECT_FALSE(row.feasible);
+      EXPECT_FALSE(row.pareto);
+      EXPECT_GT(row.violation, 0);
+    }
+    on_front += row.pareto;
+  }
+  // Front: 80 GiB, 2000 GB/s, $1000 (index 1*4 + 1*2 + 0 = 6).
+  EXPECT_EQ(on_front, 1);
+  EXPECT_TRUE(r->rows[6].pareto);
+  EXPECT_EQ(r->feasible, 2u);
+}
+
+TEST(ExploreTest, ShardsAndThreadsGiveTheSingleRunFront) {
+  ExploreSpec spec = Llama8B(
+      {"bandwidth_gbs=500:8000:5", "peak_tflops=50:1000:4", "tdp_w=200,400,800",
+       "batch=1,8"},
+      {"decode_tok_s:max", "j_per_token:min", "ttft_ms:min"});
+  absl::StatusOr<ExploreResult> one = Explore(spec);
+  ASSERT_TRUE(one.ok()) << one.status();
+  MarkFront(spec.objectives, &one->rows);  // idempotent on a front
+  std::vector<PointRow> merged;
+  for (uint64_t s = 0; s < 3; ++s) {
+    ExploreSpec sh = spec;
+    sh.shard = Shard{s, 3};
+    absl::StatusOr<ExploreResult> part = Explore(sh, {}, 2);
+    ASSERT_TRUE(part.ok()) << part.status();
+    for (auto& row : part->rows) merged.push_back(row);
+  }
+  MarkFront(spec.objectives, &merged);
+  std::vector<uint64_t> want, got;
+  for (const auto& row : one->rows) want.push_back(row.index);
+  for (const auto& row : merged)
+    if (row.pareto) got.push_back(row.index);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, want);
+  EXPECT_GT(want.size(), 1u);
+}
+
+TEST(ExploreTest, ProgressCanStopTheRun) {
+  // 1000 x 1000 points: the first report (within ~20 ms) stops the run
+  // long before its end; stopping at any report, even the last, is
+  // CANCELLED.
+  ExploreSpec spec = Llama8B({"bandwidth_gbs=100:20000:1000", "price_usd=1:1000:1000"},
+                             {"decode_tok_s:max", "price_usd:min"});
+  ExploreCallbacks cb;
+  cb.progress_every = 1;
+  int calls = 0;
+  cb.progress = [&](uint64_t, uint64_t total) {
+    EXPECT_EQ(total, 1000000u);
+    ++calls;
+    return false;
+  };
+  absl::StatusOr<ExploreResult> r = Explore(spec, cb);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(ExploreTest, BadSpecsNameTheField) {
+  ExploreSpec spec = Llama8B({"sram_mb=10,20"}, {"decode_tok_s", "price_usd"});
+  absl::Status st = Explore(spec).status();
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("vary[0]: axis sram_mb"), std::string::npos) << st;
+  spec = Llama8B({"bandwidth_gbs=10"}, {"decode_tok_s"});
+  st = Explore(spec).status();
+  EXPECT_NE(st.message().find("objectives: want 2..6"), std::string::npos) << st;
+}
+
+}  // namespace
+}  // namespace ridgeline::explore

@@ -1,0 +1,101 @@
+// NSGA-II: reproducible, never returns an infeasible point, and on a space
+// small enough to be covered finds exactly the exhaustive front.
+// Sensitivity: elasticities that follow from the roofline by hand.
+#include <gtest/gtest.h>
+
+#include "ridgeline/explore/explore.h"
+#include "ridgeline/explore/nsga2.h"
+#include "ridgeline/explore/sensitivity.h"
+#include "test_hardware.h"
+
+namespace ridgeline::explore {
+namespace {
+
+using engine::testing::A100Like;
+using engine::testing::MakeScenario;
+
+ExploreSpec Spec() {
+  ExploreSpec spec;
+  spec.space.base = MakeScenario("llama-3-8b", A100Like());
+  spec.space.base.hardware.price_usd = 10000;
+  spec.space.base.hardware.tdp_watts = 400;
+  spec.space.base.workload = {1, 512, 32};
+  for (const char* a : {"bandwidth_gbs=500:8000:6", "tdp_w=100:1000:6",
+                        "capacity_gb=8,16,24,48,80,160"}) {
+    spec.space.axes.push_back(*ParseAxis(a, "vary"));
+  }
+  for (const char* o : {"decode_tok_s:max", "j_per_token:min"}) {
+    spec.objectives.push_back(*ParseObjective(o, "objective"));
+  }
+  spec.constraints.push_back(*ParseConstraint("tpot_ms<=20", "constraint"));
+  return spec;
+}
+
+TEST(Nsga2Test, ReproducibleFeasibleAndExactWhenCovered) {
+  const ExploreSpec spec = Spec();
+  Nsga2Options opt;
+  opt.population = 64;
+  opt.generations = 40;
+  opt.seed = 42;
+  absl::StatusOr<Nsga2Result> a = RunNsga2(spec, opt);
+  absl::StatusOr<Nsga2Result> b = RunNsga2(spec, opt);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok());
+  ASSERT_EQ(a->front.size(), b->front.size());
+  for (size_t i = 0; i < a->front.size(); ++i) {
+    EXPECT_EQ(a->front[i].index, b->front[i].index);
+  }
+  ASSERT_EQ(a->generations.size(), 41u);
+  EXPECT_EQ(a->generations.back().hypervolume, b->generations.back().hypervolume);
+  EXPECT_TRUE(a->generations.back().hypervolume_exact);  // 2 objectives
+
+  absl::StatusOr<ExploreResult> all = Explore(spec);
+  ASSERT_TRUE(all.ok()) << all.status();
+  // 6 x 6 x 6 = 216 points; the search evaluates a part of them and still
+  // finds the exhaustive front (its points lie at the top bandwidth and
+  // bottom TDP edges, which the mutation reaches).
+  EXPECT_LT(a->evaluations, 216u);
+  ASSERT_EQ(a->front.size(), all->rows.size());
+  for (size_t i = 0; i < a->front.size(); ++i) {
+    EXPECT_EQ(a->front[i].index, all->rows[i].index);
+    // 8 GiB (8.6e9 B) cannot hold 8.03e9 x 2 B = 16.1e9 B of bf16 weights
+    // (16 GiB = 17.2e9 B can): capacity digit 0 is never on the front.
+    EXPECT_GE(a->front[i].index % 6, 1u);
+  }
+}
+
+TEST(Nsga2Test, RejectsBadOptions) {
+  Nsga2Options opt;
+  opt.population = 5;
+  absl::Status st = RunNsga2(Spec(), opt).status();
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("population"), std::string::npos);
+}
+
+TEST(SensitivityTest, MemoryBoundDecodeFollowsBandwidth) {
+  // Batch-1 decode of an 8B model reads ~16 GB of weights per token with
+  // 2 FLOPs per weight: intensity ~1 FLOP/byte, far below the A100-like
+  // ridge (312e12 / 2039e9 = 153): decode time = bytes / bandwidth, so
+  // d ln(tok/s) / d ln(bandwidth) = 1 and the compute peak does not matter
+  // (elasticity 0). price_usd = price: elasticity 1 to the price axis.
+  ExploreSpec spec = Spec();
+  spec.space.axes = {*ParseAxis("bandwidth_gbs=2000", "vary"),
+                     *ParseAxis("peak_tflops=312", "vary"),
+                     *ParseAxis("price_usd=10000", "vary")};
+  const uint64_t digits[3] = {0, 0, 0};
+  absl::StatusOr<SensitivityReport> r = Sensitivity(spec.space, digits);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const int tok = static_cast<int>(Metric::kDecodeTokS);
+  const int price = static_cast<int>(Metric::kPriceUsd);
+  EXPECT_NEAR(r->axes[0].elasticity[tok], 1, 0.02);
+  EXPECT_NEAR(r->axes[1].elasticity[tok], 0, 0.02);
+  EXPECT_NEAR(r->axes[2].elasticity[price], 1, 1e-9);
+  EXPECT_NEAR(r->axes[0].change_plus_10pct[tok], 0.1, 0.005);
+  EXPECT_NE(r->limited_by[tok].find("memory-bound"), std::string::npos)
+      << r->limited_by[tok];
+  EXPECT_NE(r->summary.find("+10% bandwidth_gbs: +"), std::string::npos)
+      << r->summary;
+}
+
+}  // namespace
+}  // namespace ridgeline::explore
