@@ -61,6 +61,10 @@ class InProcessClient final : public Client {
       const v1::AnalyzeKernelRequest& request) override {
     return backend_->AnalyzeKernel(request);
   }
+  absl::StatusOr<v1::PlanResponse> Plan(
+      const v1::PlanRequest& request) override {
+    return backend_->Plan(request);
+  }
 
  private:
   std::unique_ptr<service::Backend> backend_;
@@ -121,6 +125,11 @@ class GrpcClient final : public Client {
       const v1::AnalyzeKernelRequest& request) override {
     return Unary(&v1::RidgelineService::Stub::AnalyzeKernel, request,
                  v1::AnalyzeKernelResponse());
+  }
+  absl::StatusOr<v1::PlanResponse> Plan(
+      const v1::PlanRequest& request) override {
+    return Unary(&v1::RidgelineService::Stub::Plan, request,
+                 v1::PlanResponse());
   }
 
  private:

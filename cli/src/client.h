@@ -33,6 +33,8 @@ class Client {
       const v1::GetModelRequest& request) = 0;
   virtual absl::StatusOr<v1::AnalyzeKernelResponse> AnalyzeKernel(
       const v1::AnalyzeKernelRequest& request) = 0;
+  virtual absl::StatusOr<v1::PlanResponse> Plan(
+      const v1::PlanRequest& request) = 0;
 };
 
 struct InProcessOptions {

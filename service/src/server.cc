@@ -411,6 +411,20 @@ grpc::Status RidgelineServiceImpl::Sweep(
   return ToGrpcStatus(s);
 }
 
+grpc::Status RidgelineServiceImpl::Plan(grpc::ServerContext* ctx,
+                                        const v1::PlanRequest* req,
+                                        v1::PlanResponse* resp) {
+  const Backend* b = backend_.load();
+  if (b == nullptr) return NotReady();
+  // Polled by the simulations: the client went away or the deadline passed.
+  absl::StatusOr<v1::PlanResponse> r = b->Plan(*req, [ctx] {
+    return ctx->IsCancelled() ||
+           std::chrono::system_clock::now() >= ctx->deadline();
+  });
+  if (r.ok()) *resp = std::move(*r);
+  return ToGrpcStatus(r.status());
+}
+
 int RunServer(const ServerConfig& cfg) {
   // Block before any thread exists so every thread inherits the mask and
   // only the sigwait thread below ever sees these signals.

@@ -15,6 +15,18 @@ absl::StatusOr<std::unique_ptr<EngineStepCost>> EngineStepCost::Create(
   return std::unique_ptr<EngineStepCost>(new EngineStepCost(std::move(e)));
 }
 
+engine::Workload EngineStepCost::ServingWorkload(int64_t sequences,
+                                                 int64_t prompt_tokens,
+                                                 int64_t generated_tokens,
+                                                 int64_t step_tokens) {
+  const int64_t context = prompt_tokens + std::max<int64_t>(generated_tokens, 1);
+  sequences = std::max<int64_t>(sequences, 1);
+  // sequences x prompt' ~ step_tokens, prompt' + generated' = context.
+  const int64_t prompt =
+      std::clamp<int64_t>(step_tokens / sequences, 1, context - 1);
+  return {sequences, prompt, context - prompt};
+}
+
 absl::StatusOr<StepTime> EngineStepCost::Time(
     std::span<const SequenceInStep> sequences) const {
   int64_t decode = 0;

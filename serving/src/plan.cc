@@ -91,7 +91,8 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
     return d;
   }
   engine::Scenario s = base;
-  s.workload = {kv->max_concurrency, prompt, gen};
+  s.workload = EngineStepCost::ServingWorkload(
+      kv->max_concurrency, prompt, gen, in.serving.max_num_batched_tokens);
   absl::StatusOr<std::unique_ptr<EngineStepCost>> cost =
       EngineStepCost::Create(s);
   if (!cost.ok()) {

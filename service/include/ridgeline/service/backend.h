@@ -80,6 +80,13 @@ class Backend {
   absl::StatusOr<v1::GetModelResponse> GetModel(
       const v1::GetModelRequest& request) const;
 
+  // Capacity planning (service/src/plan.cc). `stop` (may be empty) is
+  // polled during the simulations: true ends the call with
+  // DEADLINE_EXCEEDED.
+  absl::StatusOr<v1::PlanResponse> Plan(
+      const v1::PlanRequest& request,
+      const std::function<bool()>& stop = {}) const;
+
   const Limits& limits() const { return limits_; }
   const plugin_host::HardwareRegistry& registry() const { return *registry_; }
 

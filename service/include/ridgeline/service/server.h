@@ -88,6 +88,9 @@ class RidgelineServiceImpl final : public RidgelineServiceBase {
   grpc::ServerUnaryReactor* AnalyzeKernel(
       grpc::CallbackServerContext* ctx, const v1::AnalyzeKernelRequest* req,
       v1::AnalyzeKernelResponse* resp) override;
+  // Synchronous like Sweep: a plan runs many simulations (seconds).
+  grpc::Status Plan(grpc::ServerContext* ctx, const v1::PlanRequest* req,
+                    v1::PlanResponse* resp) override;
 
  private:
   std::atomic<const Backend*> backend_{nullptr};

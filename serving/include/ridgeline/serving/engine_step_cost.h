@@ -40,6 +40,15 @@ class EngineStepCost final : public StepCost {
   absl::StatusOr<StepTime> Time(
       std::span<const SequenceInStep> sequences) const override;
 
+  // The workload whose placement matches a serving replica: the KV cache of
+  // `sequences` sequences at prompt + generated - 1 tokens, and activations
+  // of one step of about `step_tokens` tokens (chunked prefill), not of a
+  // whole-batch prefill (which would spill activations off the device).
+  static engine::Workload ServingWorkload(int64_t sequences,
+                                          int64_t prompt_tokens,
+                                          int64_t generated_tokens,
+                                          int64_t step_tokens);
+
   int64_t cache_size() const { return static_cast<int64_t>(cache_.size()); }
 
  private:
