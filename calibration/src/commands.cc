@@ -13,6 +13,7 @@
 #include "ridgeline/calibration/fit.h"
 #include "ridgeline/calibration/measurements.h"
 #include "ridgeline/calibration/profiles.h"
+#include "ridgeline/calibration/serving_validation.h"
 #include "ridgeline/calibration/validation.h"
 #include "ridgeline/plugin_host/registry.h"
 
@@ -59,6 +60,10 @@ std::vector<PreparedRow> PrepareAll(const std::vector<MeasurementRow>& rows,
 
 int Validate(const ValidateOptions& options, std::ostream& out,
              std::ostream& err) {
+  // Serving measurements (a `concurrency` column) run the serving model.
+  if (IsServingMeasurements(options.measurements)) {
+    return ValidateServing(options, out, err);
+  }
   absl::StatusOr<std::vector<MeasurementRow>> rows =
       ReadMeasurementsCsv(options.measurements.string());
   if (!rows.ok()) {
