@@ -32,10 +32,6 @@ constexpr double kSoftmaxFlopsPerScore = 5;      // max, sub, exp, sum, div
 constexpr double kGatedActFlopsPerElement = 5;   // SiLU/GELU (~4) + gate mul
 constexpr double kPlainActFlopsPerElement = 4;   // GELU
 
-constexpr int kWeights = static_cast<int>(OperandClass::kWeights);
-constexpr int kKv = static_cast<int>(OperandClass::kKvCache);
-constexpr int kAct = static_cast<int>(OperandClass::kActivations);
-
 // Weight vectors per norm: LayerNorm has a bias next to its scale (as
 // CountParameters counts it).
 double NormVectors(const ModelConfig& m) {
@@ -55,6 +51,15 @@ std::string_view GroupName(bool split_moe, bool moe, bool split_window,
   return "";
 }
 
+// Bytes one instance of an op moves, per operand class and direction.
+struct OpTraffic {
+  double weights_read = 0;
+  double activations_read = 0;
+  double activations_written = 0;
+  double kv_read = 0;
+  double kv_written = 0;
+};
+
 // Builder for the ops of one layer group (or of the whole model).
 class Emitter {
  public:
@@ -66,11 +71,10 @@ class Emitter {
                : OpClass::kGemm;
   }
 
-  // Per-instance amounts; multiplied by `layers` here.
+  // Per-instance amounts (`flops`, `traffic`); multiplied by `layers` here.
   OpCost& Add(OpKind kind, OpClass cls, std::string_view group, int64_t layers,
               int kernels, MathType math, double rows, double flops,
-              double w_read, double a_read, double a_write, double kv_read = 0,
-              double kv_write = 0) {
+              const OpTraffic& traffic) {
     OpCost& op = out_->emplace_back();
     op.kind = kind;
     op.op_class = cls;
@@ -81,11 +85,11 @@ class Emitter {
     op.rows = static_cast<int64_t>(std::llround(std::max(rows, 0.0)));
     const double l = static_cast<double>(layers);
     op.flops = flops * l;
-    op.read[kWeights] = w_read * l;
-    op.read[kAct] = a_read * l;
-    op.read[kKv] = kv_read * l;
-    op.write[kAct] = a_write * l;
-    op.write[kKv] = kv_write * l;
+    op.read[kWeights] = traffic.weights_read * l;
+    op.read[kAct] = traffic.activations_read * l;
+    op.read[kKv] = traffic.kv_read * l;
+    op.write[kAct] = traffic.activations_written * l;
+    op.write[kKv] = traffic.kv_written * l;
     return op;
   }
 
@@ -100,9 +104,10 @@ class Emitter {
     const double tp = static_cast<double>(g_.tensor_parallel);
     const double elements = count * rows * width;
     const double buffer = elements * g_.act_bytes;
-    OpCost& op = Add(OpKind::kAllReduce, OpClass::kElementwise, group, layers,
-                     count, g_.elementwise_math, rows,
-                     (tp - 1) / tp * elements, 0, buffer, buffer);
+    OpCost& op =
+        Add(OpKind::kAllReduce, OpClass::kElementwise, group, layers, count,
+            g_.elementwise_math, rows, (tp - 1) / tp * elements,
+            {.activations_read = buffer, .activations_written = buffer});
     op.link_bytes = 4 * (tp - 1) / tp * buffer * static_cast<double>(layers);
   }
 
@@ -111,8 +116,10 @@ class Emitter {
   OpCost& Matmul(OpKind kind, std::string_view group, int64_t layers,
                  double rows, double k, double n) {
     OpCost& op = Add(kind, MatmulClass(rows), group, layers, 1, g_.matmul_math,
-                     rows, 2 * rows * k * n, k * n * g_.weight_bytes,
-                     rows * k * g_.act_bytes, rows * n * g_.act_bytes);
+                     rows, 2 * rows * k * n,
+                     {.weights_read = k * n * g_.weight_bytes,
+                      .activations_read = rows * k * g_.act_bytes,
+                      .activations_written = rows * n * g_.act_bytes});
     op.pim_candidate = true;
     op.dominant = OperandClass::kWeights;
     return op;
@@ -187,20 +194,25 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
   if (g.options.flash_attention) {
     mark(e.Add(OpKind::kFlashAttention, OpClass::kAttention, grp.name,
                grp.layers, 1, math, T,
-               score_count * (2 * dqk + 2 * dv + kSoftmaxFlopsPerScore), 0,
-               q_bytes + S * keys * (kb.k_act + kb.v_act), out_bytes,
-               S * keys * (kb.k_kv + kb.v_kv)));
+               score_count * (2 * dqk + 2 * dv + kSoftmaxFlopsPerScore),
+               {.activations_read = q_bytes + S * keys * (kb.k_act + kb.v_act),
+                .activations_written = out_bytes,
+                .kv_read = S * keys * (kb.k_kv + kb.v_kv)}));
   } else {
     const double scores = score_count * g.act_bytes;
     mark(e.Add(OpKind::kQk, OpClass::kAttention, grp.name, grp.layers, 1, math,
-               T, 2 * score_count * dqk, 0, q_bytes + S * keys * kb.k_act,
-               scores, S * keys * kb.k_kv));
+               T, 2 * score_count * dqk,
+               {.activations_read = q_bytes + S * keys * kb.k_act,
+                .activations_written = scores,
+                .kv_read = S * keys * kb.k_kv}));
     mark(e.Add(OpKind::kSoftmax, OpClass::kElementwise, grp.name, grp.layers, 1,
-               g.elementwise_math, T, kSoftmaxFlopsPerScore * score_count, 0,
-               scores, scores));
+               g.elementwise_math, T, kSoftmaxFlopsPerScore * score_count,
+               {.activations_read = scores, .activations_written = scores}));
     mark(e.Add(OpKind::kAttentionV, OpClass::kAttention, grp.name, grp.layers,
-               1, math, T, 2 * score_count * dv, 0,
-               scores + S * keys * kb.v_act, out_bytes, S * keys * kb.v_kv));
+               1, math, T, 2 * score_count * dv,
+               {.activations_read = scores + S * keys * kb.v_act,
+                .activations_written = out_bytes,
+                .kv_read = S * keys * kb.v_kv}));
   }
 }
 
@@ -243,7 +255,9 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     if (kernels > 0) {
       e.Add(OpKind::kNorm, OpClass::kElementwise, name, layers, kernels,
             g.elementwise_math, T, norm_flops * elems,
-            weights * NormVectors(m) * ab, elems * ab, elems * ab);
+            {.weights_read = weights * NormVectors(m) * ab,
+             .activations_read = elems * ab,
+             .activations_written = elems * ab});
     }
   }
 
@@ -278,9 +292,10 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     down.write[kAct] = T * dr * ab * layers;
     down.write[kKv] = T * rkv * g.kv_bytes * layers;
     e.Add(OpKind::kRope, OpClass::kElementwise, name, layers, 1,
-          g.elementwise_math, T, kRopeFlopsPerElement * T * (heads + 1) * dr, 0,
-          T * (heads + 1) * dr * ab, T * heads * dr * ab, 0,
-          T * dr * g.kv_bytes);
+          g.elementwise_math, T, kRopeFlopsPerElement * T * (heads + 1) * dr,
+          {.activations_read = T * (heads + 1) * dr * ab,
+           .activations_written = T * heads * dr * ab,
+           .kv_written = T * dr * g.kv_bytes});
     if (!g.options.mla_absorbed) {
       // Up-projects every cached latent attention reads (the same keys as
       // EmitAttention, window-capped) each step: grows with the context.
@@ -294,8 +309,9 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
       const double width = heads * (a.qk_nope_head_dim + a.v_head_dim);
       OpCost& up = e.Add(OpKind::kMlaKvUp, OpClass::kGemm, name, layers, 1,
                          g.matmul_math, S * keys, 2 * S * keys * rkv * width,
-                         rkv * width * g.weight_bytes, 0, S * keys * width * ab,
-                         S * keys * rkv * g.kv_bytes);
+                         {.weights_read = rkv * width * g.weight_bytes,
+                          .activations_written = S * keys * width * ab,
+                          .kv_read = S * keys * rkv * g.kv_bytes});
       up.kv_dependent = true;
       up.window = grp.window;
       up.pim_candidate = true;
@@ -331,8 +347,10 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     v.write[kKv] = T * kvd * g.kv_bytes * layers;
     // RoPE rotates Q and K; the rotated K is appended to the cache.
     e.Add(OpKind::kRope, OpClass::kElementwise, name, layers, 1,
-          g.elementwise_math, T, kRopeFlopsPerElement * T * (qd + kvd), 0,
-          T * (qd + kvd) * ab, T * qd * ab, 0, T * kvd * g.kv_bytes);
+          g.elementwise_math, T, kRopeFlopsPerElement * T * (qd + kvd),
+          {.activations_read = T * (qd + kvd) * ab,
+           .activations_written = T * qd * ab,
+           .kv_written = T * kvd * g.kv_bytes});
     EmitAttention(g, grp, shape, e);
     e.Matmul(OpKind::kOutProjection, name, layers, T, qd, h);
   }
@@ -346,8 +364,9 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     const double up_width = gated ? 2 * inter : inter;
     e.Matmul(OpKind::kFfnUpGate, name, layers, T, h, up_width);
     e.Add(OpKind::kFfnActivation, OpClass::kElementwise, name, layers, 1,
-          g.elementwise_math, T, act_flops * T * inter, 0, T * up_width * ab,
-          T * inter * ab);
+          g.elementwise_math, T, act_flops * T * inter,
+          {.activations_read = T * up_width * ab,
+           .activations_written = T * inter * ab});
     e.Matmul(OpKind::kFfnDown, name, layers, T, inter, h);
   } else {
     const MoeDims& x = *m.moe;
@@ -364,12 +383,12 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
       const double up_width = gated ? 2 * inter : inter;
       const double rows_per_expert =
           instances_read > 0 ? tokens / instances_read : tokens;
-      OpCost& op = e.Add(kind, e.MatmulClass(rows_per_expert), name, layers, 3,
-                         g.matmul_math, rows_per_expert,
-                         tokens * (2 * mats * h * inter + act_flops * inter),
-                         instances_read * mats * h * inter * g.weight_bytes,
-                         tokens * (h + up_width + inter) * ab,
-                         tokens * (up_width + inter + h) * ab);
+      OpCost& op = e.Add(
+          kind, e.MatmulClass(rows_per_expert), name, layers, 3, g.matmul_math,
+          rows_per_expert, tokens * (2 * mats * h * inter + act_flops * inter),
+          {.weights_read = instances_read * mats * h * inter * g.weight_bytes,
+           .activations_read = tokens * (h + up_width + inter) * ab,
+           .activations_written = tokens * (up_width + inter + h) * ab});
       op.pim_candidate = true;
       op.dominant = OperandClass::kWeights;
       return op;
@@ -395,7 +414,9 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
   if (g.tensor_parallel > 1) e.AllReduce(name, layers, 2, T, h);
   // Two residual adds per layer (after attention and after the FFN).
   e.Add(OpKind::kResidualAdd, OpClass::kElementwise, name, layers, 2,
-        g.elementwise_math, T, 2 * T * h, 0, 4 * T * h * ab, 2 * T * h * ab);
+        g.elementwise_math, T, 2 * T * h,
+        {.activations_read = 4 * T * h * ab,
+         .activations_written = 2 * T * h * ab});
 }
 
 }  // namespace
@@ -543,7 +564,9 @@ void BuildStepOps(const GraphContext& g, const StepShape& shape, OpList* out) {
 
   // Gathers one embedding row per token (at most the whole table).
   e.Add(OpKind::kEmbedding, OpClass::kElementwise, "", 1, 1, g.elementwise_math,
-        T, 0, std::min(T, vocab) * h * g.weight_bytes, 0, T * h * ab);
+        T, 0,
+        {.weights_read = std::min(T, vocab) * h * g.weight_bytes,
+         .activations_written = T * h * ab});
   // Vocabulary-parallel embedding: each device holds 1/tp of the rows and
   // contributes zeros for the others, so the lookup is all-reduced.
   if (g.tensor_parallel > 1) e.AllReduce("", 1, 1, T, h);
@@ -552,10 +575,38 @@ void BuildStepOps(const GraphContext& g, const StepShape& shape, OpList* out) {
                                 ? kLayerNormFlopsPerElement
                                 : kRmsNormFlopsPerElement;
   e.Add(OpKind::kFinalNorm, OpClass::kElementwise, "", 1, 1, g.elementwise_math,
-        T, norm_flops * T * h, h * NormVectors(m) * ab, T * h * ab, T * h * ab);
+        T, norm_flops * T * h,
+        {.weights_read = h * NormVectors(m) * ab,
+         .activations_read = T * h * ab,
+         .activations_written = T * h * ab});
   // Only the last position of each sequence needs logits to emit the next
   // token, so the LM head runs on `seqs` rows in prefill as in decode.
   e.Matmul(OpKind::kLmHead, "", 1, S, h, vocab);
+}
+
+double KeysRead(const OpCost& op, int64_t kv_length) {
+  return static_cast<double>(op.window > 0 ? std::min(kv_length, op.window)
+                                           : kv_length);
+}
+
+void OpAt(const OpCost& base, const OpCost& slope, double x, OpCost* out) {
+  out->flops = base.flops + x * slope.flops;
+  for (int c = 0; c < kOperandClassCount; ++c) {
+    out->read[c] = base.read[c] + x * slope.read[c];
+    out->write[c] = base.write[c] + x * slope.write[c];
+  }
+}
+
+void BuildDecode(const GraphContext& g, int64_t batch, int64_t kv_length,
+                 OpList* base, OpList* slope) {
+  internal::BuildStepOps(g, StepShape{batch, 1, kv_length, 0}, base);
+  internal::BuildStepOps(g, StepShape{batch, 1, kv_length, 1}, slope);
+  for (size_t i = 0; i < base->size(); ++i) {
+    if ((*base)[i].kv_dependent) {
+      OpCost& s = (*slope)[i];
+      OpAt(s, (*base)[i], -1, &s);  // (x = 1) - (x = 0)
+    }
+  }
 }
 
 }  // namespace ridgeline::engine::internal

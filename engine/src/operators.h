@@ -14,6 +14,11 @@
 
 namespace ridgeline::engine::internal {
 
+// Operand class indices into per-class arrays (OpCost::read, ...).
+inline constexpr int kWeights = static_cast<int>(OperandClass::kWeights);
+inline constexpr int kKv = static_cast<int>(OperandClass::kKvCache);
+inline constexpr int kAct = static_cast<int>(OperandClass::kActivations);
+
 // Layers that share one shape. Names are "" when all layers are alike.
 struct LayerGroup {
   std::string_view name;
@@ -111,5 +116,19 @@ double CausalPairs(double n, double kv_length, double window);
 // KV-cache bytes stored per sequence at context length `tokens`, sliding
 // layers capped at their window.
 double KvBytesPerSequence(const GraphContext& g, double tokens);
+
+// Decode: a KV-dependent op at step context L is base + x * slope with x
+// the keys read (the window caps it).
+double KeysRead(const OpCost& op, int64_t kv_length);
+
+// `out` = base + x * slope (FLOPs and traffic; other fields untouched).
+void OpAt(const OpCost& base, const OpCost& slope, double x, OpCost* out);
+
+// The decode graph of `batch` sequences as `base` (no keys read) and, for
+// the KV-dependent ops, `slope` (per key read); other ops' slope entries are
+// unused. Every decode step of Analyze and StepEvaluator::Decode come from
+// here.
+void BuildDecode(const GraphContext& g, int64_t batch, int64_t kv_length,
+                 OpList* base, OpList* slope);
 
 }  // namespace ridgeline::engine::internal

@@ -1,0 +1,34 @@
+// Placement: which memory tier holds each operand class (weights, KV
+// cache, activations): pinned classes where pinned, the others in the
+// fastest tiers with room, spilling into slower ones. Internal to the engine.
+#pragma once
+
+#include <array>
+
+#include "ridgeline/engine/hardware.h"
+#include "ridgeline/engine/result.h"
+#include "ridgeline/engine/scenario.h"
+
+namespace ridgeline::engine::internal {
+
+// Where each operand class lives: fraction of its bytes per tier, and the
+// bandwidth-weighted inverse used to time its traffic.
+struct PlacementInfo {
+  std::array<std::array<double, kMaxTiers>, kOperandClassCount> frac{};
+  std::array<double, kOperandClassCount> inv_read{};   // sum frac / read bw
+  std::array<double, kOperandClassCount> inv_write{};  // sum frac / write bw
+  std::array<int, kOperandClassCount> pim_tier{-1, -1, -1};
+  int weight_tier = 0;  // tier holding the largest share of the weights
+};
+
+// Pinned classes first (a pin is a constraint: it must not find its tier
+// already filled by an unpinned class that could have spilled), then the
+// unpinned ones in the order weights, KV cache, activations, each to the
+// fastest tiers with room, spilling the remainder into the next tier.
+// `need`: bytes per operand class. Fills `p` (fractions per tier and the
+// bandwidth-weighted inverses the roofline times traffic with).
+MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
+                      const std::array<double, kOperandClassCount>& need,
+                      PlacementInfo* p);
+
+}  // namespace ridgeline::engine::internal

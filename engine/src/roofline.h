@@ -1,0 +1,206 @@
+// Roofline timing of ops and steps: an op takes
+//   max(FLOPs / (peak x eta_c), sum over tiers of bytes / (bandwidth x eta_m),
+//       link bytes / link bandwidth) + kernel overheads,
+// with near-memory execution where a PIM tier is faster, and a step is the
+// sum of its ops plus its fixed costs. The one timing rule of the engine.
+//
+// Overheads: the pure roofline (options.pure_roofline, or a default
+// Efficiency: eta = 1, no profile, zero overheads) adds no overhead at all,
+// so the result is an upper bound on speed. Otherwise each op instance pays
+// efficiency.per_kernel_overhead_seconds per kernel (or, when a calibration
+// profile is named but fitted no per-kernel overhead, the hardware's
+// published kernel_launch_seconds), each step pays
+// efficiency.per_step_overhead_seconds, and the prefill (once per request
+// batch) also efficiency.per_request_overhead_seconds.
+//
+// Compute roof unknown (hardware with no peak at all): ops get no compute
+// time, so every time is the memory-roof time, still an upper bound on speed.
+// Internal to the engine.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "operators.h"
+#include "placement.h"
+#include "ridgeline/engine/result.h"
+#include "ridgeline/engine/scenario.h"
+
+namespace ridgeline::engine::internal {
+
+// The roof that dominates: overhead when it exceeds every roof, else the
+// largest of interconnect, compute and memory (memory when all are 0).
+inline Bound DominantBound(double compute, double memory, double link,
+                           double overhead) {
+  const double local = compute > memory ? compute : memory;
+  if (overhead > (link > local ? link : local)) return Bound::kOverhead;
+  if (link > 0 && link >= local) return Bound::kInterconnect;
+  return compute >= memory && compute > 0 ? Bound::kCompute : Bound::kMemory;
+}
+
+struct Timing {
+  double compute = 0, memory = 0, link = 0, overhead = 0, seconds = 0;
+  Bound bound = Bound::kMemory;
+  int tier = -1;
+  MathType math = MathType::kBf16;
+};
+
+// Times ops under the roofline for one scenario and placement. Stateless
+// after construction.
+class Evaluator {
+ public:
+  Evaluator(const Scenario& s, const PlacementInfo& p)
+      : s_(s), p_(p), link_bw_(LinkBandwidth(s)) {
+    const Efficiency& e = s.efficiency;
+    if (s.options.pure_roofline) return;
+    eta_c_ = e.compute;
+    eta_m_ = e.memory;
+    use_hook_ = e.profile_name.empty() && bool(s.hardware.efficiency_hook);
+    per_kernel_ = e.per_kernel_overhead_seconds;
+    if (!e.profile_name.empty() && per_kernel_ == 0) {
+      per_kernel_ = s.hardware.kernel_launch_seconds;
+    }
+    per_step_ = e.per_step_overhead_seconds;
+    per_request_ = e.per_request_overhead_seconds;
+  }
+
+  // Unpublished interconnect: all-reduce bytes cost no link time, so the
+  // result stays an upper bound on speed (and says so in a warning).
+  static double LinkBandwidth(const Scenario& s) {
+    return s.hardware.interconnect_bytes_per_second.value_or(0);
+  }
+
+  double per_step() const { return per_step_; }
+  // What the prefill of a request batch pays on top of its ops.
+  double prefill_fixed() const { return per_step_ + per_request_; }
+  bool pure() const {
+    if (use_hook_ || per_kernel_ > 0 || per_step_ > 0 || per_request_ > 0)
+      return false;
+    for (int i = 0; i < kOpClassCount; ++i) {
+      if (eta_c_[i] != 1 || eta_m_[i] != 1) return false;
+    }
+    return true;
+  }
+
+  Timing Time(const OpCost& op) const {
+    const int cls = static_cast<int>(op.op_class);
+    double eta_c = eta_c_[cls], eta_m = eta_m_[cls];
+    double mem_raw = 0;
+    for (int c = 0; c < kOperandClassCount; ++c) {
+      mem_raw += op.read[c] * p_.inv_read[c] + op.write[c] * p_.inv_write[c];
+    }
+    if (use_hook_) {
+      const double bytes = Sum(op.read) + Sum(op.write);
+      std::optional<OpEfficiency> h = s_.hardware.efficiency_hook(
+          OpShape{op.op_class, op.math, op.rows, op.flops, bytes});
+      // A hook answer outside (0, 1] is ignored (engine defaults apply).
+      if (h.has_value() && h->compute > 0 && h->compute <= 1 && h->memory > 0 &&
+          h->memory <= 1) {
+        eta_c = h->compute;
+        eta_m = h->memory;
+      }
+    }
+    Timing t;
+    t.math = op.math;
+    const double peak =
+        s_.hardware.peak_ops_per_second[static_cast<int>(op.math)].value_or(0);
+    t.compute = peak > 0 ? op.flops / (peak * eta_c) : 0;
+    t.memory = mem_raw / eta_m;
+    if (op.pim_candidate && t.memory > t.compute)
+      TryPim(op, eta_c, eta_m, mem_raw, &t);
+    t.overhead =
+        per_kernel_ * op.kernels_per_layer * static_cast<double>(op.layers);
+    if (op.link_bytes > 0 && link_bw_ > 0) t.link = op.link_bytes / link_bw_;
+    const double local = std::max(t.compute, t.memory);
+    t.seconds = (t.link > local ? t.link : local) + t.overhead;
+    t.bound = DominantBound(t.compute, t.memory, t.link, t.overhead);
+    return t;
+  }
+
+ private:
+  static double Sum(const std::array<double, kOperandClassCount>& a) {
+    return a[0] + a[1] + a[2];
+  }
+
+  // In-memory execution: the dominant operand's share in the PIM tier moves
+  // at the internal bandwidth; everything else as before.
+  void TryPim(const OpCost& op, double eta_c, double eta_m, double mem_raw,
+              Timing* t) const {
+    const int d = static_cast<int>(op.dominant);
+    const int tier = p_.pim_tier[d];
+    if (tier < 0) return;
+    const MemoryTier& mt = s_.hardware.tiers[tier];
+    const NearMemoryCompute& nmc = *mt.near_memory_compute;
+    const std::optional<MathType> math =
+        ExecutedMathType(nmc.peak_ops_per_second, op.math);
+    if (!math.has_value()) return;
+    const double peak = *nmc.peak_ops_per_second[static_cast<int>(*math)];
+    const double share = op.read[d] * p_.frac[d][tier];
+    const double compute = op.flops / (peak * eta_c);
+    const double memory =
+        (mem_raw - share / mt.read_bandwidth_bytes_per_second +
+         share / nmc.internal_bandwidth_bytes_per_second) /
+        eta_m;
+    if (std::max(compute, memory) < std::max(t->compute, t->memory)) {
+      t->compute = compute;
+      t->memory = memory;
+      t->tier = tier;
+      t->math = *math;
+    }
+  }
+
+  const Scenario& s_;
+  const PlacementInfo& p_;
+  std::array<double, kOpClassCount> eta_c_{1, 1, 1, 1};
+  std::array<double, kOpClassCount> eta_m_{1, 1, 1, 1};
+  bool use_hook_ = false;
+  double per_kernel_ = 0;
+  double per_step_ = 0;
+  double per_request_ = 0;
+  double link_bw_ = 0;
+};
+
+// Bytes one op moves over all tiers: the sum MakeOpResult reports and
+// TimeStep totals, in one place so both agree to the bit.
+double OpBytes(const OpCost& op, const PlacementInfo& p, int tiers,
+               double scale);
+
+// Fills the result fields of one op from its cost, timing and placement;
+// `scale` multiplies the amounts (identical decode steps).
+OpResult MakeOpResult(const OpCost& op, const Timing& t, const PlacementInfo& p,
+                      int tiers, double scale);
+
+// What one op adds to its step's totals.
+struct OpAmounts {
+  double flops = 0, bytes = 0, compute = 0, memory = 0, link = 0, seconds = 0;
+};
+OpAmounts AmountsOf(const OpResult& r);
+// The one place step totals are summed.
+inline void AddTotals(const OpAmounts& a, StepTotals* tot) {
+  tot->flops += a.flops;
+  tot->bytes += a.bytes;
+  tot->compute_seconds += a.compute;
+  tot->memory_seconds += a.memory;
+  tot->interconnect_seconds += a.link;
+  tot->seconds += a.seconds;
+}
+
+// Times one step's ops in order and returns its totals; with `slope`, the
+// KV-dependent ops are taken at `kv_length`. With `ops_out`, also the
+// per-op results (whose sums are the totals). `fixed` is the step's fixed
+// cost (per step, plus per request for a prefill); `overhead` (optional)
+// gets the kernel plus fixed overheads.
+StepTotals TimeStep(const OpList& ops, const OpList* slope, int64_t kv_length,
+                    double fixed, const Evaluator& ev, const PlacementInfo& p,
+                    int tiers, std::vector<OpResult>* ops_out,
+                    double* overhead);
+
+// One step in full (per-op results and totals).
+StepResult EvaluateStep(Phase phase, int64_t tokens, int64_t kv_length,
+                        const OpList& ops, const OpList* slope,
+                        const Evaluator& ev, const PlacementInfo& p, int tiers);
+
+}  // namespace ridgeline::engine::internal
