@@ -7,9 +7,11 @@
 // with d decode sequences at their mean context ctx and c prefill tokens in
 // one chunk: the weight-bound part is shared (one pass reads the weights
 // once, so the larger of the two), the decode sequences' context-dependent
-// attention comes on top. Prefill chunks see no prior context. Each part is
-// no more than the real mixed step does, so the pure roofline stays an
-// upper bound on speed.
+// attention comes on top. Prefill chunks see no prior context. The weight
+// part is no more than the real step's; the attention part is added where a
+// fused mixed step could overlap it with the prefill's attention compute,
+// so the approximation can exceed the real step by at most the smaller of
+// the two (validation: the serving bound holds on every evaluated row).
 #pragma once
 
 #include <cstdint>
