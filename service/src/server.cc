@@ -425,6 +425,19 @@ grpc::Status RidgelineServiceImpl::Plan(grpc::ServerContext* ctx,
   return ToGrpcStatus(r.status());
 }
 
+grpc::Status RidgelineServiceImpl::Simulate(grpc::ServerContext* ctx,
+                                            const v1::SimulateRequest* req,
+                                            v1::SimulateResponse* resp) {
+  const Backend* b = backend_.load();
+  if (b == nullptr) return NotReady();
+  absl::StatusOr<v1::SimulateResponse> r = b->Simulate(*req, [ctx] {
+    return ctx->IsCancelled() ||
+           std::chrono::system_clock::now() >= ctx->deadline();
+  });
+  if (r.ok()) *resp = std::move(*r);
+  return ToGrpcStatus(r.status());
+}
+
 int RunServer(const ServerConfig& cfg) {
   // Block before any thread exists so every thread inherits the mask and
   // only the sigwait thread below ever sees these signals.

@@ -148,3 +148,54 @@ TEST_F(PlanTest, DeadlineStopsThePlan) {
 
 }  // namespace
 }  // namespace ridgeline::testing
+
+namespace ridgeline::testing {
+namespace {
+
+TEST_F(PlanTest, SimulateAPoissonLoadAndItsErrors) {
+  v1::SimulateRequest req;
+  req.mutable_model()->set_catalog_id("llama-3.1-8b");
+  req.mutable_hardware()->set_platform_id("nvidia-h100-sxm-80gb");
+  req.mutable_formats()->set_weights("fp8");
+  req.mutable_formats()->set_activations("fp8");
+  req.mutable_formats()->set_kv_cache("fp8");
+  req.mutable_traffic()->set_rate(5);
+  req.mutable_traffic()->mutable_prompt_tokens()->mutable_uniform()->set_min(
+      256);
+  req.mutable_traffic()->mutable_prompt_tokens()->mutable_uniform()->set_max(
+      1024);
+  auto* hist = req.mutable_traffic()->mutable_generated_tokens()
+                   ->mutable_histogram();
+  for (int v : {32, 128, 256}) hist->add_values(v);
+  for (double w : {1.0, 2.0, 1.0}) hist->add_weights(w);
+  req.set_requests(300);
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  v1::SimulateResponse resp;
+  grpc::Status s = stub_->Simulate(&ctx, req, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(resp.requests(), 300);
+  EXPECT_GT(resp.steps(), 0);
+  EXPECT_LE(resp.ttft().p50_seconds(), resp.ttft().p90_seconds());
+  EXPECT_LE(resp.ttft().p90_seconds(), resp.ttft().p99_seconds());
+  EXPECT_GT(resp.tpot().p50_seconds(), 0);
+  EXPECT_GT(resp.itl().p90_seconds(), 0);
+  // 5 req/s offered, far below capacity: served at about that rate.
+  EXPECT_NEAR(resp.requests_per_second(), 5, 1.5);
+  EXPECT_GT(resp.kv_usage_peak(), 0);
+  EXPECT_LE(resp.kv_usage_peak(), 1);
+  // Same seed, same answer.
+  grpc::ClientContext again_ctx;
+  v1::SimulateResponse again;
+  ASSERT_TRUE(stub_->Simulate(&again_ctx, req, &again).ok());
+  EXPECT_EQ(again.ttft().p99_seconds(), resp.ttft().p99_seconds());
+
+  req.set_requests(1'000'000'000);
+  grpc::ClientContext bad_ctx;
+  s = stub_->Simulate(&bad_ctx, req, &resp);
+  EXPECT_EQ(s.error_code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("simulation.requests"));
+}
+
+}  // namespace
+}  // namespace ridgeline::testing

@@ -107,3 +107,66 @@ TEST(BackendPlan, StopEndsItWithDeadlineExceeded) {
 
 }  // namespace
 }  // namespace ridgeline::service
+
+namespace ridgeline::service {
+namespace {
+
+v1::SimulateRequest OneRequestTrace() {
+  v1::SimulateRequest req;
+  req.mutable_model()->set_catalog_id("llama-3.1-8b");
+  *req.mutable_hardware()->mutable_description() = Device();
+  req.mutable_traffic()->mutable_trace()->add_arrival_seconds(0);
+  req.mutable_traffic()->mutable_prompt_tokens()->set_fixed(512);
+  req.mutable_traffic()->mutable_generated_tokens()->set_fixed(64);
+  return req;
+}
+
+TEST(BackendSimulate, OneRequestIsTheStaticAnalysis) {
+  Backend backend = MakeBackend();
+  absl::StatusOr<v1::SimulateResponse> r = backend.Simulate(OneRequestTrace());
+  ASSERT_TRUE(r.ok()) << r.status();
+  // One request alone: a 512-token prefill step (TTFT) then 63 decode
+  // steps at contexts 512..574, exactly Analyze's batch-1 scenario (the
+  // simulator rounds decode contexts to 16 tokens: e2e within 0.5%).
+  v1::AnalyzeRequest a;
+  *a.mutable_model() = OneRequestTrace().model();
+  *a.mutable_hardware() = OneRequestTrace().hardware();
+  a.mutable_workload()->set_batch(1);
+  a.mutable_workload()->set_prompt_tokens(512);
+  a.mutable_workload()->set_generated_tokens(64);
+  absl::StatusOr<v1::AnalyzeResponse> analysis = backend.Analyze(a);
+  ASSERT_TRUE(analysis.ok()) << analysis.status();
+  EXPECT_EQ(r->requests(), 1);
+  EXPECT_EQ(r->steps(), 64);
+  EXPECT_NEAR(r->ttft().p50_seconds(), analysis->result().ttft_seconds(),
+              1e-12);
+  EXPECT_NEAR(r->e2e().p50_seconds(), analysis->result().e2e_seconds(),
+              0.005 * analysis->result().e2e_seconds());
+  EXPECT_EQ(r->queue().p99_seconds(), 0);
+  EXPECT_GT(r->kv_capacity_tokens(), 0);
+}
+
+TEST(BackendSimulate, ErrorsNameTheField) {
+  Backend backend = MakeBackend();
+  v1::SimulateRequest req = OneRequestTrace();
+  req.mutable_traffic()->mutable_trace()->add_arrival_seconds(-1);
+  absl::Status s = backend.Simulate(req).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("traffic.arrival_times[1]"));
+  req = OneRequestTrace();
+  req.mutable_traffic()->set_rate(0);
+  EXPECT_THAT(backend.Simulate(req).status().message(),
+              HasSubstr("traffic.rate"));
+  req = OneRequestTrace();
+  req.mutable_traffic()->set_rate(1);
+  req.set_requests(1'000'000'000);
+  s = backend.Simulate(req).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("simulation.requests"));
+  req = OneRequestTrace();
+  req.mutable_traffic()->clear_arrivals();
+  EXPECT_THAT(backend.Simulate(req).status().message(), HasSubstr("traffic"));
+}
+
+}  // namespace
+}  // namespace ridgeline::service

@@ -86,6 +86,11 @@ class Backend {
   absl::StatusOr<v1::PlanResponse> Plan(
       const v1::PlanRequest& request,
       const std::function<bool()>& stop = {}) const;
+  // One replica's online simulation (service/src/simulate.cc); `stop` as
+  // for Plan.
+  absl::StatusOr<v1::SimulateResponse> Simulate(
+      const v1::SimulateRequest& request,
+      const std::function<bool()>& stop = {}) const;
 
   const Limits& limits() const { return limits_; }
   const plugin_host::HardwareRegistry& registry() const { return *registry_; }
