@@ -17,6 +17,9 @@ command -v npm >/dev/null || packages+=(npm)
 # kubectl (with kustomize) renders the manifests in a test.
 command -v kubectl >/dev/null || packages+=(kubernetes-client)
 packages+=(python3-yaml)
+# The ridgeline Python package: built offline by pip with setuptools/wheel,
+# tested in a venv (clients/python, tests/integration/clients).
+packages+=(python3-setuptools python3-wheel python3-pip python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -5,14 +5,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX="${PREFIX:-$PWD/install}"
-BUILD_DIR="${BUILD_DIR:-build}"
+# Its own build folder, without tests and benchmarks (scripts/test.sh builds
+# those in build/), so quickstart then test works in either order.
+BUILD_DIR="${BUILD_DIR:-build-quickstart}"
+JOBS="${JOBS:-$(nproc)}"
 LISTEN="${RIDGELINE_LISTEN:-127.0.0.1:50051}"
 METRICS="${RIDGELINE_METRICS_LISTEN:-127.0.0.1:9464}"
 
 scripts/install-deps.sh
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_INSTALL_PREFIX="$PREFIX"
-cmake --build "$BUILD_DIR" -j "$(nproc)"
+  -DCMAKE_INSTALL_PREFIX="$PREFIX" \
+  -DRIDGELINE_BUILD_TESTS=OFF -DRIDGELINE_BUILD_BENCH=OFF
+cmake --build "$BUILD_DIR" -j "$JOBS"
 cmake --install "$BUILD_DIR" >/dev/null
 
 # The installed server finds its plugins and profiles without flags.

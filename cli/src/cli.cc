@@ -21,6 +21,7 @@
 #include "flags.h"
 #include "google/protobuf/util/json_util.h"
 #include "plan.h"
+#include "ridgeline/engine/field_path.h"
 #include "table.h"
 
 namespace ridgeline::cli {
@@ -53,8 +54,8 @@ Outcome NoPositional(const ParsedFlags& flags) {
                             "' (this command takes flags only; see --help)"));
 }
 
-// Maps request field paths in server/engine errors to the flag that sets
-// them, so a user sees which flag to fix.
+// Maps request field paths (or parts of them) to the flag that sets them,
+// so a user sees which flag to fix.
 constexpr std::pair<const char*, const char*> kFieldFlags[] = {
     {"workload.batch", "--batch"},
     {"workload.prompt_tokens", "--prompt"},
@@ -92,13 +93,17 @@ constexpr std::pair<const char*, const char*> kFieldFlags[] = {
     {"].description", "--hardware-file"},
 };
 
+// The flag comes from the error's field path (a Status payload, in-process
+// and from the server's trailing metadata alike), never from its text.
 Failure Failed(const absl::Status& status) {
   std::string message = absl::StrCat(absl::StatusCodeToString(status.code()),
                                      ": ", status.message());
-  for (const auto& [field, flag] : kFieldFlags) {
-    if (message.find(field) != std::string::npos) {
-      absl::StrAppend(&message, " (flag ", flag, ")");
-      break;
+  if (std::optional<std::string> path = engine::FieldPathOf(status)) {
+    for (const auto& [field, flag] : kFieldFlags) {
+      if (path->find(field) != std::string::npos) {
+        absl::StrAppend(&message, " (flag ", flag, ")");
+        break;
+      }
     }
   }
   return {kFailed, std::move(message)};

@@ -7,8 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
 #include "ridgeline/calibration/profiles.h"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/plugin_host/registry.h"
 #include "ridgeline/service/backend.h"
+#include "ridgeline/service/status.h"
 #include "ridgeline/v1/ridgeline.grpc.pb.h"
 
 namespace ridgeline::cli {
@@ -70,11 +72,20 @@ class InProcessClient final : public Client {
   std::unique_ptr<service::Backend> backend_;
 };
 
-// absl and gRPC share the canonical code numbering.
-absl::Status FromGrpc(const grpc::Status& status) {
+// absl and gRPC share the canonical code numbering. The server's field
+// path (trailing metadata) becomes the Status payload, as in-process.
+absl::Status FromGrpc(const grpc::Status& status,
+                      const grpc::ClientContext& context) {
   if (status.ok()) return absl::OkStatus();
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      status.error_message());
+  absl::Status out(static_cast<absl::StatusCode>(status.error_code()),
+                   status.error_message());
+  const auto& trailers = context.GetServerTrailingMetadata();
+  auto it = trailers.find(service::kFieldPathMetadataKey);
+  if (it != trailers.end()) {
+    out = engine::WithFieldPath(
+        std::move(out), std::string(it->second.data(), it->second.size()));
+  }
+  return out;
 }
 
 class GrpcClient final : public Client {
@@ -99,7 +110,8 @@ class GrpcClient final : public Client {
         stub_->Sweep(&context, request);
     v1::SweepPoint point;
     while (reader->Read(&point)) emit(point);
-    return Annotate(FromGrpc(reader->Finish()));
+    const grpc::Status finished = reader->Finish();
+    return Annotate(FromGrpc(finished, context));
   }
   absl::StatusOr<v1::ListHardwareResponse> ListHardware(
       const v1::ListHardwareRequest& request) override {
@@ -156,8 +168,9 @@ class GrpcClient final : public Client {
       const Request& request, Response response) {
     grpc::ClientContext context;
     SetDeadline(&context);
-    absl::Status status = Annotate(
-        FromGrpc((stub_.get()->*method)(&context, request, &response)));
+    const grpc::Status result =
+        (stub_.get()->*method)(&context, request, &response);
+    absl::Status status = Annotate(FromGrpc(result, context));
     if (!status.ok()) return status;
     return response;
   }

@@ -76,6 +76,36 @@ std::string SupportedList() {
   return out;
 }
 
+// Real configs nest 3-4 levels (rope_scaling, quantization_config); the
+// limit keeps every recursive walk of a parsed value (dump, destruction)
+// far from the stack's end.
+constexpr int kMaxNesting = 64;
+// Longest piece of a client's value quoted back in an error.
+constexpr size_t kMaxQuoted = 64;
+
+// At most `max` bytes of `s`, cut on a UTF-8 character boundary (a status
+// message may travel in a proto string field, which must be valid UTF-8).
+std::string Prefix(std::string_view s, size_t max) {
+  if (s.size() <= max) return std::string(s);
+  size_t end = max;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  return absl::StrCat(absl::string_view(s.data(), end), "... (", s.size(),
+                      " bytes)");
+}
+
+// A value as quoted in errors: short JSON text, or its kind and size.
+std::string Describe(const Json& v) {
+  if ((v.is_array() || v.is_object()) && v.size() > 8) {
+    return absl::StrCat("an ", v.type_name(), " of ", v.size(), " elements");
+  }
+  return Prefix(v.dump(-1, ' ', false, Json::error_handler_t::replace),
+                kMaxQuoted);
+}
+
+// Rejects nesting deeper than kMaxNesting before the JSON library sees the
+// text; brackets inside strings do not count.
+absl::Status CheckNesting(std::string_view json);
+
 absl::Status Bad(std::string_view msg) {
   return absl::InvalidArgumentError(
       absl::StrCat("config.json: ", absl::string_view(msg.data(), msg.size())));
@@ -101,12 +131,12 @@ class Reader {
     int64_t v = 0;
     if (it->is_number_unsigned()) {
       const uint64_t u = it->get<uint64_t>();
-      if (u > static_cast<uint64_t>(hi)) return Range(key, lo, hi, it->dump());
+      if (u > static_cast<uint64_t>(hi)) return Range(key, lo, hi, Describe(*it));
       v = static_cast<int64_t>(u);
     } else if (it->is_number_integer()) {
       v = it->get<int64_t>();
     } else {
-      return Bad(absl::StrCat(key, " must be an integer, got ", it->dump()));
+      return Bad(absl::StrCat(key, " must be an integer, got ", Describe(*it)));
     }
     if (v < lo || v > hi) return Range(key, lo, hi, absl::StrCat(v));
     return std::optional<int64_t>(v);
@@ -126,7 +156,7 @@ class Reader {
     const auto it = j_.find(key);
     if (it == j_.end() || it->is_null()) return def;
     if (!it->is_boolean()) {
-      return Bad(absl::StrCat(key, " must be true or false, got ", it->dump()));
+      return Bad(absl::StrCat(key, " must be true or false, got ", Describe(*it)));
     }
     return it->get<bool>();
   }
@@ -135,7 +165,7 @@ class Reader {
     const auto it = j_.find(key);
     if (it == j_.end() || it->is_null()) return def;
     if (!it->is_string()) {
-      return Bad(absl::StrCat(key, " must be a string, got ", it->dump()));
+      return Bad(absl::StrCat(key, " must be a string, got ", Describe(*it)));
     }
     return it->get<std::string>();
   }
@@ -156,7 +186,7 @@ absl::StatusOr<Arch> DetectArch(const Json& j, std::string* architecture) {
     if (!archs->is_array() || archs->empty() || !(*archs)[0].is_string()) {
       return Bad(absl::StrCat(
           "architectures must be a non-empty array of strings, got ",
-          archs->dump()));
+          Describe(*archs)));
     }
     const std::string name = (*archs)[0].get<std::string>();
     for (const ArchName& a : kArchs) {
@@ -166,7 +196,7 @@ absl::StatusOr<Arch> DetectArch(const Json& j, std::string* architecture) {
       }
     }
     return Bad(
-        absl::StrCat("architectures[0] \"", name,
+        absl::StrCat("architectures[0] \"", Prefix(name, kMaxQuoted),
                      "\" is not supported; supported: ", SupportedList()));
   }
   const auto type = j.find("model_type");
@@ -176,7 +206,7 @@ absl::StatusOr<Arch> DetectArch(const Json& j, std::string* architecture) {
         SupportedList()));
   }
   if (!type->is_string()) {
-    return Bad(absl::StrCat("model_type must be a string, got ", type->dump()));
+    return Bad(absl::StrCat("model_type must be a string, got ", Describe(*type)));
   }
   const std::string name = type->get<std::string>();
   for (const ArchName& a : kArchs) {
@@ -185,7 +215,7 @@ absl::StatusOr<Arch> DetectArch(const Json& j, std::string* architecture) {
       return a.arch;
     }
   }
-  return Bad(absl::StrCat("model_type \"", name,
+  return Bad(absl::StrCat("model_type \"", Prefix(name, kMaxQuoted),
                           "\" is not supported; supported: ", SupportedList()));
 }
 
@@ -203,13 +233,13 @@ absl::Status CheckAllLayersSparse(const Json& j, const Reader& r) {
   if (it != j.end() && !it->is_null()) {
     if (!it->is_array()) {
       return Bad(
-          absl::StrCat("mlp_only_layers must be an array, got ", it->dump()));
+          absl::StrCat("mlp_only_layers must be an array, got ", Describe(*it)));
     }
     if (!it->empty()) {
       return Bad(absl::StrCat(
           "mlp_only_layers must be empty (dense layers between MoE layers are "
           "not supported), got ",
-          it->dump()));
+          Describe(*it)));
     }
   }
   return absl::OkStatus();
@@ -477,6 +507,35 @@ absl::StatusOr<ModelConfig> Parse(const Json& j, std::string_view id) {
   return m;
 }
 
+absl::Status CheckNesting(std::string_view json) {
+  int depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNesting) {
+        return Bad(absl::StrCat("values may nest at most ", kMaxNesting,
+                                " levels deep; level ", depth,
+                                " opens at byte ", i));
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<ModelConfig> ParseHuggingFaceConfig(std::string_view json,
@@ -492,17 +551,20 @@ absl::StatusOr<ModelConfig> ParseHuggingFaceConfig(std::string_view json,
     }
     return true;
   };
+  RETURN_IF_ERROR(CheckNesting(json));
   Json j;
   try {
     j = Json::parse(json.begin(), json.end(), track);
   } catch (const Json::parse_error& e) {
-    return Bad(absl::StrCat("not valid JSON: ", e.what()));
+    // The library's message quotes the last token read, which may be long.
+    return Bad(absl::StrCat("not valid JSON: ", Prefix(e.what(), 256)));
   } catch (const Json::exception& e) {
     // out_of_range.406: a number beyond a double's range, e.g. 1e400.
     return Bad(absl::StrCat(
-        path.empty() ? "top-level value" : absl::StrJoin(path, "."),
+        path.empty() ? "top-level value"
+                     : Prefix(absl::StrJoin(path, "."), kMaxQuoted),
         " must be a number within a double's range (|x| <= 1.8e308); ",
-        e.what()));
+        Prefix(e.what(), 256)));
   }
   if (id.empty()) {
     return absl::InvalidArgumentError("model id must not be empty");
@@ -512,7 +574,7 @@ absl::StatusOr<ModelConfig> ParseHuggingFaceConfig(std::string_view json,
   try {
     return Parse(j, id);
   } catch (const Json::exception& e) {
-    return Bad(absl::StrCat("unexpected value: ", e.what()));
+    return Bad(absl::StrCat("unexpected value: ", Prefix(e.what(), 256)));
   }
 }
 

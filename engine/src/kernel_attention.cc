@@ -6,7 +6,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/kernel.h"
+#include "validate_util.h"
 
 namespace ridgeline::engine {
 namespace {
@@ -14,9 +16,11 @@ namespace {
 absl::Status CheckRange(std::string_view prefix, std::string_view field,
                         int64_t value, int64_t lo, int64_t hi) {
   if (value < lo || value > hi) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s.%s: must be in [%d, %d], got %d", prefix, field,
-                        lo, hi, value));
+    return WithFieldPath(
+        absl::InvalidArgumentError(absl::StrFormat(
+            "%s.%s: must be in [%d, %d], got %d", prefix, field, lo, hi,
+            value)),
+        absl::StrCat(internal::Av(prefix), ".", internal::Av(field)));
   }
   return absl::OkStatus();
 }
@@ -116,13 +120,17 @@ absl::Status ValidateDecodeAttentionShape(const DecodeAttentionShape& s,
   if (auto st = CheckRange(prefix, "head_dim", s.head_dim, 1, 1024); !st.ok()) return st;
   if (auto st = CheckRange(prefix, "kv_length", s.kv_length, 1, 10'000'000); !st.ok()) return st;
   if (s.num_q_heads % s.num_kv_heads != 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s.num_q_heads: must be a multiple of num_kv_heads (%d), got %d",
-        prefix, s.num_kv_heads, s.num_q_heads));
+    return WithFieldPath(
+        absl::InvalidArgumentError(absl::StrFormat(
+            "%s.num_q_heads: must be a multiple of num_kv_heads (%d), got %d",
+            prefix, s.num_kv_heads, s.num_q_heads)),
+        absl::StrCat(internal::Av(prefix), ".num_q_heads"));
   }
   if (!(s.dtype.bits >= 2 && s.dtype.bits <= 32)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s.dtype.bits: must be in [2, 32], got %g", prefix, s.dtype.bits));
+    return WithFieldPath(
+        absl::InvalidArgumentError(absl::StrFormat(
+            "%s.dtype.bits: must be in [2, 32], got %g", prefix, s.dtype.bits)),
+        absl::StrCat(internal::Av(prefix), ".dtype"));
   }
   return absl::OkStatus();
 }
@@ -133,8 +141,10 @@ absl::Status ValidateGemmShape(const GemmShape& s, std::string_view prefix) {
   if (auto st = CheckRange(prefix, "k", s.k, 1, 10'000'000); !st.ok()) return st;
   for (const auto& [name, f] : {std::pair{"a", &s.a}, std::pair{"b", &s.b}}) {
     if (!(f->bits >= 2 && f->bits <= 32)) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s.%s.bits: must be in [2, 32], got %g", prefix, name, f->bits));
+      return WithFieldPath(
+          absl::InvalidArgumentError(absl::StrFormat(
+              "%s.%s.bits: must be in [2, 32], got %g", prefix, name, f->bits)),
+          absl::StrCat(internal::Av(prefix), ".", name, "_format"));
     }
   }
   return absl::OkStatus();

@@ -81,16 +81,20 @@ absl::Status ValidateScenario(const Scenario& s) {
   const int64_t tp = s.parallelism.tensor_parallel;
   RETURN_IF_ERROR(CheckIntRange("parallelism.tensor_parallel", tp, 1, 256));
   if (s.model.num_attention_heads % tp != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "parallelism.tensor_parallel must divide model.num_attention_heads (",
-        s.model.num_attention_heads, "), got ", tp));
+    return WithFieldPath(
+        absl::InvalidArgumentError(absl::StrCat(
+            "parallelism.tensor_parallel must divide "
+            "model.num_attention_heads (",
+            s.model.num_attention_heads, "), got ", tp)),
+        "parallelism.tensor_parallel");
   }
   if (!s.model.mla.has_value() && s.model.num_kv_heads % tp != 0 &&
       tp % s.model.num_kv_heads != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "parallelism.tensor_parallel must divide or be a multiple of "
-        "model.num_kv_heads (",
-        s.model.num_kv_heads, "), got ", tp));
+    return WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
+                             "parallelism.tensor_parallel must divide or be a "
+                             "multiple of model.num_kv_heads (",
+                             s.model.num_kv_heads, "), got ", tp)),
+                         "parallelism.tensor_parallel");
   }
 
   RETURN_IF_ERROR(CheckFormat("precision.weights.bits", s.precision.weights));
@@ -98,10 +102,12 @@ absl::Status ValidateScenario(const Scenario& s) {
       CheckFormat("precision.activations.bits", s.precision.activations));
   RETURN_IF_ERROR(CheckFormat("precision.kv_cache.bits", s.precision.kv_cache));
   if (!s.precision.activations.native_math.has_value()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "precision.activations must be a format math runs in directly (fp32, "
-        "bf16, fp16, fp8, int8, int4, nvfp4, mxfp4), got \"",
-        s.precision.activations.name, "\""));
+    return WithFieldPath(
+        absl::InvalidArgumentError(absl::StrCat(
+            "precision.activations must be a format math runs in directly "
+            "(fp32, bf16, fp16, fp8, int8, int4, nvfp4, mxfp4), got \"",
+            s.precision.activations.name, "\"")),
+        "precision.activations");
   }
 
   const int tiers = static_cast<int>(s.hardware.tiers.size());

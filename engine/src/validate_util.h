@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ridgeline/engine/field_path.h"
 
 namespace ridgeline::engine::internal {
 
@@ -23,9 +24,11 @@ inline bool IsPositive(double value, bool allow_zero) {
 inline absl::Status CheckPositive(std::string_view path, double value,
                                   bool allow_zero = false) {
   if (IsPositive(value, allow_zero)) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrFormat("%s must be finite and %s 0, got %g", Av(path),
-                      allow_zero ? ">=" : ">", value));
+  return WithFieldPath(
+      absl::InvalidArgumentError(
+          absl::StrFormat("%s must be finite and %s 0, got %g", Av(path),
+                          allow_zero ? ">=" : ">", value)),
+      path);
 }
 
 // CheckPositive for hot paths: `path()` (returning the field path) runs
@@ -43,16 +46,20 @@ inline absl::Status CheckDoubleRange(std::string_view path, double value,
   const bool ok = std::isfinite(value) &&
                   (lo_open ? value > lo : value >= lo) && value <= hi;
   if (ok) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrFormat("%s must be in %c%g, %g], got %g", Av(path),
-                      lo_open ? '(' : '[', lo, hi, value));
+  return WithFieldPath(
+      absl::InvalidArgumentError(absl::StrFormat("%s must be in %c%g, %g], got %g",
+                                                 Av(path), lo_open ? '(' : '[',
+                                                 lo, hi, value)),
+      path);
 }
 
 inline absl::Status CheckIntRange(std::string_view path, int64_t value,
                                   int64_t lo, int64_t hi) {
   if (value >= lo && value <= hi) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(Av(path), " must be in [", lo, ", ", hi, "], got ", value));
+  return WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
+                           Av(path), " must be in [", lo, ", ", hi, "], got ",
+                           value)),
+                       path);
 }
 
 }  // namespace ridgeline::engine::internal

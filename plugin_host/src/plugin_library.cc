@@ -3,6 +3,10 @@
 #include <dlfcn.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+#include <tuple>
 #include <exception>
 #include <map>
 #include <memory>
@@ -12,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ridgeline/engine/status_macros.h"
 
 #ifndef BOOST_DLL_USE_STD_FS
 #define BOOST_DLL_USE_STD_FS
@@ -44,6 +49,93 @@ std::string Str(const char* s) { return s == nullptr ? std::string() : s; }
 std::string VersionString(uint32_t major, uint32_t minor) {
   return absl::StrCat(major, ".", minor);
 }
+
+// Bounds on what a plugin may claim. A descriptor is a few hundred bytes;
+// 4 KiB leaves room for many appended fields while refusing garbage (a
+// struct_size of 0xFFFFFFF0 used as an array stride reads far out of bounds).
+constexpr uint32_t kMaxStructSize = 4096;
+constexpr size_t kMaxNameBytes = 256;       // ids, names, family, version
+constexpr size_t kMaxSourcesBytes = 65536;  // citations, one per line
+
+absl::Status CheckStructSize(const std::string& field, uint32_t size,
+                             size_t min) {
+  if (size >= min && size <= kMaxStructSize) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, " must be in [", min, ", ", kMaxStructSize,
+                   "] (the ABI 1.0 size up to the host's bound), got ", size));
+}
+
+// The index of the first byte that breaks UTF-8, or npos. Strings reach
+// clients in proto string fields, which must be valid UTF-8: one bad name
+// would otherwise fail every ListHardware.
+size_t FirstInvalidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3
+                        : (c >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return i;
+    for (size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return i;
+    }
+    // Overlong forms, surrogates and code points past U+10FFFF.
+    const auto c1 = static_cast<unsigned char>(n > 1 ? s[i + 1] : 0);
+    if ((n == 2 && c < 0xC2) || (n == 3 && c == 0xE0 && c1 < 0xA0) ||
+        (n == 3 && c == 0xED && c1 >= 0xA0) ||
+        (n == 4 && c == 0xF0 && c1 < 0x90) || (n == 4 && c > 0xF4) ||
+        (n == 4 && c == 0xF4 && c1 >= 0x90)) {
+      return i;
+    }
+    i += n;
+  }
+  return std::string_view::npos;
+}
+
+// A plugin string: present, NUL-terminated within `max` bytes, UTF-8.
+absl::Status CheckString(const std::string& field, const char* s, size_t max,
+                         bool required) {
+  if (s == nullptr) {
+    if (!required) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " is NULL (a string is required)"));
+  }
+  const size_t len = ::strnlen(s, max + 1);
+  if (len > max) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " must be at most ", max, " bytes long"));
+  }
+  if (const size_t bad = FirstInvalidUtf8(std::string_view(s, len));
+      bad != std::string_view::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, " must be valid UTF-8; byte ", bad, " (0x",
+        absl::Hex(static_cast<unsigned char>(s[bad])), ") is not"));
+  }
+  return absl::OkStatus();
+}
+
+// A plugin error code: absl's numbering, 1..16. Code 0 inside an error
+// object, or an unknown number, is itself a plugin fault (INTERNAL): an OK
+// status must never stand for an error (StatusOr built from OK aborts).
+absl::Status PluginStatus(int32_t code, absl::string_view message) {
+  if (code <= 0 || code > RIDGELINE_CODE_UNAUTHENTICATED) {
+    return absl::InternalError(absl::StrCat(
+        "plugin returned an error object with code ", code,
+        code == 0 ? " (OK)" : " (not a status code)", ": ",
+        message.substr(0, 256)));
+  }
+  return absl::Status(static_cast<absl::StatusCode>(code),
+                      message.substr(0, 1024));
+}
+
+// Efficiencies below this are refused (see CallHook).
+constexpr double kMinHookEfficiency = 1e-3;
+constexpr uint64_t kLoggedFaultsPerPlugin = 10;
+
+struct HookFaults {
+  std::mutex mu;
+  std::map<std::string, uint64_t> count;  // by plugin file name
+  HookFaultObserver observer;
+};
 
 // Called with Cache().mu held.
 absl::StatusOr<const RidgelinePluginTable*> OpenUncached(
@@ -97,10 +189,10 @@ absl::StatusOr<const RidgelinePluginTable*> OpenUncached(
         " (plugin minor must be <= ", RIDGELINE_PLUGIN_ABI_MINOR,
         "); rebuild it against this host's header or upgrade the host"));
   }
-  if (table->struct_size < RIDGELINE_PLUGIN_TABLE_SIZE_1_0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "table.struct_size must be >= ", RIDGELINE_PLUGIN_TABLE_SIZE_1_0,
-        " for ABI 1.0, got ", table->struct_size));
+  if (absl::Status s = CheckStructSize("table.struct_size", table->struct_size,
+                                       RIDGELINE_PLUGIN_TABLE_SIZE_1_0);
+      !s.ok()) {
+    return absl::FailedPreconditionError(s.message());
   }
   if (table->family == nullptr || table->family[0] == '\0') {
     return absl::FailedPreconditionError("table.family is NULL or empty");
@@ -108,6 +200,14 @@ absl::StatusOr<const RidgelinePluginTable*> OpenUncached(
   if (table->plugin_version == nullptr || table->plugin_version[0] == '\0') {
     return absl::FailedPreconditionError(
         "table.plugin_version is NULL or empty");
+  }
+  for (const auto& [name, value] :
+       {std::pair<const char*, const char*>{"table.family", table->family},
+        {"table.plugin_version", table->plugin_version}}) {
+    if (absl::Status s = CheckString(name, value, kMaxNameBytes, true);
+        !s.ok()) {
+      return absl::FailedPreconditionError(s.message());
+    }
   }
   const std::pair<const char*, bool> required[] = {
       {"init", table->init != nullptr},
@@ -134,10 +234,10 @@ absl::StatusOr<const RidgelinePluginTable*> OpenUncached(
     const int32_t code = table->error_code(error);
     const std::string message = Str(table->error_message(error));
     table->error_free(error);
-    return absl::FailedPreconditionError(absl::StrCat(
-        "init() failed: ",
-        absl::StatusCodeToString(static_cast<absl::StatusCode>(code)), ": ",
-        message));
+    const absl::Status cause = PluginStatus(code, message);
+    return absl::FailedPreconditionError(
+        absl::StrCat("init() failed: ", absl::StatusCodeToString(cause.code()),
+                     ": ", cause.message()));
   }
   return table;
 }
@@ -172,6 +272,47 @@ engine::PerMathType PerMath(const double* values) {
   return out;
 }
 
+HookFaults& Faults() {
+  static auto* faults = new HookFaults;
+  return *faults;
+}
+
+// "error", "not_finite" or "out_of_range": the metric label.
+const char* FaultKind(const absl::Status& s) {
+  if (absl::IsOutOfRange(s)) return "out_of_range";
+  if (absl::IsInternal(s) &&
+      absl::string_view(s.message()).find("finite") != absl::string_view::npos) {
+    return "not_finite";
+  }
+  return "error";
+}
+
+// The hook's answer was not used: log (the first few per plugin, so a
+// plugin failing every call cannot flood the log) and tell the observer.
+void ReportHookFault(const std::string& plugin, const absl::Status& s) {
+  HookFaults& f = Faults();
+  const char* kind = FaultKind(s);
+  HookFaultObserver observer;
+  bool log = false;
+  uint64_t n = 0;
+  {
+    std::lock_guard<std::mutex> lock(f.mu);
+    n = ++f.count[plugin];
+    log = n <= kLoggedFaultsPerPlugin;
+    observer = f.observer;
+  }
+  if (log) {
+    std::fprintf(stderr,
+                 "ridgeline plugin: efficiency hook of %s ignored (%s, engine "
+                 "defaults used): %s%s\n",
+                 plugin.c_str(), kind, std::string(s.message()).c_str(),
+                 n == kLoggedFaultsPerPlugin
+                     ? " [further faults of this plugin are only counted]"
+                     : "");
+  }
+  if (observer) observer(plugin, kind);
+}
+
 absl::StatusOr<std::optional<engine::OpEfficiency>> CallHook(
     const RidgelinePluginTable* table, size_t platform_index,
     const engine::OpShape& shape) {
@@ -189,17 +330,26 @@ absl::StatusOr<std::optional<engine::OpEfficiency>> CallHook(
   out.struct_size = sizeof(out);
   RidgelinePluginError* error = table->efficiency(platform_index, &c_shape, &out);
   if (error != nullptr) {
-    const auto code = static_cast<absl::StatusCode>(table->error_code(error));
+    const int32_t code = table->error_code(error);
     std::string message = Str(table->error_message(error));
     table->error_free(error);
-    return absl::Status(code, message);
+    return PluginStatus(code, message);
   }
   if (out.compute == 0 && out.memory == 0) return std::nullopt;
-  if (!(out.compute > 0 && out.compute <= 1 && out.memory > 0 &&
-        out.memory <= 1)) {
+  if (!std::isfinite(out.compute) || !std::isfinite(out.memory)) {
     return absl::InternalError(absl::StrCat(
-        "efficiency hook returned compute=", out.compute,
-        " memory=", out.memory, "; each must be in (0, 1] (or both 0)"));
+        "efficiency hook returned compute=", out.compute, " memory=",
+        out.memory, "; each must be a finite number in [",
+        kMinHookEfficiency, ", 1] (or both 0)"));
+  }
+  // A tiny efficiency is no opinion but a fault: 1e-300 would turn a
+  // microsecond kernel into 1e294 s.
+  if (!(out.compute >= kMinHookEfficiency && out.compute <= 1 &&
+        out.memory >= kMinHookEfficiency && out.memory <= 1)) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "efficiency hook returned compute=", out.compute, " memory=",
+        out.memory, "; each must be in [", kMinHookEfficiency,
+        ", 1] (or both 0)"));
   }
   return engine::OpEfficiency{out.compute, out.memory};
 }
@@ -228,15 +378,10 @@ std::string PluginLibrary::plugin_version() const {
 
 absl::Status PluginLibrary::ConsumeError(RidgelinePluginError* error) const {
   if (error == nullptr) return absl::OkStatus();
-  const auto code = static_cast<absl::StatusCode>(table_->error_code(error));
+  const int32_t code = table_->error_code(error);
   std::string message = Str(table_->error_message(error));
   table_->error_free(error);
-  // A plugin reporting "OK" inside an error object is itself a fault.
-  if (code == absl::StatusCode::kOk) {
-    return absl::InternalError(
-        absl::StrCat("plugin returned an error object with code 0: ", message));
-  }
-  return absl::Status(code, message);
+  return PluginStatus(code, message);
 }
 
 absl::StatusOr<const RidgelinePlatform*> PluginLibrary::RawPlatform(
@@ -252,21 +397,16 @@ absl::StatusOr<const RidgelinePlatform*> PluginLibrary::RawPlatform(
     return absl::InternalError(absl::StrCat(
         "get_platform(", index, ") returned OK but no descriptor"));
   }
-  if (p->struct_size < RIDGELINE_PLATFORM_SIZE_1_0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(at, ".struct_size must be >= ", RIDGELINE_PLATFORM_SIZE_1_0,
-                     " for ABI 1.0, got ", p->struct_size));
-  }
-  const std::pair<const char*, const char*> strings[] = {
-      {"id", p->id},
-      {"display_name", p->display_name},
-      {"vendor", p->vendor},
-      {"sources", p->sources}};
-  for (const auto& [name, value] : strings) {
-    if (value == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(at, ".", name, " is NULL (a string is required)"));
-    }
+  RETURN_IF_ERROR(CheckStructSize(absl::StrCat(at, ".struct_size"),
+                                  p->struct_size, RIDGELINE_PLATFORM_SIZE_1_0));
+  const std::tuple<const char*, const char*, size_t> strings[] = {
+      {"id", p->id, kMaxNameBytes},
+      {"display_name", p->display_name, kMaxNameBytes},
+      {"vendor", p->vendor, kMaxNameBytes},
+      {"sources", p->sources, kMaxSourcesBytes}};
+  for (const auto& [name, value, max] : strings) {
+    RETURN_IF_ERROR(
+        CheckString(absl::StrCat(at, ".", name), value, max, true));
   }
   if (absl::Status s = CheckNumberSlots(
           p->peak_ops_per_second, absl::StrCat(at, ".peak_ops_per_second"),
@@ -290,11 +430,8 @@ absl::StatusOr<const RidgelinePlatform*> PluginLibrary::RawPlatform(
         at, ".tiers is NULL but tier_count is ", p->tier_count));
   }
   const uint32_t stride = p->tiers[0].struct_size;
-  if (stride < RIDGELINE_MEMORY_TIER_SIZE_1_0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        at, ".tiers[0].struct_size must be >= ", RIDGELINE_MEMORY_TIER_SIZE_1_0,
-        " for ABI 1.0, got ", stride));
-  }
+  RETURN_IF_ERROR(CheckStructSize(absl::StrCat(at, ".tiers[0].struct_size"),
+                                  stride, RIDGELINE_MEMORY_TIER_SIZE_1_0));
   for (uint32_t t = 0; t < p->tier_count; ++t) {
     const auto* tier = reinterpret_cast<const RidgelineMemoryTier*>(
         reinterpret_cast<const char*>(p->tiers) + size_t{t} * stride);
@@ -304,22 +441,17 @@ absl::StatusOr<const RidgelinePlatform*> PluginLibrary::RawPlatform(
           absl::StrCat(tat, ".struct_size must equal tiers[0].struct_size (",
                        stride, "), got ", tier->struct_size));
     }
-    if (tier->name == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(tat, ".name is NULL (a string is required)"));
-    }
+    RETURN_IF_ERROR(
+        CheckString(absl::StrCat(tat, ".name"), tier->name, kMaxNameBytes, true));
     if (tier->kind < 0 || tier->kind >= RIDGELINE_TIER_KIND_COUNT) {
       return absl::InvalidArgumentError(
           absl::StrCat(tat, ".kind must be in [0, ", RIDGELINE_TIER_KIND_COUNT - 1,
                        "] (RidgelineTierKind), got ", tier->kind));
     }
     if (const auto* nmc = tier->near_memory_compute; nmc != nullptr) {
-      if (nmc->struct_size < RIDGELINE_NEAR_MEMORY_COMPUTE_SIZE_1_0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            tat, ".near_memory_compute.struct_size must be >= ",
-            RIDGELINE_NEAR_MEMORY_COMPUTE_SIZE_1_0, " for ABI 1.0, got ",
-            nmc->struct_size));
-      }
+      RETURN_IF_ERROR(CheckStructSize(
+          absl::StrCat(tat, ".near_memory_compute.struct_size"),
+          nmc->struct_size, RIDGELINE_NEAR_MEMORY_COMPUTE_SIZE_1_0));
       if (absl::Status s = CheckNumberSlots(
               nmc->peak_ops_per_second,
               absl::StrCat(tat, ".near_memory_compute.peak_ops_per_second"),
@@ -396,16 +528,26 @@ absl::StatusOr<engine::Hardware> PluginLibrary::Platform(size_t index) const {
     const RidgelinePluginTable* table = table_;
     // A failing hook call falls back to the engine's defaults: the engine
     // only asks for math types the platform executes, so an error here is a
-    // plugin fault the conformance checker reports, not a user error.
-    hw.efficiency_hook = [table, index](const engine::OpShape& shape)
+    // plugin fault the conformance checker reports, not a user error. It is
+    // logged and counted (SetHookFaultObserver), never silently dropped.
+    hw.efficiency_hook = [table, index, plugin = hw.plugin](
+                             const engine::OpShape& shape)
         -> std::optional<engine::OpEfficiency> {
       absl::StatusOr<std::optional<engine::OpEfficiency>> r =
           CallHook(table, index, shape);
-      if (!r.ok()) return std::nullopt;
+      if (!r.ok()) {
+        ReportHookFault(plugin, r.status());
+        return std::nullopt;
+      }
       return *r;
     };
   }
   return hw;
+}
+
+void SetHookFaultObserver(HookFaultObserver observer) {
+  std::lock_guard<std::mutex> lock(Faults().mu);
+  Faults().observer = std::move(observer);
 }
 
 absl::StatusOr<std::optional<engine::OpEfficiency>>

@@ -1,5 +1,7 @@
 #include "ridgeline/plugin_host/registry.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -26,12 +28,14 @@ namespace fs = std::filesystem;
 // a half-loaded family would silently drop parts from sweeps.
 class RegistryBuilder {
  public:
+  // `refused` are outcomes decided before loading (folder or file unsafe,
+  // folder missing); recorded first.
   static std::shared_ptr<const HardwareRegistry> Build(
-      const std::vector<fs::path>& files,
-      std::optional<LoadOutcome> directory_outcome, LoadLog log) {
+      const std::vector<fs::path>& files, std::vector<LoadOutcome> refused,
+      LoadLog log, const HardwareRegistry::PreCheck& precheck = nullptr) {
     auto registry = std::shared_ptr<HardwareRegistry>(new HardwareRegistry());
-    RegistryBuilder builder(*registry, log);
-    if (directory_outcome) builder.Record(std::move(*directory_outcome));
+    RegistryBuilder builder(*registry, log, precheck);
+    for (LoadOutcome& o : refused) builder.Record(std::move(o));
     for (const fs::path& file : files) builder.Load(file);
     std::sort(registry->platforms_.begin(), registry->platforms_.end(),
               [](const engine::Hardware& a, const engine::Hardware& b) {
@@ -41,13 +45,28 @@ class RegistryBuilder {
   }
 
  private:
-  RegistryBuilder(HardwareRegistry& registry, LoadLog log)
-      : registry_(registry), log_(log) {}
+  RegistryBuilder(HardwareRegistry& registry, LoadLog log,
+                  const HardwareRegistry::PreCheck& precheck)
+      : registry_(registry), log_(log), precheck_(precheck) {}
 
   void Load(const fs::path& file) {
     LoadOutcome outcome;
     outcome.path = file.string();
     std::vector<engine::Hardware> platforms;
+    // Logged before any plugin code runs, so a plugin that crashes or hangs
+    // while loading is named by the last line of the log.
+    if (log_ == LoadLog::kAll) {
+      std::fprintf(stderr, "ridgeline plugin: loading path=%s\n",
+                   outcome.path.c_str());
+      std::fflush(stderr);
+    }
+    if (precheck_) {
+      if (std::string why = precheck_(file); !why.empty()) {
+        outcome.reason = std::move(why);
+        Record(std::move(outcome));
+        return;
+      }
+    }
     absl::Status status = LoadPlatforms(file, outcome, platforms);
     if (!status.ok()) {
       outcome.reason = std::string(status.message());
@@ -70,9 +89,11 @@ class RegistryBuilder {
     outcome.family = lib->family();
     outcome.plugin_version = lib->plugin_version();
     const size_t count = lib->platform_count();
-    if (count == 0) {
-      return absl::InvalidArgumentError(
-          "platform_count() must be >= 1, got 0");
+    // Bounded: the count drives a loop of get_platform calls.
+    constexpr size_t kMaxPlatforms = 4096;
+    if (count == 0 || count > kMaxPlatforms) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "platform_count() must be in [1, ", kMaxPlatforms, "], got ", count));
     }
     std::map<std::string, size_t> seen;
     for (size_t i = 0; i < count; ++i) {
@@ -116,22 +137,86 @@ class RegistryBuilder {
 
   HardwareRegistry& registry_;
   const LoadLog log_;
+  const HardwareRegistry::PreCheck& precheck_;
   std::map<std::string, std::string> owners_;  // platform id -> plugin file
 };
 
+namespace {
+
+// The server runs code from its plugin folder, so anyone who can write
+// there can run code as the server.
+bool WritableByOthers(const fs::path& p, mode_t* mode) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return false;
+  *mode = st.st_mode & 07777;
+  return (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+}
+
+std::string Octal(mode_t mode) {
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), "%04o", static_cast<unsigned>(mode));
+  return buf;
+}
+
+// Why `file` (an entry of `dir`) must not be loaded; "" when it may.
+std::string UnsafePluginFile(const fs::path& dir, const fs::path& file) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(file, ec))) {
+    const fs::path target = fs::canonical(file, ec);
+    const fs::path root = fs::canonical(dir, ec);
+    const auto rel = target.lexically_relative(root);
+    if (ec || rel.empty() || *rel.begin() == "..") {
+      return absl::StrCat("is a symbolic link to '", target.string(),
+                          "', outside the plugin folder; copy the file in "
+                          "instead");
+    }
+  }
+  mode_t mode = 0;
+  if (WritableByOthers(file, &mode)) {
+    return absl::StrCat("is writable by group or others (mode ", Octal(mode),
+                        "); run chmod go-w on it");
+  }
+  return "";
+}
+
+}  // namespace
+
 std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadDirectory(
     const fs::path& dir, LoadLog log) {
+  return LoadDirectory(dir, log, nullptr);
+}
+
+std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadDirectory(
+    const fs::path& dir, LoadLog log, const PreCheck& precheck) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     LoadOutcome missing;
     missing.path = dir.string();
     missing.reason = absl::StrCat("plugin directory '", dir.string(),
                                   "' does not exist or is not a directory");
-    return RegistryBuilder::Build({}, std::move(missing), log);
+    return RegistryBuilder::Build({}, {std::move(missing)}, log);
+  }
+  if (mode_t mode = 0; WritableByOthers(dir, &mode)) {
+    LoadOutcome unsafe;
+    unsafe.path = dir.string();
+    unsafe.reason = absl::StrCat(
+        "plugin directory '", dir.string(), "' is writable by group or others "
+        "(mode ", Octal(mode), "), so anyone could make the server run their "
+        "code; no plugin is loaded from it (run chmod go-w on it)");
+    return RegistryBuilder::Build({}, {std::move(unsafe)}, log);
   }
   std::vector<fs::path> files;
+  std::vector<LoadOutcome> unsafe_files;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
     if (entry.is_regular_file(ec) && entry.path().extension() == ".so") {
+      if (std::string why = UnsafePluginFile(dir, entry.path()); !why.empty()) {
+        LoadOutcome o;
+        o.path = entry.path().string();
+        o.reason = absl::StrCat("refused before loading: ",
+                                entry.path().filename().string(), " ", why);
+        unsafe_files.push_back(std::move(o));
+        continue;
+      }
       files.push_back(entry.path());
     }
   }
@@ -140,18 +225,18 @@ std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadDirectory(
     unreadable.path = dir.string();
     unreadable.reason = absl::StrCat("cannot list plugin directory '",
                                      dir.string(), "': ", ec.message());
-    return RegistryBuilder::Build({}, std::move(unreadable), log);
+    return RegistryBuilder::Build({}, {std::move(unreadable)}, log);
   }
   std::sort(files.begin(), files.end(),
             [](const fs::path& a, const fs::path& b) {
               return a.filename().string() < b.filename().string();
             });
-  return RegistryBuilder::Build(files, std::nullopt, log);
+  return RegistryBuilder::Build(files, std::move(unsafe_files), log, precheck);
 }
 
 std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadFiles(
     const std::vector<fs::path>& files, LoadLog log) {
-  return RegistryBuilder::Build(files, std::nullopt, log);
+  return RegistryBuilder::Build(files, {}, log);
 }
 
 absl::StatusOr<const engine::Hardware*> HardwareRegistry::Find(

@@ -1,8 +1,10 @@
 #include "ridgeline/service/backend.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <string>
@@ -12,432 +14,23 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "ridgeline/engine/analyze.h"
 #include "ridgeline/engine/kernel.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/service/convert.h"
+#include "ridgeline/service/request_scenario.h"
 
 namespace ridgeline::service {
 namespace {
 
-// Ranges enforced at the edge. They match the engine's own checks
-// (engine/include/ridgeline/engine/scenario.h) so the error names the
-// request's field path rather than the engine's.
-constexpr int64_t kMaxBatch = 65536;
-constexpr int64_t kMaxTokens = 10'000'000;
-constexpr int64_t kMaxGemvTokens = 65536;
-constexpr size_t kMaxIdChars = 128;
+using namespace request;  // NOLINT: the request-translation vocabulary
+
 constexpr int kMaxSweepModels = 256;
 constexpr int kMaxSweepHardware = 1024;
 constexpr int kMaxSweepFormats = 256;
 constexpr int kMaxSweepValues = 4096;
 constexpr uint32_t kMaxShards = 65536;
-
-// Echoes client text back without letting a huge value flood the message.
-std::string Quote(absl::string_view s) {
-  constexpr size_t kMax = 64;
-  if (s.size() <= kMax) return absl::StrCat("\"", s, "\"");
-  return absl::StrCat("\"", s.substr(0, kMax), "...\" (", s.size(), " chars)");
-}
-
-absl::Status OutOfRange(absl::string_view path, absl::string_view range,
-                        absl::string_view got) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(path, ": must be ", range, "; got ", got));
-}
-
-absl::Status CheckInt(absl::string_view path, int64_t v, int64_t lo,
-                      int64_t hi) {
-  if (v >= lo && v <= hi) return absl::OkStatus();
-  return OutOfRange(path, absl::StrCat("in [", lo, ", ", hi, "]"),
-                    absl::StrCat(v));
-}
-
-// NaN fails every comparison, so it is rejected too.
-absl::Status CheckDouble(absl::string_view path, double v, double lo,
-                         bool lo_open, double hi) {
-  const bool ok = (lo_open ? v > lo : v >= lo) && v <= hi;
-  if (ok) return absl::OkStatus();
-  return OutOfRange(path,
-                    absl::StrCat("in ", lo_open ? "(" : "[", lo, ", ", hi, "]"),
-                    absl::StrCat(v));
-}
-
-// Prefixes a nested error (engine, registry) with the request's field path.
-absl::Status Prefixed(absl::string_view path, const absl::Status& s) {
-  if (s.ok()) return s;
-  return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
-}
-
-// The catalog entry whose id equals `id` ignoring case, or null. The hot
-// path of every Analyze: no allocation (engine::FindModel, which also
-// accepts HF repository ids and names close matches, builds lists).
-const engine::ModelConfig* FindCatalogModel(absl::string_view id) {
-  for (const engine::ModelConfig& m : engine::BuiltinModels()) {
-    if (absl::EqualsIgnoreCase(m.id, id)) return &m;
-  }
-  return nullptr;
-}
-
-absl::StatusOr<engine::ModelConfig> ResolveModel(const v1::ModelSpec& spec,
-                                                 absl::string_view path);
-
-// Resolves into an existing ModelConfig: copy-assignment reuses its string
-// and vector capacity (the Analyze path keeps one Scenario per thread).
-absl::Status ResolveModelInto(const v1::ModelSpec& spec, absl::string_view path,
-                              engine::ModelConfig* out) {
-  if (spec.source_case() == v1::ModelSpec::kCatalogId &&
-      !spec.catalog_id().empty() && spec.catalog_id().size() <= kMaxIdChars) {
-    if (const engine::ModelConfig* m = FindCatalogModel(spec.catalog_id())) {
-      *out = *m;
-      return absl::OkStatus();
-    }
-  }
-  ASSIGN_OR_RETURN(*out, ResolveModel(spec, path));
-  return absl::OkStatus();
-}
-
-absl::StatusOr<engine::ModelConfig> ResolveModel(const v1::ModelSpec& spec,
-                                                 absl::string_view path) {
-  switch (spec.source_case()) {
-    case v1::ModelSpec::kCatalogId: {
-      if (spec.catalog_id().empty() || spec.catalog_id().size() > kMaxIdChars) {
-        return OutOfRange(absl::StrCat(path, ".catalog_id"),
-                          "a catalog id of 1..128 characters (see ListModels)",
-                          Quote(spec.catalog_id()));
-      }
-      absl::StatusOr<engine::ModelConfig> m =
-          engine::FindModel(spec.catalog_id());
-      if (!m.ok())
-        return Prefixed(absl::StrCat(path, ".catalog_id"), m.status());
-      return m;
-    }
-    case v1::ModelSpec::kHfConfigJson: {
-      if (spec.id().size() > kMaxIdChars) {
-        return OutOfRange(absl::StrCat(path, ".id"), "0..128 characters",
-                          Quote(spec.id()));
-      }
-      if (spec.hf_config_json().empty()) {
-        return OutOfRange(absl::StrCat(path, ".hf_config_json"),
-                          "the non-empty text of a config.json", "\"\"");
-      }
-      absl::StatusOr<engine::ModelConfig> m = absl::InternalError("");
-      // The engine's contract is "no exceptions"; this guard keeps a JSON
-      // library exception on hostile input from reaching gRPC as UNKNOWN.
-      try {
-        m = engine::ParseHuggingFaceConfig(
-            spec.hf_config_json(), spec.id().empty() ? "inline" : spec.id());
-      } catch (const std::exception& e) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            path, ".hf_config_json: must be a valid config.json; ", e.what()));
-      }
-      if (!m.ok()) {
-        return Prefixed(absl::StrCat(path, ".hf_config_json"), m.status());
-      }
-      RETURN_IF_ERROR(Prefixed(path, engine::ValidateModel(*m)));
-      return m;
-    }
-    case v1::ModelSpec::SOURCE_NOT_SET:
-      break;
-  }
-  return OutOfRange(path, "set: one of catalog_id or hf_config_json",
-                    "neither");
-}
-
-absl::StatusOr<engine::Hardware> ResolveHardware(
-    const plugin_host::HardwareRegistry& registry, const v1::HardwareSpec& spec,
-    absl::string_view path);
-
-// As ResolveModelInto: a catalog platform is copy-assigned into `*out`.
-absl::Status ResolveHardwareInto(const plugin_host::HardwareRegistry& registry,
-                                 const v1::HardwareSpec& spec,
-                                 absl::string_view path,
-                                 engine::Hardware* out) {
-  if (spec.source_case() == v1::HardwareSpec::kPlatformId &&
-      !spec.platform_id().empty() && spec.platform_id().size() <= kMaxIdChars) {
-    absl::StatusOr<const engine::Hardware*> hw =
-        registry.Find(spec.platform_id());
-    if (hw.ok()) {
-      *out = **hw;
-      return absl::OkStatus();
-    }
-  }
-  ASSIGN_OR_RETURN(*out, ResolveHardware(registry, spec, path));
-  return absl::OkStatus();
-}
-
-absl::StatusOr<engine::Hardware> ResolveHardware(
-    const plugin_host::HardwareRegistry& registry, const v1::HardwareSpec& spec,
-    absl::string_view path) {
-  switch (spec.source_case()) {
-    case v1::HardwareSpec::kPlatformId: {
-      if (spec.platform_id().empty() ||
-          spec.platform_id().size() > kMaxIdChars) {
-        return OutOfRange(
-            absl::StrCat(path, ".platform_id"),
-            "a platform id of 1..128 characters (see ListHardware)",
-            Quote(spec.platform_id()));
-      }
-      absl::StatusOr<const engine::Hardware*> hw =
-          registry.Find(spec.platform_id());
-      if (!hw.ok()) {
-        return Prefixed(absl::StrCat(path, ".platform_id"), hw.status());
-      }
-      return **hw;
-    }
-    case v1::HardwareSpec::kDescription: {
-      const std::string prefix = absl::StrCat(path, ".description");
-      if (spec.description().tiers_size() < 1 ||
-          spec.description().tiers_size() > engine::kMaxTiers) {
-        return OutOfRange(absl::StrCat(prefix, ".tiers"),
-                          absl::StrCat("1..", engine::kMaxTiers, " tiers"),
-                          absl::StrCat(spec.description().tiers_size()));
-      }
-      if (spec.description().id().size() > kMaxIdChars) {
-        return OutOfRange(absl::StrCat(prefix, ".id"), "0..128 characters",
-                          Quote(spec.description().id()));
-      }
-      ASSIGN_OR_RETURN(engine::Hardware hw,
-                       FromProto(spec.description(), prefix));
-      RETURN_IF_ERROR(engine::ValidateHardware(hw, prefix));
-      return hw;
-    }
-    case v1::HardwareSpec::SOURCE_NOT_SET:
-      break;
-  }
-  return OutOfRange(path, "set: one of platform_id or description", "neither");
-}
-
-absl::StatusOr<engine::NumberFormat> ParseFormat(const std::string& name,
-                                                 absl::string_view path) {
-  if (name.empty()) return engine::ParseNumberFormat("bf16");
-  if (name.size() > 64) {
-    return OutOfRange(path, "a number format name (e.g. bf16, int4-g128)",
-                      Quote(name));
-  }
-  absl::StatusOr<engine::NumberFormat> f = engine::ParseNumberFormat(name);
-  if (!f.ok()) return Prefixed(path, f.status());
-  return f;
-}
-
-absl::StatusOr<engine::Precision> ResolveFormats(const v1::Formats& f,
-                                                 absl::string_view path) {
-  // Most requests take the defaults: skip parsing three names.
-  if (f.weights().empty() && f.activations().empty() && f.kv_cache().empty()) {
-    static const engine::Precision* const kDefault =
-        new engine::Precision(engine::DefaultPrecision());
-    return *kDefault;
-  }
-  engine::Precision p;
-  ASSIGN_OR_RETURN(p.weights,
-                   ParseFormat(f.weights(), absl::StrCat(path, ".weights")));
-  ASSIGN_OR_RETURN(
-      p.activations,
-      ParseFormat(f.activations(), absl::StrCat(path, ".activations")));
-  ASSIGN_OR_RETURN(p.kv_cache,
-                   ParseFormat(f.kv_cache(), absl::StrCat(path, ".kv_cache")));
-  if (!p.activations.native_math) {
-    return OutOfRange(absl::StrCat(path, ".activations"),
-                      "a format with a native math type (fp32, bf16, fp16, "
-                      "fp8, int8, ...)",
-                      Quote(f.activations()));
-  }
-  return p;
-}
-
-// Everything in a request that is shared by all points of a sweep.
-struct Common {
-  engine::PlacementPins pins;
-  engine::AnalysisOptions options;
-  engine::Economics economics;
-  engine::Parallelism parallelism;
-};
-
-absl::StatusOr<Common> ResolveCommon(const v1::PlacementPins& pins,
-                                     const v1::AnalysisOptions& opts,
-                                     const v1::EconomicsOverrides& econ,
-                                     const v1::Parallelism& parallelism,
-                                     bool suggestions_default) {
-  Common c;
-  // Divisibility by the model's heads is the engine's check (same path).
-  if (parallelism.has_tensor_parallel()) {
-    RETURN_IF_ERROR(CheckInt("parallelism.tensor_parallel",
-                             parallelism.tensor_parallel(), 1, 256));
-    c.parallelism.tensor_parallel = parallelism.tensor_parallel();
-  }
-  auto pin = [&](const char* name, bool has, int32_t v,
-                 engine::OperandClass cls) -> absl::Status {
-    if (!has) return absl::OkStatus();
-    // The upper bound depends on the hardware; checked per hardware below.
-    RETURN_IF_ERROR(CheckInt(absl::StrCat("placement.", name), v, 0,
-                             engine::kMaxTiers - 1));
-    c.pins.tier[static_cast<int>(cls)] = v;
-    return absl::OkStatus();
-  };
-  RETURN_IF_ERROR(pin("weights_tier", pins.has_weights_tier(),
-                      pins.weights_tier(), engine::OperandClass::kWeights));
-  RETURN_IF_ERROR(pin("kv_cache_tier", pins.has_kv_cache_tier(),
-                      pins.kv_cache_tier(), engine::OperandClass::kKvCache));
-  RETURN_IF_ERROR(pin("activations_tier", pins.has_activations_tier(),
-                      pins.activations_tier(),
-                      engine::OperandClass::kActivations));
-
-  c.options.suggestions = suggestions_default;
-  if (opts.has_flash_attention())
-    c.options.flash_attention = opts.flash_attention();
-  if (opts.has_mla_absorbed()) c.options.mla_absorbed = opts.mla_absorbed();
-  if (opts.has_suggestions()) c.options.suggestions = opts.suggestions();
-  if (opts.has_pure_roofline()) c.options.pure_roofline = opts.pure_roofline();
-  if (opts.has_fp16_accumulation()) {
-    c.options.fp16_accumulation = opts.fp16_accumulation();
-  }
-  if (opts.has_gemv_max_tokens()) {
-    RETURN_IF_ERROR(CheckInt("options.gemv_max_tokens", opts.gemv_max_tokens(),
-                             1, kMaxGemvTokens));
-    c.options.gemv_max_tokens = opts.gemv_max_tokens();
-  }
-
-  c.economics = engine::DefaultEconomics();
-  if (econ.has_electricity_usd_per_kwh()) {
-    RETURN_IF_ERROR(CheckDouble("economics.electricity_usd_per_kwh",
-                                econ.electricity_usd_per_kwh(), 0, false, 10));
-    c.economics.electricity_usd_per_kwh = econ.electricity_usd_per_kwh();
-  }
-  if (econ.has_pue()) {
-    RETURN_IF_ERROR(CheckDouble("economics.pue", econ.pue(), 1, false, 3));
-    c.economics.pue = econ.pue();
-  }
-  if (econ.has_grid_g_co2e_per_kwh()) {
-    RETURN_IF_ERROR(CheckDouble("economics.grid_g_co2e_per_kwh",
-                                econ.grid_g_co2e_per_kwh(), 0, false, 2000));
-    c.economics.grid_g_co2e_per_kwh = econ.grid_g_co2e_per_kwh();
-  }
-  if (econ.has_amortization_years()) {
-    RETURN_IF_ERROR(CheckDouble("economics.amortization_years",
-                                econ.amortization_years(), 0, true, 30));
-    c.economics.amortization_years = econ.amortization_years();
-  }
-  if (econ.has_utilization()) {
-    RETURN_IF_ERROR(
-        CheckDouble("economics.utilization", econ.utilization(), 0, true, 1));
-    c.economics.utilization = econ.utilization();
-  }
-  return c;
-}
-
-// Pins beyond the hardware's tier count are a request error, not an engine
-// one: the client chose both.
-absl::Status CheckPinsFit(const engine::PlacementPins& pins,
-                          const engine::Hardware& hw,
-                          absl::string_view hw_path) {
-  static constexpr const char* kNames[] = {"weights_tier", "kv_cache_tier",
-                                           "activations_tier"};
-  for (int c = 0; c < engine::kOperandClassCount; ++c) {
-    if (!pins.tier[c]) continue;
-    const int n = static_cast<int>(hw.tiers.size());
-    if (*pins.tier[c] >= n) {
-      return OutOfRange(absl::StrCat("placement.", kNames[c]),
-                        absl::StrCat("in [0, ", n - 1, "] (", hw_path, " \"",
-                                     hw.id, "\" has ", n, " tiers)"),
-                        absl::StrCat(*pins.tier[c]));
-    }
-  }
-  return absl::OkStatus();
-}
-
-struct Chosen {
-  const calibration::Profile* profile = nullptr;
-  std::string selected_by = "none";
-};
-
-// fp16 accumulation: what the request says, else what the chosen profile's
-// framework does (a profile fitted with it is only right with it), unless
-// the profile is only a fallback fitted with another framework.
-template <typename Request>  // v1::AnalysisOptions or v1::AnalyzeKernelRequest
-bool Fp16Accumulation(const Chosen& chosen, const Request& requested) {
-  if (requested.has_fp16_accumulation()) return requested.fp16_accumulation();
-  return chosen.profile != nullptr && chosen.selected_by != "hardware-match" &&
-         chosen.profile->fp16_accumulation;
-}
-
-// The chosen profile's efficiency and framework numerics.
-void ApplyProfile(const Chosen& chosen, const v1::AnalysisOptions& requested,
-                  engine::Scenario* s) {
-  s->efficiency = chosen.profile != nullptr ? chosen.profile->efficiency
-                                            : engine::Efficiency{};
-  s->options.fp16_accumulation = Fp16Accumulation(chosen, requested);
-}
-
-absl::StatusOr<Chosen> ChooseProfile(const calibration::ProfileStore& store,
-                                     const v1::Calibration& cal,
-                                     const engine::Hardware& hw) {
-  Chosen c;
-  switch (cal.selector_case()) {
-    case v1::Calibration::kProfile: {
-      if (cal.profile().empty() || cal.profile().size() > kMaxIdChars) {
-        return OutOfRange("calibration.profile",
-                          "a profile name of 1..128 characters",
-                          Quote(cal.profile()));
-      }
-      absl::StatusOr<const calibration::Profile*> p = store.Find(cal.profile());
-      if (!p.ok()) return Prefixed("calibration.profile", p.status());
-      // A profile fitted on other hardware would silently mislead. One with
-      // neither hardware id nor family ("any.<framework>") fits all.
-      const bool matches =
-          (*p)->hardware_id.empty()
-              ? ((*p)->family.empty() || (*p)->family == hw.family)
-              : (*p)->hardware_id == hw.id;
-      if (!matches) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "calibration.profile: must be a profile for hardware \"", hw.id,
-            "\" (family \"", hw.family, "\"); got ", Quote(cal.profile()),
-            " which is for ",
-            (*p)->hardware_id.empty()
-                ? absl::StrCat("family \"", (*p)->family, "\"")
-                : absl::StrCat("hardware \"", (*p)->hardware_id, "\"")));
-      }
-      c.profile = *p;
-      c.selected_by = "profile";
-      return c;
-    }
-    case v1::Calibration::kFramework: {
-      if (cal.framework().empty() || cal.framework().size() > kMaxIdChars) {
-        return OutOfRange("calibration.framework",
-                          "a framework name of 1..128 characters",
-                          Quote(cal.framework()));
-      }
-      c.profile = store.Match(hw.id, hw.family, cal.framework());
-      if (c.profile) {
-        c.selected_by =
-            calibration::FrameworkCovers(c.profile->framework, cal.framework())
-                ? "framework-match"
-                : "hardware-match";
-      }
-      return c;
-    }
-    case v1::Calibration::SELECTOR_NOT_SET:
-      break;
-  }
-  return c;
-}
-
-absl::Status CheckWorkload(const v1::Workload& w, engine::Workload* out) {
-  if (w.has_batch()) {
-    RETURN_IF_ERROR(CheckInt("workload.batch", w.batch(), 1, kMaxBatch));
-    out->batch = w.batch();
-  }
-  if (w.has_prompt_tokens()) {
-    RETURN_IF_ERROR(
-        CheckInt("workload.prompt_tokens", w.prompt_tokens(), 1, kMaxTokens));
-    out->prompt_tokens = w.prompt_tokens();
-  }
-  if (w.has_generated_tokens()) {
-    RETURN_IF_ERROR(CheckInt("workload.generated_tokens", w.generated_tokens(),
-                             0, kMaxTokens));
-    out->generated_tokens = w.generated_tokens();
-  }
-  return absl::OkStatus();
-}
 
 void Summarize(const engine::AnalysisResult& r, const engine::Scenario& s,
                v1::SweepSummary* out) {
@@ -527,14 +120,16 @@ absl::Status Backend::Analyze(const v1::AnalyzeRequest& req,
                       "or ANALYSIS_VIEW_FULL (2)",
                       absl::StrCat(req.view()));
   }
-  // One scenario per thread, overwritten field by field: the model's and
-  // hardware's strings and vectors keep their capacity between requests.
-  thread_local engine::Scenario s;
+  // A fresh scenario per request: nothing carries over between requests.
+  engine::Scenario s;
+  RETURN_IF_ERROR(CheckInlineConfigSize(req.model(), "model", limits_));
   RETURN_IF_ERROR(ResolveModelInto(req.model(), "model", &s.model));
   RETURN_IF_ERROR(
       ResolveHardwareInto(*registry_, req.hardware(), "hardware", &s.hardware));
-  s.workload = engine::Workload();
   RETURN_IF_ERROR(CheckWorkload(req.workload(), &s.workload));
+  RETURN_IF_ERROR(CheckRequestCost(s.workload.batch, s.workload.prompt_tokens,
+                                   s.workload.generated_tokens,
+                                   s.model.num_layers, limits_));
   ASSIGN_OR_RETURN(s.precision, ResolveFormats(req.formats(), "formats"));
   ASSIGN_OR_RETURN(Common c,
                    ResolveCommon(req.placement(), req.options(), req.economics(),
@@ -643,12 +238,19 @@ absl::Status Backend::Sweep(
   }
 
   std::vector<engine::ModelConfig> models;
+  int64_t most_layers = 0;
   for (int i = 0; i < req.models_size(); ++i) {
-    ASSIGN_OR_RETURN(
-        engine::ModelConfig m,
-        ResolveModel(req.models(i), absl::StrCat("models[", i, "]")));
+    const std::string path = absl::StrCat("models[", i, "]");
+    RETURN_IF_ERROR(CheckInlineConfigSize(req.models(i), path, limits_));
+    ASSIGN_OR_RETURN(engine::ModelConfig m, ResolveModel(req.models(i), path));
+    most_layers = std::max(most_layers, m.num_layers);
     models.push_back(std::move(m));
   }
+  // The largest point of the sweep, before any point is sent.
+  RETURN_IF_ERROR(CheckRequestCost(
+      *std::max_element(batches.begin(), batches.end()),
+      *std::max_element(prompts.begin(), prompts.end()),
+      *std::max_element(gens.begin(), gens.end()), most_layers, limits_));
   ASSIGN_OR_RETURN(Common c,
                    ResolveCommon(req.placement(), req.options(), req.economics(),
                                  req.parallelism(), false));
@@ -928,13 +530,18 @@ absl::StatusOr<v1::ListHardwareResponse> Backend::ListHardware(
                                    absl::StrJoin(known, ", "), ")"),
                       Quote(req.family()));
   }
+  // Any caller may list hardware: the server's folders stay in its log,
+  // callers see file names only (issue 14, defect 10).
   for (const plugin_host::LoadOutcome& o : registry_->outcomes()) {
     v1::PluginInfo* pi = resp.add_plugins();
-    pi->set_path(o.path);
+    const std::filesystem::path path(o.path);
+    pi->set_path(path.filename().string());
     pi->set_family(o.family);
     pi->set_plugin_version(o.plugin_version);
     pi->set_loaded(o.loaded);
-    pi->set_reason(o.reason);
+    pi->set_reason(absl::StrReplaceAll(
+        o.reason, {{path.parent_path().string() + "/", ""},
+                   {o.path, path.filename().string()}}));
     pi->set_platforms(o.platforms);
   }
   return resp;

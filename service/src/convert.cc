@@ -36,24 +36,6 @@ void ToProto(const engine::PerMathType& in, v1::PerMathType* out) {
   if (auto v = get(MathType::kFp16Acc16)) out->set_fp16_acc16(*v);
 }
 
-engine::PerMathType FromProto(const v1::PerMathType& in) {
-  engine::PerMathType out;
-  auto put = [&](MathType t, bool has, double v) {
-    if (has) out[Index(t)] = v;
-  };
-  put(MathType::kFp64, in.has_fp64(), in.fp64());
-  put(MathType::kFp32, in.has_fp32(), in.fp32());
-  put(MathType::kTf32, in.has_tf32(), in.tf32());
-  put(MathType::kBf16, in.has_bf16(), in.bf16());
-  put(MathType::kFp16, in.has_fp16(), in.fp16());
-  put(MathType::kFp8, in.has_fp8(), in.fp8());
-  put(MathType::kFp4, in.has_fp4(), in.fp4());
-  put(MathType::kInt8, in.has_int8(), in.int8());
-  put(MathType::kInt4, in.has_int4(), in.int4());
-  put(MathType::kFp16Acc16, in.has_fp16_acc16(), in.fp16_acc16());
-  return out;
-}
-
 void ToProto(const engine::Hardware& in, v1::Hardware* out) {
   out->Clear();
   out->set_id(in.id);
@@ -97,62 +79,6 @@ void ToProto(const engine::Hardware& in, v1::Hardware* out) {
     out->set_interconnect_bytes_per_second(*in.interconnect_bytes_per_second);
   }
   out->set_has_efficiency_hook(static_cast<bool>(in.efficiency_hook));
-}
-
-absl::StatusOr<engine::Hardware> FromProto(const v1::Hardware& in,
-                                           absl::string_view path) {
-  engine::Hardware hw;
-  hw.id = in.id().empty() ? "inline" : in.id();
-  hw.display_name = in.display_name().empty() ? hw.id : in.display_name();
-  hw.vendor = in.vendor();
-  // Inline hardware never claims to come from a plugin.
-  hw.family = "inline";
-  hw.plugin = "inline";
-  hw.sources.assign(in.sources().begin(), in.sources().end());
-  hw.peak_ops_per_second = FromProto(in.peak_ops_per_second());
-  hw.energy_joules_per_op = FromProto(in.energy_joules_per_op());
-  hw.kernel_launch_seconds = in.kernel_launch_seconds();
-  for (int i = 0; i < in.tiers_size(); ++i) {
-    const v1::MemoryTier& pt = in.tiers(i);
-    engine::MemoryTier t;
-    t.name = pt.name();
-    std::optional<engine::TierKind> kind = engine::ParseTierKind(pt.kind());
-    if (!kind) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ".tiers[", i,
-          "].kind: must be one of sram, hbm, gddr, lpddr, ddr, unified, "
-          "host-link, flash; got \"",
-          pt.kind().substr(0, 64), "\""));
-    }
-    t.kind = *kind;
-    t.capacity_bytes = pt.capacity_bytes();
-    t.read_bandwidth_bytes_per_second = pt.read_bandwidth_bytes_per_second();
-    t.write_bandwidth_bytes_per_second = pt.write_bandwidth_bytes_per_second();
-    t.latency_seconds = pt.latency_seconds();
-    if (pt.has_energy_joules_per_byte()) {
-      t.energy_joules_per_byte = pt.energy_joules_per_byte();
-    }
-    if (pt.has_near_memory_compute()) {
-      const v1::NearMemoryCompute& pn = pt.near_memory_compute();
-      engine::NearMemoryCompute n;
-      n.internal_bandwidth_bytes_per_second =
-          pn.internal_bandwidth_bytes_per_second();
-      n.peak_ops_per_second = FromProto(pn.peak_ops_per_second());
-      if (pn.has_energy_joules_per_op()) {
-        n.energy_joules_per_op = pn.energy_joules_per_op();
-      }
-      t.near_memory_compute = n;
-    }
-    hw.tiers.push_back(std::move(t));
-  }
-  if (in.has_tdp_watts()) hw.tdp_watts = in.tdp_watts();
-  if (in.has_idle_watts()) hw.idle_watts = in.idle_watts();
-  if (in.has_price_usd()) hw.price_usd = in.price_usd();
-  if (in.has_embodied_kg_co2e()) hw.embodied_kg_co2e = in.embodied_kg_co2e();
-  if (in.has_interconnect_bytes_per_second()) {
-    hw.interconnect_bytes_per_second = in.interconnect_bytes_per_second();
-  }
-  return hw;
 }
 
 void ToProto(const engine::ModelConfig& in, v1::Model* out) {

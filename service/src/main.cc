@@ -1,10 +1,17 @@
 // ridgeline-server: the Ridgeline gRPC service. See --help.
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
+#include "ridgeline/plugin_host/isolated_check.h"
 #include "ridgeline/service/server.h"
 
 int main(int argc, char** argv) {
+  // The isolated plugin check the server runs in a child of itself.
+  const std::string_view flag = ridgeline::plugin_host::kCheckPluginFlag;
+  if (argc == 2 && std::string_view(argv[1]).substr(0, flag.size()) == flag) {
+    return ridgeline::plugin_host::RunPluginCheckChild(argv[1] + flag.size());
+  }
   bool help = false;
   absl::StatusOr<ridgeline::service::ServerConfig> config =
       ridgeline::service::ParseServerConfig(

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "google/protobuf/descriptor.h"
+#include "grpcpp/server_context.h"
 
 namespace ridgeline::service {
 namespace {
@@ -70,9 +71,11 @@ prometheus::Histogram::BucketBoundaries EngineBuckets() {
 
 class MetricsInterceptor : public grpc::experimental::Interceptor {
  public:
-  MetricsInterceptor(const Metrics::PerMethod& m, bool single_request)
+  MetricsInterceptor(const Metrics::PerMethod& m, bool single_request,
+                     grpc::ServerContextBase* context)
       : m_(m),
         single_request_(single_request),
+        context_(context),
         start_(std::chrono::steady_clock::now()) {}
   ~MetricsInterceptor() override {
     // A call torn down without sending a status (server shut down, client
@@ -99,7 +102,28 @@ class MetricsInterceptor : public grpc::experimental::Interceptor {
     if (methods->QueryInterceptionHookPoint(
             InterceptionHookPoints::PRE_SEND_STATUS)) {
       grpc::Status status = methods->GetSendStatus();
-      if (unparsable_ &&
+      // A call whose deadline passed before its message arrived has no
+      // message either (gRPC then answers UNIMPLEMENTED, as for bytes that
+      // do not parse); it is not a bad request. The server's copy of the
+      // deadline is taken from the rounded-up grpc-timeout header on
+      // arrival, so it lags the client's by up to a millisecond: a
+      // message-less call within a second of its deadline is counted as an
+      // expired deadline.
+      const bool near_deadline =
+          context_ != nullptr &&
+          context_->deadline() - std::chrono::system_clock::now() <
+              std::chrono::seconds(1);
+      if (unparsable_ && context_ != nullptr &&
+          (near_deadline || context_->IsCancelled())) {
+        status = near_deadline
+                     ? grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                                    "the call's deadline passed before its "
+                                    "request arrived")
+                     : grpc::Status(grpc::StatusCode::CANCELLED,
+                                    "the client cancelled the call before "
+                                    "its request arrived");
+        methods->ModifySendStatus(status);
+      } else if (unparsable_ &&
           (status.error_code() == grpc::StatusCode::UNIMPLEMENTED ||
            status.error_code() == grpc::StatusCode::INTERNAL)) {
         status = grpc::Status(
@@ -128,6 +152,7 @@ class MetricsInterceptor : public grpc::experimental::Interceptor {
 
   const Metrics::PerMethod& m_;
   const bool single_request_;  // unary or server streaming
+  grpc::ServerContextBase* const context_;  // the call's; may be null
   const std::chrono::steady_clock::time_point start_;
   bool done_ = false;
   bool received_ = false;
@@ -143,7 +168,8 @@ class MetricsInterceptorFactory
     using Type = ServerRpcInfo::Type;
     return new MetricsInterceptor(
         metrics_->ForMethod(info->method()),
-        info->type() == Type::UNARY || info->type() == Type::SERVER_STREAMING);
+        info->type() == Type::UNARY || info->type() == Type::SERVER_STREAMING,
+        info->server_context());
   }
 
  private:
@@ -208,6 +234,13 @@ Metrics::Metrics(std::string_view version,
                          .Help("Sweep points streamed to clients.")
                          .Register(*registry_)
                          .Add({})),
+      sweep_write_timeouts_(
+          &prometheus::BuildCounter()
+               .Name("ridgeline_sweep_write_timeouts_total")
+               .Help("Sweep streams cancelled because the client read no "
+                     "point for --sweep-write-timeout-seconds.")
+               .Register(*registry_)
+               .Add({})),
       engine_seconds_(&prometheus::BuildHistogram()
                            .Name("ridgeline_engine_seconds")
                            .Help("Wall time of one engine analysis, in "
@@ -223,7 +256,13 @@ Metrics::Metrics(std::string_view version,
                         .Name("ridgeline_plugin_loads_total")
                         .Help("Plugin load attempts, by family and outcome "
                               "(loaded, refused).")
-                        .Register(*registry_)) {
+                        .Register(*registry_)),
+      hook_faults_(prometheus::BuildCounter()
+                       .Name("ridgeline_plugin_hook_faults_total")
+                       .Help("Efficiency-hook answers not used (engine "
+                             "defaults used instead), by plugin file and "
+                             "kind (error, not_finite, out_of_range).")
+                       .Register(*registry_)) {
   prometheus::BuildGauge()
       .Name("ridgeline_build_info")
       .Help("Build information; the value is always 1.")
@@ -290,6 +329,12 @@ void Metrics::OnCalibration(std::string_view selected_by) {
       return;
     }
   }
+}
+
+void Metrics::OnHookFault(const std::string& plugin, const char* kind) {
+  // Family::Add is thread-safe and returns the existing series; plugins are
+  // few, so the label set stays small.
+  hook_faults_.Add({{"plugin", plugin}, {"kind", kind}}).Increment();
 }
 
 void Metrics::OnPluginsLoaded(const plugin_host::HardwareRegistry& registry) {

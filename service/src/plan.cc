@@ -145,7 +145,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
     ASSIGN_OR_RETURN(serving_convert::Calibrated cal,
                      serving_convert::Calibration(
                          *profiles_, cand.calibration(), hw,
-                         "candidates.calibration"));
+                         "candidates"));
     const engine::Efficiency& eff = cal.efficiency;
     const bool fp16_acc = cal.fp16_accumulation;
     for (const int64_t tp : tps) {

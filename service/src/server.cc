@@ -2,11 +2,16 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <utility>
@@ -22,11 +27,21 @@
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/resource_quota.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/security/tls_certificate_provider.h"
+#include "grpcpp/security/tls_credentials_options.h"
+#include "grpcpp/impl/server_builder_option.h"
+#include "grpcpp/impl/server_builder_plugin.h"
 #include "grpcpp/support/message_allocator.h"
 #include "prometheus/exposer.h"
 #include "ridgeline/calibration/profiles.h"
+#include "ridgeline/plugin_host/isolated_check.h"
+#include "ridgeline/plugin_host/plugin_library.h"
 #include "ridgeline/plugin_host/registry.h"
+#include "ridgeline/service/auth.h"
 #include "ridgeline/service/status.h"
+#include "sweep_streams.h"
+#include "work_pool.h"
 
 #ifndef RIDGELINE_VERSION
 #define RIDGELINE_VERSION "0.0.0"
@@ -93,6 +108,28 @@ auto IntSetting(int64_t ServerConfig::*field, int64_t lo, int64_t hi) {
   };
 }
 
+auto BoolSetting(bool ServerConfig::*field) {
+  return [=](ServerConfig* c, absl::string_view v,
+             absl::string_view source) -> absl::Status {
+    if (v == "true" || v == "1") {
+      c->*field = true;
+    } else if (v == "false" || v == "0") {
+      c->*field = false;
+    } else {
+      return BadValue(source, "true or false", v);
+    }
+    return absl::OkStatus();
+  };
+}
+
+auto TlsPath(std::string TlsSettings::*field) {
+  return [=](ServerConfig* c, absl::string_view v,
+             absl::string_view) -> absl::Status {
+    c->tls.*field = std::string(v);
+    return absl::OkStatus();
+  };
+}
+
 auto DoubleSetting(double ServerConfig::*field, double lo, double hi) {
   return [=](ServerConfig* c, absl::string_view v,
              absl::string_view source) -> absl::Status {
@@ -140,6 +177,86 @@ const std::vector<FlagSpec>& Flags() {
        "Wait this long before loading plugins (testing readiness probes). "
        "0..600000, default 0.",
        IntSetting(&ServerConfig::plugin_load_delay_ms, 0, 600'000)},
+      {"max-inline-config-bytes", "RIDGELINE_MAX_INLINE_CONFIG_BYTES",
+       "Largest inline config.json (ModelSpec.hf_config_json) accepted, bytes; "
+       "more is RESOURCE_EXHAUSTED. Parsing costs ~20x this in memory. "
+       "1024..1073741824, default 1048576.",
+       IntSetting(&ServerConfig::max_inline_config_bytes, 1024, 1 << 30)},
+      {"max-request-cost", "RIDGELINE_MAX_REQUEST_COST",
+       "Largest estimated cost of one scenario, batch x (prompt + generated "
+       "tokens) x layers; more is RESOURCE_EXHAUSTED. 1..1e18, default 1e12.",
+       DoubleSetting(&ServerConfig::max_request_cost, 1, 1e18)},
+      {"work-threads", "RIDGELINE_WORK_THREADS",
+       "Threads running Analyze/AnalyzeKernel (health checks and cheap calls "
+       "never wait for them). 0..1024, default 0 = one per CPU core.",
+       IntSetting(&ServerConfig::work_threads, 0, 1024)},
+      {"max-queued-calls", "RIDGELINE_MAX_QUEUED_CALLS",
+       "Analyze/AnalyzeKernel calls that may wait for a work thread; more "
+       "are RESOURCE_EXHAUSTED. 1..1000000, default 1024.",
+       IntSetting(&ServerConfig::max_queued_calls, 1, 1'000'000)},
+      {"max-sweep-streams", "RIDGELINE_MAX_SWEEP_STREAMS",
+       "Sweep streams open at once, all clients; more are RESOURCE_EXHAUSTED. "
+       "1..100000, default 64.",
+       IntSetting(&ServerConfig::max_sweep_streams, 1, 100'000)},
+      {"max-sweep-streams-per-client", "RIDGELINE_MAX_SWEEP_STREAMS_PER_CLIENT",
+       "Sweep streams open at once from one client IP address. 1..100000, "
+       "default 8.",
+       IntSetting(&ServerConfig::max_sweep_streams_per_client, 1, 100'000)},
+      {"sweep-write-timeout-seconds", "RIDGELINE_SWEEP_WRITE_TIMEOUT_SECONDS",
+       "A Sweep whose client has not read a point for this long is "
+       "cancelled, freeing its thread. 0.05..86400, default 30.",
+       DoubleSetting(&ServerConfig::sweep_write_timeout_seconds, 0.05, 86400)},
+      {"max-connection-idle-seconds", "RIDGELINE_MAX_CONNECTION_IDLE_SECONDS",
+       "Close a client connection with no call for this long (GOAWAY; "
+       "clients reconnect on their next call). 0 = never. 0..86400, default "
+       "300.",
+       DoubleSetting(&ServerConfig::max_connection_idle_seconds, 0, 86400)},
+      {"max-connection-age-seconds", "RIDGELINE_MAX_CONNECTION_AGE_SECONDS",
+       "Close every connection after this long (GOAWAY, then the grace "
+       "below), so clients reconnect and rebalance onto new replicas. 0 = "
+       "unlimited. 0..604800, default 0.",
+       DoubleSetting(&ServerConfig::max_connection_age_seconds, 0, 604800)},
+      {"max-connection-age-grace-seconds",
+       "RIDGELINE_MAX_CONNECTION_AGE_GRACE_SECONDS",
+       "Calls on a connection past its age get this long to finish. "
+       "0..86400, default 30.",
+       DoubleSetting(&ServerConfig::max_connection_age_grace_seconds, 0,
+                     86400)},
+      {"plugin-check-timeout-seconds", "RIDGELINE_PLUGIN_CHECK_TIMEOUT_SECONDS",
+       "Each plugin is first loaded and exercised in a child process; one "
+       "that crashes there, or takes longer than this, is refused. 0 = no "
+       "child check. 0..3600, default 10.",
+       DoubleSetting(&ServerConfig::plugin_check_timeout_seconds, 0, 3600)},
+      {"tls-cert", "RIDGELINE_TLS_CERT",
+       "PEM certificate chain: serve gRPC over TLS (default: plaintext). "
+       "Re-read every --tls-reload-seconds.",
+       TlsPath(&TlsSettings::cert_path)},
+      {"tls-key", "RIDGELINE_TLS_KEY", "PEM private key of --tls-cert.",
+       TlsPath(&TlsSettings::key_path)},
+      {"tls-client-ca", "RIDGELINE_TLS_CLIENT_CA",
+       "PEM CA bundle: require mutual TLS; clients without a certificate "
+       "signed by it are refused at the handshake.",
+       TlsPath(&TlsSettings::client_ca_path)},
+      {"tls-reload-seconds", "RIDGELINE_TLS_RELOAD_SECONDS",
+       "How often the TLS files are re-read (rotation without restart). "
+       "1..86400, default 60.",
+       [](ServerConfig* c, absl::string_view v,
+          absl::string_view source) -> absl::Status {
+         int64_t x = 0;
+         if (!absl::SimpleAtoi(v, &x) || x < 1 || x > 86400) {
+           return BadValue(source, "an integer in [1, 86400]", v);
+         }
+         c->tls.reload_seconds = x;
+         return absl::OkStatus();
+       }},
+      {"auth-token-file", "RIDGELINE_AUTH_TOKEN_FILE",
+       "File whose first line is a bearer token: Analyze, AnalyzeKernel and "
+       "Sweep then need \"authorization: Bearer <token>\" (else "
+       "UNAUTHENTICATED). Default: no authentication.",
+       StringSetting(&ServerConfig::auth_token_file, false)},
+      {"reflection", "RIDGELINE_REFLECTION",
+       "Serve gRPC server reflection: true or false, default true.",
+       BoolSetting(&ServerConfig::reflection)},
   };
   return *flags;
 }
@@ -299,8 +416,10 @@ class ArenaMessageAllocator final
   std::vector<Holder*> free_;  // guarded by mu_
 };
 
-RidgelineServiceImpl::RidgelineServiceImpl(Metrics* metrics)
+RidgelineServiceImpl::RidgelineServiceImpl(Metrics* metrics,
+                                           ServiceRuntime runtime)
     : metrics_(metrics),
+      runtime_(runtime),
       analyze_allocator_(
           std::make_unique<ArenaMessageAllocator<v1::AnalyzeRequest,
                                                  v1::AnalyzeResponse>>()) {
@@ -309,21 +428,70 @@ RidgelineServiceImpl::RidgelineServiceImpl(Metrics* metrics)
 
 RidgelineServiceImpl::~RidgelineServiceImpl() = default;
 
+grpc::Status RidgelineServiceImpl::Admit(grpc::ServerContextBase* ctx,
+                                         bool expensive) const {
+  if (draining_.load()) {
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                        "the server is shutting down; retry on another "
+                        "replica");
+  }
+  if (std::chrono::system_clock::now() >= ctx->deadline()) {
+    return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                        "the call's deadline passed before it started");
+  }
+  if (expensive && runtime_.auth != nullptr && runtime_.auth->enabled()) {
+    const auto& md = ctx->client_metadata();
+    const auto it = md.find("authorization");
+    const std::string_view value =
+        it == md.end() ? std::string_view()
+                       : std::string_view(it->second.data(), it->second.size());
+    if (!runtime_.auth->Check(value)) {
+      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                          "this method needs \"authorization: Bearer "
+                          "<token>\" with the server's token");
+    }
+  }
+  return grpc::Status::OK;
+}
+
+void RidgelineServiceImpl::Offload(grpc::ServerUnaryReactor* reactor,
+                                   std::function<void()> work) {
+  in_flight_.fetch_add(1);
+  if (runtime_.pool == nullptr) {
+    work();
+    return;
+  }
+  if (!runtime_.pool->TrySubmit(work)) {
+    reactor->Finish(grpc::Status(
+        grpc::StatusCode::RESOURCE_EXHAUSTED,
+        absl::StrCat("the server is busy: ", runtime_.pool->max_queued(),
+                     " calls already wait for its ", runtime_.pool->threads(),
+                     " work threads (--max-queued-calls); retry with "
+                     "backoff")));
+    Done();
+  }
+}
+
 namespace {
 
 // Runs one unary call to completion on the calling (callback) thread.
 template <typename Response, typename Call>
-grpc::ServerUnaryReactor* Unary(grpc::CallbackServerContext* ctx,
+grpc::ServerUnaryReactor* Unary(const RidgelineServiceImpl* impl,
+                                grpc::CallbackServerContext* ctx,
                                 const Backend* backend, Response* resp,
                                 Call call) {
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  if (grpc::Status s = impl->Admit(ctx, false); !s.ok()) {
+    reactor->Finish(s);
+    return reactor;
+  }
   if (backend == nullptr) {
     reactor->Finish(NotReady());
     return reactor;
   }
   absl::StatusOr<Response> r = call(*backend);
   if (r.ok()) *resp = std::move(*r);
-  reactor->Finish(ToGrpcStatus(r.status()));
+  reactor->Finish(ToGrpcStatus(r.status(), ctx));
   return reactor;
 }
 
@@ -340,7 +508,47 @@ grpc::ServerUnaryReactor* UnaryInPlace(grpc::CallbackServerContext* ctx,
   }
   absl::Status s = call(*backend);
   if (!s.ok()) resp->Clear();
-  reactor->Finish(ToGrpcStatus(s));
+  reactor->Finish(ToGrpcStatus(s, ctx));
+  return reactor;
+}
+
+}  // namespace
+
+namespace {
+
+// An engine-bound unary call: admitted on the callback thread, computed on
+// the work pool. A call whose deadline passes or whose client goes away
+// while it waits is answered without running the engine.
+template <typename Response, typename Call>
+grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
+                                    grpc::CallbackServerContext* ctx,
+                                    const Backend* backend, Response* resp,
+                                    Call call) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  if (grpc::Status s = impl->Admit(ctx, true); !s.ok()) {
+    reactor->Finish(s);
+    return reactor;
+  }
+  if (backend == nullptr) {
+    reactor->Finish(NotReady());
+    return reactor;
+  }
+  impl->Offload(reactor, [impl, ctx, backend, resp, reactor, call] {
+    if (std::chrono::system_clock::now() >= ctx->deadline()) {
+      reactor->Finish(
+          grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                       "the call's deadline passed while it waited for a "
+                       "work thread"));
+    } else if (ctx->IsCancelled()) {
+      reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED,
+                                   "the client cancelled the call"));
+    } else {
+      absl::Status s = call(*backend);
+      if (!s.ok()) resp->Clear();
+      reactor->Finish(ToGrpcStatus(s));
+    }
+    impl->Done();
+  });
   return reactor;
 }
 
@@ -349,57 +557,73 @@ grpc::ServerUnaryReactor* UnaryInPlace(grpc::CallbackServerContext* ctx,
 grpc::ServerUnaryReactor* RidgelineServiceImpl::Analyze(
     grpc::CallbackServerContext* ctx, const v1::AnalyzeRequest* req,
     v1::AnalyzeResponse* resp) {
-  return UnaryInPlace(
-      ctx, backend_.load(), resp,
+  return Offloaded(
+      this, ctx, backend_.load(), resp,
       [req, resp](const Backend& b) { return b.Analyze(*req, resp); });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::AnalyzeKernel(
     grpc::CallbackServerContext* ctx, const v1::AnalyzeKernelRequest* req,
     v1::AnalyzeKernelResponse* resp) {
-  return UnaryInPlace(
-      ctx, backend_.load(), resp,
+  return Offloaded(
+      this, ctx, backend_.load(), resp,
       [req, resp](const Backend& b) { return b.AnalyzeKernel(*req, resp); });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::ListHardware(
     grpc::CallbackServerContext* ctx, const v1::ListHardwareRequest* req,
     v1::ListHardwareResponse* resp) {
-  return Unary(ctx, backend_.load(), resp,
+  return Unary(this, ctx, backend_.load(), resp,
                [req](const Backend& b) { return b.ListHardware(*req); });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::GetHardware(
     grpc::CallbackServerContext* ctx, const v1::GetHardwareRequest* req,
     v1::GetHardwareResponse* resp) {
-  return Unary(ctx, backend_.load(), resp,
+  return Unary(this, ctx, backend_.load(), resp,
                [req](const Backend& b) { return b.GetHardware(*req); });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::ListModels(
     grpc::CallbackServerContext* ctx, const v1::ListModelsRequest* req,
     v1::ListModelsResponse* resp) {
-  return Unary(ctx, backend_.load(), resp,
+  return Unary(this, ctx, backend_.load(), resp,
                [req](const Backend& b) { return b.ListModels(*req); });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::GetModel(
     grpc::CallbackServerContext* ctx, const v1::GetModelRequest* req,
     v1::GetModelResponse* resp) {
-  return Unary(ctx, backend_.load(), resp,
+  return Unary(this, ctx, backend_.load(), resp,
                [req](const Backend& b) { return b.GetModel(*req); });
 }
 
 grpc::Status RidgelineServiceImpl::Sweep(
     grpc::ServerContext* ctx, const v1::SweepRequest* req,
     grpc::ServerWriter<v1::SweepPoint>* writer) {
+  if (grpc::Status s = Admit(ctx, true); !s.ok()) return s;
   const Backend* b = backend_.load();
   if (b == nullptr) return NotReady();
+  std::optional<SweepStreams::Stream> stream;
+  if (runtime_.sweep_streams != nullptr) {
+    absl::StatusOr<SweepStreams::Stream> admitted =
+        runtime_.sweep_streams->Admit(ctx);
+    if (!admitted.ok()) return ToGrpcStatus(admitted.status());
+    stream.emplace(*std::move(admitted));
+  }
   absl::Status s = b->Sweep(*req, [&](const v1::SweepPoint& p) {
     // Checked between points so a cancelled or expired sweep stops within
     // one point's engine time.
-    if (ctx->IsCancelled()) return false;
-    if (!writer->Write(p)) return false;
+    if (ctx->IsCancelled() ||
+        std::chrono::system_clock::now() >= ctx->deadline()) {
+      return false;
+    }
+    // A client that stops reading blocks Write once its flow-control window
+    // is full; the watchdog cancels it after --sweep-write-timeout-seconds.
+    if (stream) stream->BeginWrite();
+    const bool written = writer->Write(p);
+    if (stream) stream->EndWrite();
+    if (!written) return false;
     if (metrics_ != nullptr) metrics_->OnSweepPointSent();
     return true;
   });
@@ -408,12 +632,13 @@ grpc::Status RidgelineServiceImpl::Sweep(
     return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
                         "sweep stopped: the deadline passed");
   }
-  return ToGrpcStatus(s);
+  return ToGrpcStatus(s, ctx);
 }
 
 grpc::Status RidgelineServiceImpl::Plan(grpc::ServerContext* ctx,
                                         const v1::PlanRequest* req,
                                         v1::PlanResponse* resp) {
+  if (grpc::Status s = Admit(ctx, true); !s.ok()) return s;
   const Backend* b = backend_.load();
   if (b == nullptr) return NotReady();
   // Polled by the simulations: the client went away or the deadline passed.
@@ -422,12 +647,13 @@ grpc::Status RidgelineServiceImpl::Plan(grpc::ServerContext* ctx,
            std::chrono::system_clock::now() >= ctx->deadline();
   });
   if (r.ok()) *resp = std::move(*r);
-  return ToGrpcStatus(r.status());
+  return ToGrpcStatus(r.status(), ctx);
 }
 
 grpc::Status RidgelineServiceImpl::Simulate(grpc::ServerContext* ctx,
                                             const v1::SimulateRequest* req,
                                             v1::SimulateResponse* resp) {
+  if (grpc::Status s = Admit(ctx, true); !s.ok()) return s;
   const Backend* b = backend_.load();
   if (b == nullptr) return NotReady();
   absl::StatusOr<v1::SimulateResponse> r = b->Simulate(*req, [ctx] {
@@ -435,8 +661,66 @@ grpc::Status RidgelineServiceImpl::Simulate(grpc::ServerContext* ctx,
            std::chrono::system_clock::now() >= ctx->deadline();
   });
   if (r.ok()) *resp = std::move(*r);
-  return ToGrpcStatus(r.status());
+  return ToGrpcStatus(r.status(), ctx);
 }
+
+namespace {
+
+// Removes the reflection plugin that linking grpc++_reflection registers.
+class NoReflection final : public grpc::ServerBuilderOption {
+ public:
+  void UpdateArguments(grpc::ChannelArguments*) override {}
+  void UpdatePlugins(
+      std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>* plugins)
+      override {
+    plugins->erase(
+        std::remove_if(plugins->begin(), plugins->end(),
+                       [](const std::unique_ptr<grpc::ServerBuilderPlugin>& p) {
+                         // "proto_server_reflection" in gRPC 1.51.
+                         return p->name().find("reflection") !=
+                                std::string::npos;
+                       }),
+        plugins->end());
+  }
+};
+
+// Plaintext, TLS or mutual TLS. The provider re-reads the files every
+// reload_seconds, so rotated certificates apply to new connections.
+std::shared_ptr<grpc::ServerCredentials> ServerCredentialsFor(
+    const TlsSettings& tls) {
+  if (!tls.enabled()) return grpc::InsecureServerCredentials();
+  auto provider =
+      std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+          tls.key_path, tls.cert_path, tls.client_ca_path,
+          static_cast<unsigned int>(tls.reload_seconds));
+  grpc::experimental::TlsServerCredentialsOptions options(provider);
+  options.watch_identity_key_cert_pairs();
+  if (tls.mutual()) {
+    options.watch_root_certs();
+    options.set_cert_request_type(
+        GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  } else {
+    options.set_cert_request_type(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+  }
+  return grpc::experimental::TlsServerCredentials(options);
+}
+
+// Each connection holds a descriptor; the common soft limit of 1024 runs
+// out at about a thousand clients, after which accept fails. The hard
+// limit is what the operator allows, so take all of it.
+void RaiseOpenFileLimit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+  const rlim_t before = lim.rlim_cur;
+  if (lim.rlim_cur == lim.rlim_max) return;
+  lim.rlim_cur = lim.rlim_max;
+  if (setrlimit(RLIMIT_NOFILE, &lim) == 0) {
+    Log(absl::StrCat("open-file limit raised from ", before, " to ",
+                     lim.rlim_cur));
+  }
+}
+
+}  // namespace
 
 int RunServer(const ServerConfig& cfg) {
   // Block before any thread exists so every thread inherits the mask and
@@ -451,6 +735,24 @@ int RunServer(const ServerConfig& cfg) {
   // detection on, which keeps a lock graph on every Lock/Unlock (~4% of an
   // Analyze's CPU in a profile). A diagnostic, not a safety feature.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  RaiseOpenFileLimit();
+
+  // TLS and token files are read now, so a bad path stops the start with a
+  // reason instead of failing every handshake later.
+  absl::StatusOr<TlsPem> tls_pem = LoadTlsPem(cfg.tls);
+  if (!tls_pem.ok()) {
+    Log(std::string(tls_pem.status().message()));
+    return 1;
+  }
+  BearerAuth auth;
+  if (!cfg.auth_token_file.empty()) {
+    absl::StatusOr<BearerAuth> a = BearerAuth::FromFile(cfg.auth_token_file);
+    if (!a.ok()) {
+      Log(std::string(a.status().message()));
+      return 1;
+    }
+    auth = *std::move(a);
+  }
 
   // Profiles are small local files: load them first and refuse to start on
   // a bad one rather than serve with a silently missing profile.
@@ -489,17 +791,57 @@ int RunServer(const ServerConfig& cfg) {
     std::fflush(stdout);
   }
 
-  RidgelineServiceImpl impl(&metrics);
+  plugin_host::SetHookFaultObserver(
+      [&metrics](const std::string& plugin, const char* kind) {
+        metrics.OnHookFault(plugin, kind);
+      });
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  WorkPool pool(cfg.work_threads > 0 ? static_cast<int>(cfg.work_threads)
+                                     : std::max(cores, 2),
+                static_cast<size_t>(cfg.max_queued_calls));
+  SweepStreamLimits stream_limits;
+  stream_limits.max_streams = cfg.max_sweep_streams;
+  stream_limits.max_streams_per_client = cfg.max_sweep_streams_per_client;
+  stream_limits.write_timeout_seconds = cfg.sweep_write_timeout_seconds;
+  SweepStreams sweep_streams(stream_limits, [&](const std::string& client) {
+    metrics.OnSweepWriteTimeout();
+    Log(absl::StrCat("sweep to ", client, " cancelled: no point read for ",
+                     cfg.sweep_write_timeout_seconds,
+                     " s (--sweep-write-timeout-seconds)"));
+  });
+  ServiceRuntime runtime;
+  runtime.pool = &pool;
+  runtime.sweep_streams = &sweep_streams;
+  runtime.auth = &auth;
+  RidgelineServiceImpl impl(&metrics, runtime);
   std::unique_ptr<Backend> backend;  // outlives the server below
 
   grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  if (cfg.reflection) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
+  // Linking the reflection library registers its plugin for every builder;
+  // --reflection=false removes it from this one.
+  if (!cfg.reflection) builder.SetOption(std::make_unique<NoReflection>());
   int port = 0;
-  builder.AddListeningPort(cfg.listen, grpc::InsecureServerCredentials(),
-                           &port);
+  builder.AddListeningPort(cfg.listen, ServerCredentialsFor(cfg.tls), &port);
   builder.RegisterService(&impl);
   builder.SetMaxReceiveMessageSize(static_cast<int>(cfg.max_message_bytes));
+  // Idle connections hold a file descriptor each: close them (issue 14,
+  // defect 4). A maximum age makes clients reconnect, which spreads them
+  // over replicas added since (client-side round_robin, headless Service).
+  auto ms = [](double seconds) {
+    return static_cast<int>(std::min(seconds * 1000, 2e9));
+  };
+  if (cfg.max_connection_idle_seconds > 0) {
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
+                               ms(cfg.max_connection_idle_seconds));
+  }
+  if (cfg.max_connection_age_seconds > 0) {
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
+                               ms(cfg.max_connection_age_seconds));
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
+                               ms(cfg.max_connection_age_grace_seconds));
+  }
   // Bounds the synchronous Sweep handlers' threads: past this many
   // concurrent sweeps new ones get RESOURCE_EXHAUSTED instead of the process
   // running out of threads.
@@ -530,6 +872,8 @@ int RunServer(const ServerConfig& cfg) {
   std::fflush(stdout);
 
   absl::Notification stop;
+  absl::Notification exited;
+  std::thread forced_exit;
   std::thread loader([&] {
     if (stop.WaitForNotificationWithTimeout(
             absl::Milliseconds(cfg.plugin_load_delay_ms))) {
@@ -540,9 +884,18 @@ int RunServer(const ServerConfig& cfg) {
                                : std::filesystem::path(cfg.plugin_dir);
     // A long-running server logs every outcome (loaded and refused), so
     // its log says which plugin files it serves.
+    plugin_host::HardwareRegistry::PreCheck precheck;
+    if (cfg.plugin_check_timeout_seconds > 0) {
+      plugin_host::ChildCheck check;
+      check.exe = std::filesystem::read_symlink("/proc/self/exe");
+      check.timeout_seconds = cfg.plugin_check_timeout_seconds;
+      precheck = [check](const std::filesystem::path& plugin) {
+        return plugin_host::CheckPluginInChild(plugin, check);
+      };
+    }
     std::shared_ptr<const plugin_host::HardwareRegistry> registry =
         plugin_host::HardwareRegistry::LoadDirectory(
-            plugin_dir, plugin_host::LoadLog::kAll);
+            plugin_dir, plugin_host::LoadLog::kAll, precheck);
     metrics.OnPluginsLoaded(*registry);
     int loaded = 0;
     for (const plugin_host::LoadOutcome& o : registry->outcomes()) {
@@ -550,6 +903,8 @@ int RunServer(const ServerConfig& cfg) {
     }
     Limits limits;
     limits.max_sweep_points = cfg.max_sweep_points;
+    limits.max_inline_config_bytes = cfg.max_inline_config_bytes;
+    limits.max_request_cost = cfg.max_request_cost;
     backend = std::make_unique<Backend>(std::move(registry), *profiles, limits,
                                         &metrics);
     impl.SetBackend(backend.get());
@@ -572,15 +927,39 @@ int RunServer(const ServerConfig& cfg) {
       health->SetServingStatus(kServiceName, false);
     }
     stop.Notify();
-    server->Shutdown(
+    const auto deadline =
         std::chrono::system_clock::now() +
         std::chrono::duration_cast<std::chrono::system_clock::duration>(
-            std::chrono::duration<double>(cfg.shutdown_grace_seconds)));
+            std::chrono::duration<double>(cfg.shutdown_grace_seconds));
+    // New calls get UNAVAILABLE (clients retry that elsewhere) while the
+    // admitted unary calls finish; gRPC's own Shutdown would cancel calls
+    // it had received but not yet dispatched (issue 14, defect 7).
+    impl.StartDraining();
+    while (impl.InFlight() > 0 && std::chrono::system_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    // An engine call cannot be interrupted: if one still runs well past the
+    // grace, exit anyway rather than hold the pod in Terminating.
+    forced_exit = std::thread([&, deadline] {
+      if (!exited.WaitForNotificationWithTimeout(
+              absl::FromChrono(deadline - std::chrono::system_clock::now()) +
+              absl::Seconds(2))) {
+        Log(absl::StrCat("forced exit: ", impl.InFlight(),
+                         " calls still computing past the grace period"));
+        std::fflush(nullptr);
+        _exit(0);
+      }
+    });
+    // Streams get what is left of the grace, then are cancelled.
+    server->Shutdown(deadline);
   });
 
   server->Wait();
+  exited.Notify();
   signaller.join();
+  if (forced_exit.joinable()) forced_exit.join();
   loader.join();
+  plugin_host::SetHookFaultObserver(nullptr);
   Log("stopped");
   return 0;
 }

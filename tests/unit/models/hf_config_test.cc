@@ -303,5 +303,64 @@ TEST(HfConfigTest, ErrorsNameTheField) {
   EXPECT_FALSE(empty_id.ok());
 }
 
+// Defect 1 (issue 14): one value nested ~70,000 levels deep (a 140 KB
+// request) used to overflow the stack when an error echoed it. Refused by
+// depth before parsing, naming the limit and where the too-deep level opens.
+TEST(HfConfigTest, DeepNestingIsRefusedByDepthNotByTheStack) {
+  constexpr int kDepth = 70000;
+  const std::string deep = std::string(kDepth, '[') + std::string(kDepth, ']');
+  const std::string msg = ParseError(
+      Config(R"("model_type": "llama", "vocab_size": )" + deep));
+  EXPECT_NE(msg.find("values may nest at most 64 levels deep; level 65"),
+            std::string::npos)
+      << msg;
+  EXPECT_LT(msg.size(), 300u);
+  // Brackets inside strings are text, not nesting.
+  ModelConfig m = ParseOk(Config(R"("model_type": "llama", "note": ")" +
+                                 std::string(100, '[') + "\\\"{\""));
+  EXPECT_EQ(m.architecture, "LlamaForCausalLM");
+  // 64 levels is allowed; the nested value is then a type error, quoted
+  // short.
+  const std::string at_limit =
+      std::string(63, '[') + std::string(63, ']');
+  const std::string typed = ParseError(
+      Config(R"("model_type": "llama", "vocab_size": )" + at_limit));
+  EXPECT_NE(typed.find("vocab_size must be an integer, got [[[["),
+            std::string::npos)
+      << typed;
+  EXPECT_LT(typed.size(), 200u);
+}
+
+// A long bad value is quoted as a short prefix with its size, never whole.
+TEST(HfConfigTest, ErrorsQuoteAShortPrefixOfLongValues) {
+  const std::string big(8192, 'x');
+  std::string msg = ParseError(Config(R"("model_type": ")" + big + "\""));
+  EXPECT_LT(msg.size(), 600u) << msg.size();
+  // 64 bytes of the value, then its size: 8192 bytes.
+  EXPECT_NE(msg.find("model_type \"" + std::string(64, 'x') +
+                     "... (8192 bytes)\""),
+            std::string::npos)
+      << msg.substr(0, 200);
+  msg = ParseError(Config(R"("model_type": "llama", "vocab_size": ")" + big +
+                          "\""));
+  EXPECT_LT(msg.size(), 300u) << msg.size();
+  // The dump is "\"xxx...": the quote plus 63 bytes, then the size of the
+  // dumped text (8192 + 2 quotes = 8194 bytes).
+  EXPECT_NE(msg.find("(8194 bytes)"), std::string::npos) << msg;
+  // A prefix never splits a UTF-8 character: 63 ASCII bytes then "é"
+  // (2 bytes) cut at byte 64 drops the whole "é".
+  msg = ParseError(Config(R"("model_type": ")" + std::string(63, 'y') +
+                          "\xc3\xa9" + big + "\""));
+  EXPECT_NE(msg.find(std::string(63, 'y') + "... ("), std::string::npos);
+  // Large arrays and objects are described, not dumped.
+  std::string arr = "[";
+  for (int i = 0; i < 1000; ++i) arr += i == 0 ? "1" : ",1";
+  arr += "]";
+  EXPECT_EQ(ParseError(Config(R"("model_type": "llama", "vocab_size": )" +
+                              arr)),
+            "config.json: vocab_size must be an integer, got an array of "
+            "1000 elements");
+}
+
 }  // namespace
 }  // namespace ridgeline::engine

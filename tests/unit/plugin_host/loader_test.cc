@@ -2,7 +2,9 @@
 // tests/fixtures/plugins (values in fixture_plugin.c).
 #include <cmath>
 #include <filesystem>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -170,6 +172,16 @@ INSTANTIATE_TEST_SUITE_P(
                      "and must be 0, got 2e+14"}},
         // In-memory compute without any rate stays invalid (only the
         // platform's own peaks may all be unknown).
+        // Issue 14, defect 5: a size the plugin gives is bounded before it
+        // is used as an array stride.
+        RefusalCase{"huge-stride", "huge-stride",
+                    {"platforms[0].tiers[0].struct_size must be in [",
+                     ", 4096]", "got 4294967280"}},
+        // Defect 10: a name that is not UTF-8 would fail every ListHardware
+        // (proto strings must be UTF-8); the plugin is refused instead.
+        RefusalCase{"bad-utf8-name", "bad-utf8-name",
+                    {"platforms[0].display_name must be valid UTF-8; byte 15 "
+                     "(0xff) is not"}},
         RefusalCase{"pim-no-peak", "pim-no-peak",
                     {"fixture-pim-no-peak-b",
                      "platforms[1].tiers[0].near_memory_compute."
@@ -262,9 +274,11 @@ TEST(RegistryTest, LoadLogChoosesWhatIsPrinted) {
 TEST(RegistryTest, LoadDirectoryTriesEverySoSortedByName) {
   auto registry =
       HardwareRegistry::LoadDirectory(RIDGELINE_FIXTURE_PLUGIN_DIR);
-  // 18 fixture plugins: basic, no-peak, acc16, slow-acc16 (loads; only
-  // the checker fails it) + 14 refused ones (see tests/fixtures).
-  ASSERT_EQ(registry->outcomes().size(), 18u);
+  // 23 fixture plugins: basic, no-peak, acc16, slow-acc16 (loads; only
+  // the checker fails it), hook-code-zero, tiny-efficiency, nan-efficiency
+  // (load; their hooks fault at analysis time) + 16 refused ones (see
+  // tests/fixtures).
+  ASSERT_EQ(registry->outcomes().size(), 23u);
   std::vector<std::string> loaded;
   for (const LoadOutcome& o : registry->outcomes()) {
     if (o.loaded) {
@@ -274,8 +288,10 @@ TEST(RegistryTest, LoadDirectoryTriesEverySoSortedByName) {
     }
   }
   // "basic" sorts before "duplicate-id", so the duplicate is the one refused.
-  EXPECT_THAT(loaded, ElementsAre("acc16", "basic", "no-peak", "slow-acc16"));
-  EXPECT_EQ(registry->platforms().size(), 8u);
+  EXPECT_THAT(loaded, ElementsAre("acc16", "basic", "hook-code-zero",
+                                  "nan-efficiency", "no-peak", "slow-acc16",
+                                  "tiny-efficiency"));
+  EXPECT_EQ(registry->platforms().size(), 14u);  // 7 plugins x 2 parts
   EXPECT_EQ(std::filesystem::path(registry->outcomes()[0].path).filename(),
             "libridgeline-fixture-acc16.so");
 }
@@ -340,13 +356,147 @@ TEST(EfficiencyHookTest, WrappedHookAndRawCalls) {
   EXPECT_THAT(raw.status().message(), HasSubstr("fixture-basic-a"));
 }
 
-TEST(DefaultPluginDirTest, InstalledDirWhenPresentElseBuildDir) {
+// This test binary runs from the build tree, not an installed prefix, so
+// the build tree's folder wins, whether or not the configured install
+// prefix exists too (the README's quickstart installs to ./install first:
+// issue 14's first-run path).
+TEST(DefaultPluginDirTest, BuildTreeBinaryUsesBuildDirEvenWhenInstalled) {
   std::error_code ec;
-  const bool installed =
-      std::filesystem::is_directory(RIDGELINE_DEFAULT_PLUGIN_DIR, ec);
+  ASSERT_TRUE(std::filesystem::is_directory(RIDGELINE_BUILD_PLUGIN_DIR, ec));
+  // No plugin folder next to this executable's prefix: that case is the
+  // installed server's (tested by the quickstart-then-test CI step).
+  ASSERT_FALSE(std::filesystem::is_directory(
+      InstallPrefixPath(RIDGELINE_PLUGIN_INSTALL_DIR), ec));
   EXPECT_EQ(DefaultPluginDir(),
-            std::filesystem::path(installed ? RIDGELINE_DEFAULT_PLUGIN_DIR
-                                            : RIDGELINE_BUILD_PLUGIN_DIR));
+            std::filesystem::path(RIDGELINE_BUILD_PLUGIN_DIR));
+}
+
+// Issue 14, defect 5: an efficiency hook returning an error object with
+// code 0 used to build a StatusOr from OK and abort the process.
+TEST(EfficiencyHookTest, ErrorWithCodeZeroIsInternalNotAnAbort) {
+  auto lib = PluginLibrary::Open(Fixture("hook-code-zero"));
+  ASSERT_TRUE(lib.ok()) << lib.status();
+  using engine::MathType;
+  using engine::OpClass;
+  auto raw = lib->CallEfficiency(0, {OpClass::kGemm, MathType::kBf16, 1, 1, 1});
+  ASSERT_FALSE(raw.ok());
+  EXPECT_EQ(raw.status().code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(raw.status().message(),
+              HasSubstr("error object with code 0 (OK): fixture: error with "
+                        "code 0"));
+}
+
+// Hook answers that are not used are logged naming the plugin and counted
+// through the observer; the engine's defaults (nullopt) are used instead.
+TEST(EfficiencyHookTest, FaultyAnswersAreLoggedCountedAndIgnored) {
+  std::vector<std::pair<std::string, std::string>> seen;
+  std::mutex mu;
+  SetHookFaultObserver([&](const std::string& plugin, const char* kind) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.emplace_back(plugin, kind);
+  });
+  auto registry = HardwareRegistry::LoadFiles(
+      {Fixture("hook-code-zero"), Fixture("tiny-efficiency"),
+       Fixture("nan-efficiency")},
+      LoadLog::kNone);
+  using engine::MathType;
+  using engine::OpClass;
+  const engine::OpShape gemm{OpClass::kGemm, MathType::kBf16, 128, 1e9, 1e6};
+  ::testing::internal::CaptureStderr();
+  for (const char* id : {"fixture-hook-code-zero-a", "fixture-tiny-efficiency-a",
+                         "fixture-nan-efficiency-a"}) {
+    auto hw = registry->Find(id);
+    ASSERT_TRUE(hw.ok()) << hw.status();
+    EXPECT_FALSE((*hw)->efficiency_hook(gemm).has_value()) << id;
+  }
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  SetHookFaultObserver(nullptr);
+  EXPECT_THAT(log, HasSubstr("efficiency hook of "
+                             "libridgeline-fixture-hook-code-zero.so ignored "
+                             "(error"));
+  EXPECT_THAT(log, HasSubstr("efficiency hook of "
+                             "libridgeline-fixture-tiny-efficiency.so ignored "
+                             "(out_of_range"));
+  EXPECT_THAT(log, HasSubstr("compute=1e-300"));
+  EXPECT_THAT(log, HasSubstr("efficiency hook of "
+                             "libridgeline-fixture-nan-efficiency.so ignored "
+                             "(not_finite"));
+  EXPECT_THAT(seen,
+              ElementsAre(std::pair<std::string, std::string>(
+                              "libridgeline-fixture-hook-code-zero.so", "error"),
+                          std::pair<std::string, std::string>(
+                              "libridgeline-fixture-tiny-efficiency.so",
+                              "out_of_range"),
+                          std::pair<std::string, std::string>(
+                              "libridgeline-fixture-nan-efficiency.so",
+                              "not_finite")));
+}
+
+// A fresh folder under the test's tmp dir with mode `mode`.
+std::filesystem::path MakeDir(const std::string& name, std::filesystem::perms mode) {
+  const std::filesystem::path dir =
+      std::filesystem::path(RIDGELINE_TEST_TMP_DIR) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::filesystem::permissions(dir, mode);
+  return dir;
+}
+
+constexpr auto kOwnerOnly = std::filesystem::perms::owner_all |
+                            std::filesystem::perms::group_read |
+                            std::filesystem::perms::group_exec |
+                            std::filesystem::perms::others_read |
+                            std::filesystem::perms::others_exec;  // 0755
+
+// Issue 14, Security: the server runs code from its plugin folder, so a
+// folder others can write is refused as a whole, with a reason.
+TEST(PluginFolderSafetyTest, FolderWritableByOthersIsRefused) {
+  const auto dir = MakeDir("writable", std::filesystem::perms::all);  // 0777
+  std::filesystem::copy_file(Fixture("basic"), dir / "libbasic.so");
+  auto registry = HardwareRegistry::LoadDirectory(dir, LoadLog::kNone);
+  ASSERT_EQ(registry->outcomes().size(), 1u);
+  EXPECT_FALSE(registry->outcomes()[0].loaded);
+  EXPECT_THAT(registry->outcomes()[0].reason,
+              HasSubstr("is writable by group or others (mode 0777)"));
+  EXPECT_TRUE(registry->platforms().empty());
+  // The same folder at 0755 loads.
+  std::filesystem::permissions(dir, kOwnerOnly);
+  registry = HardwareRegistry::LoadDirectory(dir, LoadLog::kNone);
+  ASSERT_EQ(registry->outcomes().size(), 1u);
+  EXPECT_TRUE(registry->outcomes()[0].loaded) << registry->outcomes()[0].reason;
+}
+
+// A plugin that is a symlink out of the folder, or a file others can write,
+// is refused naming why; the safe plugin beside it still loads.
+TEST(PluginFolderSafetyTest, SymlinkOutOfTheFolderAndWritableFileAreRefused) {
+  const auto dir = MakeDir("links", kOwnerOnly);
+  std::filesystem::create_symlink(Fixture("acc16"), dir / "libacc16.so");
+  std::filesystem::copy_file(Fixture("no-peak"), dir / "libnopeak.so");
+  std::filesystem::permissions(dir / "libnopeak.so",
+                               std::filesystem::perms::others_write,
+                               std::filesystem::perm_options::add);
+  std::filesystem::copy_file(Fixture("basic"), dir / "libbasic.so");
+  // A link to a file inside the folder is fine.
+  std::filesystem::create_symlink("libbasic.so", dir / "libbasic-link.so");
+  auto registry = HardwareRegistry::LoadDirectory(dir, LoadLog::kNone);
+  std::vector<std::string> loaded, refused;
+  for (const LoadOutcome& o : registry->outcomes()) {
+    const std::string name = std::filesystem::path(o.path).filename().string();
+    (o.loaded ? loaded : refused).push_back(name + ": " + o.reason);
+  }
+  // basic and its in-folder link are the same file: one opens it, the other
+  // then finds its ids taken.
+  ASSERT_EQ(refused.size(), 3u) << ::testing::PrintToString(refused);
+  EXPECT_THAT(refused, ::testing::Contains(HasSubstr(
+                           "libacc16.so: refused before loading: libacc16.so "
+                           "is a symbolic link to '")));
+  EXPECT_THAT(refused, ::testing::Contains(HasSubstr(
+                           "outside the plugin folder")));
+  EXPECT_THAT(refused, ::testing::Contains(HasSubstr(
+                           "libnopeak.so is writable by group or others "
+                           "(mode 0757)")));
+  ASSERT_EQ(loaded.size(), 1u);
+  EXPECT_THAT(loaded[0], HasSubstr("libbasic"));
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/service/convert.h"
+#include "ridgeline/service/request_scenario.h"
 
 namespace ridgeline::service {
 namespace {
@@ -106,7 +108,7 @@ TEST(BackendProfileTest, FrameworkNumericsComeWithAMatchingProfileOnly) {
 
 TEST_F(BackendTest, InlineHardwareRoundTrips) {
   absl::StatusOr<engine::Hardware> hw =
-      FromProto(Device(), "hardware.description");
+      request::FromProto(Device(), "hardware.description");
   ASSERT_TRUE(hw.ok()) << hw.status();
   EXPECT_EQ(hw->family, "inline");
   EXPECT_EQ(hw->tiers[0].kind, engine::TierKind::kLpddr);
@@ -262,6 +264,27 @@ TEST_F(BackendTest, ModelCatalog) {
   req.set_id("");
   EXPECT_EQ(backend_->GetModel(req).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(BackendTest, ErrorsCarryTheFieldPathAsData) {
+  v1::AnalyzeRequest req = Request();
+  req.mutable_workload()->set_batch(0);
+  absl::StatusOr<v1::AnalyzeResponse> r = backend_->Analyze(req);
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine::FieldPathOf(r.status()), "workload.batch");
+
+  // An engine error (inline hardware validation) is seen from the request:
+  // the engine names the tier field, the backend its place in the request.
+  req = Request();
+  req.mutable_hardware()
+      ->mutable_description()
+      ->mutable_tiers(0)
+      ->set_read_bandwidth_bytes_per_second(-1);
+  r = backend_->Analyze(req);
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(engine::FieldPathOf(r.status()).has_value()) << r.status();
+  EXPECT_THAT(*engine::FieldPathOf(r.status()),
+              HasSubstr("hardware.description.tiers[0]"));
 }
 
 }  // namespace

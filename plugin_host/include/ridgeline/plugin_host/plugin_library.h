@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -19,6 +20,17 @@ namespace ridgeline::plugin_host {
 // Cheap to copy: it only points at the table, which lives in the plugin and
 // stays valid for the process lifetime (libraries are never unloaded).
 // Thread-safe for concurrent use after Open() returns.
+// Told each time an efficiency hook's answer is not used at analysis time
+// (the engine's defaults are used instead): `plugin` is the plugin's file
+// name, `kind` "error" (the hook returned an error), "not_finite" (NaN or
+// infinity) or "out_of_range" (outside [1e-3, 1]). Called from analysis
+// threads, so it must be thread-safe. Each fault is also logged to stderr
+// (the first 10 per plugin).
+using HookFaultObserver =
+    std::function<void(const std::string& plugin, const char* kind)>;
+// Replaces the process-wide observer (empty: none).
+void SetHookFaultObserver(HookFaultObserver observer);
+
 class PluginLibrary {
  public:
   // Loads `path` (RTLD_NOW | RTLD_LOCAL) once per process: later calls with

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -44,6 +45,15 @@ class HardwareRegistry {
   // `log` chooses what is printed to stderr (default: every outcome).
   static std::shared_ptr<const HardwareRegistry> LoadDirectory(
       const std::filesystem::path& dir, LoadLog log = LoadLog::kAll);
+  // Decides, before any of a plugin's code runs in this process, whether it
+  // may be loaded: "" yes, else the reason it is refused (a long-running
+  // server passes CheckPluginInChild, see isolated_check.h).
+  using PreCheck = std::function<std::string(const std::filesystem::path&)>;
+  // As above; `precheck` (may be empty) runs first for every file. Folders
+  // writable by group or others, files writable by them, and symbolic links
+  // to files outside `dir` are refused before that, with a reason.
+  static std::shared_ptr<const HardwareRegistry> LoadDirectory(
+      const std::filesystem::path& dir, LoadLog log, const PreCheck& precheck);
   // Loads exactly these files, in order (conformance checker, tests).
   static std::shared_ptr<const HardwareRegistry> LoadFiles(
       const std::vector<std::filesystem::path>& files,

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -20,7 +21,26 @@ namespace ridgeline::service {
 struct Limits {
   int64_t max_sweep_points =
       100000;  // points per Sweep request (before sharding)
+  // Bytes of one inline config.json (ModelSpec.hf_config_json). Parsing
+  // costs ~20x its size in memory, so this is capped apart from the message
+  // size (issue 14, defect 9). More is RESOURCE_EXHAUSTED.
+  int64_t max_inline_config_bytes = 1 << 20;
+  // Estimated cost of one scenario, in token-layers: batch x (prompt +
+  // generated tokens) x layers. More is RESOURCE_EXHAUSTED naming the limit
+  // (for a Sweep: its largest point, checked before any point is sent).
+  double max_request_cost = 1e12;
 };
+
+// RESOURCE_EXHAUSTED when `spec` is an inline config.json longer than the
+// limit; `path` is the spec's field path ("model", "models[2]").
+absl::Status CheckInlineConfigSize(const v1::ModelSpec& spec,
+                                   absl::string_view path, const Limits& limits);
+// RESOURCE_EXHAUSTED when batch x (prompt + generated) x layers exceeds
+// limits.max_request_cost; the message names the limit, the estimate and its
+// factors.
+absl::Status CheckRequestCost(int64_t batch, int64_t prompt_tokens,
+                              int64_t generated_tokens, int64_t layers,
+                              const Limits& limits);
 
 // Optional observer of the engine work the backend does (metrics). Called
 // from the request thread; implementations must be thread-safe.

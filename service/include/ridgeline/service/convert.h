@@ -1,7 +1,6 @@
-// Conversions between engine types and ridgeline.v1 messages. Pure functions
-// of their arguments; thread-safe. Validation lives in the Backend; these
-// only translate (FromProto returns INVALID_ARGUMENT for unknown kind names,
-// naming `path`).
+// Engine results and descriptions -> ridgeline.v1 messages. Pure functions
+// of their arguments; thread-safe. The other direction (requests -> engine
+// inputs) is request_scenario.h.
 #pragma once
 
 #include "absl/status/statusor.h"
@@ -14,12 +13,8 @@
 namespace ridgeline::service {
 
 void ToProto(const engine::PerMathType& in, v1::PerMathType* out);
-engine::PerMathType FromProto(const v1::PerMathType& in);
 
 void ToProto(const engine::Hardware& in, v1::Hardware* out);
-// `path` prefixes error field names, e.g. "hardware.description".
-absl::StatusOr<engine::Hardware> FromProto(const v1::Hardware& in,
-                                           absl::string_view path);
 
 void ToProto(const engine::ModelConfig& in, v1::Model* out);
 // `view` BASIC leaves out the per-op tables (StepResult.ops); UNSPECIFIED

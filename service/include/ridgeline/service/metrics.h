@@ -51,7 +51,12 @@ class Metrics : public BackendObserver {
   void OnCalibration(std::string_view selected_by) override;
 
   void OnSweepPointSent() { sweep_points_->Increment(); }
+  // A Sweep cancelled because its client stopped reading.
+  void OnSweepWriteTimeout() { sweep_write_timeouts_->Increment(); }
   void OnPluginsLoaded(const plugin_host::HardwareRegistry& registry);
+  // An efficiency hook's answer was not used (plugin_host's
+  // HookFaultObserver).
+  void OnHookFault(const std::string& plugin, const char* kind);
 
   // Used by the interceptor.
   struct PerMethod {
@@ -73,11 +78,13 @@ class Metrics : public BackendObserver {
   prometheus::Counter* analyses_sweep_;
   prometheus::Counter* analyses_kernel_;
   prometheus::Counter* sweep_points_;
+  prometheus::Counter* sweep_write_timeouts_;
   // By selected_by, in the order of kCalibrationSelections (metrics.cc).
   std::array<prometheus::Counter*, 4> calibration_selections_{};
   prometheus::Histogram* engine_seconds_;
   prometheus::Gauge* plugins_loaded_;
   prometheus::Family<prometheus::Counter>& plugin_loads_;
+  prometheus::Family<prometheus::Counter>& hook_faults_;
 
   absl::flat_hash_map<std::string, PerMethod> known_;  // immutable
   PerMethod unknown_;

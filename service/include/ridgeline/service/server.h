@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "ridgeline/service/backend.h"
 #include "ridgeline/service/metrics.h"
+#include "ridgeline/service/tls.h"
 #include "ridgeline/v1/ridgeline.grpc.pb.h"
 
 namespace ridgeline::service {
@@ -27,6 +28,24 @@ struct ServerConfig {
   double shutdown_grace_seconds = 10;
   // Delays plugin loading (for observing readiness in tests and probes).
   int64_t plugin_load_delay_ms = 0;
+
+  // Limits and faults (issue 14); see service/README.md.
+  double plugin_check_timeout_seconds = 10;  // 0: no child check
+  int64_t max_inline_config_bytes = 1 << 20;
+  double max_request_cost = 1e12;  // token-layers, see Limits
+  int64_t work_threads = 0;        // 0: one per CPU core
+  int64_t max_queued_calls = 1024;
+  int64_t max_sweep_streams = 64;
+  int64_t max_sweep_streams_per_client = 8;
+  double sweep_write_timeout_seconds = 30;
+  double max_connection_idle_seconds = 300;  // 0: never closed for idleness
+  double max_connection_age_seconds = 0;     // 0: unlimited
+  double max_connection_age_grace_seconds = 30;
+
+  // Security; see docs/operations.md "Security".
+  TlsSettings tls;
+  std::string auth_token_file;  // "": no authentication
+  bool reflection = true;
 };
 
 // Environment first, then flags ("--name=value" or "--name value"). `getenv`
@@ -57,16 +76,49 @@ using RidgelineServiceBase = v1::RidgelineService::WithCallbackMethod_Analyze<
 template <typename Request, typename Response>
 class ArenaMessageAllocator;
 
+class WorkPool;
+class SweepStreams;
+class BearerAuth;
+
+// What a RidgelineServiceImpl admits and where it runs the engine. Every
+// pointer may be null (no pool: calls run on gRPC's callback threads; no
+// streams: Sweep unbounded; no auth: every call passes) and must outlive the
+// service.
+struct ServiceRuntime {
+  WorkPool* pool = nullptr;
+  SweepStreams* sweep_streams = nullptr;
+  const BearerAuth* auth = nullptr;
+};
+
 // RidgelineService over a Backend that appears once plugins are loaded;
 // until then every RPC returns UNAVAILABLE. Thread-safe.
 class RidgelineServiceImpl final : public RidgelineServiceBase {
  public:
   // `metrics` may be null; if set it must outlive this object.
-  explicit RidgelineServiceImpl(Metrics* metrics);
+  explicit RidgelineServiceImpl(Metrics* metrics,
+                                ServiceRuntime runtime = ServiceRuntime());
   ~RidgelineServiceImpl() override;
 
   // Publishes the backend; it must outlive every RPC (i.e. the server).
   void SetBackend(const Backend* backend) { backend_.store(backend); }
+
+  // From now on new calls get UNAVAILABLE ("shutting down"); calls already
+  // admitted run to completion.
+  void StartDraining() { draining_.store(true); }
+  // Unary calls admitted and not yet finished.
+  int64_t InFlight() const { return in_flight_.load(); }
+
+  // Common admission of a call: UNAVAILABLE while draining,
+  // DEADLINE_EXCEEDED when its deadline has passed, UNAUTHENTICATED when
+  // `expensive` and the bearer token is missing or wrong. OK: admitted.
+  grpc::Status Admit(grpc::ServerContextBase* ctx, bool expensive) const;
+  // Runs `work` (which must call reactor->Finish) on the work pool, counted
+  // in InFlight() until `done` runs; RESOURCE_EXHAUSTED when the queue is
+  // full. For the engine-bound unary methods other files add too.
+  void Offload(grpc::ServerUnaryReactor* reactor,
+               std::function<void()> work);
+  // Call when an offloaded call has finished (after reactor->Finish).
+  void Done() { in_flight_.fetch_sub(1); }
 
   grpc::ServerUnaryReactor* Analyze(grpc::CallbackServerContext* ctx,
                                     const v1::AnalyzeRequest* req,
@@ -98,6 +150,9 @@ class RidgelineServiceImpl final : public RidgelineServiceBase {
  private:
   std::atomic<const Backend*> backend_{nullptr};
   Metrics* metrics_;
+  ServiceRuntime runtime_;
+  std::atomic<bool> draining_{false};
+  std::atomic<int64_t> in_flight_{0};
   std::unique_ptr<
       ArenaMessageAllocator<v1::AnalyzeRequest, v1::AnalyzeResponse>>
       analyze_allocator_;

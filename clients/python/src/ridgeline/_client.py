@@ -1,0 +1,276 @@
+"""Client: one channel to a ridgeline-server and a typed method per RPC.
+
+Results are the ridgeline.v1 proto messages (fields as documented in
+proto/ridgeline/v1/*.proto); analyze() wraps its response in Analysis so the
+AnalysisResult's fields read directly. Every failure raises RidgelineError."""
+
+import grpc
+
+from ridgeline import _requests as rq
+from ridgeline import _step
+from ridgeline._errors import RidgelineError
+from ridgeline.v1 import ridgeline_pb2 as pb
+from ridgeline.v1 import ridgeline_pb2_grpc as pb_grpc
+
+
+def open_channel(target, credentials=None, options=None):
+    """A plaintext channel, or a TLS one with `credentials`
+    (grpc.ssl_channel_credentials(...))."""
+    options = list(options or ())
+    if credentials is None:
+        return grpc.insecure_channel(target, options=options)
+    return grpc.secure_channel(target, credentials, options=options)
+
+
+def call(method, request, timeout, metadata):
+    try:
+        return method(request, timeout=timeout, metadata=metadata)
+    except grpc.RpcError as e:
+        raise RidgelineError.from_rpc_error(e) from e
+
+
+class Analysis:
+    """An AnalyzeResponse read as its AnalysisResult: `a.ttft_seconds`,
+    `a.decode_tokens_per_second_total`, ... are the result's fields, plus
+    `upper_bound` and `calibration` of the response and the raw `response`."""
+
+    __slots__ = ("response",)
+
+    def __init__(self, response):
+        self.response = response
+
+    @property
+    def result(self):
+        return self.response.result
+
+    @property
+    def upper_bound(self):
+        return self.response.upper_bound
+
+    @property
+    def calibration(self):
+        return self.response.calibration
+
+    def __getattr__(self, name):
+        return getattr(self.response.result, name)
+
+    def __repr__(self):
+        r = self.response.result
+        return ("Analysis(model_id=%r, hardware_id=%r, ttft_seconds=%g, "
+                "tpot_mean_seconds=%g, decode_tokens_per_second_total=%g, "
+                "upper_bound=%s)" % (r.model_id, r.hardware_id, r.ttft_seconds,
+                                     r.tpot_mean_seconds,
+                                     r.decode_tokens_per_second_total,
+                                     self.response.upper_bound))
+
+
+class _Stream:
+    """Iterator over a server stream that raises RidgelineError and cancels
+    the call when closed early (or garbage-collected)."""
+
+    def __init__(self, call_):
+        self._call = call_
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        try:
+            return next(self._call)
+        except grpc.RpcError as e:
+            raise RidgelineError.from_rpc_error(e) from e
+
+    def cancel(self):
+        self._call.cancel()
+
+    close = cancel
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.cancel()
+
+
+class Client:
+    """A connection to one ridgeline-server.
+
+        client = ridgeline.Client("127.0.0.1:50051")
+        a = client.analyze(model="llama-3-8b", hardware="nvidia-h100-sxm-80gb",
+                           batch=8, prompt_tokens=1024, generated_tokens=128)
+
+    credentials: None (plaintext) or grpc.ChannelCredentials (TLS).
+    timeout: default deadline in seconds of every call (None: no deadline);
+    each method's `timeout=` overrides it. metadata: sent with every call.
+    channel: an existing grpc.Channel to use instead of `target`.
+    """
+
+    def __init__(self, target=None, credentials=None, *, timeout=None,
+                 options=None, metadata=None, channel=None):
+        if channel is None:
+            if not target:
+                raise ValueError("Client: target (host:port) is required")
+            channel = open_channel(target, credentials, options)
+            self._own_channel = True
+        else:
+            self._own_channel = False
+        self.target = target
+        self.channel = channel
+        self.stub = pb_grpc.RidgelineServiceStub(channel)
+        self.timeout = timeout
+        self.metadata = tuple(metadata or ())
+
+    def close(self):
+        if self._own_channel:
+            self.channel.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _unary(self, name, request, timeout):
+        return call(getattr(self.stub, name), request,
+                    self.timeout if timeout is None else timeout,
+                    self.metadata)
+
+    def _stream(self, name, request, timeout):
+        method = getattr(self.stub, name)
+        try:
+            c = method(request, timeout=self.timeout if timeout is None
+                       else timeout, metadata=self.metadata)
+        except grpc.RpcError as e:
+            raise RidgelineError.from_rpc_error(e) from e
+        return _Stream(c)
+
+    # --- One scenario ----------------------------------------------------
+
+    def analyze_request(self, model, hardware, batch=None, prompt_tokens=None,
+                        generated_tokens=None, *, weights=None,
+                        activations=None, kv_cache=None, weights_tier=None,
+                        kv_cache_tier=None, activations_tier=None,
+                        flash_attention=None, mla_absorbed=None,
+                        suggestions=None, pure_roofline=None,
+                        gemv_max_tokens=None, fp16_accumulation=None,
+                        profile=None, framework=None, economics=None,
+                        view=None, tensor_parallel=None):
+        """The AnalyzeRequest analyze() sends (None = server default)."""
+        return pb.AnalyzeRequest(
+            model=rq.model_spec(model), hardware=rq.hardware_spec(hardware),
+            workload=rq.only_set(pb.Workload(), batch=batch,
+                             prompt_tokens=prompt_tokens,
+                             generated_tokens=generated_tokens),
+            formats=rq.formats(weights, activations, kv_cache),
+            placement=rq.placement(weights_tier, kv_cache_tier,
+                                   activations_tier),
+            options=rq.options(flash_attention, mla_absorbed, suggestions,
+                               pure_roofline, gemv_max_tokens,
+                               fp16_accumulation),
+            calibration=rq.calibration(profile, framework),
+            economics=rq.economics(economics), view=rq.view(view),
+            parallelism=rq.parallelism(tensor_parallel))
+
+    def analyze(self, model=None, hardware=None, batch=None,
+                prompt_tokens=None, generated_tokens=None, *, request=None,
+                timeout=None, **kwargs):
+        """Analyze one scenario -> Analysis (the AnalysisResult's fields,
+        plus upper_bound and calibration). Keyword arguments as
+        analyze_request(); or pass a ready AnalyzeRequest as `request`."""
+        if request is None:
+            request = self.analyze_request(model, hardware, batch,
+                                           prompt_tokens, generated_tokens,
+                                           **kwargs)
+        return Analysis(self._unary("Analyze", request, timeout))
+
+    def sweep(self, models=None, hardware=None, batch_sizes=(),
+              prompt_tokens=(), generated_tokens=(), *, formats=(),
+              request=None, timeout=None, weights_tier=None,
+              kv_cache_tier=None, activations_tier=None, flash_attention=None,
+              mla_absorbed=None, suggestions=None, pure_roofline=None,
+              gemv_max_tokens=None, fp16_accumulation=None, profile=None,
+              framework=None, economics=None, shard_index=0, shard_count=0,
+              include_full_result=False, result_view=None,
+              tensor_parallel=None):
+        """The cartesian product as an iterator of SweepPoint messages in the
+        server's stable order. A failed point carries `error` (the stream
+        goes on); a failed sweep raises RidgelineError. Closing the iterator
+        (or leaving a `with` block) cancels the server's work."""
+        if request is None:
+            def many(x, make):
+                x = [x] if isinstance(x, (str, int)) else list(x or ())
+                return [make(v) for v in x]
+            request = pb.SweepRequest(
+                models=many(models, rq.model_spec),
+                hardware=many(hardware, rq.hardware_spec),
+                batch_sizes=many(batch_sizes, int),
+                prompt_tokens=many(prompt_tokens, int),
+                generated_tokens=many(generated_tokens, int),
+                formats=[rq.formats_entry(f) for f in formats],
+                placement=rq.placement(weights_tier, kv_cache_tier,
+                                       activations_tier),
+                options=rq.options(flash_attention, mla_absorbed, suggestions,
+                                   pure_roofline, gemv_max_tokens,
+                                   fp16_accumulation),
+                calibration=rq.calibration(profile, framework),
+                economics=rq.economics(economics), shard_index=shard_index,
+                shard_count=shard_count,
+                include_full_result=include_full_result,
+                result_view=rq.view(result_view),
+                parallelism=rq.parallelism(tensor_parallel))
+        return self._stream("Sweep", request, timeout)
+
+    def analyze_kernel(self, request, *, timeout=None):
+        """AnalyzeKernel with a ready AnalyzeKernelRequest ->
+        AnalyzeKernelResponse."""
+        return self._unary("AnalyzeKernel", request, timeout)
+
+    # --- Steps (schedulers) ---------------------------------------------
+
+    def step_time(self, model, hardware, steps, *, per_op=False,
+                  timeout=None, check=True, **scenario_kwargs):
+        """The time of each step of a scenario -> StepTimeResponse (`steps`:
+        one StepTimeResult per step, in order; `seconds` is the step's time).
+        `steps`: a list of steps, each [(context_tokens, new_tokens), ...].
+        Scenario keyword arguments as ridgeline.scenario(). check=True raises
+        RidgelineError for the first step the server answered with an
+        error; check=False leaves error_code / error_message to the caller."""
+        request = pb.StepTimeRequest(
+            scenario=_step.scenario(model, hardware, **scenario_kwargs),
+            steps=[_step.step_message(s) for s in steps], per_op=per_op)
+        response = self._unary("StepTime", request, timeout)
+        if check:
+            for result in response.steps:
+                _step.check_result(result)
+        return response
+
+    def step_timer(self, model, hardware, **kwargs):
+        """A StepTimer on this client's channel (see StepTimer)."""
+        return _step.StepTimer(self, model, hardware, **kwargs)
+
+    # --- Catalogs ----------------------------------------------------------
+
+    def list_hardware(self, family="", *, timeout=None):
+        """Every platform of every loaded plugin (Hardware messages, sorted
+        by id), optionally of one family."""
+        return list(self._unary("ListHardware",
+                                pb.ListHardwareRequest(family=family or ""),
+                                timeout).hardware)
+
+    def list_plugins(self, *, timeout=None):
+        """What happened to each plugin file (PluginInfo messages)."""
+        return list(self._unary("ListHardware", pb.ListHardwareRequest(),
+                                timeout).plugins)
+
+    def get_hardware(self, id, *, timeout=None):  # noqa: A002 (proto name)
+        return self._unary("GetHardware", pb.GetHardwareRequest(id=id),
+                           timeout).hardware
+
+    def list_models(self, *, timeout=None):
+        """The built-in model catalog (Model messages, sorted by id)."""
+        return list(self._unary("ListModels", pb.ListModelsRequest(),
+                                timeout).models)
+
+    def get_model(self, id, *, timeout=None):  # noqa: A002 (proto name)
+        return self._unary("GetModel", pb.GetModelRequest(id=id),
+                           timeout).model

@@ -1,0 +1,541 @@
+// Issue 14's defects as regression tests against the real ridgeline-server
+// on 127.0.0.1: hostile requests, faulty fixture plugins, stalled readers,
+// idle connections and SIGTERM under load. Every load loop is bounded in
+// count and time; "served" means answered before a generous deadline, not a
+// timing measurement (latencies are the load generator's job).
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "grpc_std.grpc.pb.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "gtest/gtest.h"
+#include "ridgeline/v1/ridgeline.grpc.pb.h"
+#include "server_process.h"
+
+namespace ridgeline::testing {
+namespace {
+
+using ::grpc::StatusCode;
+using ::ridgeline::v1::RidgelineService;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using Health = ::grpc::health::v1::HealthCheckResponse;
+
+constexpr auto kStartup = std::chrono::seconds(20);
+
+std::chrono::system_clock::time_point In(std::chrono::milliseconds d) {
+  return std::chrono::system_clock::now() + d;
+}
+
+v1::AnalyzeRequest Llama2(const std::string& platform_id) {
+  v1::AnalyzeRequest req;
+  req.mutable_model()->set_catalog_id("llama-2-7b");
+  req.mutable_hardware()->set_platform_id(platform_id);
+  req.mutable_workload()->set_batch(1);
+  req.mutable_workload()->set_prompt_tokens(512);
+  req.mutable_workload()->set_generated_tokens(128);
+  return req;
+}
+
+// Inline config.json of Llama-2-7B's shape with `extra` fields appended.
+std::string LlamaConfig(const std::string& extra) {
+  return std::string(R"({"model_type": "llama", "vocab_size": 32000,
+      "hidden_size": 4096, "intermediate_size": 11008,
+      "num_hidden_layers": 32, "num_attention_heads": 32)") +
+         extra + "}";
+}
+
+double Metric(const ServerProcess& server, const std::string& name,
+              const std::vector<std::string>& labels) {
+  return MetricValue(HttpGet(server.metrics_port(), "/metrics"), name, labels)
+      .value_or(0);
+}
+
+// Polls a metric until it reaches `want` (bounded: 20 s).
+double WaitMetricAtLeast(const ServerProcess& server, const std::string& name,
+                         const std::vector<std::string>& labels, double want) {
+  double v = 0;
+  for (int i = 0; i < 400; ++i) {
+    v = Metric(server, name, labels);
+    if (v >= want) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return v;
+}
+
+grpc::Status HealthCheck(const std::shared_ptr<grpc::Channel>& channel,
+                         std::chrono::milliseconds deadline) {
+  auto stub = ::grpc::health::v1::Health::NewStub(channel);
+  grpc::ClientContext ctx;
+  ctx.set_deadline(In(deadline));
+  ::grpc::health::v1::HealthCheckRequest req;
+  Health resp;
+  grpc::Status s = stub->Check(&ctx, req, &resp);
+  if (s.ok() && resp.status() != Health::SERVING) {
+    return grpc::Status(StatusCode::UNKNOWN, "not SERVING");
+  }
+  return s;
+}
+
+class HardeningTest : public ::testing::Test {
+ protected:
+  void StartServing(const std::vector<std::string>& extra = {}) {
+    server_ = std::make_unique<ServerProcess>(extra);
+    ASSERT_TRUE(server_->ok()) << server_->error();
+    channel_ = server_->Channel();
+    stub_ = RidgelineService::NewStub(channel_);
+    ASSERT_TRUE(WaitServing(channel_, kStartup));
+  }
+  grpc::Status Analyze(const v1::AnalyzeRequest& req,
+                       v1::AnalyzeResponse* resp) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(In(std::chrono::seconds(30)));
+    return stub_->Analyze(&ctx, req, resp);
+  }
+
+  std::unique_ptr<ServerProcess> server_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<RidgelineService::Stub> stub_;
+};
+
+// Defect 1: a ~70,000-deep nested value (a 140 KB request) used to overflow
+// the server's stack while an error echoed it.
+TEST_F(HardeningTest, DeeplyNestedInlineConfigIsInvalidArgument) {
+  StartServing();
+  constexpr int kDepth = 70000;
+  v1::AnalyzeRequest req = Llama2("nvidia-h100-sxm-80gb");
+  req.mutable_model()->set_hf_config_json(
+      LlamaConfig(", \"rope_scaling\": " + std::string(kDepth, '[') +
+                  std::string(kDepth, ']')));
+  ASSERT_GT(req.ByteSizeLong(), 140000u);
+  v1::AnalyzeResponse resp;
+  grpc::Status s = Analyze(req, &resp);
+  EXPECT_EQ(s.error_code(), StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_THAT(s.error_message(),
+              HasSubstr("model.hf_config_json: config.json: values may nest "
+                        "at most 64 levels deep"));
+  EXPECT_LT(s.error_message().size(), 300u);
+  // Still up and serving.
+  EXPECT_TRUE(HealthCheck(channel_, std::chrono::seconds(5)).ok());
+}
+
+// Defect 8: an 8 KB bad value used to be echoed whole, and the status then
+// outgrew the client's metadata limit (RESOURCE_EXHAUSTED on the client).
+TEST_F(HardeningTest, LongBadValueIsQuotedShortAndStaysInvalidArgument) {
+  StartServing();
+  v1::AnalyzeRequest req = Llama2("nvidia-h100-sxm-80gb");
+  req.mutable_model()->set_hf_config_json(
+      LlamaConfig(", \"model_type\": \"" + std::string(8192, 'x') + "\""));
+  v1::AnalyzeResponse resp;
+  grpc::Status s = Analyze(req, &resp);
+  EXPECT_EQ(s.error_code(), StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_THAT(s.error_message(), HasSubstr("model_type \"xxxx"));
+  EXPECT_THAT(s.error_message(), HasSubstr("... (8192 bytes)\""));
+  EXPECT_LT(s.error_message().size(), 1024u);
+}
+
+// Defect 9: inline configs are capped on their own, below the message cap.
+TEST_F(HardeningTest, InlineConfigAboveItsCapIsResourceExhausted) {
+  StartServing({"--max-inline-config-bytes=4096"});
+  v1::AnalyzeRequest req = Llama2("nvidia-h100-sxm-80gb");
+  // 5000 bytes of padding in a string field: the config is > 4096 bytes.
+  const std::string config =
+      LlamaConfig(", \"note\": \"" + std::string(5000, 'p') + "\"");
+  req.mutable_model()->set_hf_config_json(config);
+  v1::AnalyzeResponse resp;
+  grpc::Status s = Analyze(req, &resp);
+  EXPECT_EQ(s.error_code(), StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(s.error_message(),
+              HasSubstr(absl::StrCat("model.hf_config_json: ", config.size(),
+                                     " bytes exceed the server's limit of "
+                                     "4096 bytes per inline config.json "
+                                     "(--max-inline-config-bytes)")));
+  // Under the cap it is analysed.
+  req.mutable_model()->set_hf_config_json(LlamaConfig(""));
+  EXPECT_TRUE(Analyze(req, &resp).ok());
+}
+
+// Defect 2: cost is capped by an estimate before the engine runs.
+TEST_F(HardeningTest, RequestCostAboveTheCapIsResourceExhausted) {
+  StartServing({"--max-request-cost=1e6"});
+  v1::AnalyzeRequest req = Llama2("nvidia-h100-sxm-80gb");
+  req.mutable_workload()->set_batch(64);
+  req.mutable_workload()->set_prompt_tokens(1024);
+  req.mutable_workload()->set_generated_tokens(128);
+  v1::AnalyzeResponse resp;
+  grpc::Status s = Analyze(req, &resp);
+  EXPECT_EQ(s.error_code(), StatusCode::RESOURCE_EXHAUSTED);
+  // 64 x (1024 + 128) x 32 layers = 2,359,296 token-layers > 1e6.
+  EXPECT_THAT(s.error_message(),
+              HasSubstr("batch 64 x (prompt 1024 + generated 128 tokens) x 32 "
+                        "layers = 2.3593e+06 token-layers exceeds the "
+                        "server's limit of 1e+06 (--max-request-cost)"));
+  // 1 x (512 + 128) x 32 = 20,480: allowed.
+  EXPECT_TRUE(Analyze(Llama2("nvidia-h100-sxm-80gb"), &resp).ok());
+}
+
+// Defects 5 and 10 through the server: hooks that return an error with code
+// 0, 1e-300 or NaN are ignored (engine defaults), logged and counted; the
+// server keeps serving. The three fixtures describe identical parts, so
+// their answers must agree exactly.
+TEST_F(HardeningTest, FaultyHooksFallBackToDefaultsAndAreCounted) {
+  StartServing({std::string("--plugin-dir=") + RIDGELINE_FIXTURE_PLUGIN_DIR});
+  double ttft[3] = {0, 0, 0};
+  const char* fixtures[3] = {"hook-code-zero", "tiny-efficiency",
+                             "nan-efficiency"};
+  for (int i = 0; i < 3; ++i) {
+    v1::AnalyzeResponse resp;
+    grpc::Status s = Analyze(
+        Llama2(absl::StrCat("fixture-", fixtures[i], "-a")), &resp);
+    ASSERT_TRUE(s.ok()) << fixtures[i] << ": " << s.error_message();
+    ttft[i] = resp.result().ttft_seconds();
+  }
+  // Finite and sane: 1e-300 efficiency would have given ~1e298 s.
+  EXPECT_GT(ttft[0], 0);
+  EXPECT_LT(ttft[0], 10);
+  EXPECT_EQ(ttft[0], ttft[1]);
+  EXPECT_EQ(ttft[0], ttft[2]);
+  EXPECT_GE(Metric(*server_, "ridgeline_plugin_hook_faults_total",
+                   {"plugin=\"libridgeline-fixture-hook-code-zero.so\"",
+                    "kind=\"error\""}),
+            1);
+  EXPECT_GE(Metric(*server_, "ridgeline_plugin_hook_faults_total",
+                   {"plugin=\"libridgeline-fixture-tiny-efficiency.so\"",
+                    "kind=\"out_of_range\""}),
+            1);
+  EXPECT_GE(Metric(*server_, "ridgeline_plugin_hook_faults_total",
+                   {"plugin=\"libridgeline-fixture-nan-efficiency.so\"",
+                    "kind=\"not_finite\""}),
+            1);
+  EXPECT_TRUE(HealthCheck(channel_, std::chrono::seconds(5)).ok());
+}
+
+// Defect 10: a plugin name that is not UTF-8 no longer breaks ListHardware
+// (the plugin is refused, naming the byte), a huge tier stride is refused
+// with a reason, and callers see plugin file names, never the server's
+// folders.
+TEST_F(HardeningTest, ListHardwareSurvivesBadPluginsAndHidesPaths) {
+  StartServing({std::string("--plugin-dir=") + RIDGELINE_FIXTURE_PLUGIN_DIR});
+  grpc::ClientContext ctx;
+  ctx.set_deadline(In(std::chrono::seconds(10)));
+  v1::ListHardwareResponse resp;
+  grpc::Status s = stub_->ListHardware(&ctx, {}, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  bool saw_utf8 = false, saw_stride = false;
+  for (const v1::PluginInfo& p : resp.plugins()) {
+    EXPECT_THAT(p.path(), Not(HasSubstr("/"))) << p.path();
+    EXPECT_THAT(p.reason(), Not(HasSubstr(RIDGELINE_FIXTURE_PLUGIN_DIR)))
+        << p.reason();
+    if (p.path() == "libridgeline-fixture-bad-utf8-name.so") {
+      saw_utf8 = true;
+      EXPECT_FALSE(p.loaded());
+      EXPECT_THAT(p.reason(), HasSubstr("display_name must be valid UTF-8"));
+    }
+    if (p.path() == "libridgeline-fixture-huge-stride.so") {
+      saw_stride = true;
+      EXPECT_FALSE(p.loaded());
+      EXPECT_THAT(p.reason(), HasSubstr("got 4294967280"));
+    }
+  }
+  EXPECT_TRUE(saw_utf8);
+  EXPECT_TRUE(saw_stride);
+}
+
+// Defect 10: a call whose deadline had passed on arrival is counted as
+// DEADLINE_EXCEEDED, never as a bad request. Deadlines of 0-100 us expire
+// on the way; whichever arrive must not count as INVALID_ARGUMENT.
+TEST_F(HardeningTest, ExpiredOnArrivalIsNotCountedAsInvalidArgument) {
+  StartServing();
+  for (int i = 0; i < 200; ++i) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() +
+                     std::chrono::microseconds(i % 100));
+    v1::AnalyzeResponse resp;
+    grpc::Status s =
+        stub_->Analyze(&ctx, Llama2("nvidia-h100-sxm-80gb"), &resp);
+    EXPECT_NE(s.error_code(), StatusCode::INVALID_ARGUMENT)
+        << s.error_message();
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(Metric(*server_, "grpc_server_handled_total",
+                   {"grpc_method=\"Analyze\"",
+                    "grpc_code=\"InvalidArgument\""}),
+            0);
+  // Every call that arrived is counted under some code; those that expired
+  // on the way under DeadlineExceeded.
+  double handled = 0;
+  for (const char* code : {"OK", "DeadlineExceeded", "Canceled"}) {
+    handled += Metric(*server_, "grpc_server_handled_total",
+                      {"grpc_method=\"Analyze\"",
+                       absl::StrCat("grpc_code=\"", code, "\"")});
+  }
+  EXPECT_EQ(handled, Metric(*server_, "grpc_server_started_total",
+                            {"grpc_method=\"Analyze\""}));
+}
+
+// A sweep far longer than any test (16.7 M points), in the FULL view so
+// each point is large and a reader that stops reading fills its
+// flow-control window quickly.
+v1::SweepRequest HugeSweep() {
+  v1::SweepRequest req;
+  *req.add_models() = Llama2("nvidia-h100-sxm-80gb").model();
+  req.add_hardware()->set_platform_id("nvidia-h100-sxm-80gb");
+  for (int b = 1; b <= 4096; ++b) req.add_batch_sizes(b);
+  for (int p = 1; p <= 4096; ++p) req.add_prompt_tokens(p);
+  req.add_generated_tokens(16);
+  req.set_result_view(v1::ANALYSIS_VIEW_FULL);
+  return req;
+}
+
+// A Sweep call that never reads: opened, then left alone.
+struct StalledReader {
+  grpc::ClientContext ctx;
+  std::unique_ptr<grpc::ClientReader<v1::SweepPoint>> reader;
+};
+
+// Defect 3: 300 Sweep streams that never read used to hold the whole
+// thread pool. Now one client gets at most --max-sweep-streams-per-client,
+// the rest are refused at once naming the limit, other calls and health are
+// served meanwhile, and the stalled streams are cancelled after
+// --sweep-write-timeout-seconds, freeing their slots.
+TEST_F(HardeningTest, StalledSweepReadersAreBoundedAndTimedOut) {
+  StartServing({"--max-sweep-points=100000000",
+                "--max-sweep-streams-per-client=4",
+                "--sweep-write-timeout-seconds=2"});
+  constexpr int kStalled = 300;
+  constexpr int kChannels = 10;
+  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  std::vector<std::unique_ptr<RidgelineService::Stub>> stubs;
+  for (int c = 0; c < kChannels; ++c) {
+    // Distinct channel arguments keep the channels on separate connections.
+    grpc::ChannelArguments args;
+    args.SetInt("ridgeline.test.channel", c);
+    channels.push_back(grpc::CreateCustomChannel(
+        server_->address(), grpc::InsecureChannelCredentials(), args));
+    stubs.push_back(RidgelineService::NewStub(channels.back()));
+  }
+  const v1::SweepRequest huge = HugeSweep();
+  std::vector<std::unique_ptr<StalledReader>> stalled;
+  for (int i = 0; i < kStalled; ++i) {
+    auto s = std::make_unique<StalledReader>();
+    s->ctx.set_deadline(In(std::chrono::seconds(60)));
+    s->reader = stubs[i % kChannels]->Sweep(&s->ctx, huge);
+    stalled.push_back(std::move(s));
+  }
+  // 300 - 4 admitted = 296 refused by the per-client limit.
+  EXPECT_EQ(WaitMetricAtLeast(*server_, "grpc_server_handled_total",
+                              {"grpc_method=\"Sweep\"",
+                               "grpc_code=\"ResourceExhausted\""},
+                              kStalled - 4),
+            kStalled - 4);
+  // Meanwhile other calls and health are served.
+  EXPECT_TRUE(HealthCheck(channel_, std::chrono::seconds(2)).ok());
+  v1::AnalyzeResponse resp;
+  grpc::Status a = Analyze(Llama2("nvidia-h100-sxm-80gb"), &resp);
+  EXPECT_TRUE(a.ok()) << a.error_message();
+  // The four admitted streams stall on flow control and are cancelled.
+  EXPECT_EQ(WaitMetricAtLeast(*server_, "ridgeline_sweep_write_timeouts_total",
+                              {}, 4),
+            4);
+  // Their slots are free again: a reading client's sweep runs to the end.
+  v1::SweepRequest small;
+  *small.add_models() = Llama2("nvidia-h100-sxm-80gb").model();
+  small.add_hardware()->set_platform_id("nvidia-h100-sxm-80gb");
+  small.add_batch_sizes(1);
+  small.add_batch_sizes(8);
+  grpc::ClientContext ctx;
+  ctx.set_deadline(In(std::chrono::seconds(30)));
+  auto reader = stub_->Sweep(&ctx, small);
+  v1::SweepPoint p;
+  int n = 0;
+  while (reader->Read(&p)) ++n;
+  grpc::Status fin = reader->Finish();
+  EXPECT_TRUE(fin.ok()) << fin.error_message();
+  EXPECT_EQ(n, 2);
+  for (auto& s : stalled) s->ctx.TryCancel();
+}
+
+// Defect 3, the total bound: past --max-sweep-streams the next stream is
+// refused naming that flag.
+TEST_F(HardeningTest, SweepStreamsAreBoundedInTotal) {
+  StartServing({"--max-sweep-points=100000000", "--max-sweep-streams=2"});
+  std::vector<std::unique_ptr<StalledReader>> open;
+  for (int i = 0; i < 2; ++i) {
+    auto s = std::make_unique<StalledReader>();
+    s->reader = stub_->Sweep(&s->ctx, HugeSweep());
+    v1::SweepPoint p;
+    ASSERT_TRUE(s->reader->Read(&p));  // admitted and streaming
+    open.push_back(std::move(s));
+  }
+  grpc::ClientContext ctx;
+  ctx.set_deadline(In(std::chrono::seconds(10)));
+  auto third = stub_->Sweep(&ctx, HugeSweep());
+  v1::SweepPoint p;
+  EXPECT_FALSE(third->Read(&p));
+  grpc::Status s = third->Finish();
+  EXPECT_EQ(s.error_code(), StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(s.error_message(), HasSubstr("(--max-sweep-streams=2)"));
+  for (auto& o : open) o->ctx.TryCancel();
+}
+
+int OpenFds(pid_t pid) {
+  int n = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator(
+           "/proc/" + std::to_string(pid) + "/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    ++n;
+  }
+  return n;
+}
+
+// Defect 4: idle connections are closed after --max-connection-idle-seconds,
+// so their descriptors come back, and the same clients are served again
+// afterwards (they reconnect on their next call).
+TEST_F(HardeningTest, IdleConnectionsAreClosedAndClientsRecover) {
+  StartServing({"--max-connection-idle-seconds=1"});
+  const int baseline = OpenFds(server_->pid());
+  constexpr int kIdle = 200;
+  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  for (int c = 0; c < kIdle; ++c) {
+    grpc::ChannelArguments args;
+    args.SetInt("ridgeline.test.channel", c);
+    channels.push_back(grpc::CreateCustomChannel(
+        server_->address(), grpc::InsecureChannelCredentials(), args));
+    ASSERT_TRUE(HealthCheck(channels.back(), std::chrono::seconds(10)).ok());
+  }
+  EXPECT_GE(OpenFds(server_->pid()), baseline + kIdle);
+  int fds = 0;
+  for (int i = 0; i < 100; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    fds = OpenFds(server_->pid());
+    if (fds < baseline + 10) break;
+  }
+  EXPECT_LT(fds, baseline + 10) << "idle connections were not closed";
+  for (const auto& ch : channels) {
+    EXPECT_TRUE(HealthCheck(ch, std::chrono::seconds(10)).ok());
+  }
+}
+
+// Defects 2 and 7: with one work thread busy on long analyses, health
+// checks are answered at once (they never wait for the work pool); on
+// SIGTERM every admitted call completes OK within the grace, later calls get
+// UNAVAILABLE, and the server exits 0.
+TEST_F(HardeningTest, SigtermCompletesInFlightCallsAndRefusesNewOnes) {
+  StartServing({"--work-threads=1", "--shutdown-grace-seconds=20"});
+  // A long decode: the engine walks every one of the generated tokens.
+  v1::AnalyzeRequest slow = Llama2("nvidia-h100-sxm-80gb");
+  slow.mutable_workload()->set_prompt_tokens(4096);
+  slow.mutable_workload()->set_generated_tokens(1'000'000);
+  constexpr int kCalls = 8;
+  std::vector<grpc::Status> results(kCalls);
+  std::vector<std::thread> callers;
+  std::atomic<int> started{0};
+  for (int i = 0; i < kCalls; ++i) {
+    callers.emplace_back([&, i] {
+      grpc::ClientContext ctx;
+      ctx.set_deadline(In(std::chrono::seconds(60)));
+      v1::AnalyzeResponse resp;
+      started.fetch_add(1);
+      results[i] = stub_->Analyze(&ctx, slow, &resp);
+    });
+  }
+  while (started.load() < kCalls) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(HealthCheck(channel_, std::chrono::seconds(1)).ok());
+  server_->Signal(SIGTERM);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(In(std::chrono::seconds(5)));
+    v1::AnalyzeResponse resp;
+    grpc::Status late =
+        stub_->Analyze(&ctx, Llama2("nvidia-h100-sxm-80gb"), &resp);
+    EXPECT_EQ(late.error_code(), StatusCode::UNAVAILABLE)
+        << late.error_message();
+  }
+  for (std::thread& t : callers) t.join();
+  for (int i = 0; i < kCalls; ++i) {
+    EXPECT_TRUE(results[i].ok())
+        << i << ": " << results[i].error_code() << " "
+        << results[i].error_message();
+  }
+  EXPECT_EQ(server_->WaitExit(std::chrono::seconds(30)), 0);
+}
+
+// --reflection=false: the reflection service is not served.
+TEST_F(HardeningTest, ReflectionCanBeTurnedOff) {
+  StartServing({"--reflection=false"});
+  grpc::GenericStub generic(channel_);
+  grpc::ClientContext ctx;
+  ctx.set_deadline(In(std::chrono::seconds(5)));
+  grpc::CompletionQueue cq;
+  auto call = generic.PrepareCall(
+      &ctx, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+      &cq);
+  call->StartCall(reinterpret_cast<void*>(1));
+  void* tag = nullptr;
+  bool ok = false;
+  ASSERT_TRUE(cq.Next(&tag, &ok));
+  call->WritesDone(reinterpret_cast<void*>(2));
+  ASSERT_TRUE(cq.Next(&tag, &ok));
+  grpc::Status status;
+  call->Finish(&status, reinterpret_cast<void*>(3));
+  while (cq.Next(&tag, &ok) && tag != reinterpret_cast<void*>(3)) {
+  }
+  EXPECT_EQ(status.error_code(), StatusCode::UNIMPLEMENTED);
+  cq.Shutdown();
+  while (cq.Next(&tag, &ok)) {
+  }
+}
+
+// Defect 6: plugins that segfault or abort in their entry point, hang in it
+// or in init(), or segfault in their efficiency hook are checked in a child
+// process first and refused with a reason; the server serves the good plugin
+// beside them.
+TEST_F(HardeningTest, CrashingAndHangingPluginsAreRefusedInIsolation) {
+  StartServing({std::string("--plugin-dir=") + RIDGELINE_CRASH_PLUGIN_DIR,
+                "--plugin-check-timeout-seconds=2"});
+  grpc::ClientContext ctx;
+  ctx.set_deadline(In(std::chrono::seconds(10)));
+  v1::ListHardwareResponse resp;
+  ASSERT_TRUE(stub_->ListHardware(&ctx, {}, &resp).ok());
+  std::map<std::string, std::string> refused;
+  std::vector<std::string> loaded;
+  for (const v1::PluginInfo& p : resp.plugins()) {
+    if (p.loaded()) {
+      loaded.push_back(p.path());
+    } else {
+      refused[p.path()] = p.reason();
+    }
+  }
+  EXPECT_THAT(loaded,
+              ::testing::ElementsAre("libridgeline-fixture-crash-neighbour.so"));
+  auto reason = [&](const std::string& f) {
+    return refused["libridgeline-fixture-" + f + ".so"];
+  };
+  EXPECT_THAT(reason("segv-entry"), HasSubstr("crashed with signal 11"));
+  EXPECT_THAT(reason("abort-entry"), HasSubstr("crashed with signal 6"));
+  EXPECT_THAT(reason("segv-hook"), HasSubstr("crashed with signal 11"));
+  EXPECT_THAT(reason("hang-entry"), HasSubstr("did not finish loading and "
+                                              "checking within 2 s"));
+  EXPECT_THAT(reason("hang-init"), HasSubstr("within 2 s"));
+  v1::AnalyzeResponse analysis;
+  grpc::Status s = Analyze(Llama2("fixture-crash-neighbour-a"), &analysis);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+}
+
+}  // namespace
+}  // namespace ridgeline::testing
