@@ -14,6 +14,7 @@
 #include "ridgeline/calibration/fit.h"
 #include "ridgeline/calibration/measurements.h"
 #include "ridgeline/calibration/profiles.h"
+#include "ridgeline/calibration/serving_validation.h"
 #include "ridgeline/calibration/validation.h"
 #include "ridgeline/plugin_host/registry.h"
 
@@ -86,6 +87,10 @@ void WriteCrossValidation(const Summary& s, std::ostream& out) {
 
 int Validate(const ValidateOptions& options, std::ostream& out,
              std::ostream& err) {
+  // Serving measurements (a `concurrency` column) run the serving model.
+  if (IsServingMeasurements(options.measurements)) {
+    return ValidateServing(options, out, err);
+  }
   absl::StatusOr<std::vector<MeasurementRow>> rows =
       ReadMeasurementsCsv(options.measurements.string());
   if (!rows.ok()) {

@@ -21,6 +21,7 @@
 #include "explore.h"
 #include "flags.h"
 #include "google/protobuf/util/json_util.h"
+#include "plan.h"
 #include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/ranges.h"
 #include "step.h"
@@ -1530,6 +1531,8 @@ void PrintMainHelp(std::ostream& out) {
   table.rows.push_back({"validate", "compare predictions with measurements"});
   table.rows.push_back(
       {"calibrate", "fit a calibration profile from measurements"});
+  table.rows.push_back(
+      {"plan", "cheapest deployments for a traffic at TTFT/TPOT targets"});
   PrintTable(table, TableStyle::kText, out);
   out << "\nRuns in-process by default (plugins from --plugin-dir, "
          "RIDGELINE_PLUGIN_DIR or the\ninstalled folder); --server sends the "
@@ -1588,6 +1591,10 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
   if (name == "validate") return ValidateCli(rest, out, err);
   if (name == "calibrate") return CalibrateCli(rest, out, err);
   if (name == "explore" || name == "merge") return ExploreCli(name, leading, rest, out, err);
+  if (name == "plan") {  // common flags (--server) may precede it
+    leading.insert(leading.end(), rest.begin(), rest.end());
+    return PlanCli(leading, out, err);
+  }
 
   auto command = std::find_if(Commands().begin(), Commands().end(),
                               [&](const Command& c) { return c.name == name; });

@@ -78,6 +78,10 @@ class InProcessClient final : public Client {
       return true;
     });
   }
+  absl::StatusOr<v1::PlanResponse> Plan(
+      const v1::PlanRequest& request) override {
+    return backend_->Plan(request);
+  }
 
  private:
   std::unique_ptr<service::Backend> backend_;
@@ -165,6 +169,11 @@ class GrpcClient final : public Client {
     while (reader->Read(&m)) emit(m);
     const grpc::Status finished = reader->Finish();
     return Annotate(FromGrpc(finished, context));
+  }
+  absl::StatusOr<v1::PlanResponse> Plan(
+      const v1::PlanRequest& request) override {
+    return Unary(&v1::RidgelineService::Stub::Plan, request,
+                 v1::PlanResponse());
   }
 
  private:

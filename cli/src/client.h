@@ -39,6 +39,8 @@ class Client {
   virtual absl::Status Explore(
       const v1::ExploreRequest& request,
       const std::function<void(const v1::ExploreResponse&)>& emit) = 0;
+  virtual absl::StatusOr<v1::PlanResponse> Plan(
+      const v1::PlanRequest& request) = 0;
 };
 
 struct InProcessOptions {

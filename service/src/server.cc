@@ -738,6 +738,35 @@ grpc::Status RidgelineServiceImpl::Explore(
   return ToGrpcStatus(s, ctx);
 }
 
+grpc::Status RidgelineServiceImpl::Plan(grpc::ServerContext* ctx,
+                                        const v1::PlanRequest* req,
+                                        v1::PlanResponse* resp) {
+  if (grpc::Status s = Admit(ctx, true); !s.ok()) return s;
+  const Backend* b = backend_.load();
+  if (b == nullptr) return NotReady();
+  // Polled by the simulations: the client went away or the deadline passed.
+  absl::StatusOr<v1::PlanResponse> r = b->Plan(*req, [ctx] {
+    return ctx->IsCancelled() ||
+           std::chrono::system_clock::now() >= ctx->deadline();
+  });
+  if (r.ok()) *resp = std::move(*r);
+  return ToGrpcStatus(r.status(), ctx);
+}
+
+grpc::Status RidgelineServiceImpl::Simulate(grpc::ServerContext* ctx,
+                                            const v1::SimulateRequest* req,
+                                            v1::SimulateResponse* resp) {
+  if (grpc::Status s = Admit(ctx, true); !s.ok()) return s;
+  const Backend* b = backend_.load();
+  if (b == nullptr) return NotReady();
+  absl::StatusOr<v1::SimulateResponse> r = b->Simulate(*req, [ctx] {
+    return ctx->IsCancelled() ||
+           std::chrono::system_clock::now() >= ctx->deadline();
+  });
+  if (r.ok()) *resp = std::move(*r);
+  return ToGrpcStatus(r.status(), ctx);
+}
+
 namespace {
 
 // Removes the reflection plugin that linking grpc++_reflection registers.

@@ -131,6 +131,18 @@ class Backend {
   absl::StatusOr<std::unique_ptr<StepSession>> OpenStepSession(
       const v1::StepScenario& scenario) const;
 
+  // Capacity planning (service/src/plan.cc). `stop` (may be empty) is
+  // polled during the simulations: true ends the call with
+  // DEADLINE_EXCEEDED.
+  absl::StatusOr<v1::PlanResponse> Plan(
+      const v1::PlanRequest& request,
+      const std::function<bool()>& stop = {}) const;
+  // One replica's online simulation (service/src/simulate.cc); `stop` as
+  // for Plan.
+  absl::StatusOr<v1::SimulateResponse> Simulate(
+      const v1::SimulateRequest& request,
+      const std::function<bool()>& stop = {}) const;
+
   const Limits& limits() const { return limits_; }
 
   // The scenario an AnalyzeRequest describes (validated, calibration

@@ -155,6 +155,12 @@ class RidgelineServiceImpl final : public RidgelineServiceBase {
       grpc::ServerContext* ctx,
       grpc::ServerReaderWriter<v1::StepTimeResponse, v1::StepTimeStreamRequest>*
           stream) override;
+  // Synchronous like Sweep: a plan runs many simulations (seconds).
+  grpc::Status Plan(grpc::ServerContext* ctx, const v1::PlanRequest* req,
+                    v1::PlanResponse* resp) override;
+  grpc::Status Simulate(grpc::ServerContext* ctx,
+                        const v1::SimulateRequest* req,
+                        v1::SimulateResponse* resp) override;
 
  private:
   std::atomic<const Backend*> backend_{nullptr};

@@ -1,0 +1,95 @@
+// Serving simulation speed: 10,000 requests through one replica (target:
+// <= 0.2 s on the project's 2-core build machine). Two step models: a
+// constant-cost one (the simulator's own overhead) and the engine adapter
+// for Llama-3.1-8B fp8 on an H100-like part (cache misses included: each
+// iteration builds a fresh EngineStepCost).
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <span>
+
+#include "ridgeline/engine/model.h"
+#include "ridgeline/serving/capacity.h"
+#include "ridgeline/serving/engine_step_cost.h"
+#include "ridgeline/serving/simulate.h"
+
+namespace {
+
+using namespace ridgeline;
+
+class ConstantStep final : public serving::StepCost {
+ public:
+  absl::StatusOr<serving::StepTime> Time(
+      std::span<const serving::SequenceInStep> seqs) const override {
+    return serving::StepTime{0.01 + 1e-6 * static_cast<double>(seqs.size()),
+                             engine::Bound::kMemory};
+  }
+};
+
+engine::Scenario Llama8bFp8H100() {
+  engine::Scenario s;
+  s.model = engine::FindModel("llama-3.1-8b").value();
+  // NVIDIA H100 SXM5 80GB: 80 GB HBM3, 3352 GB/s, FP8 1978.9 TFLOP/s dense
+  // (hardware_specs.csv row nvidia-h100-sxm-80gb).
+  s.hardware.id = "bench-h100";
+  s.hardware.family = "inline";
+  s.hardware.plugin = "inline";
+  s.hardware.peak_ops_per_second[static_cast<int>(engine::MathType::kFp8)] =
+      1978.9e12;
+  s.hardware.peak_ops_per_second[static_cast<int>(engine::MathType::kBf16)] =
+      989.4e12;
+  engine::MemoryTier hbm;
+  hbm.name = "HBM3";
+  hbm.capacity_bytes = 80e9;
+  hbm.read_bandwidth_bytes_per_second = 3352e9;
+  hbm.write_bandwidth_bytes_per_second = 3352e9;
+  s.hardware.tiers.push_back(hbm);
+  s.precision.weights = s.precision.activations = s.precision.kv_cache =
+      engine::ParseNumberFormat("fp8").value();
+  s.options.suggestions = false;
+  return s;
+}
+
+serving::SimulationConfig TenThousand(int64_t gen) {
+  serving::SimulationConfig c;
+  c.limits = {256, 8192, 970'208, 16};  // the KV golden's capacity
+  c.arrivals.rate = 20;
+  c.requests = 10'000;
+  c.prompt = serving::LengthDistribution::Uniform(1024, 3072);
+  c.generated = serving::LengthDistribution::Fixed(gen);
+  return c;
+}
+
+void BM_Simulate10kRequests_ConstantStep(benchmark::State& state) {
+  ConstantStep cost;
+  const serving::SimulationConfig c = TenThousand(state.range(0));
+  for (auto _ : state) {
+    auto r = serving::Simulate(cost, c);
+    if (!r.ok()) state.SkipWithError(std::string(r.status().message()).c_str());
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations() * c.requests);
+}
+BENCHMARK(BM_Simulate10kRequests_ConstantStep)
+    ->Arg(128)->Arg(512)->Unit(benchmark::kMillisecond);
+
+void BM_Simulate10kRequests_Engine(benchmark::State& state) {
+  engine::Scenario s = Llama8bFp8H100();
+  s.workload =
+      serving::EngineStepCost::ServingWorkload(256, 3072, state.range(0), 8192);
+  const serving::SimulationConfig c = TenThousand(state.range(0));
+  for (auto _ : state) {
+    auto cost = serving::EngineStepCost::Create(s);
+    auto r = serving::Simulate(**cost, c);
+    if (!r.ok()) state.SkipWithError(std::string(r.status().message()).c_str());
+    benchmark::DoNotOptimize(r);
+    state.counters["step_shapes"] = static_cast<double>((*cost)->cache_size());
+  }
+  state.SetItemsProcessed(state.iterations() * c.requests);
+}
+BENCHMARK(BM_Simulate10kRequests_Engine)
+    ->Arg(128)->Arg(512)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,59 @@
+// Validation on serving measurements (data/measurements/serving.csv: the
+// calibration.csv columns plus `concurrency`): published throughput and
+// latency at the load where the runtime picks the batch, checked against
+// the serving model (ridgeline::serving) with its pure-roofline bound.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "ridgeline/calibration/commands.h"
+#include "ridgeline/calibration/measurements.h"
+#include "ridgeline/calibration/validation.h"
+
+namespace ridgeline::calibration {
+
+// True when the CSV header has a `concurrency` column.
+bool IsServingMeasurements(const std::filesystem::path& path);
+
+struct ServingRowResult {
+  RowResult row;      // predicted = leave-one-platform-out fit, when any
+  std::string mode;   // "offline-max", "poisson 2/s", "static batch", ...
+  int64_t replicas = 1;  // device_count / tensor_parallel (data parallel)
+};
+
+struct ServingSummary {
+  int rows = 0;
+  int evaluated = 0;
+  int inside_bound = 0;  // not beating the bound by > kSoundnessTolerance
+  int max_rows_cv = 0;   // max-throughput rows with a LOPO prediction
+  std::optional<double> max_cv_median_ape;
+  // Per framework key: rows, LOPO median APE, efficiencies fitted on all.
+  struct Framework {
+    std::string key;
+    int rows = 0;
+    std::optional<double> median_ape;
+    double eta_all = 0;         // compute efficiency fitted on all rows
+    double eta_memory_all = 0;  // memory efficiency fitted on all rows
+  };
+  std::vector<Framework> frameworks;
+};
+
+// Evaluates every row: blank batch with concurrency "max" through the
+// offline maximum-throughput model; "rate=R/s" through the Poisson
+// simulation at R / replicas per replica; "N" through N clients; a stated
+// batch with blank concurrency as a static batch (the calibration.csv
+// path). Replicas = device_count / tensor_parallel.
+std::vector<ServingRowResult> EvaluateServingRows(
+    const std::vector<MeasurementRow>& rows,
+    const std::vector<std::string>& concurrency, const HardwareLookup& lookup,
+    const ProfileStore* profiles, ServingSummary* summary);
+
+// `ridgeline validate --measurements serving.csv`.
+int ValidateServing(const ValidateOptions& options, std::ostream& out,
+                    std::ostream& err);
+
+}  // namespace ridgeline::calibration

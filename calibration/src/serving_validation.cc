@@ -1,0 +1,414 @@
+#include "ridgeline/calibration/serving_validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "ridgeline/calibration/profiles.h"
+#include "ridgeline/engine/status_macros.h"
+#include "ridgeline/plugin_host/registry.h"
+#include "ridgeline/serving/capacity.h"
+#include "ridgeline/serving/engine_step_cost.h"
+#include "ridgeline/serving/simulate.h"
+#include "ridgeline/serving/throughput.h"
+
+namespace ridgeline::calibration {
+namespace {
+
+constexpr int64_t kSimulatedRequests = 400;
+
+std::string Lower(const std::string& s) { return absl::AsciiStrToLower(s); }
+
+bool HigherIsFaster(const std::string& metric) {
+  return absl::EndsWith(metric, "tok_s");
+}
+
+// The serving scenario of a row: model, hardware, formats, TP (the engine's
+// rules as PrepareRow's: W8A8 fp8 engines run fp8 activations; an unstated
+// KV format is the narrowest the run could have used).
+absl::StatusOr<engine::Scenario> ServingScenario(const MeasurementRow& r,
+                                                 const HardwareLookup& lookup,
+                                                 int64_t tp) {
+  engine::Scenario s;
+  absl::StatusOr<engine::ModelConfig> model = engine::FindModel(r.model_id);
+  if (!model.ok()) return absl::NotFoundError(absl::StrCat("model: ", model.status().message()));
+  absl::StatusOr<engine::Hardware> hw = lookup(r.hardware_id);
+  if (!hw.ok()) return absl::NotFoundError(absl::StrCat("hardware: ", hw.status().message()));
+  const std::string wf = Lower(r.weight_format);
+  ASSIGN_OR_RETURN(s.precision.weights, engine::ParseNumberFormat(wf));
+  const bool fp8 = absl::StartsWith(wf, "fp8");
+  ASSIGN_OR_RETURN(s.precision.activations,
+                   engine::ParseNumberFormat(fp8 ? "fp8" : wf == "bf16" ? "bf16" : "fp16"));
+  std::string kv = Lower(r.kv_format);
+  if (kv.empty() || kv == "unknown") kv = fp8 ? "fp8" : "fp16";
+  ASSIGN_OR_RETURN(s.precision.kv_cache, engine::ParseNumberFormat(kv));
+  s.model = *std::move(model);
+  s.hardware = *std::move(hw);
+  s.parallelism.tensor_parallel = tp;
+  s.options.suggestions = false;
+  RETURN_IF_ERROR(engine::ValidateScenario(s));
+  return s;
+}
+
+// The metric of one replica's serving run, in the row's unit, summed over
+// `replicas` for throughput. `efficiency` default = the bound.
+absl::StatusOr<double> ServingMetric(const MeasurementRow& r,
+                                     const std::string& concurrency,
+                                     engine::Scenario s, int64_t replicas,
+                                     std::string* mode) {
+  if (!r.prompt_len || !r.gen_len || *r.prompt_len < 1 || *r.gen_len < 1) {
+    return absl::FailedPreconditionError("prompt_len / gen_len not stated");
+  }
+  const int64_t p = *r.prompt_len, g = *r.gen_len;
+  // The bound: the largest batch that fits. All of device memory (runtimes
+  // reserve less: vLLM 0.9 of it, TensorRT-LLM 0.9-0.95 of what the weights
+  // leave), no max_num_seqs cap below what the KV cache holds; the step
+  // budget of 8192 tokens both vLLM and TensorRT-LLM default to.
+  serving::ServingConfig config;
+  config.memory_fraction = 1.0;
+  config.max_num_seqs = 65536;
+  ASSIGN_OR_RETURN(serving::KvCapacity kv,
+                   serving::ComputeKvCapacity(s, config, p, g));
+  if (!kv.fits) return absl::FailedPreconditionError(kv.not_fitting);
+  s.workload = serving::EngineStepCost::ServingWorkload(
+      kv.max_concurrency, p, g, config.max_num_batched_tokens);
+  ASSIGN_OR_RETURN(std::unique_ptr<serving::EngineStepCost> cost,
+                   serving::EngineStepCost::Create(s));
+  const serving::ServingLimits limits = serving::LimitsOf(config, kv);
+  const int64_t tp = s.parallelism.tensor_parallel;
+  if (concurrency == "max") {
+    *mode = "offline-max";
+    ASSIGN_OR_RETURN(serving::OfflineThroughput t,
+                     serving::MaxThroughput(*cost, limits, kv.max_concurrency,
+                                            p, g, tp));
+    if (r.metric == "throughput_tok_s") {
+      return t.output_tokens_per_second * static_cast<double>(replicas);
+    }
+    if (r.metric == "tpot_ms") return t.step_seconds * 1e3;
+    return absl::UnimplementedError(
+        absl::StrCat(r.metric, " at maximum load is not modelled (it is set "
+                     "by the queue the benchmark builds)"));
+  }
+  serving::SimulationConfig sim;
+  sim.limits = limits;
+  sim.prompt = serving::LengthDistribution::Fixed(p);
+  sim.generated = serving::LengthDistribution::Fixed(g);
+  sim.requests = kSimulatedRequests;
+  double rate = 0;
+  if (absl::StartsWith(concurrency, "rate=")) {
+    std::string v = concurrency.substr(5);
+    if (absl::EndsWith(v, "/s")) v.resize(v.size() - 2);
+    if (!absl::SimpleAtod(v, &rate) || !(rate > 0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("concurrency: cannot read \"", concurrency, "\""));
+    }
+    sim.arrivals.kind = serving::Arrivals::Kind::kPoisson;
+    sim.arrivals.rate = rate / static_cast<double>(replicas);
+    *mode = absl::StrCat("poisson ", sim.arrivals.rate, "/s per replica");
+  } else {
+    int64_t n = 0;
+    if (!absl::SimpleAtoi(concurrency, &n) || n < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("concurrency: cannot read \"", concurrency, "\""));
+    }
+    sim.arrivals.kind = serving::Arrivals::Kind::kConcurrency;
+    sim.arrivals.concurrency = std::max<int64_t>(1, n / replicas);
+    *mode = absl::StrCat(sim.arrivals.concurrency, " clients per replica");
+  }
+  ASSIGN_OR_RETURN(serving::SimulationResult res, serving::Simulate(*cost, sim));
+  if (r.metric == "ttft_ms") return res.ttft.mean * 1e3;
+  if (r.metric == "tpot_ms") return res.tpot.mean * 1e3;
+  if (r.metric == "e2e_latency_ms") return res.e2e.mean * 1e3;
+  if (r.metric == "throughput_tok_s") {
+    return res.output_tokens_per_second * static_cast<double>(replicas);
+  }
+  return absl::UnimplementedError(
+      absl::StrCat("metric ", r.metric, " has no serving definition"));
+}
+
+}  // namespace
+
+bool IsServingMeasurements(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string header;
+  std::getline(in, header);
+  return header.find("concurrency") != std::string::npos;
+}
+
+std::vector<ServingRowResult> EvaluateServingRows(
+    const std::vector<MeasurementRow>& rows,
+    const std::vector<std::string>& concurrency, const HardwareLookup& lookup,
+    const ProfileStore* profiles, ServingSummary* summary) {
+  std::vector<ServingRowResult> out;
+  // Scenario of each evaluated serving row (for the fit below).
+  std::map<size_t, engine::Scenario> scenarios;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const MeasurementRow& r = rows[i];
+    const std::string conc = i < concurrency.size() ? concurrency[i] : "";
+    ServingRowResult res;
+    RowResult& rr = res.row;
+    rr.id = r.id;
+    rr.metric = r.metric;
+    rr.unit = r.unit;
+    rr.measured = r.value;
+    rr.hardware_id = r.hardware_id;
+    rr.framework = r.framework;
+    if (conc.empty()) {
+      // A stated batch with no serving load: the static-batch path.
+      res.mode = "static batch";
+      std::vector<RowResult> one = EvaluateRows({r}, lookup, profiles);
+      res.row = one.front();
+      out.push_back(std::move(res));
+      continue;
+    }
+    auto skip = [&](std::string why) {
+      rr.status = std::move(why);
+      out.push_back(res);
+    };
+    if (!r.usable) {
+      skip(absl::StrCat("usable=0 in the data (", r.note.substr(0, 120), ")"));
+      continue;
+    }
+    if (!r.tensor_parallel) {
+      skip("tensor_parallel not stated");
+      continue;
+    }
+    const int64_t tp = *r.tensor_parallel;
+    if (tp < 1 || r.device_count % tp != 0) {
+      skip(absl::StrCat("device_count ", r.device_count,
+                        " is not a multiple of tensor_parallel ", tp));
+      continue;
+    }
+    res.replicas = r.device_count / tp;
+    absl::StatusOr<engine::Scenario> s = ServingScenario(r, lookup, tp);
+    if (!s.ok()) {
+      skip(std::string(s.status().message()));
+      continue;
+    }
+    rr.family = s->hardware.family;
+    absl::StatusOr<double> bound =
+        ServingMetric(r, conc, *s, res.replicas, &res.mode);
+    if (!bound.ok()) {
+      skip(std::string(bound.status().message()));
+      continue;
+    }
+    rr.bound = *bound;
+    scenarios[out.size()] = *s;
+    rr.evaluated = true;
+    rr.status = "ok";
+    rr.beats_bound = BeatsBound(HigherIsFaster(r.metric), r.value, *bound);
+    out.push_back(std::move(res));
+  }
+
+  // Leave-one-platform-out on max-throughput rows: per framework key, eta =
+  // median(measured / bound) over the key's rows on other hardware; the
+  // held-out row is predicted as eta x bound.
+  ServingSummary sum;
+  std::map<std::string, std::vector<size_t>> by_key;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const RowResult& r = out[i].row;
+    ++sum.rows;
+    if (!r.evaluated) continue;
+    ++sum.evaluated;
+    if (!r.beats_bound) ++sum.inside_bound;
+    if (out[i].mode == "offline-max" && r.metric == "throughput_tok_s") {
+      by_key[FrameworkKey(r.framework)].push_back(i);
+    }
+  }
+  // The fit: one compute and one memory efficiency per framework (all op
+  // classes), on a grid of 0.1 steps; each row's prediction at each grid
+  // point is computed once, then every fold picks the point with the
+  // lowest median error on the other platforms' rows.
+  std::vector<double> grid;
+  for (int k = 1; k <= 10; ++k) grid.push_back(0.1 * k);
+  const size_t g = grid.size();
+  std::vector<double> all_ape;
+  for (auto& [key, idx] : by_key) {
+    ServingSummary::Framework f;
+    f.key = key;
+    std::vector<double> apes;
+    // pred[row][c * g + m]
+    std::vector<std::vector<double>> pred(idx.size(),
+                                          std::vector<double>(g * g, 0));
+    for (size_t a = 0; a < idx.size(); ++a) {
+      const size_t i = idx[a];
+      for (size_t c = 0; c < g; ++c) {
+        for (size_t m = 0; m < g; ++m) {
+          engine::Scenario sc = scenarios[i];
+          sc.efficiency.compute.fill(grid[c]);
+          sc.efficiency.memory.fill(grid[m]);
+          sc.efficiency.profile_name = "serving-fit";
+          std::string mode;
+          absl::StatusOr<double> v = ServingMetric(
+              rows[i], "max", sc, out[i].replicas,
+              &mode);
+          pred[a][c * g + m] = v.ok() ? *v : 0;
+        }
+      }
+    }
+    auto best_point = [&](const std::vector<size_t>& train) {
+      size_t best = g * g - 1;
+      double best_err = 1e300;
+      for (size_t k = 0; k < g * g; ++k) {
+        std::vector<double> e;
+        for (size_t a : train) {
+          e.push_back(std::abs(pred[a][k] / out[idx[a]].row.measured - 1));
+        }
+        const double med = Median(e);
+        if (med < best_err) {
+          best_err = med;
+          best = k;
+        }
+      }
+      return best;
+    };
+    std::vector<size_t> everyone(idx.size());
+    for (size_t a = 0; a < idx.size(); ++a) everyone[a] = a;
+    const size_t all_k = best_point(everyone);
+    f.eta_all = grid[all_k / g];
+    f.eta_memory_all = grid[all_k % g];
+    for (size_t a = 0; a < idx.size(); ++a) {
+      std::vector<size_t> train;
+      for (size_t b = 0; b < idx.size(); ++b) {
+        if (out[idx[b]].row.hardware_id != out[idx[a]].row.hardware_id) {
+          train.push_back(b);
+        }
+      }
+      RowResult& r = out[idx[a]].row;
+      if (train.empty()) {
+        r.status = "ok (no other platform of this framework to cross-validate)";
+        continue;
+      }
+      const size_t k = best_point(train);
+      r.predicted = pred[a][k];
+      r.ape = std::abs(*r.predicted / r.measured - 1);
+      apes.push_back(*r.ape);
+      all_ape.push_back(*r.ape);
+      r.profile = absl::StrFormat("lopo eta compute %.1f memory %.1f",
+                                  grid[k / g], grid[k % g]);
+    }
+    f.rows = static_cast<int>(apes.size());
+    if (!apes.empty()) f.median_ape = Median(apes);
+    sum.frameworks.push_back(f);
+  }
+  sum.max_rows_cv = static_cast<int>(all_ape.size());
+  if (!all_ape.empty()) sum.max_cv_median_ape = Median(all_ape);
+  if (summary) *summary = sum;
+  return out;
+}
+
+int ValidateServing(const ValidateOptions& options, std::ostream& out,
+                    std::ostream& err) {
+  absl::StatusOr<std::vector<MeasurementRow>> rows =
+      ReadMeasurementsCsv(options.measurements);
+  if (!rows.ok()) {
+    err << rows.status().message() << "\n";
+    return 1;
+  }
+  // The concurrency column, by row id (ParseMeasurementsCsv ignores it).
+  std::ifstream in(options.measurements);
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<std::vector<std::vector<std::string>>> records =
+      SplitCsv(text.str(), options.measurements.string());
+  if (!records.ok() || records->empty()) {
+    err << (records.ok() ? "empty file" : records.status().message()) << "\n";
+    return 1;
+  }
+  const std::vector<std::string>& header = records->front();
+  const auto col = std::find(header.begin(), header.end(), "concurrency");
+  const auto id_col = std::find(header.begin(), header.end(), "id");
+  std::map<std::string, std::string> conc_by_id;
+  for (size_t i = 1; i < records->size(); ++i) {
+    const auto& rec = (*records)[i];
+    const size_t c = col - header.begin(), k = id_col - header.begin();
+    if (c < rec.size() && k < rec.size()) conc_by_id[rec[k]] = rec[c];
+  }
+  std::vector<std::string> conc;
+  for (const MeasurementRow& r : *rows) conc.push_back(conc_by_id[r.id]);
+
+  const std::filesystem::path profile_dir =
+      options.profiles ? *options.profiles : DefaultProfileDir();
+  absl::StatusOr<std::shared_ptr<const ProfileStore>> store =
+      ProfileStore::LoadDirectory(profile_dir,
+                                  options.profiles
+                                      ? ProfileStore::IfMissing::kError
+                                      : ProfileStore::IfMissing::kEmpty);
+  if (!store.ok()) {
+    err << store.status().message() << "\n";
+    return 1;
+  }
+  std::shared_ptr<const plugin_host::HardwareRegistry> registry =
+      plugin_host::HardwareRegistry::LoadDirectory(
+          !options.plugin_dir || options.plugin_dir->empty()
+              ? plugin_host::DefaultPluginDir()
+              : *options.plugin_dir,
+          plugin_host::LoadLog::kRefusalsOnly);
+  HardwareLookup lookup =
+      [registry](std::string_view id) -> absl::StatusOr<engine::Hardware> {
+    absl::StatusOr<const engine::Hardware*> hw = registry->Find(id);
+    if (!hw.ok()) return hw.status();
+    return **hw;
+  };
+  ServingSummary sum;
+  std::vector<ServingRowResult> results =
+      EvaluateServingRows(*rows, conc, lookup, store->get(), &sum);
+  auto num = [](const std::optional<double>& v) {
+    return v ? absl::StrFormat("%.6g", *v) : std::string();
+  };
+  const bool csv = options.format == ReportFormat::kCsv;
+  if (csv) {
+    out << "id,hardware_id,framework,metric,unit,mode,replicas,measured,bound,"
+           "inside_bound,predicted,ape,status\n";
+  }
+  for (const ServingRowResult& s : results) {
+    const RowResult& r = s.row;
+    if (csv) {
+      out << CsvField(r.id) << "," << CsvField(r.hardware_id) << ","
+          << CsvField(r.framework) << "," << r.metric << "," << r.unit << ","
+          << CsvField(s.mode) << "," << s.replicas << ","
+          << absl::StrFormat("%.6g", r.measured) << "," << num(r.bound) << ","
+          << (r.evaluated ? (r.beats_bound ? "0" : "1") : "") << ","
+          << num(r.predicted) << "," << num(r.ape) << ","
+          << CsvField(r.status) << "\n";
+    } else {
+      out << absl::StrFormat(
+          "%-5s %-24s %-26s %-16s %-14s %10.4g %10s %-7s %10s %7s  %s\n", r.id,
+          r.hardware_id, r.framework, r.metric, s.mode, r.measured,
+          num(r.bound), r.evaluated ? (r.beats_bound ? "BEATS" : "inside") : "",
+          num(r.predicted), r.ape ? absl::StrFormat("%.1f%%", *r.ape * 100) : "",
+          r.status);
+    }
+  }
+  if (!csv) {
+    out << absl::StrFormat(
+        "\nserving rows: %d, evaluated %d, inside the bound %d (%.1f%%)\n",
+        sum.rows, sum.evaluated, sum.inside_bound,
+        sum.evaluated ? 100.0 * sum.inside_bound / sum.evaluated : 0.0);
+    for (const auto& f : sum.frameworks) {
+      out << absl::StrFormat(
+          "  %-16s fit on all rows: eta compute %.1f, memory %.1f; LOPO "
+          "median error %s over %d rows\n",
+          f.key, f.eta_all, f.eta_memory_all,
+          f.median_ape ? absl::StrFormat("%.1f%%", *f.median_ape * 100) : "n/a",
+          f.rows);
+    }
+    if (sum.max_cv_median_ape) {
+      out << absl::StrFormat(
+          "max-throughput rows, leave-one-platform-out median error: %.1f%% "
+          "(%d rows)\n",
+          *sum.max_cv_median_ape * 100, sum.max_rows_cv);
+    }
+  }
+  return 0;
+}
+
+}  // namespace ridgeline::calibration

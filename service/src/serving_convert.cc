@@ -1,0 +1,85 @@
+#include "serving_convert.h"
+
+#include "absl/strings/str_cat.h"
+#include "ridgeline/engine/status_macros.h"
+#include "ridgeline/service/request_scenario.h"
+
+namespace ridgeline::service::serving_convert {
+
+// The shared request rules (request_scenario.h), under the names the
+// serving RPCs use.
+absl::Status Bad(absl::string_view field, absl::string_view range,
+                 absl::string_view got) {
+  return request::OutOfRange(field, range, got);
+}
+
+absl::Status Prefixed(absl::string_view path, const absl::Status& s) {
+  return request::Prefixed(path, s);
+}
+
+absl::StatusOr<serving::LengthDistribution> Lengths(const v1::TokenLengths& l,
+                                                    absl::string_view field) {
+  switch (l.kind_case()) {
+    case v1::TokenLengths::kFixed:
+      return serving::LengthDistribution::Fixed(l.fixed());
+    case v1::TokenLengths::kUniform:
+      return serving::LengthDistribution::Uniform(l.uniform().min(),
+                                                  l.uniform().max());
+    case v1::TokenLengths::kHistogram:
+      return serving::LengthDistribution::Empirical(
+          {l.histogram().values().begin(), l.histogram().values().end()},
+          {l.histogram().weights().begin(), l.histogram().weights().end()});
+    case v1::TokenLengths::KIND_NOT_SET:
+      break;
+  }
+  return Bad(field, "set: one of fixed, uniform or histogram", "unset");
+}
+
+absl::StatusOr<engine::ModelConfig> Model(const v1::ModelSpec& spec) {
+  return request::ResolveModel(spec, "model");
+}
+
+absl::StatusOr<engine::Precision> Precision(const v1::Formats& f,
+                                            const std::string& path) {
+  return request::ResolveFormats(f, path);
+}
+
+absl::Status Economics(const v1::EconomicsOverrides& e,
+                       engine::Economics* out) {
+  ASSIGN_OR_RETURN(request::Common c,
+                   request::ResolveCommon({}, {}, e, {}, false));
+  *out = c.economics;
+  return absl::OkStatus();
+}
+
+std::string FormatsLabel(const engine::Precision& p) {
+  return absl::StrCat(p.weights.name, "/", p.activations.name, "/",
+                      p.kv_cache.name);
+}
+
+absl::StatusOr<engine::Hardware> Hardware(
+    const plugin_host::HardwareRegistry& registry, const v1::HardwareSpec& spec,
+    const std::string& path) {
+  return request::ResolveHardware(registry, spec, path);
+}
+
+absl::StatusOr<Calibrated> Calibration(const calibration::ProfileStore& store,
+                                       const v1::Calibration& cal,
+                                       const engine::Hardware& hw,
+                                       const std::string& path) {
+  absl::StatusOr<request::Chosen> chosen =
+      request::ChooseProfile(store, cal, hw);
+  if (!chosen.ok()) {
+    // ChooseProfile names "calibration.*"; nested requests say where.
+    return path == "calibration" ? chosen.status()
+                                 : Prefixed(path, chosen.status());
+  }
+  engine::Scenario s;
+  request::ApplyProfile(*chosen, v1::AnalysisOptions(), &s);
+  Calibrated c;
+  c.efficiency = s.efficiency;
+  c.fp16_accumulation = s.options.fp16_accumulation;
+  return c;
+}
+
+}  // namespace ridgeline::service::serving_convert

@@ -1,0 +1,49 @@
+// Request pieces the serving RPCs (Plan, Simulate) share: model, formats,
+// token lengths and economics from their v1 messages, with errors naming
+// the field. Internal to service/src.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ridgeline/calibration/profiles.h"
+#include "ridgeline/engine/hardware.h"
+#include "ridgeline/engine/model.h"
+#include "ridgeline/plugin_host/registry.h"
+#include "ridgeline/engine/scenario.h"
+#include "ridgeline/serving/simulate.h"
+#include "ridgeline/v1/ridgeline.pb.h"
+
+namespace ridgeline::service::serving_convert {
+
+absl::Status Bad(absl::string_view field, absl::string_view range,
+                 absl::string_view got);
+absl::Status Prefixed(absl::string_view path, const absl::Status& s);
+absl::StatusOr<serving::LengthDistribution> Lengths(const v1::TokenLengths& l,
+                                                    absl::string_view field);
+absl::StatusOr<engine::ModelConfig> Model(const v1::ModelSpec& spec);
+absl::StatusOr<engine::Precision> Precision(const v1::Formats& f,
+                                            const std::string& path);
+absl::Status Economics(const v1::EconomicsOverrides& e,
+                       engine::Economics* out);
+std::string FormatsLabel(const engine::Precision& p);
+
+// A catalog platform or an inline description; errors name `path`.
+absl::StatusOr<engine::Hardware> Hardware(
+    const plugin_host::HardwareRegistry& registry, const v1::HardwareSpec& spec,
+    const std::string& path);
+
+// The calibration for `hw`: a named profile, or the best match for a
+// framework (none: the pure roofline). `path` names the field in errors.
+struct Calibrated {
+  engine::Efficiency efficiency;
+  bool fp16_accumulation = false;
+};
+absl::StatusOr<Calibrated> Calibration(const calibration::ProfileStore& store,
+                                       const v1::Calibration& cal,
+                                       const engine::Hardware& hw,
+                                       const std::string& path);
+
+}  // namespace ridgeline::service::serving_convert

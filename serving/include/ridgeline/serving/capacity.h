@@ -1,0 +1,64 @@
+// How many sequences a deployment can hold: the paged KV cache left after
+// weights and activations, per device, and the runtime's step budgets.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "ridgeline/engine/scenario.h"
+
+namespace ridgeline::serving {
+
+// The runtime's scheduler knobs (one replica). Defaults follow vLLM:
+// gpu_memory_utilization 0.9 (the share of device memory the runtime may
+// use for weights, activations and KV cache), KV blocks of 16 tokens,
+// max_num_seqs 256 and a chunked-prefill budget (max_num_batched_tokens) of
+// 8192 tokens per step. TensorRT-LLM's in-flight batching has the same
+// shape (kv_cache_free_gpu_mem_fraction, max_batch_size, max_num_tokens).
+struct ServingConfig {
+  double memory_fraction = 0.9;          // (0, 1]
+  int64_t max_num_seqs = 256;            // 1..65536
+  int64_t max_num_batched_tokens = 8192; // 1..10,000,000
+  int64_t block_size = 16;               // tokens per KV block, 1..1024
+};
+// INVALID_ARGUMENT naming "serving.<field>", the range and the value.
+absl::Status ValidateServingConfig(const ServingConfig& c);
+
+// What the simulator and the throughput model need of one replica.
+struct ServingLimits {
+  int64_t max_num_seqs = 256;
+  int64_t max_num_batched_tokens = 8192;
+  int64_t kv_capacity_tokens = 0;  // KV slots of the replica (per device)
+  int64_t block_size = 16;
+};
+
+// KV capacity of one replica (tensor-parallel group). Bytes are per device:
+// each device holds its shard of weights and of every sequence's KV.
+struct KvCapacity {
+  double device_memory_bytes = 0;  // device tiers (HBM/GDDR/LPDDR/DDR/unified)
+  double usable_bytes = 0;         // memory_fraction x device memory
+  double weights_bytes = 0;
+  double activations_bytes = 0;    // peak of a step of the token budget
+  double kv_bytes_per_token = 0;   // per device, averaged over the context
+  int64_t kv_capacity_tokens = 0;  // whole blocks only
+  int64_t tokens_per_sequence = 0; // prompt + generated - 1, in whole blocks
+  int64_t max_concurrency = 0;     // min(KV-limited, max_num_seqs); 0: none fits
+  // "kv_capacity" or "max_num_seqs": what bounds max_concurrency.
+  std::string limited_by;
+  bool fits = false;
+  std::string not_fitting;  // why, when !fits
+};
+
+// Uses the engine's footprint of `scenario` (its model shard, formats and
+// tensor parallelism; scenario.workload is ignored) at `prompt_tokens` +
+// `generated_tokens` per sequence.
+absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
+                                             const ServingConfig& config,
+                                             int64_t prompt_tokens,
+                                             int64_t generated_tokens);
+
+// The limits the simulator uses.
+ServingLimits LimitsOf(const ServingConfig& config, const KvCapacity& kv);
+
+}  // namespace ridgeline::serving

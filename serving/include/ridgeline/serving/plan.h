@@ -1,0 +1,113 @@
+// Capacity planning: for a traffic (rate, lengths) and SLOs, every
+// candidate deployment (hardware x tensor parallelism x formats x
+// calibration) is sized by the serving simulation: the max rate one
+// replica serves at the SLO, the replicas the traffic needs, and what that
+// costs in dollars, joules and carbon per output token.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ridgeline/engine/scenario.h"
+#include "ridgeline/serving/capacity.h"
+#include "ridgeline/serving/simulate.h"
+#include "ridgeline/serving/slo_search.h"
+
+namespace ridgeline::serving {
+
+struct Traffic {
+  double rate = 1;  // requests/s over all replicas, > 0
+  LengthDistribution prompt = LengthDistribution::Fixed(2048);
+  LengthDistribution generated = LengthDistribution::Fixed(512);
+};
+
+// One deployment shape to size. The scenario holds model, hardware,
+// precision, parallelism, efficiency (calibration) and economics; its
+// workload is ignored.
+struct Candidate {
+  engine::Scenario scenario;
+  std::string formats;  // label, "weights/activations/kv", e.g. "fp8/fp8/fp8"
+};
+
+struct PriceOverrides {
+  std::optional<double> usd_per_device_hour;  // rental; wins over purchase
+  std::optional<double> price_usd;            // purchase price per device
+};
+
+struct PlanInput {
+  Traffic traffic;
+  Slo slo;
+  ServingConfig serving;
+  std::vector<Candidate> candidates;  // 1..kMaxPlanCandidates
+  PriceOverrides prices;
+  int64_t requests = 600;  // per simulation, 1..100000
+  uint64_t seed = 1;
+  std::function<bool()> stop;  // deadline / cancellation; may be empty
+};
+inline constexpr int kMaxPlanCandidates = 512;
+inline constexpr int64_t kMaxPlanRequests = 100000;
+
+struct Deployment {
+  std::string hardware_id;
+  int64_t tensor_parallel = 1;
+  std::string formats;
+  std::string profile;  // calibration profile, "" = pure roofline
+  bool feasible = false;  // fits and the SLO is reachable
+  bool meets_slo = false;
+  std::string why;        // when infeasible
+  int64_t replicas = 0;
+  int64_t devices = 0;    // replicas x tensor_parallel
+  double max_rate_per_replica = 0;
+  // At the served load (traffic.rate / replicas per replica); when
+  // infeasible because of the SLO: the best achievable (one client).
+  double ttft_p90_seconds = 0;
+  double tpot_p90_seconds = 0;
+  double e2e_p90_seconds = 0;
+  double ttft_headroom = 0;  // 1 - p90 / target; >= 0 when met
+  double tpot_headroom = 0;
+  int64_t max_concurrency = 0;
+  int64_t kv_capacity_tokens = 0;
+  double offline_output_tokens_per_second = 0;  // one replica at full load
+  std::string limiting_resource;                // of that steady state
+  std::optional<double> usd_per_mtoken;
+  // "rental" (per device-hour), "purchase+electricity" (TCO) or
+  // "electricity-only" (no device price known).
+  std::string cost_basis;
+  std::string price_source;
+  std::optional<double> joules_per_token;    // board power x time
+  std::optional<double> g_co2e_per_mtoken;
+  bool pareto = false;  // on the cost / e2e p90 front
+};
+
+struct PlanResult {
+  // Feasible first, by $/Mtoken (unknown last); then the infeasible ones.
+  std::vector<Deployment> deployments;
+  std::vector<int> pareto;  // indices into deployments, by cost
+  std::string headline;     // the cheapest, with its cost basis spelled out
+  int simulations = 0;
+};
+
+// INVALID_ARGUMENT naming the field (traffic.rate, slo.*, candidates,
+// simulation.requests, pricing.*, serving.*); DEADLINE_EXCEEDED when `stop`
+// says so. A candidate's own failure (does not fit, engine UNIMPLEMENTED)
+// is reported in its Deployment, not as an error.
+absl::StatusOr<PlanResult> Plan(const PlanInput& input);
+
+// The economics of `devices` devices serving `output_tokens_per_second`
+// (one place for the formulas; Plan uses it).
+struct Costs {
+  std::optional<double> usd_per_mtoken;
+  std::string cost_basis;
+  std::string price_source;
+  std::optional<double> joules_per_token;
+  std::optional<double> g_co2e_per_mtoken;
+};
+Costs CostOf(const engine::Hardware& hw, const engine::Economics& econ,
+             const PriceOverrides& prices, int64_t devices,
+             double output_tokens_per_second);
+
+}  // namespace ridgeline::serving

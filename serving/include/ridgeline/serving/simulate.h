@@ -1,0 +1,98 @@
+// Online serving: a discrete-event simulation of one replica under
+// continuous batching. Requests arrive (Poisson at a rate, a fixed number
+// of clients each sending its next request when the last one finishes, or a
+// trace of arrival times), wait FIFO, are admitted while a sequence slot,
+// their whole KV reservation (prompt + generated - 1 tokens, in blocks; so
+// nothing is ever preempted) and step budget are free, prefill in chunks
+// and decode one token per step. Every step is timed by a StepCost over its
+// real mix of sequences. Deterministic for a seed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ridgeline/serving/capacity.h"
+#include "ridgeline/serving/step_cost.h"
+
+namespace ridgeline::serving {
+
+// Token counts of requests.
+struct LengthDistribution {
+  enum class Kind { kFixed, kUniform, kEmpirical };
+  Kind kind = Kind::kFixed;
+  int64_t value = 0;          // kFixed
+  int64_t min = 0, max = 0;   // kUniform, inclusive
+  std::vector<int64_t> values;  // kEmpirical: histogram bins ...
+  std::vector<double> weights;  // ... and their weights (> 0)
+
+  static LengthDistribution Fixed(int64_t v);
+  static LengthDistribution Uniform(int64_t lo, int64_t hi);
+  static LengthDistribution Empirical(std::vector<int64_t> values,
+                                      std::vector<double> weights);
+  double Mean() const;
+  int64_t Max() const;
+};
+
+struct Arrivals {
+  enum class Kind { kPoisson, kConcurrency, kTrace };
+  Kind kind = Kind::kPoisson;
+  double rate = 1;             // kPoisson: requests per second, > 0
+  int64_t concurrency = 1;     // kConcurrency: clients, 1..65536
+  std::vector<double> times;   // kTrace: seconds, non-decreasing, >= 0
+};
+
+// Caps that keep one simulation bounded.
+inline constexpr int64_t kMaxRequests = 1'000'000;
+inline constexpr int64_t kDefaultMaxSteps = 20'000'000;
+
+struct SimulationConfig {
+  ServingLimits limits;
+  Arrivals arrivals;
+  LengthDistribution prompt = LengthDistribution::Fixed(512);
+  LengthDistribution generated = LengthDistribution::Fixed(128);
+  int64_t requests = 1000;  // 1..kMaxRequests (a trace: its length)
+  uint64_t seed = 1;
+  int64_t max_steps = kDefaultMaxSteps;  // RESOURCE_EXHAUSTED beyond
+  // Polled every 1024 steps; true stops the run with DEADLINE_EXCEEDED
+  // (a deadline passed or the client went away). May be empty.
+  std::function<bool()> stop;
+};
+// INVALID_ARGUMENT naming the field ("simulation.requests", "traffic.rate",
+// ...), the range and the value.
+absl::Status ValidateSimulationConfig(const SimulationConfig& c);
+
+struct Percentiles {
+  double p50 = 0, p90 = 0, p99 = 0, mean = 0;
+};
+
+struct SimulationResult {
+  int64_t requests = 0;
+  int64_t steps = 0;
+  double duration_seconds = 0;  // first arrival to last finish
+  Percentiles ttft;  // arrival -> first token (queueing included)
+  // (finish - first token) / (generated - 1), requests with >= 2 tokens.
+  Percentiles tpot;
+  // Gaps between consecutive tokens of a request, over all tokens.
+  Percentiles itl;
+  Percentiles e2e;    // arrival -> last token
+  Percentiles queue;  // arrival -> admission
+  double requests_per_second = 0;
+  double output_tokens_per_second = 0;
+  double input_tokens_per_second = 0;
+  double mean_running = 0;     // sequences per step, time-weighted
+  double kv_usage_mean = 0;    // reserved / capacity, time-weighted, 0..1
+  double kv_usage_peak = 0;
+  int64_t max_waiting = 0;     // longest queue seen
+};
+
+// Errors: INVALID_ARGUMENT (config); FAILED_PRECONDITION when a request can
+// never be admitted (its KV reservation exceeds the capacity);
+// RESOURCE_EXHAUSTED past max_steps; DEADLINE_EXCEEDED when `stop` says so;
+// the StepCost's errors.
+absl::StatusOr<SimulationResult> Simulate(const StepCost& cost,
+                                          const SimulationConfig& config);
+
+}  // namespace ridgeline::serving

@@ -1,0 +1,38 @@
+// What the serving model asks of a step model: the time of one forward pass
+// over a real batch (sequences at their own context, decode tokens and
+// prefill chunks mixed). The simulator and the throughput model only see
+// this interface, so tests run them with hand-set step times and the
+// service runs them on the engine (engine_step_cost.h).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "absl/status/statusor.h"
+#include "ridgeline/engine/result.h"
+
+namespace ridgeline::serving {
+
+// One sequence in a step.
+struct SequenceInStep {
+  int64_t context_tokens = 0;  // already in its KV cache before the step
+  int64_t new_tokens = 1;      // 1: a decode token; N: a prefill chunk
+};
+
+struct StepTime {
+  double seconds = 0;
+  engine::Bound bound = engine::Bound::kMemory;  // the roof that dominates
+};
+
+// Implementations must be thread-compatible (one simulation at a time per
+// object); they may cache.
+class StepCost {
+ public:
+  virtual ~StepCost() = default;
+  // `sequences` is non-empty. Errors: the step model's (INVALID_ARGUMENT
+  // naming the field, UNIMPLEMENTED).
+  virtual absl::StatusOr<StepTime> Time(
+      std::span<const SequenceInStep> sequences) const = 0;
+};
+
+}  // namespace ridgeline::serving

@@ -1,0 +1,49 @@
+// Offline maximum throughput: the steady state of continuous batching at
+// full concurrency (the load at which benchmarks such as trtllm-bench and
+// vLLM's offline throughput run), prefill and decode sharing each step.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "ridgeline/serving/capacity.h"
+#include "ridgeline/serving/step_cost.h"
+
+namespace ridgeline::serving {
+
+struct OfflineThroughput {
+  // Sequences decoding together in the steady-state step, and the prefill
+  // tokens that keep them fed (each finished request is replaced by one
+  // that needs its prompt prefilled: P / (G - 1) prompt tokens per decode
+  // token).
+  int64_t decode_sequences = 0;
+  int64_t prefill_tokens = 0;
+  // "kv_capacity", "max_num_seqs" or "max_num_batched_tokens".
+  std::string concurrency_limited_by;
+  double step_seconds = 0;
+  engine::Bound step_bound = engine::Bound::kMemory;
+  // "kv_capacity" when the KV cache caps the batch, else the step's roof
+  // ("compute", "memory", "interconnect", "overhead").
+  std::string limiting_resource;
+  double requests_per_second = 0;
+  double output_tokens_per_second = 0;             // the replica
+  double output_tokens_per_second_per_device = 0;  // / devices
+};
+
+// `max_concurrency` is what the KV cache holds (KvCapacity::max_concurrency,
+// already capped at max_num_seqs); `devices` the replica's devices (TP).
+// Steady state, per step of time T with d decode sequences:
+//   d = min(max_concurrency, B (G - 1) / (P + G - 1))   (B: token budget)
+//   c = d P / (G - 1) prefill tokens,
+//   requests/s = d / ((G - 1) T), output tokens/s = G x requests/s.
+// G = 1 (prefill only): c = min(B, concurrency x P), requests/s = c / (P T).
+// Errors: INVALID_ARGUMENT for lengths < 1 or max_concurrency < 1.
+absl::StatusOr<OfflineThroughput> MaxThroughput(const StepCost& cost,
+                                                const ServingLimits& limits,
+                                                int64_t max_concurrency,
+                                                int64_t prompt_tokens,
+                                                int64_t generated_tokens,
+                                                int64_t devices);
+
+}  // namespace ridgeline::serving

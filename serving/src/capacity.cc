@@ -1,0 +1,104 @@
+#include "ridgeline/serving/capacity.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "ridgeline/engine/status_macros.h"
+#include "ridgeline/engine/step.h"
+
+namespace ridgeline::serving {
+namespace {
+
+constexpr int kWeights = static_cast<int>(engine::OperandClass::kWeights);
+constexpr int kKv = static_cast<int>(engine::OperandClass::kKvCache);
+constexpr int kAct = static_cast<int>(engine::OperandClass::kActivations);
+
+absl::Status Range(const char* field, double lo, double hi, double v,
+                   bool lo_open) {
+  if ((lo_open ? v > lo : v >= lo) && v <= hi) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "serving.", field, ": must be in ", lo_open ? "(" : "[", lo, ", ", hi,
+      "]; got ", v));
+}
+
+// Device memory: the tiers a runtime allocates its KV cache in. On-chip
+// SRAM/caches, host memory over a link and flash are not.
+bool IsDeviceMemory(engine::TierKind k) {
+  using engine::TierKind;
+  return k == TierKind::kHbm || k == TierKind::kGddr ||
+         k == TierKind::kLpddr || k == TierKind::kDdr ||
+         k == TierKind::kUnified;
+}
+
+std::string Gb(double bytes) { return absl::StrFormat("%.1f GB", bytes / 1e9); }
+
+}  // namespace
+
+absl::Status ValidateServingConfig(const ServingConfig& c) {
+  RETURN_IF_ERROR(Range("memory_fraction", 0, 1, c.memory_fraction, true));
+  RETURN_IF_ERROR(Range("max_num_seqs", 1, 65536,
+                        static_cast<double>(c.max_num_seqs), false));
+  RETURN_IF_ERROR(Range("max_num_batched_tokens", 1, 10'000'000,
+                        static_cast<double>(c.max_num_batched_tokens), false));
+  return Range("block_size", 1, 1024, static_cast<double>(c.block_size),
+               false);
+}
+
+absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
+                                             const ServingConfig& config,
+                                             int64_t prompt_tokens,
+                                             int64_t generated_tokens) {
+  RETURN_IF_ERROR(ValidateServingConfig(config));
+  KvCapacity kv;
+  engine::Scenario s = scenario;
+  s.options.suggestions = false;
+  // One sequence at the full length: weights and its KV (the engine keeps
+  // prompt + generated - 1 tokens: the last token is never fed back).
+  s.workload = {1, prompt_tokens, std::max<int64_t>(generated_tokens, 1)};
+  ASSIGN_OR_RETURN(engine::StepEvaluator seq, engine::StepEvaluator::Create(s));
+  kv.weights_bytes = seq.memory().required_bytes[kWeights];
+  const int64_t stored = prompt_tokens + std::max<int64_t>(generated_tokens, 1) - 1;
+  kv.kv_bytes_per_token =
+      seq.memory().required_bytes[kKv] / static_cast<double>(stored);
+  // Activations: the largest step the budget admits (one prefill chunk).
+  s.workload = {1, config.max_num_batched_tokens, 1};
+  ASSIGN_OR_RETURN(engine::StepEvaluator chunk,
+                   engine::StepEvaluator::Create(s));
+  kv.activations_bytes = chunk.memory().required_bytes[kAct];
+
+  for (const engine::MemoryTier& t : s.hardware.tiers) {
+    if (IsDeviceMemory(t.kind)) kv.device_memory_bytes += t.capacity_bytes;
+  }
+  kv.usable_bytes = config.memory_fraction * kv.device_memory_bytes;
+  const double free_bytes =
+      kv.usable_bytes - kv.weights_bytes - kv.activations_bytes;
+  const int64_t blocks = config.block_size;
+  kv.tokens_per_sequence = (stored + blocks - 1) / blocks * blocks;
+  if (free_bytes > 0 && kv.kv_bytes_per_token > 0) {
+    const auto whole_blocks = static_cast<int64_t>(
+        std::floor(free_bytes / (kv.kv_bytes_per_token * blocks)));
+    kv.kv_capacity_tokens = whole_blocks * blocks;
+  }
+  const int64_t by_kv = kv.kv_capacity_tokens / kv.tokens_per_sequence;
+  kv.max_concurrency = std::min(by_kv, config.max_num_seqs);
+  kv.limited_by = by_kv < config.max_num_seqs ? "kv_capacity" : "max_num_seqs";
+  kv.fits = kv.max_concurrency >= 1;
+  if (!kv.fits) {
+    kv.not_fitting = absl::StrCat(
+        "does not fit: weights ", Gb(kv.weights_bytes), " + activations ",
+        Gb(kv.activations_bytes), " + one sequence's KV ",
+        Gb(kv.kv_bytes_per_token * static_cast<double>(kv.tokens_per_sequence)),
+        " per device exceed ", Gb(kv.usable_bytes), " (memory fraction ",
+        config.memory_fraction, " of ", Gb(kv.device_memory_bytes), ")");
+  }
+  return kv;
+}
+
+ServingLimits LimitsOf(const ServingConfig& config, const KvCapacity& kv) {
+  return {config.max_num_seqs, config.max_num_batched_tokens,
+          kv.kv_capacity_tokens, config.block_size};
+}
+
+}  // namespace ridgeline::serving

@@ -1,0 +1,308 @@
+#include "ridgeline/serving/plan.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "ridgeline/engine/status_macros.h"
+#include "ridgeline/serving/engine_step_cost.h"
+#include "ridgeline/serving/prices.h"
+#include "ridgeline/serving/throughput.h"
+
+namespace ridgeline::serving {
+namespace {
+
+constexpr double kSecondsPerYear = 365.25 * 24 * 3600;
+constexpr double kJoulesPerKwh = 3.6e6;
+
+absl::Status Bad(absl::string_view field, absl::string_view range,
+                 absl::string_view got) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": must be ", range, "; got ", got));
+}
+
+absl::Status ValidateInput(const PlanInput& in) {
+  if (!(in.traffic.rate > 0 && in.traffic.rate <= 1e6)) {
+    return Bad("traffic.rate", "in (0, 1000000] requests/s",
+               absl::StrCat(in.traffic.rate));
+  }
+  RETURN_IF_ERROR(ValidateSlo(in.slo));
+  RETURN_IF_ERROR(ValidateServingConfig(in.serving));
+  if (in.candidates.empty() ||
+      in.candidates.size() > static_cast<size_t>(kMaxPlanCandidates)) {
+    return Bad("candidates", "1..512 deployments (hardware x tensor_parallel "
+               "x formats)",
+               absl::StrCat(in.candidates.size()));
+  }
+  if (in.requests < 1 || in.requests > kMaxPlanRequests) {
+    return Bad("simulation.requests", "in [1, 100000]",
+               absl::StrCat(in.requests));
+  }
+  if (in.prices.usd_per_device_hour &&
+      !(*in.prices.usd_per_device_hour >= 0 &&
+        *in.prices.usd_per_device_hour <= 1000)) {
+    return Bad("pricing.usd_per_device_hour", "in [0, 1000]",
+               absl::StrCat(*in.prices.usd_per_device_hour));
+  }
+  if (in.prices.price_usd &&
+      !(*in.prices.price_usd >= 0 && *in.prices.price_usd <= 1e8)) {
+    return Bad("pricing.price_usd", "in [0, 100000000]",
+               absl::StrCat(*in.prices.price_usd));
+  }
+  // Lengths are checked by the simulation's own rules (same field names).
+  SimulationConfig probe;
+  probe.limits.kv_capacity_tokens = 1;
+  probe.arrivals.rate = in.traffic.rate;
+  probe.prompt = in.traffic.prompt;
+  probe.generated = in.traffic.generated;
+  return ValidateSimulationConfig(probe);
+}
+
+int64_t RoundedMean(const LengthDistribution& d) {
+  return std::max<int64_t>(1, std::llround(d.Mean()));
+}
+
+Deployment Evaluate(const PlanInput& in, const Candidate& c,
+                    std::atomic<int>* simulations, absl::Status* fatal) {
+  const engine::Scenario& base = c.scenario;
+  Deployment d;
+  d.hardware_id = base.hardware.id;
+  d.tensor_parallel = base.parallelism.tensor_parallel;
+  d.formats = c.formats;
+  d.profile = base.efficiency.profile_name;
+  const int64_t prompt = RoundedMean(in.traffic.prompt);
+  const int64_t gen = RoundedMean(in.traffic.generated);
+  absl::StatusOr<KvCapacity> kv =
+      ComputeKvCapacity(base, in.serving, prompt, gen);
+  if (!kv.ok()) {
+    d.why = std::string(kv.status().message());
+    return d;
+  }
+  d.kv_capacity_tokens = kv->kv_capacity_tokens;
+  d.max_concurrency = kv->max_concurrency;
+  if (!kv->fits) {
+    d.why = kv->not_fitting;
+    return d;
+  }
+  engine::Scenario s = base;
+  s.workload = EngineStepCost::ServingWorkload(
+      kv->max_concurrency, prompt, gen, in.serving.max_num_batched_tokens);
+  absl::StatusOr<std::unique_ptr<EngineStepCost>> cost =
+      EngineStepCost::Create(s);
+  if (!cost.ok()) {
+    d.why = std::string(cost.status().message());
+    return d;
+  }
+  const ServingLimits limits = LimitsOf(in.serving, *kv);
+  absl::StatusOr<OfflineThroughput> off = MaxThroughput(
+      **cost, limits, kv->max_concurrency, prompt, gen, d.tensor_parallel);
+  if (!off.ok()) {
+    d.why = std::string(off.status().message());
+    return d;
+  }
+  d.offline_output_tokens_per_second = off->output_tokens_per_second;
+  d.limiting_resource = off->limiting_resource;
+
+  SimulationConfig sim;
+  sim.limits = limits;
+  sim.prompt = in.traffic.prompt;
+  sim.generated = in.traffic.generated;
+  sim.requests = in.requests;
+  sim.seed = in.seed;
+  sim.stop = in.stop;
+  absl::StatusOr<MaxRate> mr =
+      MaxRateAtSlo(**cost, sim, in.slo, off->requests_per_second);
+  if (!mr.ok()) {
+    if (mr.status().code() == absl::StatusCode::kDeadlineExceeded) {
+      *fatal = mr.status();
+    }
+    d.why = std::string(mr.status().message());
+    return d;
+  }
+  *simulations += mr->simulations;
+  auto set_latency = [&](const SimulationResult& r) {
+    d.ttft_p90_seconds = r.ttft.p90;
+    d.tpot_p90_seconds = r.tpot.p90;
+    d.e2e_p90_seconds = r.e2e.p90;
+    d.ttft_headroom = 1 - r.ttft.p90 / in.slo.ttft_p90_seconds;
+    d.tpot_headroom = 1 - r.tpot.p90 / in.slo.tpot_p90_seconds;
+  };
+  if (!mr->reachable) {
+    d.why = mr->why;
+    set_latency(mr->best);
+    return d;
+  }
+  d.feasible = true;
+  d.max_rate_per_replica = mr->max_rate;
+  d.replicas = static_cast<int64_t>(
+      std::ceil(in.traffic.rate / mr->max_rate - 1e-9));
+  d.replicas = std::max<int64_t>(d.replicas, 1);
+  d.devices = d.replicas * d.tensor_parallel;
+  // Latency at the load each replica actually gets.
+  sim.arrivals.kind = Arrivals::Kind::kPoisson;
+  sim.arrivals.rate = in.traffic.rate / static_cast<double>(d.replicas);
+  absl::StatusOr<SimulationResult> served = Simulate(**cost, sim);
+  ++*simulations;
+  if (!served.ok()) {
+    if (served.status().code() == absl::StatusCode::kDeadlineExceeded) {
+      *fatal = served.status();
+    }
+    d.feasible = false;
+    d.why = std::string(served.status().message());
+    return d;
+  }
+  set_latency(*served);
+  d.meets_slo = MeetsSlo(*served, in.slo);
+  const Costs costs = CostOf(base.hardware, base.economics, in.prices,
+                             d.devices, in.traffic.rate *
+                                            in.traffic.generated.Mean());
+  d.usd_per_mtoken = costs.usd_per_mtoken;
+  d.cost_basis = costs.cost_basis;
+  d.price_source = costs.price_source;
+  d.joules_per_token = costs.joules_per_token;
+  d.g_co2e_per_mtoken = costs.g_co2e_per_mtoken;
+  return d;
+}
+
+double CostKey(const Deployment& d) {
+  return d.usd_per_mtoken.value_or(std::numeric_limits<double>::infinity());
+}
+
+}  // namespace
+
+Costs CostOf(const engine::Hardware& hw, const engine::Economics& econ,
+             const PriceOverrides& prices, int64_t devices,
+             double output_tokens_per_second) {
+  Costs c;
+  const double n = static_cast<double>(devices);
+  const double tokens = output_tokens_per_second;
+  if (hw.tdp_watts) c.joules_per_token = n * *hw.tdp_watts / tokens;
+  // Per served second.
+  const double life_seconds =
+      econ.amortization_years * kSecondsPerYear * econ.utilization;
+  std::optional<double> electricity_usd;
+  if (hw.tdp_watts) {
+    electricity_usd = n * *hw.tdp_watts / kJoulesPerKwh * econ.pue *
+                      econ.electricity_usd_per_kwh;
+  }
+  std::optional<double> usd_per_second;
+  std::optional<RentalPrice> rental = FindRentalPrice(hw.id);
+  if (prices.usd_per_device_hour) {
+    c.cost_basis = "rental";
+    c.price_source = absl::StrCat("request: $", *prices.usd_per_device_hour,
+                                  "/device-hour");
+    usd_per_second = n * *prices.usd_per_device_hour / 3600;
+  } else if (prices.price_usd || (hw.price_usd && !rental)) {
+    const double price = prices.price_usd ? *prices.price_usd : *hw.price_usd;
+    c.cost_basis = "purchase+electricity";
+    c.price_source = absl::StrCat(
+        prices.price_usd ? "request" : "hardware", ": $", price,
+        " per device over ", econ.amortization_years, " years at utilization ",
+        econ.utilization);
+    usd_per_second = n * price / life_seconds + electricity_usd.value_or(0);
+    if (!electricity_usd) absl::StrAppend(&c.price_source, "; power unknown");
+  } else if (rental) {
+    c.cost_basis = "rental";
+    c.price_source = std::string(rental->source);
+    usd_per_second = n * rental->usd_per_device_hour / 3600;
+  } else if (electricity_usd) {
+    c.cost_basis = "electricity-only";
+    c.price_source = "no device price known: electricity at board power only";
+    usd_per_second = electricity_usd;
+  }
+  if (usd_per_second) c.usd_per_mtoken = *usd_per_second / tokens * 1e6;
+  if (c.joules_per_token) {
+    double g = *c.joules_per_token / kJoulesPerKwh * econ.pue *
+               econ.grid_g_co2e_per_kwh * 1e6;
+    if (hw.embodied_kg_co2e) {
+      g += n * *hw.embodied_kg_co2e * 1000 / life_seconds / tokens * 1e6;
+    }
+    c.g_co2e_per_mtoken = g;
+  }
+  return c;
+}
+
+absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
+  RETURN_IF_ERROR(ValidateInput(input));
+  PlanResult out;
+  std::vector<Deployment> results(input.candidates.size());
+  std::atomic<size_t> next{0};
+  std::atomic<int> simulations{0};
+  std::mutex mu;
+  absl::Status fatal;
+  auto worker = [&] {
+    for (size_t i = next++; i < input.candidates.size(); i = next++) {
+      absl::Status f;
+      results[i] = Evaluate(input, input.candidates[i], &simulations, &f);
+      if (!f.ok()) {
+        std::lock_guard<std::mutex> lock(mu);
+        fatal = f;
+        next = input.candidates.size();
+      }
+    }
+  };
+  const size_t threads = std::min<size_t>(
+      input.candidates.size(),
+      std::max<unsigned>(1, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  if (!fatal.ok()) return fatal;
+  out.simulations = simulations;
+
+  std::stable_sort(results.begin(), results.end(),
+                   [](const Deployment& a, const Deployment& b) {
+                     const bool ga = a.feasible && a.meets_slo;
+                     const bool gb = b.feasible && b.meets_slo;
+                     if (ga != gb) return ga;
+                     if (a.feasible != b.feasible) return a.feasible;
+                     return CostKey(a) < CostKey(b);
+                   });
+  // Exact 2-D front (cost, e2e p90) over priced deployments that meet the
+  // SLO: in cost order, keep each strictly faster than all cheaper ones.
+  double best_latency = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < results.size(); ++i) {
+    Deployment& d = results[i];
+    if (!d.feasible || !d.meets_slo || !d.usd_per_mtoken) continue;
+    if (d.e2e_p90_seconds < best_latency) {
+      best_latency = d.e2e_p90_seconds;
+      d.pareto = true;
+      out.pareto.push_back(static_cast<int>(i));
+    }
+  }
+  out.deployments = std::move(results);
+  const Deployment* best = nullptr;
+  for (const Deployment& d : out.deployments) {
+    if (d.feasible && d.meets_slo && d.usd_per_mtoken) {
+      best = &d;
+      break;
+    }
+  }
+  if (best == nullptr) {
+    out.headline = "no candidate meets the SLO at this traffic (see why)";
+  } else {
+    const char* basis =
+        best->cost_basis == "rental"
+            ? "rental price per device-hour"
+            : best->cost_basis == "purchase+electricity"
+                  ? "purchase price amortised + electricity"
+                  : "ELECTRICITY ONLY: no device price known";
+    out.headline = absl::StrFormat(
+        "cheapest: %d x %s (TP %d, %s; %d replica%s), $%.3f/Mtoken (%s), "
+        "p90 TTFT %.0f ms, p90 TPOT %.1f ms",
+        best->devices, best->hardware_id, best->tensor_parallel,
+        best->formats, best->replicas, best->replicas == 1 ? "" : "s",
+        *best->usd_per_mtoken, basis, best->ttft_p90_seconds * 1e3,
+        best->tpot_p90_seconds * 1e3);
+  }
+  return out;
+}
+
+}  // namespace ridgeline::serving

@@ -1,0 +1,98 @@
+#include "ridgeline/serving/slo_search.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "ridgeline/engine/status_macros.h"
+
+namespace ridgeline::serving {
+
+absl::Status ValidateSlo(const Slo& slo) {
+  auto check = [](const char* field, double v) -> absl::Status {
+    if (v > 0 && v <= 3600) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "slo.", field, ": must be in (0, 3600] seconds; got ", v));
+  };
+  RETURN_IF_ERROR(check("ttft_p90_seconds", slo.ttft_p90_seconds));
+  return check("tpot_p90_seconds", slo.tpot_p90_seconds);
+}
+
+bool MeetsSlo(const SimulationResult& r, const Slo& slo) {
+  return r.ttft.p90 <= slo.ttft_p90_seconds &&
+         r.tpot.p90 <= slo.tpot_p90_seconds;
+}
+
+absl::StatusOr<MaxRate> MaxRateAtSlo(const StepCost& cost,
+                                     const SimulationConfig& base,
+                                     const Slo& slo, double rate_ceiling,
+                                     double relative_tolerance) {
+  RETURN_IF_ERROR(ValidateSlo(slo));
+  if (!(rate_ceiling > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rate_ceiling: must be > 0; got ", rate_ceiling));
+  }
+  MaxRate out;
+  // The lightest load: one request at a time.
+  SimulationConfig c = base;
+  c.arrivals = Arrivals{};
+  c.arrivals.kind = Arrivals::Kind::kConcurrency;
+  c.arrivals.concurrency = 1;
+  c.requests = std::min<int64_t>(base.requests, 64);
+  ASSIGN_OR_RETURN(out.best, Simulate(cost, c));
+  ++out.simulations;
+  if (!MeetsSlo(out.best, slo)) {
+    out.why = absl::StrFormat(
+        "SLO unreachable even at concurrency 1: best p90 TTFT %.1f ms "
+        "(target %.1f), p90 TPOT %.2f ms (target %.2f)",
+        out.best.ttft.p90 * 1e3, slo.ttft_p90_seconds * 1e3,
+        out.best.tpot.p90 * 1e3, slo.tpot_p90_seconds * 1e3);
+    return out;
+  }
+  c = base;
+  c.arrivals = Arrivals{};
+  c.arrivals.kind = Arrivals::Kind::kPoisson;
+  auto run = [&](double rate) -> absl::StatusOr<SimulationResult> {
+    c.arrivals.rate = rate;
+    ++out.simulations;
+    return Simulate(cost, c);
+  };
+  double lo = 0, hi = rate_ceiling;
+  // The ceiling itself may meet the SLO (short runs do not build a queue).
+  ASSIGN_OR_RETURN(SimulationResult top, run(hi));
+  if (MeetsSlo(top, slo)) {
+    out.reachable = true;
+    out.max_rate = hi;
+    out.at_max = top;
+    return out;
+  }
+  SimulationResult at_lo;
+  bool have_lo = false;
+  while (hi - lo > relative_tolerance * hi) {
+    const double mid = 0.5 * (lo + hi);
+    ASSIGN_OR_RETURN(SimulationResult r, run(mid));
+    if (MeetsSlo(r, slo)) {
+      lo = mid;
+      at_lo = r;
+      have_lo = true;
+    } else {
+      hi = mid;
+    }
+  }
+  if (!have_lo) {
+    // Rates down to the tolerance fail while one client passes: serve at
+    // the lowest probed rate's neighbourhood, reported as the best.
+    ASSIGN_OR_RETURN(at_lo, run(std::max(lo, relative_tolerance * hi)));
+    if (!MeetsSlo(at_lo, slo)) {
+      out.why = "SLO met by one client at a time but by no Poisson rate";
+      return out;
+    }
+    lo = c.arrivals.rate;
+  }
+  out.reachable = true;
+  out.max_rate = lo;
+  out.at_max = at_lo;
+  return out;
+}
+
+}  // namespace ridgeline::serving

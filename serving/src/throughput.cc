@@ -1,0 +1,76 @@
+#include "ridgeline/serving/throughput.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ridgeline/engine/status_macros.h"
+
+namespace ridgeline::serving {
+
+absl::StatusOr<OfflineThroughput> MaxThroughput(const StepCost& cost,
+                                                const ServingLimits& limits,
+                                                int64_t max_concurrency,
+                                                int64_t prompt_tokens,
+                                                int64_t generated_tokens,
+                                                int64_t devices) {
+  if (prompt_tokens < 1 || generated_tokens < 1 || max_concurrency < 1 ||
+      devices < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "throughput: prompt_tokens, generated_tokens, max_concurrency and "
+        "devices must be >= 1; got ",
+        prompt_tokens, ", ", generated_tokens, ", ", max_concurrency, ", ",
+        devices));
+  }
+  const double p = static_cast<double>(prompt_tokens);
+  const double g1 = static_cast<double>(generated_tokens - 1);
+  const double budget = static_cast<double>(limits.max_num_batched_tokens);
+  OfflineThroughput out;
+  out.concurrency_limited_by =
+      max_concurrency < limits.max_num_seqs ? "kv_capacity" : "max_num_seqs";
+  std::vector<SequenceInStep> step;
+  if (generated_tokens == 1) {
+    out.prefill_tokens = static_cast<int64_t>(
+        std::min(budget, static_cast<double>(max_concurrency) * p));
+    step.push_back({0, out.prefill_tokens});
+  } else {
+    const double by_budget = budget * g1 / (p + g1);
+    double d = static_cast<double>(max_concurrency);
+    if (by_budget < d) {
+      d = by_budget;
+      out.concurrency_limited_by = "max_num_batched_tokens";
+    }
+    out.decode_sequences = std::max<int64_t>(1, static_cast<int64_t>(d));
+    out.prefill_tokens = static_cast<int64_t>(
+        std::llround(static_cast<double>(out.decode_sequences) * p / g1));
+    // Decode sequences at their mean context over a request's life.
+    const int64_t context =
+        prompt_tokens + (generated_tokens - 1) / 2;
+    step.assign(out.decode_sequences, SequenceInStep{context, 1});
+    if (out.prefill_tokens > 0) step.push_back({0, out.prefill_tokens});
+  }
+  ASSIGN_OR_RETURN(StepTime t, cost.Time(step));
+  if (!(t.seconds > 0)) {
+    return absl::InternalError("throughput: the step model returned 0 s");
+  }
+  out.step_seconds = t.seconds;
+  out.step_bound = t.bound;
+  out.limiting_resource = out.concurrency_limited_by == "kv_capacity"
+                              ? "kv_capacity"
+                              : std::string(engine::BoundName(t.bound));
+  if (generated_tokens == 1) {
+    out.requests_per_second =
+        static_cast<double>(out.prefill_tokens) / (p * t.seconds);
+  } else {
+    out.requests_per_second =
+        static_cast<double>(out.decode_sequences) / (g1 * t.seconds);
+  }
+  out.output_tokens_per_second =
+      out.requests_per_second * static_cast<double>(generated_tokens);
+  out.output_tokens_per_second_per_device =
+      out.output_tokens_per_second / static_cast<double>(devices);
+  return out;
+}
+
+}  // namespace ridgeline::serving

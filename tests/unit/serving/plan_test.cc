@@ -1,0 +1,150 @@
+// The planner: candidates sized by the simulation, costs by hand.
+#include <cmath>
+
+#include "gtest/gtest.h"
+#include "ridgeline/engine/model.h"
+#include "ridgeline/serving/plan.h"
+
+namespace ridgeline::serving {
+namespace {
+
+// A100-like (312 TFLOP/s bf16, 2039 GB/s, 80 GB; NVIDIA A100 SXM4 80GB
+// datasheet) with a hand-set purchase price and board power.
+engine::Hardware Device(const char* id, double price_usd) {
+  engine::Hardware hw;
+  hw.id = id;
+  hw.family = "inline";
+  hw.plugin = "inline";
+  hw.peak_ops_per_second[static_cast<int>(engine::MathType::kBf16)] = 312e12;
+  engine::MemoryTier hbm;
+  hbm.name = "HBM2e";
+  hbm.kind = engine::TierKind::kHbm;
+  hbm.capacity_bytes = 80e9;
+  hbm.read_bandwidth_bytes_per_second = 2039e9;
+  hbm.write_bandwidth_bytes_per_second = 2039e9;
+  hw.tiers.push_back(hbm);
+  hw.tdp_watts = 400;
+  hw.price_usd = price_usd;
+  return hw;
+}
+
+Candidate Make(const char* id, double price_usd) {
+  Candidate c;
+  c.scenario.model = engine::FindModel("llama-3.1-8b").value();
+  c.scenario.hardware = Device(id, price_usd);
+  c.scenario.options.suggestions = false;
+  c.scenario.economics = {/*electricity_usd_per_kwh=*/0.1, /*pue=*/1,
+                          /*grid_g_co2e_per_kwh=*/400,
+                          /*amortization_years=*/4, /*utilization=*/1};
+  c.formats = "bf16/bf16/bf16";
+  return c;
+}
+
+PlanInput Input() {
+  PlanInput in;
+  in.traffic.rate = 0.05;
+  in.traffic.prompt = LengthDistribution::Fixed(128);
+  in.traffic.generated = LengthDistribution::Fixed(32);
+  in.slo = {1.0, 0.05};
+  in.requests = 100;
+  in.candidates = {Make("test-dear", 20000), Make("test-cheap", 10000)};
+  return in;
+}
+
+TEST(Plan, PicksTheCheaperOfTwoHandComputedDeployments) {
+  absl::StatusOr<PlanResult> r = Plan(Input());
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->deployments.size(), 2u);
+  const Deployment& best = r->deployments[0];
+  const Deployment& dear = r->deployments[1];
+  ASSERT_TRUE(best.feasible && best.meets_slo) << best.why;
+  EXPECT_EQ(best.hardware_id, "test-cheap");
+  // One replica: a single A100-like decodes an 8B bf16 model at ~16 GB /
+  // 2039 GB/s = 7.9 ms per step, far above 0.05 requests/s.
+  EXPECT_EQ(best.replicas, 1);
+  EXPECT_EQ(best.devices, 1);
+  EXPECT_GT(best.max_rate_per_replica, 0.05);
+  // Served output: 0.05 req/s x 32 tokens = 1.6 tokens/s. Cost per second:
+  // $10,000 / (4 years x 31,557,600 s x utilization 1) = 7.92202e-5 $/s,
+  // plus 400 W x PUE 1 / 3.6e6 J/kWh x $0.1 = 1.11111e-5 $/s; total
+  // 9.03313e-5 $/s / 1.6 tokens/s x 1e6 = $56.457/Mtoken.
+  const double life = 4 * 365.25 * 24 * 3600;
+  const double cheap = (10000 / life + 400 / 3.6e6 * 0.1) / 1.6 * 1e6;
+  const double dearer = (20000 / life + 400 / 3.6e6 * 0.1) / 1.6 * 1e6;
+  ASSERT_TRUE(best.usd_per_mtoken.has_value());
+  EXPECT_NEAR(*best.usd_per_mtoken, cheap, 1e-9);
+  EXPECT_NEAR(*best.usd_per_mtoken, 56.457, 1e-3);
+  EXPECT_NEAR(*dear.usd_per_mtoken, dearer, 1e-9);  // $105.97/Mtoken
+  EXPECT_EQ(best.cost_basis, "purchase+electricity");
+  // Board power: 400 W / 1.6 tokens/s = 250 J/token; carbon 250 / 3.6e6 x
+  // 400 g/kWh x 1e6 = 27,777.8 g/Mtoken (no embodied figure given).
+  EXPECT_NEAR(*best.joules_per_token, 250, 1e-9);
+  EXPECT_NEAR(*best.g_co2e_per_mtoken, 250 / 3.6e6 * 400 * 1e6, 1e-6);
+  EXPECT_GE(best.ttft_headroom, 0);
+  EXPECT_GE(best.tpot_headroom, 0);
+  // Same latency, higher cost: only the cheaper one is on the front.
+  EXPECT_TRUE(best.pareto);
+  EXPECT_FALSE(dear.pareto);
+  EXPECT_NE(r->headline.find("test-cheap"), std::string::npos);
+  EXPECT_NE(r->headline.find("purchase price amortised"), std::string::npos);
+}
+
+TEST(Plan, ElectricityOnlyHeadlineSaysSo) {
+  PlanInput in = Input();
+  in.candidates = {Make("test-unpriced", 0)};
+  in.candidates[0].scenario.hardware.price_usd.reset();
+  absl::StatusOr<PlanResult> r = Plan(in);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->deployments[0].cost_basis, "electricity-only");
+  EXPECT_NE(r->headline.find("ELECTRICITY ONLY"), std::string::npos);
+}
+
+TEST(Plan, InfeasibleCandidatesSayWhy) {
+  PlanInput in = Input();
+  in.candidates = {Make("test-cheap", 10000)};
+  in.candidates[0].scenario.model = engine::FindModel("llama-3.1-70b").value();
+  in.slo.tpot_p90_seconds = 0.001;
+  absl::StatusOr<PlanResult> r = Plan(in);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->deployments[0].feasible);
+  EXPECT_NE(r->deployments[0].why.find("does not fit"), std::string::npos);
+  // 8B fits but 1 ms TPOT is below one step (7.9 ms).
+  in.candidates = {Make("test-cheap", 10000)};
+  r = Plan(in);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->deployments[0].feasible);
+  EXPECT_NE(r->deployments[0].why.find("unreachable even at concurrency 1"),
+            std::string::npos);
+  EXPECT_GT(r->deployments[0].tpot_p90_seconds, 0.001);
+  EXPECT_NE(r->headline.find("no candidate"), std::string::npos);
+}
+
+TEST(Plan, BadInputNamesTheField) {
+  PlanInput in = Input();
+  in.traffic.rate = 0;
+  EXPECT_NE(Plan(in).status().message().find("traffic.rate"),
+            std::string::npos);
+  in = Input();
+  in.candidates.clear();
+  EXPECT_NE(Plan(in).status().message().find("candidates"),
+            std::string::npos);
+  in = Input();
+  in.slo.ttft_p90_seconds = 0;
+  EXPECT_NE(Plan(in).status().message().find("slo.ttft_p90_seconds"),
+            std::string::npos);
+  in = Input();
+  in.requests = 1'000'000'000;
+  absl::Status s = Plan(in).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("simulation.requests"), std::string::npos);
+}
+
+TEST(Plan, StopEndsThePlan) {
+  PlanInput in = Input();
+  in.requests = 5000;
+  in.stop = [] { return true; };
+  EXPECT_EQ(Plan(in).status().code(), absl::StatusCode::kDeadlineExceeded);
+}
+
+}  // namespace
+}  // namespace ridgeline::serving

@@ -1,0 +1,346 @@
+// Serving model goldens, derived by hand beside each assertion.
+#include <cmath>
+#include <span>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ridgeline/engine/model.h"
+#include "ridgeline/serving/capacity.h"
+#include "ridgeline/serving/engine_step_cost.h"
+#include "ridgeline/serving/simulate.h"
+#include "ridgeline/serving/slo_search.h"
+#include "ridgeline/serving/throughput.h"
+
+namespace ridgeline::serving {
+namespace {
+
+using engine::MathType;
+
+// NVIDIA H100 SXM5 80GB as the nvidia plugin describes it (80 GB HBM3 at
+// 3352 GB/s, FP8 1978.9 / BF16 989.4 TFLOP/s dense; hardware_specs.csv row
+// nvidia-h100-sxm-80gb).
+engine::Hardware H100() {
+  engine::Hardware hw;
+  hw.id = "test-h100";
+  hw.family = "inline";
+  hw.plugin = "inline";
+  hw.peak_ops_per_second[static_cast<int>(MathType::kFp8)] = 1978.9e12;
+  hw.peak_ops_per_second[static_cast<int>(MathType::kBf16)] = 989.4e12;
+  hw.peak_ops_per_second[static_cast<int>(MathType::kFp16)] = 989.4e12;
+  engine::MemoryTier hbm;
+  hbm.name = "HBM3";
+  hbm.kind = engine::TierKind::kHbm;
+  hbm.capacity_bytes = 80e9;
+  hbm.read_bandwidth_bytes_per_second = 3352e9;
+  hbm.write_bandwidth_bytes_per_second = 3352e9;
+  hw.tiers.push_back(hbm);
+  return hw;
+}
+
+engine::Scenario Llama8bFp8OnH100() {
+  engine::Scenario s;
+  s.model = engine::FindModel("llama-3.1-8b").value();
+  s.hardware = H100();
+  s.precision.weights = engine::ParseNumberFormat("fp8").value();
+  s.precision.activations = engine::ParseNumberFormat("fp8").value();
+  s.precision.kv_cache = engine::ParseNumberFormat("fp8").value();
+  s.options.suggestions = false;
+  return s;
+}
+
+TEST(KvCapacity, Llama31_8bFp8OnH100At2048Plus512) {
+  ServingConfig config;  // fraction 0.9, 256 seqs, 8192 tokens, blocks of 16
+  config.max_num_seqs = 1024;  // let the KV cache be the limit
+  absl::StatusOr<KvCapacity> kv =
+      ComputeKvCapacity(Llama8bFp8OnH100(), config, 2048, 512);
+  ASSERT_TRUE(kv.ok()) << kv.status();
+  // Weights, 1 byte each (fp8): embedding 128256 x 4096 = 525,336,576 and
+  // the untied LM head as much; per layer q 4096^2 = 16,777,216, k and v
+  // 4096 x 1024 = 4,194,304 each, o 16,777,216, FFN 3 x 4096 x 14336 =
+  // 176,160,768, two norms 8192: 218,112,000 x 32 layers = 6,979,584,000;
+  // final norm 4096. Total 8,030,261,248 bytes.
+  EXPECT_DOUBLE_EQ(kv->weights_bytes, 8'030'261'248.0);
+  // KV per token: 32 layers x (K + V) x 8 KV heads x 128 x 1 byte = 65,536.
+  EXPECT_DOUBLE_EQ(kv->kv_bytes_per_token, 65'536.0);
+  // Activations of the 8192-token budget step: the largest op is the SwiGLU
+  // activation (reads 2 x 14336, writes 14336 per token = 43,008 B) plus the
+  // residual stream 4096 B per token: 47,104 x 8192 = 385,875,968 bytes.
+  EXPECT_DOUBLE_EQ(kv->activations_bytes, 385'875'968.0);
+  // Free for KV: 0.9 x 80e9 - 8,030,261,248 - 385,875,968 = 63,583,862,784
+  // bytes = 60,638.3 blocks of 16 x 65,536 B -> 60,638 blocks = 970,208
+  // tokens. A sequence keeps 2048 + 512 - 1 = 2559 tokens = 160 blocks =
+  // 2560 tokens: 970,208 / 2560 = 378.99 -> 378 sequences.
+  EXPECT_EQ(kv->kv_capacity_tokens, 970'208);
+  EXPECT_EQ(kv->tokens_per_sequence, 2560);
+  EXPECT_EQ(kv->max_concurrency, 378);
+  EXPECT_EQ(kv->limited_by, "kv_capacity");
+  // With vLLM's default max_num_seqs = 256 the scheduler is the limit.
+  absl::StatusOr<KvCapacity> capped =
+      ComputeKvCapacity(Llama8bFp8OnH100(), ServingConfig{}, 2048, 512);
+  ASSERT_TRUE(capped.ok());
+  EXPECT_EQ(capped->max_concurrency, 256);
+  EXPECT_EQ(capped->limited_by, "max_num_seqs");
+}
+
+TEST(KvCapacity, DoesNotFitSaysWhy) {
+  engine::Scenario s = Llama8bFp8OnH100();
+  // Llama-3.1-70B in bf16: 70.6e9 parameters x 2 bytes = 141 GB > 72 GB.
+  s.model = engine::FindModel("llama-3.1-70b").value();
+  s.precision = engine::DefaultPrecision();
+  absl::StatusOr<KvCapacity> kv =
+      ComputeKvCapacity(s, ServingConfig{}, 2048, 512);
+  ASSERT_TRUE(kv.ok());
+  EXPECT_FALSE(kv->fits);
+  EXPECT_EQ(kv->max_concurrency, 0);
+  EXPECT_NE(kv->not_fitting.find("does not fit"), std::string::npos);
+}
+
+TEST(KvCapacity, BadConfigNamesTheField) {
+  ServingConfig c;
+  c.memory_fraction = 0;
+  absl::Status s = ValidateServingConfig(c);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("serving.memory_fraction"), std::string::npos);
+  EXPECT_NE(s.message().find("(0, 1]"), std::string::npos);
+}
+
+// A hand roofline: each step reads W bytes of weights once, each new token
+// costs F flops, each token of context (and each new token) K bytes of KV.
+class ToyRoofline final : public StepCost {
+ public:
+  double peak = 1e15, bandwidth = 1e12, weights = 1e10, flops_per_token = 2e10,
+         kv_per_token = 1e5;
+  absl::StatusOr<StepTime> Time(
+      std::span<const SequenceInStep> seqs) const override {
+    double tokens = 0, kv = 0;
+    for (const SequenceInStep& s : seqs) {
+      tokens += static_cast<double>(s.new_tokens);
+      kv += static_cast<double>(s.context_tokens + s.new_tokens);
+    }
+    const double compute = tokens * flops_per_token / peak;
+    const double memory = (weights + kv * kv_per_token) / bandwidth;
+    return compute > memory ? StepTime{compute, engine::Bound::kCompute}
+                            : StepTime{memory, engine::Bound::kMemory};
+  }
+};
+
+TEST(MaxThroughput, MemoryBoundDecode) {
+  ToyRoofline cost;
+  ServingLimits limits{10, 10000, 1'000'000, 16};
+  absl::StatusOr<OfflineThroughput> t =
+      MaxThroughput(cost, limits, /*max_concurrency=*/10, 100, 101, 2);
+  ASSERT_TRUE(t.ok()) << t.status();
+  // d = min(10, 10000 x 100 / 200 = 5000) = 10 decoding; c = 10 x 100 / 100
+  // = 10 prefill tokens. Decode context = 100 + 100 / 2 = 150.
+  EXPECT_EQ(t->decode_sequences, 10);
+  EXPECT_EQ(t->prefill_tokens, 10);
+  EXPECT_EQ(t->concurrency_limited_by, "max_num_seqs");
+  // Compute: 20 tokens x 2e10 / 1e15 = 0.4 ms. Memory: (1e10 + 10 x 151 x
+  // 1e5 + 10 x 1e5) / 1e12 = 1.0152e10 / 1e12 = 10.152 ms -> memory-bound.
+  EXPECT_DOUBLE_EQ(t->step_seconds, 0.010152);
+  EXPECT_EQ(t->limiting_resource, "memory");
+  // requests/s = 10 / (100 x 0.010152) = 9.85027...; tokens/s = 101 x that
+  // = 994.878; per device (2) 497.439.
+  EXPECT_NEAR(t->requests_per_second, 10 / (100 * 0.010152), 1e-9);
+  EXPECT_NEAR(t->output_tokens_per_second, 994.8778566, 1e-6);
+  EXPECT_NEAR(t->output_tokens_per_second_per_device, 497.4389283, 1e-6);
+}
+
+TEST(MaxThroughput, ComputeBoundPrefillHeavy) {
+  ToyRoofline cost;
+  ServingLimits limits{256, 2048, 1'000'000, 16};
+  absl::StatusOr<OfflineThroughput> t =
+      MaxThroughput(cost, limits, 256, 1000, 2, 1);
+  ASSERT_TRUE(t.ok()) << t.status();
+  // By budget: 2048 x 1 / 1001 = 2.05 decoders -> 2, each needs 1000 prompt
+  // tokens per decode token: c = 2000.
+  EXPECT_EQ(t->decode_sequences, 2);
+  EXPECT_EQ(t->prefill_tokens, 2000);
+  EXPECT_EQ(t->concurrency_limited_by, "max_num_batched_tokens");
+  // Compute: 2002 x 2e10 / 1e15 = 40.04 ms; memory: (1e10 + 2 x 1001 x 1e5
+  // + 2000 x 1e5) / 1e12 = 10.4002 ms -> compute-bound, 40.04 ms.
+  EXPECT_DOUBLE_EQ(t->step_seconds, 0.04004);
+  EXPECT_EQ(t->limiting_resource, "compute");
+  // 2 / (1 x 0.04004) = 49.95 requests/s, x 2 tokens = 99.9 tokens/s.
+  EXPECT_NEAR(t->output_tokens_per_second, 2 * 2 / 0.04004, 1e-9);
+}
+
+// 10 ms + 1 ms per new token in the step.
+class LinearStep final : public StepCost {
+ public:
+  absl::StatusOr<StepTime> Time(
+      std::span<const SequenceInStep> seqs) const override {
+    int64_t tokens = 0;
+    for (const SequenceInStep& s : seqs) tokens += s.new_tokens;
+    return StepTime{0.010 + 0.001 * static_cast<double>(tokens),
+                    engine::Bound::kMemory};
+  }
+};
+
+TEST(Simulate, ThreeRequestsByHand) {
+  SimulationConfig c;
+  c.limits = {/*max_num_seqs=*/2, /*max_num_batched_tokens=*/6,
+              /*kv_capacity_tokens=*/1000, /*block_size=*/1};
+  c.arrivals.kind = Arrivals::Kind::kTrace;
+  c.arrivals.times = {0, 0, 0.025};
+  c.prompt = LengthDistribution::Fixed(4);
+  c.generated = LengthDistribution::Fixed(3);
+  absl::StatusOr<SimulationResult> r = Simulate(LinearStep(), c);
+  ASSERT_TRUE(r.ok()) << r.status();
+  // t=0     step 1: admit r0 (chunk 4) and r1 (chunk 2, budget left 2):
+  //                 6 tokens, 16 ms -> t=0.016; r0's first token.
+  // t=0.016 step 2: r0 decodes (1), r1 prefills its last 2: 3 tokens,
+  //                 13 ms -> t=0.029; r1's first token.
+  // t=0.029 step 3: r2 arrived (0.025) but 2 sequences run (max_num_seqs);
+  //                 r0, r1 decode: 12 ms -> 0.041; r0 done (3 tokens).
+  // t=0.041 step 4: r1 decodes, r2 admitted (chunk 4): 5 tokens, 15 ms ->
+  //                 0.056; r1 done, r2's first token.
+  // steps 5, 6: r2 decodes alone, 11 ms each -> 0.067, 0.078; r2 done.
+  EXPECT_EQ(r->steps, 6);
+  // TTFT: r0 0.016, r1 0.029, r2 0.056 - 0.025 = 0.031. Nearest rank: p50
+  // is the 2nd of 3, p90 and p99 the 3rd.
+  EXPECT_NEAR(r->ttft.p50, 0.029, 1e-12);
+  EXPECT_NEAR(r->ttft.p90, 0.031, 1e-12);
+  EXPECT_NEAR(r->ttft.mean, (0.016 + 0.029 + 0.031) / 3, 1e-12);
+  // TPOT = (finish - first) / 2: r0 (0.041-0.016)/2 = 0.0125, r1
+  // (0.056-0.029)/2 = 0.0135, r2 (0.078-0.056)/2 = 0.011.
+  EXPECT_NEAR(r->tpot.p50, 0.0125, 1e-12);
+  EXPECT_NEAR(r->tpot.p90, 0.0135, 1e-12);
+  // E2E: 0.041, 0.056, 0.053. Queue: r2 waited 0.041 - 0.025 = 0.016.
+  EXPECT_NEAR(r->e2e.p90, 0.056, 1e-12);
+  EXPECT_NEAR(r->e2e.p50, 0.053, 1e-12);
+  EXPECT_NEAR(r->queue.p90, 0.016, 1e-12);
+  // Inter-token gaps: r0 13, 12; r1 12, 15; r2 11, 11 ms. Sorted
+  // 11 11 12 12 13 15: p50 (3rd) 12 ms, p90 (6th) 15 ms, mean 74/6 ms.
+  EXPECT_NEAR(r->itl.p50, 0.012, 1e-12);
+  EXPECT_NEAR(r->itl.p90, 0.015, 1e-12);
+  EXPECT_NEAR(r->itl.mean, 0.074 / 6, 1e-12);
+  // 9 output tokens over 0.078 s.
+  EXPECT_NEAR(r->duration_seconds, 0.078, 1e-12);
+  EXPECT_NEAR(r->output_tokens_per_second, 9 / 0.078, 1e-9);
+  EXPECT_EQ(r->max_waiting, 2);
+}
+
+SimulationConfig PoissonConfig(double rate, int64_t requests) {
+  SimulationConfig c;
+  c.limits = {64, 2048, 100000, 16};
+  c.arrivals.rate = rate;
+  c.requests = requests;
+  c.prompt = LengthDistribution::Uniform(100, 300);
+  c.generated = LengthDistribution::Empirical({10, 50, 100}, {1, 2, 1});
+  c.seed = 7;
+  return c;
+}
+
+TEST(Simulate, DeterministicPerSeed) {
+  ToyRoofline cost;
+  absl::StatusOr<SimulationResult> a = Simulate(cost, PoissonConfig(5, 500));
+  absl::StatusOr<SimulationResult> b = Simulate(cost, PoissonConfig(5, 500));
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->steps, b->steps);
+  EXPECT_EQ(a->ttft.p99, b->ttft.p99);
+  EXPECT_EQ(a->tpot.p90, b->tpot.p90);
+  SimulationConfig other = PoissonConfig(5, 500);
+  other.seed = 8;
+  absl::StatusOr<SimulationResult> c = Simulate(cost, other);
+  ASSERT_TRUE(c.ok());
+  EXPECT_NE(a->e2e.mean, c->e2e.mean);
+  // Offered 5 requests/s of mean 65 tokens (10x1 + 50x2 + 100x1) / 4.
+  EXPECT_GT(a->kv_usage_peak, 0);
+  EXPECT_LE(a->kv_usage_peak, 1);
+}
+
+TEST(Simulate, BadInputNamesTheField) {
+  ToyRoofline cost;
+  SimulationConfig c = PoissonConfig(0, 10);
+  absl::StatusOr<SimulationResult> r = Simulate(cost, c);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("traffic.rate"), std::string::npos);
+  c = PoissonConfig(-1, 10);
+  EXPECT_EQ(Simulate(cost, c).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  c = PoissonConfig(1, 1'000'000'000);
+  r = Simulate(cost, c);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("simulation.requests"),
+            std::string::npos);
+  EXPECT_NE(r.status().message().find("1000000000"), std::string::npos);
+  c = PoissonConfig(1, 10);
+  c.prompt = LengthDistribution::Fixed(0);
+  r = Simulate(cost, c);
+  EXPECT_NE(r.status().message().find("traffic.prompt_tokens"),
+            std::string::npos);
+}
+
+TEST(Simulate, StepCapAndStopEndTheRun) {
+  ToyRoofline cost;
+  SimulationConfig c = PoissonConfig(5, 500);
+  c.max_steps = 100;
+  absl::StatusOr<SimulationResult> r = Simulate(cost, c);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(r.status().message().find("simulation.max_steps"),
+            std::string::npos);
+  c = PoissonConfig(5, 500);
+  c.stop = [] { return true; };
+  r = Simulate(cost, c);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded);
+}
+
+TEST(Simulate, RequestLargerThanTheCacheIsAPrecondition) {
+  ToyRoofline cost;
+  SimulationConfig c = PoissonConfig(5, 10);
+  c.limits.kv_capacity_tokens = 64;
+  EXPECT_EQ(Simulate(cost, c).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(MaxRateAtSlo, FindsTheKnee) {
+  ToyRoofline cost;
+  SimulationConfig base = PoissonConfig(1, 400);
+  Slo slo{0.5, 0.05};
+  absl::StatusOr<OfflineThroughput> off =
+      MaxThroughput(cost, base.limits, 64, 200, 65, 1);
+  ASSERT_TRUE(off.ok());
+  absl::StatusOr<MaxRate> m =
+      MaxRateAtSlo(cost, base, slo, off->requests_per_second);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_TRUE(m->reachable) << m->why;
+  EXPECT_TRUE(MeetsSlo(m->at_max, slo));
+  EXPECT_GT(m->max_rate, 0);
+  EXPECT_LE(m->max_rate, off->requests_per_second);
+  // A step alone takes >= 10 ms (weights 1e10 B / 1e12 B/s): a 5 ms TPOT
+  // can never be met; the best achievable is reported.
+  absl::StatusOr<MaxRate> none =
+      MaxRateAtSlo(cost, base, Slo{0.5, 0.005}, off->requests_per_second);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->reachable);
+  EXPECT_NE(none->why.find("unreachable even at concurrency 1"),
+            std::string::npos);
+  EXPECT_GE(none->best.tpot.p90, 0.010);
+  EXPECT_EQ(ValidateSlo(Slo{0, 0.05}).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(EngineStepCost, MixedStepIsAtLeastEachPart) {
+  engine::Scenario s = Llama8bFp8OnH100();
+  s.workload = {64, 2048, 512};
+  absl::StatusOr<std::unique_ptr<EngineStepCost>> cost =
+      EngineStepCost::Create(s);
+  ASSERT_TRUE(cost.ok()) << cost.status();
+  std::vector<SequenceInStep> decode(32, SequenceInStep{2000, 1});
+  std::vector<SequenceInStep> prefill = {{0, 1024}};
+  std::vector<SequenceInStep> mixed = decode;
+  mixed.push_back({0, 1024});
+  const double d = (*cost)->Time(decode)->seconds;
+  const double p = (*cost)->Time(prefill)->seconds;
+  const double m = (*cost)->Time(mixed)->seconds;
+  EXPECT_GE(m, d);
+  EXPECT_GE(m, p);
+  EXPECT_LE(m, d + p);
+  EXPECT_EQ((*cost)->cache_size(), 3);
+  EXPECT_EQ((*cost)->Time(mixed)->seconds, m);  // cached
+  EXPECT_EQ((*cost)->cache_size(), 3);
+}
+
+}  // namespace
+}  // namespace ridgeline::serving
