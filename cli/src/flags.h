@@ -30,8 +30,6 @@ class ParsedFlags {
   // Every value given, in order (a repeatable flag such as --seq).
   std::vector<std::string> GetAll(std::string_view name) const;
   const std::vector<std::string>& positional() const { return positional_; }
-  // Every value of a repeatable flag, in order (--vary a --vary b).
-  std::vector<std::string> GetAll(std::string_view name) const;
 
   // Typed accessors; errors name the flag, the allowed range and the value.
   absl::StatusOr<std::optional<int64_t>> GetInt(std::string_view name,

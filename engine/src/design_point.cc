@@ -64,6 +64,21 @@ absl::Status DesignPointModel::Evaluate(AnalysisResult* out) {
         "changed since Create; only numbers may change");
   }
   RETURN_IF_ERROR(ValidateHardware(hw));
+  if (m.s.options.prefill_chunk_tokens == 0) {
+    // The default prefill chunking depends on the capacity: where it may
+    // differ from Create's choice (the whole prompt's activations do not
+    // fit here, or they do but Create chunked), prepare this point anew so
+    // the result equals Analyze.
+    internal::PlacementInfo probe;
+    const bool whole_fits =
+        internal::Place(hw, m.s.pins, m.prep.need_whole_prompt, &probe).fits;
+    if (!whole_fits || m.prep.prefill_chunks > 1) {
+      internal::Prepared fresh;
+      RETURN_IF_ERROR(internal::Prepare(m.s, &fresh));
+      *out = internal::AnalyzePrepared(m.s, &fresh, internal::Detail::kPoint);
+      return absl::OkStatus();
+    }
+  }
   m.prep.place = internal::PlacementInfo();
   m.prep.memory = internal::Place(hw, m.s.pins, m.prep.need, &m.prep.place);
   *out = internal::AnalyzePrepared(m.s, &m.prep, internal::Detail::kPoint);

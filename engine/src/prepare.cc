@@ -126,6 +126,7 @@ absl::Status Prepare(const Scenario& s, Prepared* p) {
     need[kAct] /= static_cast<double>(mb);
   }
   p->need = need;
+  p->need_whole_prompt = need;
   p->memory = Place(s.hardware, s.pins, need, &p->place);
   // Chunked prefill: as asked, or by default when the whole prompt's
   // activations do not fit and a runtime would chunk.

@@ -25,6 +25,8 @@ struct Prepared {
   OpList slope;  // per key read (KV-dependent ops)
   // Bytes per operand class the footprint needs (what Place placed).
   std::array<double, kOperandClassCount> need{};
+  // The same with the whole prompt's prefill activations (no chunking).
+  std::array<double, kOperandClassCount> need_whole_prompt{};
   PlacementInfo place;
   MemoryFootprint memory;
   int64_t prefill_chunks = 1;  // prefill steps (chunked prefill)

@@ -654,12 +654,12 @@ absl::Status Backend::ResolveStepScenario(const v1::StepScenario& in,
   s->workload.generated_tokens = 0;
   if (in.capacity().has_max_sequences()) {
     RETURN_IF_ERROR(CheckInt(at("capacity.max_sequences"),
-                             in.capacity().max_sequences(), 1, kMaxBatch));
+                             in.capacity().max_sequences(), engine::ranges::kBatch.lo, engine::ranges::kBatch.hi));
     s->workload.batch = in.capacity().max_sequences();
   }
   if (in.capacity().has_max_context_tokens()) {
     RETURN_IF_ERROR(CheckInt(at("capacity.max_context_tokens"),
-                             in.capacity().max_context_tokens(), 1, kMaxTokens));
+                             in.capacity().max_context_tokens(), 1, engine::ranges::kPromptTokens.hi));
     s->workload.prompt_tokens = in.capacity().max_context_tokens();
   }
   ASSIGN_OR_RETURN(s->precision, ResolveFormats(in.formats(), at("formats")));

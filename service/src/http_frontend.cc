@@ -84,6 +84,21 @@ const std::vector<Route>& Routes() {
           "GetModel", [](auto& b, auto& r) { return b.GetModel(r); }),
       Unary<v1::AnalyzeKernelRequest, v1::AnalyzeKernelResponse>(
           "AnalyzeKernel", [](auto& b, auto& r) { return b.AnalyzeKernel(r); }),
+      Unary<v1::StepTimeRequest, v1::StepTimeResponse>(
+          "StepTime",
+          [](auto& b, auto& r) -> absl::StatusOr<v1::StepTimeResponse> {
+            v1::StepTimeResponse resp;
+            absl::Status st = b.StepTime(r, &resp);
+            if (!st.ok()) return st;
+            return resp;
+          }),
+      Streaming<v1::ExploreRequest, v1::ExploreResponse>(
+          "Explore",
+          [](auto& b, auto& r, auto emit) { return b.Explore(r, emit); }),
+      Unary<v1::PlanRequest, v1::PlanResponse>(
+          "Plan", [](auto& b, auto& r) { return b.Plan(r); }),
+      Unary<v1::SimulateRequest, v1::SimulateResponse>(
+          "Simulate", [](auto& b, auto& r) { return b.Simulate(r); }),
   };
   return *routes;
 }

@@ -33,9 +33,10 @@ def parse_args():
     return args, rest
 
 
-def start(extra=()):
+def start(extra=(), wait_serving=True):
     return ServerProcess(ARGS.server_bin, ARGS.plugin_dir, ARGS.profile_dir,
-                         ["--http-listen=127.0.0.1:0"] + list(extra))
+                         ["--http-listen=127.0.0.1:0"] + list(extra),
+                         wait_serving=wait_serving)
 
 
 def call(port, path, body=None, headers=None, method=None, raw=None):
@@ -349,7 +350,7 @@ class AuthAndTlsTest(unittest.TestCase):
 
 class ReadinessTest(unittest.TestCase):
     def test_unavailable_until_plugins_load(self):
-        server = start(["--plugin-load-delay-ms=3000"])
+        server = start(["--plugin-load-delay-ms=3000"], wait_serving=False)
         try:
             port = server.http_port
             self.assertEqual(call(port, "/healthz")[0], 200)

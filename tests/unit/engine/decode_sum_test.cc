@@ -197,6 +197,11 @@ TEST(DesignPointTest, EqualsAnalyzeOnRandomHardware) {
         t.read_bandwidth_bytes_per_second *= f;
         t.write_bandwidth_bytes_per_second *= f;
         t.capacity_bytes *= 1 / f;
+        // Near-memory compute stays at least as fast as its tier (a rule
+        // of ValidateHardware).
+        if (t.near_memory_compute.has_value()) {
+          t.near_memory_compute->internal_bandwidth_bytes_per_second *= f;
+        }
       }
       for (auto& p : hw.peak_ops_per_second) {
         if (p.has_value()) *p *= 2 / f;

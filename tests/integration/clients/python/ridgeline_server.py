@@ -11,7 +11,8 @@ import time
 
 
 class ServerProcess:
-    def __init__(self, server_bin, plugin_dir, profile_dir, extra_args=()):
+    def __init__(self, server_bin, plugin_dir, profile_dir, extra_args=(),
+                 wait_serving=True):
         env = dict(os.environ)
         for var in ("RIDGELINE_LISTEN", "RIDGELINE_METRICS_LISTEN",
                     "RIDGELINE_HTTP_LISTEN"):
@@ -46,7 +47,8 @@ class ServerProcess:
                 or (want_http and self.http_port is None):
             self.stop()
             raise RuntimeError("ridgeline-server did not report its ports")
-        self._wait_serving(deadline)
+        if wait_serving:
+            self._wait_serving(deadline)
 
     def _wait_serving(self, deadline):
         """Until grpc.health.v1 says SERVING (plugins loaded: each is first

@@ -92,7 +92,14 @@ class StepTimerTest(unittest.TestCase):
         self.assertLessEqual(decode, roof * 1.01)
         roof = self.mixed_step_roofline()
         self.assertGreaterEqual(mixed, roof * 0.999)
-        self.assertLessEqual(mixed, roof * 1.03)
+        # Each op is timed under its own roof and the step sums them: the
+        # elementwise ops of 513 tokens stay memory-bound beside the
+        # compute-bound matmuls. Per token and layer they move SwiGLU
+        # 3 x 14336 x 2 B + residual adds 6 x 4096 x 2 B + two RMSNorms
+        # 4 x 4096 x 2 B + RoPE 10 x 1024 x 2 B = 168,448 B; x 513 x 32 =
+        # 2.765e9 B / 3.352e12 B/s = 0.825 ms, 10.6% of the 7.78 ms (the LM
+        # head's 511 fewer rows and attention roughly cancel).
+        self.assertLessEqual(mixed, roof * 1.12)
 
     def test_stream_agrees_with_unary_step_time(self):
         steps = [[(0, 256)], [(256, 1)], [(2048, 1)] * 32 + [(0, 128)]]
