@@ -248,6 +248,59 @@ class Client:
         """A StepTimer on this client's channel (see StepTimer)."""
         return _step.StepTimer(self, model, hardware, **kwargs)
 
+    # --- Many scenarios ------------------------------------------------------
+
+    def explore(self, model=None, hardware=None, vary=(), objectives=(),
+                constraints=(), *, batch=None, prompt_tokens=None,
+                generated_tokens=None, include_all=False, shard_index=0,
+                shard_count=0, nsga2_generations=0, nsga2_population=0,
+                nsga2_seed=0, request=None, timeout=None):
+        """Design-space exploration as an iterator of ExploreResponse
+        messages in stream order: progress, then the points (the exact
+        Pareto front, or all with include_all), then one summary. `vary`:
+        axes "NAME=VALUES" ("bandwidth_gbs=500:8000:9"); `objectives`:
+        "METRIC:max|min"; `constraints`: "tpot_ms<=50". Closing the iterator
+        cancels the server's work. See docs/explore.md."""
+        if request is None:
+            request = pb.ExploreRequest(
+                model=rq.model_spec(model),
+                hardware=rq.hardware_spec(hardware),
+                workload=rq.only_set(pb.Workload(), batch=batch,
+                                     prompt_tokens=prompt_tokens,
+                                     generated_tokens=generated_tokens),
+                vary=list(vary), objectives=list(objectives),
+                constraints=list(constraints), include_all=include_all,
+                shard_index=shard_index, shard_count=shard_count,
+                nsga2_generations=nsga2_generations,
+                nsga2_population=nsga2_population, nsga2_seed=nsga2_seed)
+        return self._stream("Explore", request, timeout)
+
+    def plan(self, model=None, hardware=(), *, rate=None, prompt_tokens=None,
+             generated_tokens=None, ttft_p90_seconds=None,
+             tpot_p90_seconds=None, tensor_parallel=(), framework=None,
+             profile=None, request=None, timeout=None):
+        """Capacity planning -> PlanResponse: every candidate deployment
+        (hardware x tensor parallelism x formats) sized for `rate`
+        requests/s at fixed prompt / generated lengths and the p90 SLOs,
+        ranked by $/Mtoken (`deployments`, `headline`). See
+        docs/serving.md."""
+        if request is None:
+            hardware = [hardware] if isinstance(hardware, str) else hardware
+            request = pb.PlanRequest(
+                model=rq.model_spec(model),
+                traffic=pb.PlanTraffic(
+                    rate=rate or 0,
+                    prompt_tokens=pb.TokenLengths(fixed=prompt_tokens or 0),
+                    generated_tokens=pb.TokenLengths(
+                        fixed=generated_tokens or 0)),
+                slo=pb.PlanSlo(ttft_p90_seconds=ttft_p90_seconds or 0,
+                               tpot_p90_seconds=tpot_p90_seconds or 0),
+                candidates=pb.PlanCandidates(
+                    hardware=[rq.hardware_spec(h) for h in hardware],
+                    tensor_parallel=[int(t) for t in tensor_parallel],
+                    calibration=rq.calibration(profile, framework)))
+        return self._unary("Plan", request, timeout)
+
     # --- Catalogs ----------------------------------------------------------
 
     def list_hardware(self, family="", *, timeout=None):

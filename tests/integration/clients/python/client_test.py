@@ -176,6 +176,54 @@ class PythonClientTest(unittest.TestCase):
         # 32 layers, 8 KV heads (config.json of meta-llama/Meta-Llama-3-8B).
         self.assertEqual((m.num_layers, m.num_kv_heads), (32, 8))
 
+    def test_explore_streams_the_front_and_a_summary(self):
+        # Batch-1 decode of Llama-3-8B is memory-bound on every op (its
+        # intensity is ~1 FLOP/byte, the H100's ridge point ~250 even at
+        # 4000 GB/s), so with the pure roofline decode tok/s is exactly
+        # proportional to the bandwidth axis: 1000 -> 2000 -> 4000 GB/s
+        # doubles it twice.
+        messages = list(self.client.explore(
+            model="llama-3-8b", hardware="nvidia-h100-sxm-80gb", batch=1,
+            prompt_tokens=512, generated_tokens=64,
+            vary=["bandwidth_gbs=1000,2000,4000"],
+            objectives=["decode_tok_s:max", "j_per_token:min"],
+            include_all=True))
+        kinds = [m.WhichOneof("kind") for m in messages]
+        self.assertEqual(kinds[-1], "summary")
+        points = sorted((m.point for m in messages if m.HasField("point")),
+                        key=lambda p: p.index)
+        self.assertEqual(len(points), 3)
+        self.assertEqual([p.axis_values[0] for p in points],
+                         ["1000", "2000", "4000"])
+        tok_s = [p.objectives[0] for p in points]
+        self.assertAlmostEqual(tok_s[1] / tok_s[0], 2.0, delta=2e-3)
+        self.assertAlmostEqual(tok_s[2] / tok_s[1], 2.0, delta=2e-3)
+        self.assertTrue(all(p.feasible and p.fits for p in points))
+        self.assertEqual(messages[-1].summary.evaluated, 3)
+
+    def test_plan_ranks_deployments_and_names_bad_fields(self):
+        plan = self.client.plan(
+            model="llama-3-8b", hardware=["nvidia-h100-sxm-80gb"], rate=2,
+            prompt_tokens=512, generated_tokens=128, ttft_p90_seconds=1.0,
+            tpot_p90_seconds=0.05, tensor_parallel=[1, 2])
+        self.assertTrue(plan.headline)
+        met = [d for d in plan.deployments if d.feasible and d.meets_slo]
+        self.assertTrue(met)
+        costs = [d.usd_per_mtoken for d in met if d.HasField("usd_per_mtoken")]
+        self.assertEqual(costs, sorted(costs))
+        for d in met:
+            self.assertLessEqual(d.ttft_p90_seconds, 1.0)
+            self.assertLessEqual(d.tpot_p90_seconds, 0.05)
+        with self.assertRaises(self.rl.RidgelineError) as ctx:
+            self.client.plan(model="llama-3-8b",
+                             hardware=["nvidia-h100-sxm-80gb"], rate=0,
+                             prompt_tokens=512, generated_tokens=128,
+                             ttft_p90_seconds=1.0, tpot_p90_seconds=0.05)
+        self.assertEqual(ctx.exception.code,
+                         self.rl._client.grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("rate", ctx.exception.field_path or
+                      ctx.exception.message)
+
     def test_errors_name_the_code_and_field_path(self):
         RidgelineError = self.rl.RidgelineError
         grpc = self.rl._client.grpc
