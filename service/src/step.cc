@@ -12,6 +12,7 @@
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/engine/step.h"
 #include "ridgeline/service/backend.h"
+#include "ridgeline/engine/ranges.h"
 #include "ridgeline/service/convert.h"
 #include "ridgeline/service/request_scenario.h"
 
@@ -20,7 +21,8 @@ namespace {
 
 constexpr int kMaxSteps = 4096;        // per request / stream message
 constexpr int kMaxSequences = 65536;   // per step
-constexpr int64_t kMaxTokens = 10'000'000;
+// Context and new tokens per sequence: the engine's token range.
+constexpr int64_t kMaxTokens = engine::ranges::kPromptTokens.hi;
 
 using request::OutOfRange;
 
