@@ -57,8 +57,12 @@ function(ridgeline_add_plugin family)
   set(map "${CMAKE_CURRENT_BINARY_DIR}/${target}.map")
   file(WRITE "${map}"
        "{\n  global:\n    ridgeline_plugin_entry;\n  local:\n    *;\n};\n")
-  target_link_options(${target} PRIVATE
-    "LINKER:--version-script=${map}" "LINKER:--no-undefined")
+  target_link_options(${target} PRIVATE "LINKER:--version-script=${map}")
+  # clang's sanitizer runtime lives in the executable, so a sanitized in-tree
+  # build (cmake/Sanitizers.cmake) leaves __asan_* undefined in the plugin.
+  if(NOT (RIDGELINE_SANITIZE AND CMAKE_C_COMPILER_ID STREQUAL "Clang"))
+    target_link_options(${target} PRIVATE "LINKER:--no-undefined")
+  endif()
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${map}")
 
   if(NOT ARG_NO_INSTALL)

@@ -23,6 +23,10 @@ packages+=(python3-yaml)
 # The ridgeline Python package: built offline by pip with setuptools/wheel,
 # tested in a venv (clients/python, tests/integration/clients).
 packages+=(python3-setuptools python3-wheel python3-pip python3-venv)
+# The fuzz targets and the sanitized build (scripts/fuzz.sh,
+# scripts/sanitize.sh): clang with libFuzzer, llvm-symbolizer for readable
+# reports, ccache for rebuilds.
+packages+=(clang-14 llvm-14 ccache)
 # --image: what deploy/build-image.sh needs (CI's image step).
 [ "${1:-}" = "--image" ] && packages+=(mmdebstrap buildah)
 missing=()

@@ -231,7 +231,11 @@ std::vector<ServingRowResult> EvaluateServingRows(
   for (int k = 1; k <= 10; ++k) grid.push_back(0.1 * k);
   const size_t g = grid.size();
   std::vector<double> all_ape;
-  for (auto& [key, idx] : by_key) {
+  for (auto& entry : by_key) {
+    // Not a structured binding: clang 14 (the fuzz and sanitizer builds)
+    // cannot capture one in the lambdas below.
+    const auto& key = entry.first;
+    const auto& idx = entry.second;
     ServingSummary::Framework f;
     f.key = key;
     std::vector<double> apes;
