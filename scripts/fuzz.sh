@@ -49,11 +49,13 @@ for t in $targets; do
   findings="$BUILD_DIR/fuzz-findings/$t"
   log="$BUILD_DIR/fuzz-logs/$t.log"
   mkdir -p "$work" "$findings" "$(dirname "$log")"
+  dict=()
+  [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
   rc=0
   # -timeout: one input may take at most 25 s (the targets stop legit slow
   # requests within ~1 s); -rss_limit_mb: 2 GiB per process.
   "$exe" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 \
-    -max_len=16384 -print_final_stats=1 -artifact_prefix="$findings/" \
+    -max_len=16384 -print_final_stats=1 -artifact_prefix="$findings/" "${dict[@]}" \
     "$work" "tests/fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)

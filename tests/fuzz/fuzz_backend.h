@@ -35,7 +35,7 @@ inline constexpr size_t kRpcCount = std::size(kRpcNames);
 std::unique_ptr<google::protobuf::Message> NewRequest(size_t rpc);
 
 // Calls the backend with `request` (of NewRequest(rpc)'s type) as the
-// server does, with a 1 s deadline for the calls that poll one; serialises
+// server does, with a 0.25 s deadline for the calls that poll one; serialises
 // the response (binary, or canonical JSON as the HTTP frontend does) as the
 // frontends would. Returns nothing: every status is a valid outcome.
 void CallRpc(size_t rpc, const google::protobuf::Message& request,

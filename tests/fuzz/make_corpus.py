@@ -4,13 +4,16 @@
 Sources: seeds/<Method>[-variant].json (requests taken from the README,
 docs/web.md, docs/explore.md and the tests), seeds/hardware-*.json (inline
 hardware), tests/fixtures/configs/*.json (Hugging Face config.json files)
-and data/measurements/calibration.csv (a few rows of each kind).
+and data/measurements/calibration.csv (a few rows of each kind); and the
+libFuzzer dictionaries <target>.dict (field names, ids and names the code
+knows, taken from the .proto and the sources).
 Run from anywhere: /usr/bin/python3 tests/fuzz/make_corpus.py (needs protoc and
 python3-protobuf). Files found by fuzzing that are kept as regression inputs
 live beside the seeds (names starting with "finding-") and are left alone.
 """
 import csv
 import importlib
+import re
 import io
 import pathlib
 import shutil
@@ -91,6 +94,54 @@ def main():
         w.writerow(header)
         w.writerow(r)
         (csv_dir / f"{key[0]}-{key[1]}-{i}.csv").write_text(buf.getvalue())
+
+    write_dicts(pb)
+
+
+def quoted_strings(paths, pattern=r'"([A-Za-z0-9_.:<>=+-]{2,40})"'):
+    out = set()
+    for p in paths:
+        out.update(re.findall(pattern, pathlib.Path(p).read_text()))
+    return out
+
+
+def write_dict(name, tokens):
+    lines = []
+    for t in sorted(tokens):
+        esc = t.replace("\\", "\\\\").replace('"', '\\"')
+        lines.append(f'"{esc}"')
+    (HERE / f"{name}.dict").write_text("\n".join(lines) + "\n")
+
+
+def write_dicts(pb):
+    # JSON requests: every field's JSON name (quoted, as a key), enum value
+    # names, and the names and ids the code accepts (formats, axes,
+    # objectives, catalog and platform ids).
+    tokens = set(RPCS)
+    def walk(desc, seen):
+        if desc.full_name in seen:
+            return
+        seen.add(desc.full_name)
+        for f in desc.fields:
+            tokens.add(f'"{f.json_name}":')
+            if f.enum_type:
+                tokens.update(v.name for v in f.enum_type.values)
+            if f.message_type:
+                walk(f.message_type, seen)
+    seen = set()
+    for rpc in RPCS:
+        walk(getattr(pb, rpc + "Request").DESCRIPTOR, seen)
+    sources = [*ROOT.glob("engine/src/*.cc"), *ROOT.glob("explore/src/*.cc"),
+               *ROOT.glob("serving/src/*.cc"), *ROOT.glob("plugins/*/*.c")]
+    tokens.update(f'"{t}"' for t in quoted_strings(sources))
+    write_dict("fuzz_backend_json", tokens)
+    # config.json: the keys and values the reader looks for.
+    hf = quoted_strings([ROOT / "engine/src/hf_config.cc"])
+    write_dict("fuzz_hf_config", {f'"{t}"' for t in hf} | {f'"{t}":' for t in hf})
+    # Measurement CSV: column names, metrics, units, ids.
+    csv_tokens = quoted_strings([*ROOT.glob("calibration/src/*.cc")])
+    csv_tokens.update(quoted_strings([ROOT / "plugins/nvidia/nvidia_plugin.c"]))
+    write_dict("fuzz_measurements_csv", csv_tokens)
 
 
 if __name__ == "__main__":
