@@ -5,7 +5,9 @@
 set -euo pipefail
 build="$1"
 tmp="$(mktemp -d)"
-trap 'kill "${server_pid:-0}" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+# Only a started server: `kill 0` would signal this whole process group
+# (ctest and every test it runs) when a step fails before the server starts.
+trap '[ -z "${server_pid:-}" ] || kill "$server_pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/first" >/dev/null
 mv "$tmp/first" "$tmp/moved"
 unset RIDGELINE_PLUGIN_DIR RIDGELINE_PROFILE_DIR
