@@ -1,15 +1,11 @@
 // `ridgeline plan` as a real binary: the CSV the issue names, identical
 // in-process and against a real server, usage and field errors.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "cli_run.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server_process.h"
@@ -19,47 +15,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 CliRun RunCli(const std::vector<std::string>& args) {
-  char out_path[] = "/tmp/ridgeline-plan-out-XXXXXX";
-  char err_path[] = "/tmp/ridgeline-plan-err-XXXXXX";
-  const int out_fd = mkstemp(out_path);
-  const int err_fd = mkstemp(err_path);
-  CliRun run;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out_fd, STDOUT_FILENO);
-    dup2(err_fd, STDERR_FILENO);
-    unsetenv("RIDGELINE_PLUGIN_DIR");
-    unsetenv("RIDGELINE_PROFILE_DIR");
-    std::vector<char*> argv{const_cast<char*>(RIDGELINE_CLI_BIN)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(out_fd);
-  close(err_fd);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  run.out = Slurp(out_path);
-  run.err = Slurp(err_path);
-  unlink(out_path);
-  unlink(err_path);
-  return run;
+  return RunCliBinary(args);
 }
 
 std::vector<std::string> PlanArgs(std::vector<std::string> extra = {}) {

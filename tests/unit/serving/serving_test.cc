@@ -342,5 +342,39 @@ TEST(EngineStepCost, MixedStepIsAtLeastEachPart) {
   EXPECT_EQ((*cost)->cache_size(), 3);
 }
 
+// The cost is the engine's mixed step itself: decode sequences folded to
+// their mean context give the same time as the unfolded batch (Llama-3.1-8B
+// has no sliding layers: attention reads sum(c_i + 1) keys either way), and a
+// chunk of a prompt already partly cached is timed at its own context.
+TEST(EngineStepCost, IsTheEngineMixedStep) {
+  engine::Scenario s = Llama8bFp8OnH100();
+  s.workload = {64, 2048, 512};
+  absl::StatusOr<std::unique_ptr<EngineStepCost>> cost =
+      EngineStepCost::Create(s);
+  ASSERT_TRUE(cost.ok()) << cost.status();
+  absl::StatusOr<engine::StepEvaluator> e = engine::StepEvaluator::Create(s);
+  ASSERT_TRUE(e.ok()) << e.status();
+  // Contexts are multiples of the 16-token quantum, so nothing is rounded.
+  const std::vector<SequenceInStep> mixed = {{1024, 1}, {3072, 1}, {1024, 512}};
+  const std::vector<engine::StepSequence> real = {
+      {1024, 1}, {3072, 1}, {1024, 512}};
+  absl::StatusOr<engine::StepTiming> want = e->Step(real);
+  ASSERT_TRUE(want.ok()) << want.status();
+  absl::StatusOr<StepTime> got = (*cost)->Time(mixed);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_NEAR(got->seconds, want->seconds, 1e-9 * want->seconds);
+  EXPECT_EQ(got->bound, want->bound);
+  // The same decode contexts in another order and split: one cache entry.
+  const std::vector<SequenceInStep> folded = {{1024, 512}, {2048, 1}, {2048, 1}};
+  EXPECT_NEAR((*cost)->Time(folded)->seconds, want->seconds,
+              1e-9 * want->seconds);
+  EXPECT_EQ((*cost)->cache_size(), 1);
+  // The chunk's prior context costs attention: later chunks take longer.
+  const double first = (*cost)->Time(std::vector<SequenceInStep>{{0, 512}})->seconds;
+  const double later =
+      (*cost)->Time(std::vector<SequenceInStep>{{4096, 512}})->seconds;
+  EXPECT_GT(later, first);
+}
+
 }  // namespace
 }  // namespace ridgeline::serving
