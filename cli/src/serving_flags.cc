@@ -5,7 +5,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "ridgeline/engine/field_path.h"
 
 namespace ridgeline::cli {
 
@@ -49,21 +48,6 @@ std::optional<v1::Formats> ParseFormatSet(const std::string& text) {
   f.set_activations(parts.size() > 1 ? parts[1] : parts[0]);
   f.set_kv_cache(parts.size() > 2 ? parts[2] : f.activations());
   return f;
-}
-
-std::string WithFlag(const absl::Status& status,
-                     std::span<const FieldFlag> fields) {
-  std::string m = absl::StrCat(absl::StatusCodeToString(status.code()), ": ",
-                               status.message());
-  const std::optional<std::string> path = engine::FieldPathOf(status);
-  for (const auto& [field, flag] : fields) {
-    if (path ? path->starts_with(field)
-             : m.find(field) != std::string::npos) {
-      absl::StrAppend(&m, " (flag ", flag, ")");
-      break;
-    }
-  }
-  return m;
 }
 
 }  // namespace ridgeline::cli

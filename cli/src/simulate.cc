@@ -11,17 +11,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "client.h"
+#include "common.h"
 #include "flags.h"
-#include "google/protobuf/util/json_util.h"
 #include "serving_flags.h"
 #include "table.h"
 
 namespace ridgeline::cli {
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kFailed = 1;
-constexpr int kUsage = 2;
 
 constexpr char kUsageText[] =
     "usage: ridgeline simulate --model ID --hardware ID --prompt N --gen N "
@@ -66,29 +62,6 @@ const std::vector<FlagSpec>& SimulateFlags() {
   return kFlags;
 }
 
-// Request field paths -> the flag that sets them (the first prefix wins,
-// so the specific paths come first).
-constexpr FieldFlag kFieldFlags[] = {
-    {"traffic.rate", "--rate"},
-    {"traffic.concurrency", "--concurrency"},
-    {"traffic.trace", "--trace"},
-    {"traffic.arrival_times", "--trace"},
-    {"traffic.prompt_tokens", "--prompt"},
-    {"traffic.generated_tokens", "--gen"},
-    {"traffic", "--rate / --concurrency / --trace"},
-    {"hardware", "--hardware"},
-    {"model", "--model"},
-    {"formats", "--formats"},
-    {"parallelism.tensor_parallel", "--tensor-parallel"},
-    {"calibration", "--framework / --profile"},
-    {"serving.memory_fraction", "--memory-fraction"},
-    {"serving.max_num_seqs", "--max-num-seqs"},
-    {"serving.max_num_batched_tokens", "--max-num-batched-tokens"},
-    {"serving.block_size", "--block-size"},
-    {"simulation.requests", "--requests"},
-    {"requests", "--requests"},
-};
-
 // One simulation run's load: what the table's first column says.
 struct Load {
   std::string kind;  // "rate", "concurrency" or "trace"
@@ -126,8 +99,6 @@ absl::StatusOr<std::vector<double>> ReadTrace(const std::string& path) {
 }
 
 double Ms(double seconds) { return seconds * 1e3; }
-
-std::string Raw(double v) { return absl::StrFormat("%.10g", v); }
 
 void PrintCsv(const std::vector<Load>& loads,
               const std::vector<v1::SimulateResponse>& runs,
@@ -387,7 +358,7 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
     options.profile_dir = flags->Get("profile-dir").value_or("");
     absl::StatusOr<std::unique_ptr<Client>> c = MakeInProcessClient(options);
     if (!c.ok()) {
-      err << "ridgeline simulate: " << WithFlag(c.status(), kFieldFlags)
+      err << "ridgeline simulate: " << Failed(c.status()).message
           << "\n";
       return kFailed;
     }
@@ -404,19 +375,13 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
     absl::StatusOr<v1::SimulateResponse> r = client->Simulate(one);
     if (!r.ok()) {
       err << "ridgeline simulate: " << l.kind << " " << l.value << ": "
-          << WithFlag(r.status(), kFieldFlags) << "\n";
+          << Failed(r.status()).message << "\n";
       return kFailed;
     }
     runs.push_back(*std::move(r));
   }
   if (format == "json") {
-    google::protobuf::util::JsonPrintOptions o;
-    o.always_print_primitive_fields = true;
-    for (const v1::SimulateResponse& r : runs) {
-      std::string json;
-      (void)google::protobuf::util::MessageToJsonString(r, &json, o);
-      out << json << "\n";
-    }
+    for (const v1::SimulateResponse& r : runs) out << Json(r) << "\n";
   } else if (format == "csv") {
     PrintCsv(loads, runs, out);
   } else {
