@@ -92,7 +92,15 @@ absl::StatusOr<double> ServingMetric(const MeasurementRow& r,
     if (r.metric == "throughput_tok_s") {
       return t.output_tokens_per_second * static_cast<double>(replicas);
     }
-    if (r.metric == "tpot_ms") return t.step_seconds * 1e3;
+    if (r.metric == "tpot_ms") {
+      // The largest batch that fits gives the slowest step, not the
+      // fastest: a saturated runtime running fewer sequences (its own
+      // batch cap, not reported) has a shorter TPOT than this "bound".
+      return absl::UnimplementedError(
+          "tpot_ms at maximum load has no sound bound: it is set by the "
+          "batch the runtime ran (not reported); the largest batch that "
+          "fits gives the slowest step, not the fastest");
+    }
     return absl::UnimplementedError(
         absl::StrCat(r.metric, " at maximum load is not modelled (it is set "
                      "by the queue the benchmark builds)"));
@@ -228,7 +236,7 @@ std::vector<ServingRowResult> EvaluateServingRows(
   // point is computed once, then every fold picks the point with the
   // lowest median error on the other platforms' rows.
   std::vector<double> grid;
-  for (int k = 1; k <= 10; ++k) grid.push_back(0.1 * k);
+  for (int k = 1; k <= 10; ++k) grid.push_back(k / 10.0);  // 0.1 .. 1 exactly
   const size_t g = grid.size();
   std::vector<double> all_ape;
   for (auto& [key, idx] : by_key) {

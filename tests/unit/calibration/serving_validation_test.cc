@@ -56,12 +56,18 @@ TEST(ServingValidation, BoundIsSoundAndSkipsSayWhy) {
     if (line.rfind("s061,", 0) == 0) {
       EXPECT_NE(line.find("usable=0"), std::string::npos) << line;
     }
+    // TPOT at saturation: the largest batch gives the slowest step, so it
+    // bounds nothing; the row says so instead of counting.
+    if (line.rfind("s045,", 0) == 0) {
+      EXPECT_NE(line.find("no sound bound"), std::string::npos) << line;
+      EXPECT_EQ(inside_bound, "") << line;
+    }
   }
-  // 20 TensorRT-LLM v0.17 max-throughput rows + 5 more "max" rows; 4 rows
-  // at a Poisson rate.
+  // 20 TensorRT-LLM v0.17 max-throughput rows + 5 more "max" rows (two of
+  // them TPOT rows, not evaluated); 4 rows at a Poisson rate.
   EXPECT_GE(offline, 25);
   EXPECT_GE(simulated, 4);
-  EXPECT_GE(evaluated, 29);
+  EXPECT_GE(evaluated, 27);
   // Soundness target: >= 98% of evaluated serving rows inside the bound.
   EXPECT_GE(inside, 0.98 * evaluated) << out.str();
 }
