@@ -1,23 +1,23 @@
 // `ridgeline plan` as a real binary: the CSV the issue names, identical
 // in-process and against a real server, usage and field errors.
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include "cli_run.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "cli_process.h"
 #include "server_process.h"
 
 namespace ridgeline::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-CliRun RunCli(const std::vector<std::string>& args) {
-  return RunCliBinary(args);
-}
 
 std::vector<std::string> PlanArgs(std::vector<std::string> extra = {}) {
   std::vector<std::string> a = {
@@ -40,7 +40,7 @@ std::vector<std::string> InProcess(std::vector<std::string> a) {
 }
 
 TEST(PlanCli, CsvHasTheNamedColumnsOneRowPerDeployment) {
-  CliRun r = RunCli(InProcess(PlanArgs({"--format", "csv"})));
+  CliRun r = RunCliBinary(InProcess(PlanArgs({"--format", "csv"})));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> lines =
       absl::StrSplit(r.out, '\n', absl::SkipEmpty());
@@ -66,30 +66,30 @@ TEST(PlanCli, SameAnswerInProcessAndOverGrpc) {
   ServerProcess server;
   ASSERT_TRUE(server.ok()) << server.error();
   ASSERT_TRUE(WaitServing(server.Channel(), std::chrono::seconds(20)));
-  CliRun local = RunCli(InProcess(PlanArgs({"--format", "csv"})));
+  CliRun local = RunCliBinary(InProcess(PlanArgs({"--format", "csv"})));
   CliRun remote =
-      RunCli(PlanArgs({"--format", "csv", "--server", server.address()}));
+      RunCliBinary(PlanArgs({"--format", "csv", "--server", server.address()}));
   ASSERT_EQ(local.exit_code, 0) << local.err;
   ASSERT_EQ(remote.exit_code, 0) << remote.err;
   EXPECT_EQ(local.out, remote.out);
 }
 
 TEST(PlanCli, TableLeadsWithTheHeadline) {
-  CliRun r = RunCli(InProcess(PlanArgs()));
+  CliRun r = RunCliBinary(InProcess(PlanArgs()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, ::testing::StartsWith("cheapest: "));
   EXPECT_THAT(r.out, HasSubstr("$/Mtoken"));
 }
 
 TEST(PlanCli, ErrorsNameTheFlag) {
-  CliRun r = RunCli(InProcess(PlanArgs({"--rate", "0"})));
+  CliRun r = RunCliBinary(InProcess(PlanArgs({"--rate", "0"})));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("traffic.rate"));
   EXPECT_THAT(r.err, HasSubstr("(flag --rate)"));
-  r = RunCli(InProcess({"plan", "--model", "llama-3.1-8b"}));
+  r = RunCliBinary(InProcess({"plan", "--model", "llama-3.1-8b"}));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--hardware is required"));
-  r = RunCli(InProcess(PlanArgs({"--prompt", "abc"})));
+  r = RunCliBinary(InProcess(PlanArgs({"--prompt", "abc"})));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--prompt"));
 }

@@ -1,6 +1,8 @@
 // `ridgeline simulate` as a real binary: the CSV (one row per load),
 // identical in-process and against a real server, traces from a file,
 // JSON lines, and usage and field errors naming the flag.
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
 #include <cstdio>
@@ -10,7 +12,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "cli_run.h"
+#include "cli_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"

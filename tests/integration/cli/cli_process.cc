@@ -1,7 +1,4 @@
-// Runs the real `ridgeline` binary (RIDGELINE_CLI_BIN) as a child process
-// and captures its exit code, stdout and stderr. The plugin and profile
-// environment variables are cleared so flags alone decide.
-#pragma once
+#include "cli_process.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,30 +6,21 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <string>
-#include <vector>
 
 namespace ridgeline::testing {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-inline std::string SlurpFile(const std::string& path) {
+std::string Slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
 
-inline CliRun RunCliBinary(const std::vector<std::string>& args) {
+CliRun RunCliBinary(const std::vector<std::string>& args) {
   char out_path[] = "/tmp/ridgeline-cli-out-XXXXXX";
   char err_path[] = "/tmp/ridgeline-cli-err-XXXXXX";
   const int out_fd = mkstemp(out_path);
   const int err_fd = mkstemp(err_path);
-  CliRun run;
   const pid_t pid = fork();
   if (pid == 0) {
     dup2(out_fd, STDOUT_FILENO);
@@ -51,9 +39,11 @@ inline CliRun RunCliBinary(const std::vector<std::string>& args) {
   waitpid(pid, &status, 0);
   close(out_fd);
   close(err_fd);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  run.out = SlurpFile(out_path);
-  run.err = SlurpFile(err_path);
+  CliRun run;
+  run.exit_code =
+      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.out = Slurp(out_path);
+  run.err = Slurp(err_path);
   unlink(out_path);
   unlink(err_path);
   return run;
