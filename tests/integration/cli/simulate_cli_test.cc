@@ -4,9 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <map>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
