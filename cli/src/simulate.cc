@@ -166,7 +166,7 @@ void PrintText(const v1::SimulateRequest& req, const std::vector<Load>& loads,
       << "\n"
       << "KV cache " << Si(static_cast<double>(first.kv_capacity_tokens()))
       << " tokens (" << first.max_concurrency()
-      << " sequences at the mean lengths); offline maximum "
+      << " running at most: KV cache and max_num_seqs); offline maximum "
       << Si(first.offline_max_output_tokens_per_second())
       << " output tokens/s, limited by " << first.limiting_resource()
       << "\n\n";
