@@ -26,13 +26,14 @@ const FIELDS = [
   { key: 'requests', paths: ['requests', 'simulation'] },
 ];
 const COLUMNS = [
-  { key: 'rank', title: '#' },
+  // The server's rank; ★ on the cost / latency front, ✗ SLO missed.
+  { key: 'rank', title: '#', fmt: (v, d) => `${v}${d.pareto ? ' ★' : ''}${d.meetsSlo ? '' : ' ✗'}` },
   { key: 'hardwareId', title: 'hardware', text: true },
   { key: 'tensorParallel', title: 'TP' },
   { key: 'formats', title: 'formats', text: true },
   { key: 'replicas', title: 'replicas' },
   { key: 'devices', title: 'devices' },
-  { key: 'maxRatePerReplica', title: 'req/s per replica', fmt: (v) => fixed(v, 2) },
+  { key: 'maxRatePerReplica', title: 'req/s/replica', fmt: (v) => fixed(v, 2) },
   { key: 'ttftP90Seconds', title: 'TTFT p90', fmt: seconds },
   { key: 'tpotP90Seconds', title: 'TPOT p90', fmt: seconds },
   { key: 'e2eP90Seconds', title: 'e2e p90', fmt: seconds },
@@ -41,8 +42,6 @@ const COLUMNS = [
   { key: 'joulesPerToken', title: 'J/token', fmt: (v) => fixed(v, 3) },
   { key: 'gCo2ePerMtoken', title: 'gCO₂e/Mtok', fmt: (v) => si(v) },
   { key: 'limitingResource', title: 'limit', text: true },
-  { key: 'meetsSlo', title: 'SLO', text: true, fmt: (v) => (v ? 'met' : 'MISSED') },
-  { key: 'pareto', title: 'front', text: true, fmt: (v) => (v ? '★' : '') },
 ];
 const PROFILE = { key: 'profile', title: 'profile', text: true, fmt: (v) => v || 'roofline' };
 const BASIS = { 'purchase+electricity': 'purchase', 'electricity-only': 'ELEC. ONLY' };
@@ -110,7 +109,7 @@ const TEMPLATE = `
   <div class="card wide"><h2>Cost against p90 end-to-end latency <span class="hint">deployments meeting the SLO; hover a point</span></h2>
     <div data-role="scatter"></div>
     <div class="legend"><span><i class="swatch front"></i>cost / latency Pareto front</span><span><i class="swatch feasible"></i>meets the SLO, dominated</span></div></div>
-  <div class="card wide"><h2>Deployments <span class="hint">ranked by the server: meeting the SLO by $/Mtoken, then the rest; click a column to sort</span></h2>
+  <div class="card wide"><h2>Deployments <span class="hint">ranked by the server: meeting the SLO by $/Mtoken, then the rest (✗ misses it); ★ on the front; click a column to sort</span></h2>
     <div class="table-wrap"><table class="data compact" data-role="table"></table></div></div>
   <div class="card wide"><h2>Infeasible candidates</h2><ul class="infeasible" data-role="infeasible"></ul></div>
 </div>`;
