@@ -624,6 +624,7 @@ void HttpAnalyzeLoad(const Options& o, Results* results) {
     threads.emplace_back([&, t] {
       httplib::Client client(host, port);
       client.set_keep_alive(true);
+      client.set_tcp_nodelay(true);  // headers and body are separate writes
       client.set_read_timeout(30, 0);
       std::vector<double>& mine = latencies[static_cast<size_t>(t)];
       while (Clock::now() < end && issued.fetch_add(1) < o.requests) {

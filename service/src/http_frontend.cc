@@ -323,6 +323,11 @@ absl::StatusOr<int> HttpFrontend::Start() {
   svr.set_payload_max_length(static_cast<size_t>(options_.max_body_bytes));
   // A browser reuses a few connections for many requests.
   svr.set_keep_alive_max_count(1000);
+  // cpp-httplib writes a response's headers and body separately; with
+  // Nagle's algorithm the body then waits for the client's delayed ACK of
+  // the headers (~40 ms per request on a kept-alive connection: 88 ms p50
+  // against 2 ms of handling, measured with ridgeline_loadgen).
+  svr.set_tcp_nodelay(true);
 
   svr.set_error_handler(httplib::Server::HandlerWithResponse(
       [](const httplib::Request& req, httplib::Response& res) {
