@@ -7,10 +7,10 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
-#include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "ridgeline/service/tls.h"
