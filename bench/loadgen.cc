@@ -4,6 +4,11 @@
 // sweeps; step-stream mode keeps one StepTimeStream open with up to
 // --concurrency messages in flight, each of --steps-per-message steps of
 // --step-seqs mixed sequences (the scheduler's loop, pipelined).
+// http-analyze mode drives POST /v1/Analyze of the HTTP/JSON frontend
+// (--http-target) with --concurrency threads, each on one keep-alive
+// connection, sending the same request as proto3 JSON. --mode takes a
+// comma-separated list (analyze,http-analyze): the modes run one after the
+// other against the same server and each gets its own report.
 // Stops at --requests OR --duration, whichever comes first. Reports
 // requests/s (points/s for sweeps), latency percentiles, errors by code and,
 // with --metrics, the server's engine time as a share of its RPC time
@@ -40,7 +45,9 @@
 
 #include "absl/synchronization/mutex.h"
 #include "google/protobuf/arena.h"
+#include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
+#include "httplib.h"
 #include "ridgeline/v1/ridgeline.grpc.pb.h"
 
 namespace ridgeline::loadgen {
@@ -51,7 +58,9 @@ using Clock = std::chrono::steady_clock;
 struct Options {
   std::string target = "127.0.0.1:50051";
   std::string metrics;  // "host:port" of the server's metrics; "" = none
-  std::string mode = "analyze";
+  std::string http_target;  // "host:port" of the HTTP frontend
+  std::vector<std::string> modes = {"analyze"};
+  std::string mode = "analyze";  // the one running
   int64_t requests = 200000;
   double duration_seconds = 10;
   int concurrency = 32;
@@ -71,7 +80,9 @@ const char kUsage[] =
     "usage: ridgeline_loadgen [flags]\n"
     "  --target HOST:PORT     loopback gRPC address (default 127.0.0.1:50051)\n"
     "  --metrics HOST:PORT    loopback metrics address: report engine share\n"
-    "  --mode analyze|sweep|step-stream   (default analyze)\n"
+    "  --http-target HOST:PORT  loopback HTTP/JSON address (http-analyze)\n"
+    "  --mode analyze|sweep|step-stream|http-analyze[,...]  (default\n"
+    "                         analyze); a list runs each mode in turn\n"
     "  --requests N           stop after N RPCs (default 200000)\n"
     "  --duration SECONDS     stop after this long (default 10)\n"
     "  --concurrency N        RPCs in flight / sweep threads (default 32)\n"
@@ -132,13 +143,25 @@ bool ParseArgs(int argc, char** argv, Options* o, std::string* error) {
     } else if (a == "--metrics") {
       if (!need()) return false;
       o->metrics = *v;
+    } else if (a == "--http-target") {
+      if (!need()) return false;
+      o->http_target = *v;
     } else if (a == "--mode") {
       if (!need()) return false;
-      o->mode = *v;
-      if (o->mode != "analyze" && o->mode != "sweep" &&
-          o->mode != "step-stream") {
-        *error = "--mode: expected analyze, sweep or step-stream, got '" +
-                 *v + "'";
+      o->modes.clear();
+      std::stringstream ss(*v);
+      for (std::string m; std::getline(ss, m, ',');) {
+        if (m != "analyze" && m != "sweep" && m != "step-stream" &&
+            m != "http-analyze") {
+          *error =
+              "--mode: expected analyze, sweep, step-stream or http-analyze, "
+              "got '" + m + "'";
+          return false;
+        }
+        o->modes.push_back(m);
+      }
+      if (o->modes.empty()) {
+        *error = "--mode: empty";
         return false;
       }
     } else if (a == "--requests") {
@@ -205,7 +228,13 @@ bool ParseArgs(int argc, char** argv, Options* o, std::string* error) {
       return false;
     }
   }
-  for (const std::string* t : {&o->target, &o->metrics}) {
+  if (std::find(o->modes.begin(), o->modes.end(), "http-analyze") !=
+          o->modes.end() &&
+      o->http_target.empty()) {
+    *error = "--mode http-analyze needs --http-target HOST:PORT";
+    return false;
+  }
+  for (const std::string* t : {&o->target, &o->metrics, &o->http_target}) {
     if (!t->empty() && !IsLoopback(*t)) {
       *error = "refusing non-loopback address '" + *t +
                "': the load generator only targets 127.0.0.0/8, localhost "
@@ -271,10 +300,16 @@ std::optional<ServerSample> Scrape(const Options& o,
   if (o.metrics.empty()) return std::nullopt;
   std::string text = HttpGet(o.metrics, "/metrics");
   if (text.empty()) return std::nullopt;
+  // The HTTP frontend's own series for its requests (http_metrics.h).
+  const double handling =
+      o.mode == "http-analyze"
+          ? SumSamples(text, "http_server_request_duration_seconds_sum",
+                       {"method=\"" + method + "\""})
+          : SumSamples(text, "grpc_server_handling_seconds_sum",
+                       {"grpc_method=\"" + method + "\""});
   return ServerSample{SumSamples(text, "ridgeline_engine_seconds_sum", {}),
                       SumSamples(text, "ridgeline_engine_seconds_count", {}),
-                      SumSamples(text, "grpc_server_handling_seconds_sum",
-                                 {"grpc_method=\"" + method + "\""})};
+                      handling};
 }
 
 // --- load -------------------------------------------------------------------
@@ -559,11 +594,69 @@ void StepStreamLoad(const Options& o, Results* results) {
   if (step_errors > 0) results->errors["step error_code != 0"] += step_errors;
 }
 
+// `concurrency` threads, each with one keep-alive HTTP connection, posting
+// the Analyze request as proto3 JSON back to back. The body is read whole
+// and its status checked, not parsed: a JSON parse would cost the client
+// more than the server's engine.
+void HttpAnalyzeLoad(const Options& o, Results* results) {
+  std::string body;
+  google::protobuf::util::JsonPrintOptions print;
+  if (!google::protobuf::util::MessageToJsonString(MakeAnalyze(o), &body,
+                                                   print)
+           .ok()) {
+    ++results->errors["cannot print the request as JSON"];
+    return;
+  }
+  std::string host = o.http_target.substr(0, o.http_target.rfind(':'));
+  if (host.size() >= 2 && host.front() == '[') {
+    host = host.substr(1, host.size() - 2);
+  }
+  const int port =
+      std::atoi(o.http_target.substr(o.http_target.rfind(':') + 1).c_str());
+  const auto end =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(o.duration_seconds));
+  std::atomic<int64_t> issued{0};
+  std::vector<std::vector<double>> latencies(
+      static_cast<size_t>(o.concurrency));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < o.concurrency; ++t) {
+    threads.emplace_back([&, t] {
+      httplib::Client client(host, port);
+      client.set_keep_alive(true);
+      client.set_tcp_nodelay(true);  // headers and body are separate writes
+      client.set_read_timeout(30, 0);
+      std::vector<double>& mine = latencies[static_cast<size_t>(t)];
+      while (Clock::now() < end && issued.fetch_add(1) < o.requests) {
+        const auto start = Clock::now();
+        httplib::Result r =
+            client.Post("/v1/Analyze", body, "application/json");
+        const double seconds =
+            std::chrono::duration<double>(Clock::now() - start).count();
+        if (r && r->status == 200) {
+          mine.push_back(seconds);
+        } else {
+          std::lock_guard<std::mutex> lock(results->mu);
+          ++results->errors[r ? "HTTP " + std::to_string(r->status) + " " +
+                                    r->body.substr(0, 120)
+                              : "transport: " + httplib::to_string(r.error())];
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (const auto& l : latencies) {
+    results->latencies.insert(results->latencies.end(), l.begin(), l.end());
+  }
+}
+
 double Percentile(std::vector<double>& sorted, double p) {
   if (sorted.empty()) return 0;
   size_t i = static_cast<size_t>(p * (sorted.size() - 1) + 0.5);
   return sorted[std::min(i, sorted.size() - 1)];
 }
+
+int RunMode(const Options& o);
 
 int Main(int argc, char** argv) {
   Options o;
@@ -586,14 +679,27 @@ int Main(int argc, char** argv) {
   // gRPC locks absl::Mutex; Debian's absl keeps a deadlock-detection lock
   // graph on every Lock/Unlock unless told not to.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  const std::string method = o.mode == "analyze"       ? "Analyze"
-                             : o.mode == "step-stream" ? "StepTimeStream"
-                                                       : "Sweep";
+  int status = 0;
+  for (size_t i = 0; i < o.modes.size(); ++i) {
+    if (i > 0) std::printf("\n");
+    o.mode = o.modes[i];
+    status |= RunMode(o);
+  }
+  return status;
+}
+
+// One mode's load and report; 1 when a request failed.
+int RunMode(const Options& o) {
+  const std::string method = o.mode == "step-stream" ? "StepTimeStream"
+                             : o.mode == "sweep"     ? "Sweep"
+                                                     : "Analyze";
   std::optional<ServerSample> before = Scrape(o, method);
   Results results;
   auto start = Clock::now();
   if (o.mode == "analyze") {
     AnalyzeLoad(o, &results).Run();
+  } else if (o.mode == "http-analyze") {
+    HttpAnalyzeLoad(o, &results);
   } else if (o.mode == "step-stream") {
     StepStreamLoad(o, &results);
   } else {
@@ -609,8 +715,14 @@ int Main(int argc, char** argv) {
   double client_seconds = 0;
   for (double l : lat) client_seconds += l;
 
-  std::printf("mode %s, target %s, concurrency %d, channels %d\n",
-              o.mode.c_str(), o.target.c_str(), o.concurrency, o.channels);
+  if (o.mode == "http-analyze") {
+    std::printf("mode %s, target http://%s/v1/Analyze, concurrency %d "
+                "(one keep-alive connection each)\n",
+                o.mode.c_str(), o.http_target.c_str(), o.concurrency);
+  } else {
+    std::printf("mode %s, target %s, concurrency %d, channels %d\n",
+                o.mode.c_str(), o.target.c_str(), o.concurrency, o.channels);
+  }
   std::printf(
       "scenario %s on %s, batch %lld, prompt %lld, gen %lld%s, view %s\n",
       o.model.c_str(), o.hardware.c_str(), static_cast<long long>(o.batch),

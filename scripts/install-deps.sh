@@ -10,7 +10,9 @@ packages=(
   libabsl-dev libboost-dev prometheus-cpp-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-grpcio python3-protobuf prometheus binutils curl
-  libcpp-httplib-dev openssl
+  # libssl-dev: the HTTP port's TLS (service/src/http_tls.cc); openssl makes the
+  # tests' certificates.
+  libcpp-httplib-dev libssl-dev openssl
   # The web UI's browser test drives Debian's headless chromium.
   chromium
 )

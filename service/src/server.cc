@@ -222,14 +222,8 @@ int RunServer(const ServerConfig& cfg) {
   std::atomic<const Backend*> http_backend{nullptr};
   std::unique_ptr<HttpFrontend> http;
   if (!cfg.http_listen.empty() && cfg.http_listen != "off") {
-    // Plain HTTP next to a TLS-only gRPC port would undo what TLS was
-    // configured for: refuse rather than serve it in the clear.
-    if (cfg.tls.enabled()) {
-      Log("--http-listen serves plain HTTP only; with --tls-cert, put it "
-          "behind a TLS-terminating proxy or leave it off");
-      return 1;
-    }
     HttpOptions options;
+    options.tls = cfg.tls;  // HTTPS (and mTLS) with the gRPC port's files
     options.auth = &auth;
     options.listen = cfg.http_listen;
     options.max_body_bytes = cfg.max_message_bytes;

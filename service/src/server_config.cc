@@ -194,8 +194,9 @@ const std::vector<FlagSpec>& Flags() {
        "child check. 0..3600, default 10.",
        DoubleSetting(&ServerConfig::plugin_check_timeout_seconds, 0, 3600)},
       {"tls-cert", "RIDGELINE_TLS_CERT",
-       "PEM certificate chain: serve gRPC over TLS (default: plaintext). "
-       "Re-read every --tls-reload-seconds.",
+       "PEM certificate chain: serve gRPC, and HTTP with --http-listen, "
+       "over TLS only (default: plaintext). Re-read every "
+       "--tls-reload-seconds.",
        TlsPath(&TlsSettings::cert_path)},
       {"tls-key", "RIDGELINE_TLS_KEY", "PEM private key of --tls-cert.",
        TlsPath(&TlsSettings::key_path)},

@@ -4,10 +4,14 @@
 import { readState, writeState } from './state.js';
 import { AnalyzeView } from './analyze.js';
 import { CompareView } from './compare.js';
+import { ExploreView } from './explore.js';
+import { PlanView } from './plan.js';
 
 const VIEWS = [
   { id: 'analyze', title: 'Analyze', View: AnalyzeView },
   { id: 'compare', title: 'Compare', View: CompareView },
+  { id: 'explore', title: 'Explore', View: ExploreView },
+  { id: 'plan', title: 'Plan', View: PlanView },
 ];
 
 const nav = document.getElementById('nav');

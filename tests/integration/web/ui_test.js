@@ -298,3 +298,149 @@ test('compare: a sweep over hardware x batch as charts and a sortable table', as
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+// The gRPC stream for an exploration, through the real gRPC client: every
+// point (--all) as JSON lines, then the summary.
+function grpcExplore(args) {
+  const out = execFileSync(CLI_BIN, ['--server', `127.0.0.1:${grpcPort}`, 'explore', ...args, '--all', '--format', 'json'],
+    { encoding: 'utf8' });
+  const lines = out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return { points: lines.filter((l) => l.point).map((l) => l.point), summary: lines.find((l) => l.summary).summary };
+}
+
+test('explore: the scatter and the table show the RPC front; a bad axis is named at its row', async () => {
+  const page = await newPage();
+  // 4 batch sizes x 4 bandwidths = 16 points, three objectives jointly.
+  const vary = ['batch=1,4,16,64', 'bandwidth_gbs=1000:8000:4'];
+  const objectives = ['decode_tok_s:max', 'usd_per_mtoken:min', 'j_per_token:min'];
+  const q = new URLSearchParams({ view: 'explore', model: 'llama-3-8b', hardware: 'nvidia-h100-sxm-80gb', batch: '1',
+    prompt: '1024', gen: '256', weights: 'bf16', vary: vary.join(';'), objectives: objectives.join(','), constraints: 'tpot_ms<=50', x: '0', y: '1' });
+  await page.goto(`http://127.0.0.1:${httpPort}/?${q}`);
+  await page.waitForFunction(() => document.getElementById('view-explore')?.dataset.state === 'ready', { timeout: 60000 });
+
+  const grpc = grpcExplore(['--model', 'llama-3-8b', '--hardware', 'nvidia-h100-sxm-80gb', '--batch', '1', '--prompt', '1024',
+    '--gen', '256', '--weights', 'bf16', ...vary.flatMap((v) => ['--vary', v]), ...objectives.flatMap((o) => ['--objective', o]),
+    '--constraint', 'tpot_ms<=50']);
+  const front = grpc.points.filter((p) => p.pareto);
+  assert.equal(grpc.points.length, 16);
+  assert.equal(front.length, Number(grpc.summary.frontSize));
+  assert.ok(front.length >= 2 && front.length < 16, `a real trade-off: front of ${front.length}`);
+
+  // One circle per point; the front's circles are exactly the RPC's front,
+  // at its values (data-x/-y hold the numbers drawn, as JS prints them).
+  const circles = () => page.$$eval('#view-explore circle.scatter-point', (cs) => cs.map((c) => ({
+    id: c.dataset.id, x: Number(c.dataset.x), y: Number(c.dataset.y), front: c.classList.contains('front-point') })));
+  let drawn = await circles();
+  assert.equal(drawn.length, grpc.points.length);
+  const byId = (list) => [...list].sort((a, b) => Number(a.id) - Number(b.id));
+  assert.deepEqual(byId(drawn.filter((c) => c.front)),
+    byId(front.map((p) => ({ id: p.index, x: p.objectives[0], y: p.objectives[1], front: true }))));
+  assert.equal(await page.$eval('#view-explore .metric[data-metric=front] .v', (e) => e.textContent), grpc.summary.frontSize);
+
+  // The table: one row per front point, every objective's value.
+  const rows = await page.$$eval('#view-explore [data-role=front] tbody tr', (trs) => trs.map((tr) => ({
+    id: tr.dataset.id, o: [0, 1, 2].map((i) => Number(tr.querySelector(`td[data-key=o${i}]`).dataset.value)) })));
+  assert.deepEqual(byId(rows), byId(front.map((p) => ({ id: p.index, o: p.objectives }))));
+
+  // Another objective on y: the same points, now at their J/token.
+  await page.select('#view-explore [data-role=y]', '2');
+  assert.match(page.url(), /y=2/);
+  drawn = await circles();
+  assert.deepEqual(byId(drawn.filter((c) => c.front)).map((c) => c.y), byId(front.map((p) => ({ id: p.index, y: p.objectives[2] }))).map((p) => p.y));
+  await page.screenshot({ path: path.join(ARTIFACTS, 'explore.png'), fullPage: true });
+
+  // Export: CSV as the CLI names its columns, one row per point; JSON parses.
+  await page.click('#view-explore [data-export=csv]');
+  const csv = parseCsv(await downloaded('ridgeline-explore.csv'));
+  assert.deepEqual(csv[0], ['batch', 'bandwidth_gbs', ...objectives, 'feasible', 'fits', 'pareto']);
+  assert.equal(csv.length, 1 + grpc.points.length);
+  assert.deepEqual(csv.slice(1).map((r) => [r[0], r[1], Number(r[2]), Number(r[3]), Number(r[4]), r[7]]),
+    grpc.points.map((p) => [...p.axisValues, ...p.objectives, p.pareto ? '1' : '0']));
+  await page.click('#view-explore [data-export=json]');
+  const json = JSON.parse(await downloaded('ridgeline-explore.json'));
+  assert.equal(json.filter((m) => m.point && m.point.pareto).length, front.length);
+
+  // A misspelt axis: the server's message under that axis row.
+  const name = (await page.$$('#view-explore .axis-row [name=axis-name]'))[1];
+  await name.click({ clickCount: 3 });
+  await name.type('bandwith_gbs');
+  await page.keyboard.press('Tab');
+  await page.waitForFunction(() => document.getElementById('view-explore').dataset.state === 'error', { timeout: 30000 });
+  const resp = await fetch(`http://127.0.0.1:${httpPort}/v1/Explore`, { method: 'POST', body: JSON.stringify({
+    model: { catalogId: 'llama-3-8b' }, hardware: { platformId: 'nvidia-h100-sxm-80gb' },
+    vary: ['batch=1,4,16,64', 'bandwith_gbs=1000:8000:4'], objectives }) });
+  const expected = await resp.json();
+  assert.equal(resp.status, 400);
+  assert.equal(expected.field, 'vary[1]');
+  const rowErrors = await page.$$eval('#view-explore .axis-row .field-error', (es) => es.map((e) => e.textContent));
+  assert.deepEqual(rowErrors, ['', expected.message]);
+  assert.match(decodeURIComponent(page.url()), /bandwith_gbs=1000:8000:4/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'explore-error.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('plan: deployments in the RPC order, infeasible ones with their reason, a bad rate named at its field', async () => {
+  const page = await newPage();
+  // Llama-3.1-70B in bf16 does not fit one H100 (141 GB of weights).
+  const q = new URLSearchParams({ view: 'plan', model: 'llama-3.1-70b', hardware: 'nvidia-h100-sxm-80gb,amd-mi300x', rate: '20',
+    prompt: '2048', gen: '512', ttft: '1000', tpot: '50', tp: '1,2', requests: '200' });
+  await page.goto(`http://127.0.0.1:${httpPort}/?${q}`);
+  await page.waitForFunction(() => document.getElementById('view-plan')?.dataset.state === 'ready', { timeout: 120000 });
+  const cliArgs = ['--server', `127.0.0.1:${grpcPort}`, 'plan', '--model', 'llama-3.1-70b', '--hardware', 'nvidia-h100-sxm-80gb,amd-mi300x',
+    '--prompt', '2048', '--gen', '512', '--rate', '20', '--ttft-p90-ms', '1000', '--tpot-p90-ms', '50', '--tensor-parallel', '1,2',
+    '--requests', '200'];
+  const grpc = JSON.parse(execFileSync(CLI_BIN, [...cliArgs, '--format', 'json'], { encoding: 'utf8' }));
+  const feasible = grpc.deployments.filter((d) => d.feasible);
+  const infeasible = grpc.deployments.filter((d) => !d.feasible);
+  assert.ok(feasible.length >= 2 && infeasible.length >= 1);
+
+  // The table ranks as the server does (meeting the SLO by $/Mtoken, then
+  // the rest), with its numbers.
+  const rows = await page.$$eval('#view-plan [data-role=table] tbody tr', (trs) => trs.map((tr) => {
+    const v = (k) => tr.querySelector(`td[data-key=${k}]`).dataset.value;
+    return [v('hardwareId'), v('tensorParallel'), v('formats'), Number(v('usdPerMtoken')), Number(v('e2eP90Seconds'))];
+  }));
+  assert.deepEqual(rows, feasible.map((d) => [d.hardwareId, d.tensorParallel, d.formats, d.usdPerMtoken, d.e2eP90Seconds]));
+  const costs = rows.map((r) => r[3]);
+  const meets = feasible.map((d) => d.meetsSlo);
+  for (let i = 1; i < rows.length; ++i) if (meets[i] === meets[i - 1]) assert.ok(costs[i] >= costs[i - 1], `rank ${i + 1}`);
+  assert.equal(await page.$eval('#view-plan [data-role=headline]', (e) => e.textContent), grpc.headline);
+  // Infeasible candidates, each with the server's reason.
+  const why = await page.$$eval('#view-plan [data-role=infeasible] li', (ls) => ls.map((l) => l.textContent));
+  assert.deepEqual(why, infeasible.map((d) => `${d.hardwareId} TP ${d.tensorParallel} ${d.formats}: ${d.why}`));
+  assert.match(why[0], /does not fit/);
+  // The cost / latency front: one highlighted point per front deployment.
+  assert.equal(await page.$$eval('#view-plan circle.front-point', (c) => c.length),
+    feasible.filter((d) => d.pareto && d.meetsSlo && d.usdPerMtoken !== undefined).length);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'plan.png'), fullPage: true });
+
+  // Export: the CLI's CSV columns, one row per deployment; JSON = the RPC's.
+  await page.click('#view-plan [data-export=csv]');
+  const csv = parseCsv(await downloaded('ridgeline-plan.csv'));
+  const cliCsv = parseCsv(execFileSync(CLI_BIN, [...cliArgs, '--format', 'csv'], { encoding: 'utf8' }));
+  assert.deepEqual(csv[0], cliCsv[0]);
+  assert.equal(csv.length, 1 + grpc.deployments.length);
+  assert.deepEqual(csv.slice(1).map((r) => r.slice(0, 3)), cliCsv.slice(1).map((r) => r.slice(0, 3)));
+  await page.click('#view-plan [data-export=json]');
+  assert.deepEqual(JSON.parse(await downloaded('ridgeline-plan.json')), grpc);
+
+  // Rate 0: the server's message next to Rate.
+  const rate = await page.$('#view-plan input[name=rate]');
+  await rate.click({ clickCount: 3 });
+  await rate.type('0');
+  await page.keyboard.press('Tab');
+  await page.waitForFunction(() => document.getElementById('view-plan').dataset.state === 'error', { timeout: 30000 });
+  const resp = await fetch(`http://127.0.0.1:${httpPort}/v1/Plan`, { method: 'POST', body: JSON.stringify({
+    model: { catalogId: 'llama-3.1-70b' }, traffic: { rate: 0, promptTokens: { fixed: 2048 }, generatedTokens: { fixed: 512 } },
+    slo: { ttftP90Seconds: 1, tpotP90Seconds: 0.05 }, candidates: { hardware: [{ platformId: 'amd-mi300x' }] } }) });
+  const expected = await resp.json();
+  assert.equal(resp.status, 400);
+  assert.equal(expected.field, 'traffic.rate');
+  assert.equal(await page.$eval('#view-plan .field-error[data-for=rate]', (e) => e.textContent), expected.message);
+  assert.equal(await page.$eval('#view-plan input[name=rate]', (e) => e.classList.contains('invalid')), true);
+  assert.match(page.url(), /rate=0/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'plan-error.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

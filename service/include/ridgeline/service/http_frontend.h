@@ -32,6 +32,7 @@
 #include "ridgeline/service/auth.h"
 #include "ridgeline/service/backend.h"
 #include "ridgeline/service/metrics.h"
+#include "ridgeline/service/tls.h"
 
 namespace httplib {
 class Server;
@@ -40,6 +41,7 @@ class Server;
 namespace ridgeline::service {
 
 class HttpMetrics;
+class HttpTls;
 
 struct HttpOptions {
   std::string listen;                // HOST:PORT; port 0 picks a free one
@@ -49,6 +51,10 @@ struct HttpOptions {
   // Bearer-token check of every API request (not the UI's files or the
   // probes); null or disabled: every request passes. Must outlive this.
   const BearerAuth* auth = nullptr;
+  // The gRPC port's TLS files: set (cert_path), the port serves HTTPS only,
+  // with mutual TLS when client_ca_path is set; re-read every
+  // reload_seconds like gRPC's.
+  TlsSettings tls;
 };
 
 // The HTTP status for a canonical (gRPC) code: Google's published mapping
@@ -83,6 +89,7 @@ class HttpFrontend {
   ~HttpFrontend();
 
   // Binds and starts serving on a thread of its own; returns the bound port.
+  // FAILED_PRECONDITION naming the flag when a TLS file cannot be used.
   absl::StatusOr<int> Start();
   // Readiness goes false (/readyz answers 503); requests keep being served.
   void BeginDrain() { draining_.store(true); }
@@ -94,6 +101,7 @@ class HttpFrontend {
   std::function<const Backend*()> backend_;
   Metrics* metrics_;
   std::unique_ptr<HttpMetrics> http_metrics_;
+  std::unique_ptr<HttpTls> tls_;  // null: plain HTTP
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   std::atomic<bool> draining_{false};

@@ -1,0 +1,58 @@
+#include "http_stream.h"
+
+#include <utility>
+
+namespace ridgeline::service {
+
+StreamRelay::StreamRelay(size_t capacity,
+                         std::function<absl::Status(const Emit&)> produce)
+    : capacity_(capacity < 1 ? 1 : capacity) {
+  thread_ = std::thread([this, produce = std::move(produce)] {
+    absl::Status s = produce([this](std::string line) {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return cancelled_ || lines_.size() < capacity_; });
+      if (cancelled_) return false;
+      lines_.push_back(std::move(line));
+      cv_.notify_all();
+      return true;
+    });
+    std::lock_guard<std::mutex> lock(mu_);
+    status_ = std::move(s);
+    done_ = true;
+    cv_.notify_all();
+  });
+}
+
+StreamRelay::~StreamRelay() {
+  Cancel();
+  if (thread_.joinable()) thread_.join();
+}
+
+absl::Status StreamRelay::WaitFirst() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return done_ || !lines_.empty(); });
+  return lines_.empty() ? status_ : absl::OkStatus();
+}
+
+bool StreamRelay::Next(std::string* line) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return done_ || !lines_.empty(); });
+  if (lines_.empty()) return false;
+  *line = std::move(lines_.front());
+  lines_.pop_front();
+  cv_.notify_all();  // room for the producer
+  return true;
+}
+
+absl::Status StreamRelay::status() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return status_;
+}
+
+void StreamRelay::Cancel() {
+  std::lock_guard<std::mutex> lock(mu_);
+  cancelled_ = true;
+  cv_.notify_all();
+}
+
+}  // namespace ridgeline::service

@@ -1,0 +1,319 @@
+// The Plan view: a traffic (rate, lengths), p90 SLOs and candidate
+// hardware sent as one Plan call; the deployments in the server's order
+// (meeting the SLO by $/Mtoken first), the cost / p90 e2e front, and the
+// infeasible candidates with the reason for each.
+import { rpc, loadCatalogs, ApiError } from './api.js';
+import { seconds, fixed, si, toCsv, download } from './format.js';
+import { paretoScatter } from './scatter.js';
+import { sortableTable, fieldFor } from './table.js';
+
+const DEFAULTS = {
+  model: 'llama-3.1-70b', hardware: 'nvidia-h100-sxm-80gb,nvidia-h200-sxm-141gb,amd-mi300x,nvidia-b200-180gb',
+  rate: '20', prompt: '2048', gen: '512', ttft: '1000', tpot: '50', tp: '', formats: '', framework: '', requests: '',
+};
+const FRAMEWORKS = ['vllm', 'vllm-rocm', 'tensorrt-llm', 'flashinfer', 'aiter-ck', 'gaudi-sw', 'llama.cpp-cuda', 'llama.cpp-metal'];
+const FIELDS = [
+  { key: 'model', paths: ['model'] },
+  { key: 'hardware', paths: ['candidates.hardware', 'candidates'] },
+  { key: 'rate', paths: ['traffic.rate', 'traffic'] },
+  { key: 'prompt', paths: ['traffic.prompt_tokens'] },
+  { key: 'gen', paths: ['traffic.generated_tokens'] },
+  { key: 'ttft', paths: ['slo.ttft_p90_seconds', 'slo'] },
+  { key: 'tpot', paths: ['slo.tpot_p90_seconds'] },
+  { key: 'tp', paths: ['candidates.tensor_parallel'] },
+  { key: 'formats', paths: ['candidates.formats'] },
+  { key: 'framework', paths: ['candidates.calibration'] },
+  { key: 'requests', paths: ['requests', 'simulation'] },
+];
+const COLUMNS = [
+  // The server's rank; ★ on the cost / latency front, ✗ SLO missed.
+  { key: 'rank', title: '#', fmt: (v, d) => `${v}${d.pareto ? ' ★' : ''}${d.meetsSlo ? '' : ' ✗'}` },
+  { key: 'hardwareId', title: 'hardware', text: true },
+  { key: 'tensorParallel', title: 'TP' },
+  { key: 'formats', title: 'formats', text: true },
+  { key: 'replicas', title: 'replicas' },
+  { key: 'devices', title: 'devices' },
+  { key: 'maxRatePerReplica', title: 'req/s/replica', fmt: (v) => fixed(v, 2) },
+  { key: 'ttftP90Seconds', title: 'TTFT p90', fmt: seconds },
+  { key: 'tpotP90Seconds', title: 'TPOT p90', fmt: seconds },
+  { key: 'e2eP90Seconds', title: 'e2e p90', fmt: seconds },
+  { key: 'usdPerMtoken', title: '$/Mtoken', fmt: (v) => fixed(v, 3) },
+  { key: 'costBasis', title: 'basis', text: true, fmt: (v) => BASIS[v] || v },
+  { key: 'joulesPerToken', title: 'J/token', fmt: (v) => fixed(v, 3) },
+  { key: 'gCo2ePerMtoken', title: 'gCO₂e/Mtok', fmt: (v) => si(v) },
+  { key: 'limitingResource', title: 'limit', text: true },
+];
+const PROFILE = { key: 'profile', title: 'profile', text: true, fmt: (v) => v || 'roofline' };
+const BASIS = { 'purchase+electricity': 'purchase', 'electricity-only': 'ELEC. ONLY' };
+// CSV columns as `ridgeline plan --format csv` names them, from the
+// response's fields (times in ms there).
+const CSV = [
+  ['hardware', (d) => d.hardwareId], ['tensor_parallel', (d) => d.tensorParallel], ['formats', (d) => d.formats],
+  ['replicas', (d) => d.replicas], ['devices', (d) => d.devices], ['max_rate_per_replica', (d) => d.maxRatePerReplica],
+  ['ttft_p90_ms', (d) => d.ttftP90Seconds * 1e3], ['tpot_p90_ms', (d) => d.tpotP90Seconds * 1e3],
+  ['e2e_p90_ms', (d) => d.e2eP90Seconds * 1e3], ['usd_per_mtoken', (d) => d.usdPerMtoken],
+  ['cost_basis', (d) => d.costBasis], ['joules_per_token', (d) => d.joulesPerToken],
+  ['g_co2e_per_mtoken', (d) => d.gCo2ePerMtoken], ['ttft_headroom', (d) => d.ttftHeadroom],
+  ['tpot_headroom', (d) => d.tpotHeadroom], ['max_concurrency', (d) => d.maxConcurrency],
+  ['kv_capacity_tokens', (d) => d.kvCapacityTokens],
+  ['offline_output_tokens_per_second', (d) => d.offlineOutputTokensPerSecond],
+  ['limiting_resource', (d) => d.limitingResource], ['meets_slo', (d) => (d.meetsSlo ? 1 : 0)],
+  ['feasible', (d) => (d.feasible ? 1 : 0)], ['pareto', (d) => (d.pareto ? 1 : 0)], ['profile', (d) => d.profile],
+  ['why', (d) => d.why],
+];
+
+const TEMPLATE = `
+<form class="controls" autocomplete="off" onsubmit="return false">
+  <label>Model <select name="model"></select></label>
+  <div class="field-error" data-for="model"></div>
+  <label>Candidate hardware</label><div class="hw-list" data-role="hw"></div>
+  <div class="field-error" data-for="hardware"></div>
+  <div class="row">
+    <label>Rate (req/s) <input name="rate"></label>
+    <label>Prompt <input name="prompt" placeholder="N or MIN..MAX"></label>
+    <label>Generated <input name="gen" placeholder="N or MIN..MAX"></label>
+  </div>
+  <div class="field-error" data-for="rate"></div>
+  <div class="field-error" data-for="prompt"></div>
+  <div class="field-error" data-for="gen"></div>
+  <div class="row2">
+    <label>TTFT p90 ≤ (ms) <input name="ttft"></label>
+    <label>TPOT p90 ≤ (ms) <input name="tpot"></label>
+  </div>
+  <div class="field-error" data-for="ttft"></div>
+  <div class="field-error" data-for="tpot"></div>
+  <div class="row2">
+    <label>Tensor parallel <input name="tp" placeholder="1,2,4,8"></label>
+    <label>Formats <input name="formats" placeholder="bf16,fp8"></label>
+  </div>
+  <div class="field-error" data-for="tp"></div>
+  <div class="field-error" data-for="formats"></div>
+  <div class="row2">
+    <label>Calibration framework <input name="framework" list="plan-frameworks" placeholder="none: pure roofline"></label>
+    <label>Requests simulated <input name="requests" placeholder="600"></label>
+  </div>
+  <div class="field-error" data-for="framework"></div>
+  <div class="field-error" data-for="requests"></div>
+  <datalist id="plan-frameworks">${FRAMEWORKS.map((f) => `<option value="${f}">`).join('')}</datalist>
+  <div class="general-error" data-for=""></div>
+  <div class="buttons">
+    <button type="button" class="small primary" data-role="run">Plan</button>
+    <button type="button" class="small" data-export="csv">Export CSV</button>
+    <button type="button" class="small" data-export="json">Export JSON</button>
+    <span class="status" data-role="status"></span>
+  </div>
+</form>
+<div class="results">
+  <div class="card wide"><h2>Cheapest <span class="hint" data-role="subtitle"></span></h2><p class="headline" data-role="headline"></p>
+    <ul class="notes" data-role="notes"></ul></div>
+  <div class="card wide"><h2>Cost against p90 end-to-end latency <span class="hint">deployments meeting the SLO; hover a point</span></h2>
+    <div data-role="scatter"></div>
+    <div class="legend"><span><i class="swatch front"></i>cost / latency Pareto front</span><span><i class="swatch feasible"></i>meets the SLO, dominated</span></div></div>
+  <div class="card wide"><h2>Deployments <span class="hint">ranked by the server: meeting the SLO by $/Mtoken, then the rest (✗ misses it); ★ on the front; click a column to sort</span></h2>
+    <div class="table-wrap"><table class="data compact" data-role="table"></table></div></div>
+  <div class="card wide"><h2>Infeasible candidates</h2><ul class="infeasible" data-role="infeasible"></ul></div>
+</div>`;
+
+// "1024" -> {fixed}; "512..2048" -> {uniform}; "" -> unset (the server
+// names the missing field).
+function tokenLengths(text) {
+  const t = (text || '').replace(/\s/g, '');
+  if (!t) return undefined;
+  const range = /^(.+)\.\.(.+)$/.exec(t);
+  if (range) return { uniform: { min: range[1], max: range[2] } };
+  return { fixed: t };
+}
+
+// Milliseconds as typed -> seconds; text that is not a number goes as is
+// so the server names the field.
+function msToSeconds(text) {
+  const t = (text || '').trim();
+  if (t === '') return undefined;
+  const v = Number(t);
+  return Number.isFinite(v) ? v / 1e3 : t;
+}
+
+function formatSet(text) {
+  const [weights, activations, kvCache] = text.split('/');
+  return { weights, activations: activations || weights, kvCache: kvCache || activations || weights };
+}
+
+export class PlanView {
+  constructor(root, onState) {
+    this.root = root;
+    this.onState = onState;
+    root.innerHTML = TEMPLATE;
+    this.form = root.querySelector('form');
+    this.response = null;
+    this.seq = 0;
+    this.sort = null;  // null: the server's ranking
+    root.querySelector('[data-role=run]').addEventListener('click', () => this.run());
+    this.form.addEventListener('change', () => this.schedule());
+    root.querySelectorAll('[data-export]').forEach((b) => b.addEventListener('click', () => this.export(b.dataset.export)));
+  }
+
+  async init(state) {
+    const { models, hardware } = await loadCatalogs();
+    const s = Object.assign({}, DEFAULTS, state);
+    this.form.elements.model.innerHTML = models.map((x) => `<option value="${x.id}">${x.id}</option>`).join('');
+    const chosen = new Set(s.hardware.split(','));
+    const list = this.root.querySelector('[data-role=hw]');
+    // The chosen parts first, so a link's candidates are in sight.
+    const sorted = [...hardware].sort((a, b) => Number(chosen.has(b.id)) - Number(chosen.has(a.id)));
+    for (const h of sorted) {
+      const label = document.createElement('label');
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.value = h.id;
+      box.checked = chosen.has(h.id);
+      label.append(box, h.id);
+      list.appendChild(label);
+    }
+    for (const k of Object.keys(DEFAULTS)) if (k !== 'hardware') this.form.elements[k].value = s[k];
+    await this.run();
+  }
+
+  values() {
+    const out = {};
+    for (const k of Object.keys(DEFAULTS)) if (k !== 'hardware') out[k] = this.form.elements[k].value.trim();
+    out.hardware = [...this.root.querySelectorAll('[data-role=hw] input:checked')].map((i) => i.value).join(',');
+    return out;
+  }
+
+  state() { return Object.assign({ view: 'plan' }, this.values()); }
+
+  request() {
+    const s = this.values();
+    const list = (t) => t.split(',').map((x) => x.trim()).filter(Boolean);
+    const req = {
+      model: { catalogId: s.model },
+      traffic: { rate: s.rate === '' ? undefined : s.rate, promptTokens: tokenLengths(s.prompt), generatedTokens: tokenLengths(s.gen) },
+      slo: { ttftP90Seconds: msToSeconds(s.ttft), tpotP90Seconds: msToSeconds(s.tpot) },
+      candidates: {
+        hardware: list(s.hardware).map((id) => ({ platformId: id })),
+        tensorParallel: list(s.tp),
+        formats: list(s.formats).map(formatSet),
+      },
+    };
+    if (s.framework) req.candidates.calibration = { framework: s.framework };
+    if (s.requests) req.requests = s.requests;
+    return req;
+  }
+
+  schedule() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.run(), 300);
+  }
+
+  setStatus(text, error = false) {
+    const st = this.root.querySelector('[data-role=status]');
+    st.textContent = text;
+    st.classList.toggle('error', error);
+  }
+
+  clearErrors() {
+    this.root.querySelectorAll('.field-error, .general-error').forEach((e) => { e.textContent = ''; });
+    this.form.querySelectorAll('.invalid').forEach((e) => e.classList.remove('invalid'));
+  }
+
+  showError(err) {
+    const f = err.field ? fieldFor(FIELDS, err.field) : null;
+    const target = f && this.root.querySelector(`.field-error[data-for="${f.key}"]`);
+    (target || this.root.querySelector('.general-error')).textContent = err.message;
+    if (f && this.form.elements[f.key]) this.form.elements[f.key].classList.add('invalid');
+    this.setStatus(err.code || 'error', true);
+  }
+
+  async run() {
+    clearTimeout(this.timer);
+    const seq = ++this.seq;
+    if (this.abort) this.abort.abort();
+    const abort = (this.abort = new AbortController());
+    this.onState(this.state());
+    this.setStatus('planning… (a simulation per candidate)');
+    let resp;
+    try {
+      resp = await rpc('Plan', this.request(), { signal: abort.signal });
+    } catch (err) {
+      if (seq !== this.seq) return;
+      this.clearErrors();
+      this.showError(err instanceof ApiError ? err : { message: String(err) });
+      this.root.dataset.state = 'error';
+      return;
+    }
+    if (seq !== this.seq) return;
+    this.clearErrors();
+    this.response = resp;
+    this.setStatus(`${resp.simulations} simulations`);
+    this.render();
+    this.root.dataset.state = 'ready';
+    this.root.dataset.seq = String(seq);
+  }
+
+  // The deployments as the server ranked them, numbered from 1.
+  ranked() {
+    return (this.response.deployments || []).map((d, i) => Object.assign({}, d, {
+      rank: i + 1, rowId: String(i),
+      tensorParallel: Number(d.tensorParallel), replicas: Number(d.replicas), devices: Number(d.devices),
+      rowClass: d.meetsSlo ? (d.pareto ? 'front' : '') : 'missed',
+    }));
+  }
+
+  render() {
+    const r = this.response;
+    const s = this.values();
+    this.root.querySelector('[data-role=subtitle]').textContent =
+      `${r.modelId} at ${s.rate} req/s, prompt ${s.prompt}, generated ${s.gen}; p90 TTFT ≤ ${s.ttft} ms, TPOT ≤ ${s.tpot} ms`;
+    this.root.querySelector('[data-role=headline]').textContent = r.headline || 'no deployment meets the SLO';
+    this.root.querySelector('[data-role=notes]').innerHTML = '';
+    for (const n of r.notes || []) {
+      const li = document.createElement('li');
+      li.textContent = n;
+      this.root.querySelector('[data-role=notes]').appendChild(li);
+    }
+    const rows = this.ranked();
+    const feasible = rows.filter((d) => d.feasible);
+    const label = (d) => `${d.hardwareId} TP ${d.tensorParallel} ${d.formats}`;
+    const pts = feasible.filter((d) => d.meetsSlo && d.usdPerMtoken !== undefined).map((d) => ({
+      x: d.e2eP90Seconds, y: d.usdPerMtoken, id: d.rowId, kind: d.pareto ? 'front' : 'feasible',
+      tip: [`#${d.rank} ${label(d)}${d.pareto ? ' — on the front' : ''}`,
+        `replicas      ${d.replicas} (${d.devices} devices)`,
+        `$/Mtoken      ${fixed(d.usdPerMtoken, 4)} (${d.costBasis})`,
+        `e2e p90       ${seconds(d.e2eP90Seconds)}`,
+        `TTFT p90      ${seconds(d.ttftP90Seconds)}`,
+        `TPOT p90      ${seconds(d.tpotP90Seconds)}`,
+        `limit         ${d.limitingResource}`].join('\n'),
+    }));
+    paretoScatter(this.root.querySelector('[data-role=scatter]'), pts,
+      { xLabel: 'e2e p90 (s)', yLabel: '$ / Mtoken', staircase: { xMax: false }, height: 320 });
+    this.drawTable();
+    const ul = this.root.querySelector('[data-role=infeasible]');
+    ul.innerHTML = '';
+    for (const d of rows.filter((x) => !x.feasible)) {
+      const li = document.createElement('li');
+      li.dataset.id = d.rowId;
+      const b = document.createElement('b');
+      b.textContent = label(d);
+      li.append(b, `: ${d.why}`);
+      ul.appendChild(li);
+    }
+    if (!ul.children.length) ul.innerHTML = '<li class="muted">none: every candidate fits and can reach the SLO</li>';
+  }
+
+  drawTable() {
+    const rows = this.ranked().filter((d) => d.feasible);
+    // The profile column only when a calibration was used.
+    const columns = rows.some((d) => d.profile) ? [...COLUMNS, PROFILE] : COLUMNS;
+    sortableTable(this.root.querySelector('[data-role=table]'), columns, rows, this.sort,
+      (sort) => { this.sort = sort; this.drawTable(); });
+  }
+
+  export(kind) {
+    if (!this.response) return;
+    if (kind === 'json') {
+      download('ridgeline-plan.json', JSON.stringify(this.response, null, 2), 'application/json');
+      return;
+    }
+    download('ridgeline-plan.csv', toCsv(CSV.map(([h]) => h), (this.response.deployments || []).map((d) => CSV.map(([, f]) => f(d)))), 'text/csv');
+  }
+}
