@@ -42,9 +42,10 @@
  * interconnect_bytes_per_second (the scale-up link, both directions
  * together) is set only where the row's interconnect cell of
  * hardware_specs.csv gives it or the figures it is derived from; each
- * platform cites that cell next to the number. PCIe-only cards leave it 0:
- * their card-to-card path runs through the system's PCIe switch or root
- * complex, whose rate the sheet does not give. scale_up_latency_seconds,
+ * platform cites that cell next to the number. PCIe-only cards leave it 0
+ * (their card-to-card path runs through the system's PCIe switch or root
+ * complex), except the L40S, whose tensor-parallel runs are timed over its
+ * x16 link (the cell's 64 GB/s, both directions). scale_up_latency_seconds,
  * scale_out_bytes_per_second, scale_out_latency_seconds and
  * devices_per_node stay 0 = unknown in every in-tree plugin: no row of the
  * sheet gives them (NICs and node size belong to the system a part is built

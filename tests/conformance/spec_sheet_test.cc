@@ -197,6 +197,9 @@ TEST_F(SpecSheetTest, EveryLinkFigureIsTheSheetsAndTheRestStayUnknown) {
       {"nvidia-a100-pcie-80gb", "NVLink bridge 600 GB/s", 600e9},
       {"nvidia-rtx-a6000", "NVLink bridge 112.5 GB/s (bidirectional", 112.5e9},
       {"nvidia-a40", "NVLink 112.5 GB/s (bidirectional)", 112.5e9},
+      // PCIe Gen4 x16: 32 GB/s per direction x 2 (tensor parallelism over
+      // PCIe; the other PCIe-only cards leave it unknown).
+      {"nvidia-l40s", "PCIe Gen4 x16 64 GB/s; no NVLink", 64e9},
       // 7 links x 128 GB/s per link.
       {"amd-mi300x", "7x Infinity Fabric links (AMD: 128 GB/s per link)",
        7 * 128e9},
