@@ -23,6 +23,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -74,6 +75,7 @@ struct Options {
   std::vector<int64_t> sweep_batches = {1, 2, 4, 8, 16, 32, 64, 128};
   int64_t steps_per_message = 16;
   int64_t step_seqs = 64;
+  bool step_columns = false;  // Step.context_tokens / new_tokens columns
 };
 
 const char kUsage[] =
@@ -98,7 +100,10 @@ const char kUsage[] =
     "                         1,2,4,8,16,32,64,128: 8 points per Sweep)\n"
     "  --steps-per-message N  step-stream mode: steps per message (default 16)\n"
     "  --step-seqs N          step-stream mode: sequences per step, 60 decode\n"
-    "                         tokens to 4 prefill chunks (default 64)\n";
+    "                         tokens to 4 prefill chunks (default 64)\n"
+    "  --step-columns         step-stream mode: send each step's sequences as\n"
+    "                         the context_tokens / new_tokens columns instead\n"
+    "                         of one StepSequence message each\n";
 
 // Loopback only: a load generator must not be pointed at someone else.
 bool IsLoopback(const std::string& host_port) {
@@ -216,6 +221,8 @@ bool ParseArgs(int argc, char** argv, Options* o, std::string* error) {
       if (!as_int(&o->steps_per_message, 1)) return false;
     } else if (a == "--step-seqs") {
       if (!as_int(&o->step_seqs, 1)) return false;
+    } else if (a == "--step-columns") {
+      o->step_columns = true;
     } else if (a == "--sweep-batches") {
       if (!need()) return false;
       o->sweep_batches.clear();
@@ -522,10 +529,17 @@ void StepStreamLoad(const Options& o, Results* results) {
     for (int64_t i = 0; i < o.step_seqs; ++i) {
       // 15 of 16 sequences decode at spread contexts; every 16th is a
       // prefill chunk of 256 tokens.
-      v1::StepSequence* q = step->add_sequences();
       const bool chunk = i % 16 == 15;
-      q->set_context_tokens(chunk ? 256 * (i % 4) : 100 + 37 * i + k);
-      q->set_new_tokens(chunk ? 256 : 1);
+      const int64_t context = chunk ? 256 * (i % 4) : 100 + 37 * i + k;
+      const int64_t added = chunk ? 256 : 1;
+      if (o.step_columns) {
+        step->add_context_tokens(context);
+        step->add_new_tokens(added);
+      } else {
+        v1::StepSequence* q = step->add_sequences();
+        q->set_context_tokens(context);
+        q->set_new_tokens(added);
+      }
     }
   }
   auto channel = MakeChannels(o)[0];
@@ -544,11 +558,15 @@ void StepStreamLoad(const Options& o, Results* results) {
   std::condition_variable cv;
   int64_t written = 0, answered = 0;  // guarded by mu
   bool done_writing = false;          // guarded by mu
+  bool done_reading = false;          // guarded by mu: the stream ended
   std::thread writer([&] {
     for (int64_t id = 0; id < o.requests && Clock::now() < end; ++id) {
       {
         std::unique_lock<std::mutex> lock(mu);
-        cv.wait(lock, [&] { return written - answered < (int64_t)window; });
+        cv.wait(lock, [&] {
+          return done_reading || written - answered < (int64_t)window;
+        });
+        if (done_reading) break;  // e.g. a bad scenario ended the stream
         sent[static_cast<size_t>(id) % window] = Clock::now();
         ++written;
       }
@@ -581,6 +599,11 @@ void StepStreamLoad(const Options& o, Results* results) {
     for (const v1::StepTimeResult& r : resp.steps()) {
       if (r.error_code() != 0) ++step_errors;
     }
+    cv.notify_all();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    done_reading = true;
     cv.notify_all();
   }
   writer.join();
@@ -740,6 +763,16 @@ int RunMode(const Options& o) {
         static_cast<long long>(o.steps_per_message),
         static_cast<long long>(o.step_seqs),
         static_cast<double>(results.points) / wall);
+    // The load generator's own CPU (serializing requests, parsing answers,
+    // gRPC): with the server on the same cores, part of what a step costs.
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    const double cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                       static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+    std::printf("client cpu %.2f s: %.2f us per step (%s)\n", cpu,
+                results.points > 0 ? cpu / static_cast<double>(results.points) * 1e6 : 0,
+                o.step_columns ? "context_tokens / new_tokens columns"
+                               : "one StepSequence message per sequence");
   }
   if (o.mode == "sweep") {
     std::printf("sweep points %lld: %.0f points/s\n",

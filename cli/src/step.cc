@@ -76,7 +76,8 @@ void PrintStepTable(const v1::StepTimeResponse& response, bool csv,
     }
     Table t{{"step", "sequences", "tokens", "seconds", "compute_seconds",
              "memory_seconds", "interconnect_seconds", "overhead_seconds",
-             "bound", "flops", "bytes"}};
+             "bound", "flops", "bytes", "pipeline_interval_seconds",
+             "pipeline_slowest_stage"}};
     for (int i = 0; i < response.steps_size(); ++i) {
       const v1::StepTimeResult& r = response.steps(i);
       t.rows.push_back({absl::StrCat(i), absl::StrCat(r.sequences()),
@@ -84,7 +85,8 @@ void PrintStepTable(const v1::StepTimeResponse& response, bool csv,
                         Raw(r.compute_seconds()), Raw(r.memory_seconds()),
                         Raw(r.interconnect_seconds()),
                         Raw(r.overhead_seconds()), r.bound(), Raw(r.flops()),
-                        Raw(r.bytes())});
+                        Raw(r.bytes()), Raw(r.pipeline_interval_seconds()),
+                        absl::StrCat(r.pipeline_slowest_stage())});
     }
     PrintTable(t, TableStyle::kCsv, out);
     return;
@@ -102,6 +104,15 @@ void PrintStepTable(const v1::StepTimeResponse& response, bool csv,
               {"overhead", Seconds(r.overhead_seconds())},
               {"FLOPs", Si(r.flops())},
               {"bytes moved", Bytes(r.bytes())}};
+    if (r.pipeline_interval_seconds() != r.seconds()) {
+      // Pipelined: the time above is one step's trip through every stage.
+      t.rows[0][0] = "time (latency through all stages)";
+      t.rows.insert(
+          t.rows.begin() + 1,
+          {"pipeline interval",
+           absl::StrCat(Seconds(r.pipeline_interval_seconds()), " (stage ",
+                        r.pipeline_slowest_stage(), " + its send)")});
+    }
     PrintTable(t, TableStyle::kText, out);
     if (!r.ops().empty()) {
       Table ops{{"op", "layers", "math", ">FLOPs", ">bytes", ">time", "bound"}};

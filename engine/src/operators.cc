@@ -51,6 +51,30 @@ std::string_view GroupName(bool split_moe, bool moe, bool split_window,
   return "";
 }
 
+// What sets a decoder layer's shape: MoE or dense FFN, and the attention
+// window (0 = global). The one rule for which layer is which.
+struct LayerKind {
+  bool moe = false;
+  int64_t window = 0;
+};
+LayerKind KindOfLayer(const ModelConfig& m, int64_t layer) {
+  const int64_t dense_first =
+      m.moe.has_value() ? std::min(m.moe->first_dense_layers, m.num_layers) : 0;
+  bool sliding = false;
+  switch (m.sliding_layers) {
+    case SlidingLayers::kNone:
+      break;
+    case SlidingLayers::kAll:
+      sliding = true;
+      break;
+    case SlidingLayers::kEvenLayers:
+      sliding = layer % 2 == 0;
+      break;
+  }
+  return {m.moe.has_value() && layer >= dense_first,
+          sliding ? m.sliding_window : 0};
+}
+
 // Bytes one instance of an op moves, per operand class and direction.
 struct OpTraffic {
   double weights_read = 0;
@@ -64,6 +88,9 @@ struct OpTraffic {
 class Emitter {
  public:
   Emitter(const GraphContext& g, OpList* out) : g_(g), out_(out) {}
+
+  // The layer group the following ops belong to (-1: none).
+  void set_group_index(int i) { group_index_ = i; }
 
   OpClass MatmulClass(double rows) const {
     return rows <= static_cast<double>(g_.options.gemv_max_tokens)
@@ -79,6 +106,7 @@ class Emitter {
     op.kind = kind;
     op.op_class = cls;
     op.layer_group = group;
+    op.group_index = group_index_;
     op.layers = layers;
     op.kernels_per_layer = kernels;
     op.math = math;
@@ -169,6 +197,7 @@ class Emitter {
  private:
   const GraphContext& g_;
   OpList* out_;
+  int group_index_ = -1;
 };
 
 // New tokens of the step: seqs x new_tokens, or a mixed step's sum.
@@ -502,14 +531,6 @@ double ExpectedExpertsTouched(double experts, double top_k, double tokens) {
   return experts * (1 - std::pow(std::max(miss, 0.0), tokens));
 }
 
-double CausalPairs(double n, double kv_length, double window) {
-  const double prior = std::max(kv_length - n, 0.0);
-  if (window <= 0) return n * prior + n * (n + 1) / 2;
-  // Queries 1..k still see their whole context (prior + i <= window).
-  const double k = std::clamp(window - prior, 0.0, n);
-  return k * prior + k * (k + 1) / 2 + (n - k) * window;
-}
-
 double KvBytesPerSequence(const GraphContext& g, double tokens) {
   const ModelConfig& m = *g.model;
   const double per_layer_token =
@@ -597,31 +618,30 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s,
   const bool split_window =
       m.sliding_layers == SlidingLayers::kEvenLayers && m.num_layers > 1;
   for (int64_t i = 0; i < m.num_layers; ++i) {
-    const bool moe = m.moe.has_value() && i >= dense_first;
-    bool sliding = false;
-    switch (m.sliding_layers) {
-      case SlidingLayers::kNone:
-        break;
-      case SlidingLayers::kAll:
-        sliding = true;
-        break;
-      case SlidingLayers::kEvenLayers:
-        sliding = i % 2 == 0;
-        break;
-    }
-    const int64_t window = sliding ? m.sliding_window : 0;
+    const LayerKind k = KindOfLayer(m, i);
     auto it = std::find_if(g.groups.begin(), g.groups.end(),
                            [&](const LayerGroup& x) {
-                             return x.moe == moe && x.window == window;
+                             return x.moe == k.moe && x.window == k.window;
                            });
     if (it == g.groups.end()) {
       g.groups.push_back(LayerGroup{
-          GroupName(split_moe, moe, split_window, sliding), 1, moe, window});
+          GroupName(split_moe, k.moe, split_window, k.window > 0), 1, k.moe,
+          k.window});
     } else {
       ++it->layers;
     }
   }
   return g;
+}
+
+int GroupOfLayer(const GraphContext& g, int64_t layer) {
+  const LayerKind k = KindOfLayer(*g.model, layer);
+  for (size_t i = 0; i < g.groups.size(); ++i) {
+    if (g.groups[i].moe == k.moe && g.groups[i].window == k.window) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;  // not reached: every layer's kind has its group
 }
 
 void BuildStepOps(const GraphContext& g, const StepShape& shape,
@@ -648,7 +668,11 @@ void BuildStepOps(const GraphContext& g, const StepShape& shape, OpList* out) {
   // Vocabulary-parallel embedding: each device holds 1/tp of the rows and
   // contributes zeros for the others, so the lookup is all-reduced.
   if (g.tensor_parallel > 1) e.AllReduce("", 1, 1, T, h);
-  for (const LayerGroup& grp : g.groups) EmitLayerGroup(g, grp, shape, e);
+  for (size_t i = 0; i < g.groups.size(); ++i) {
+    e.set_group_index(static_cast<int>(i));
+    EmitLayerGroup(g, g.groups[i], shape, e);
+  }
+  e.set_group_index(-1);
   const double norm_flops = m.norm == NormKind::kLayerNorm
                                 ? kLayerNormFlopsPerElement
                                 : kRmsNormFlopsPerElement;

@@ -2,6 +2,7 @@
 // class, before placement and timing. Internal to the engine.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -58,6 +59,10 @@ struct GraphContext {
 absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s,
                                               const ModelConfig& model);
 
+// Index into g.groups of the group decoder layer `layer` (0-based) belongs
+// to: its (moe, window) combination.
+int GroupOfLayer(const GraphContext& g, int64_t layer);
+
 // One device's share of `m` under tensor parallelism `tp`: attention heads,
 // KV heads (at least 1: fewer than tp are replicated), FFN and expert widths
 // and the vocabulary divided by tp (rounded up); hidden size, norms, MLA
@@ -69,6 +74,10 @@ struct OpCost {
   OpKind kind;
   OpClass op_class;
   std::string_view layer_group;
+  // Index into GraphContext::groups of the decoder layers this op belongs
+  // to; -1 for the ops outside them (embedding and its all-reduce, final
+  // norm, LM head, pipeline sends).
+  int group_index = -1;
   int64_t layers = 1;
   int kernels_per_layer = 1;  // kernels launched per instance
   MathType math;
@@ -139,8 +148,14 @@ double ExpectedExpertsTouched(double experts, double top_k, double tokens);
 
 // Causal (query, key) pairs per sequence and head when `n` new tokens are
 // added to a context that ends at `kv_length`, each query seeing at most
-// `window` keys (0: no window).
-double CausalPairs(double n, double kv_length, double window);
+// `window` keys (0: no window). Inline: a mixed step sums it per sequence.
+inline double CausalPairs(double n, double kv_length, double window) {
+  const double prior = std::max(kv_length - n, 0.0);
+  if (window <= 0) return n * prior + n * (n + 1) / 2;
+  // Queries 1..k still see their whole context (prior + i <= window).
+  const double k = std::clamp(window - prior, 0.0, n);
+  return k * prior + k * (k + 1) / 2 + (n - k) * window;
+}
 
 // KV-cache bytes stored per sequence at context length `tokens`, sliding
 // layers capped at their window.

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "operators.h"
+#include "pipeline.h"
 #include "prepare.h"
 #include "ridgeline/engine/status_macros.h"
 #include "roofline.h"
@@ -31,6 +32,7 @@ struct StepEvaluator::Impl {
   Prepared prep;
   std::optional<Evaluator> ev;
   int tiers = 0;
+  internal::StageLayers stages;  // empty without pipeline parallelism
 
   StepTiming Finish(Phase phase, int64_t batch, int64_t tokens, int64_t kv,
                     const OpList& ops, const OpList* slope,
@@ -53,6 +55,13 @@ struct StepEvaluator::Impl {
     st.seconds = tot.seconds;
     st.bound = DominantBound(st.compute_seconds, st.memory_seconds,
                              st.interconnect_seconds, st.overhead_seconds);
+    st.pipeline_interval_seconds = st.seconds;
+    if (!stages.empty()) {
+      const internal::PipelineInterval pi = internal::PipelineIntervalOf(
+          ops, slope, kv, ev->per_step(), *ev, stages, prep.g);
+      st.pipeline_interval_seconds = pi.seconds;
+      st.pipeline_slowest_stage = pi.stage;
+    }
     return st;
   }
 };
@@ -63,6 +72,9 @@ absl::StatusOr<StepEvaluator> StepEvaluator::Create(const Scenario& scenario) {
   RETURN_IF_ERROR(Prepare(impl->s, &impl->prep));
   impl->ev.emplace(impl->s, impl->prep.place);
   impl->tiers = static_cast<int>(impl->s.hardware.tiers.size());
+  if (const int64_t pp = impl->s.parallelism.pipeline_parallel; pp > 1) {
+    impl->stages = internal::SplitStages(impl->prep.g, pp);
+  }
   return StepEvaluator(std::move(impl));
 }
 

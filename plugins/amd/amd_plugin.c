@@ -157,7 +157,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .tiers = kAmdMi300xTiers,
      .tier_count = sizeof(kAmdMi300xTiers) / sizeof(kAmdMi300xTiers[0]),
      .tdp_watts = 750, /* tdp_w 750 W [R] */
-     /* D: 7 Infinity Fabric links x 128 GB/s per link (AMD, K) = 896 GB/s */
+     /* scale-up link, hardware_specs.csv interconnect: D: 7 Infinity Fabric links x 128 GB/s per link (AMD, K) = 896 GB/s */
      .interconnect_bytes_per_second = 896e9,
     },
     /* amd-mi325x */
@@ -216,7 +216,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .tiers = kAmdMi250xTiers,
      .tier_count = sizeof(kAmdMi250xTiers) / sizeof(kAmdMi250xTiers[0]),
      .tdp_watts = 500, /* tdp_w 500 W [K] */
-     /* D: 8 links x 50 GB/s per direction (ROCm MI250 doc, R) x 2 directions = 800 GB/s */
+     /* scale-up link, hardware_specs.csv interconnect: D: 8 links x 50 GB/s per direction (ROCm MI250 doc, R) x 2 directions = 800 GB/s */
      .interconnect_bytes_per_second = 800e9,
     },
     /* amd-epyc-9965 */

@@ -38,6 +38,21 @@
 /* PCIe 3.0: 8 GT/s x 16 lanes / 8 = 16 GB/s (PCI-SIG PCIe 3.0 base spec). */
 #define RL_PCIE3_X16_BYTES_PER_SECOND 16e9
 
+/* ---- Device-to-device links (ABI 1.2) ----
+ * interconnect_bytes_per_second (the scale-up link, both directions
+ * together) is set only where the row's interconnect cell of
+ * hardware_specs.csv gives it or the figures it is derived from; each
+ * platform cites that cell next to the number. PCIe-only cards leave it 0
+ * (their card-to-card path runs through the system's PCIe switch or root
+ * complex), except the L40S, whose tensor-parallel runs are timed over its
+ * x16 link (the cell's 64 GB/s, both directions). scale_up_latency_seconds,
+ * scale_out_bytes_per_second, scale_out_latency_seconds and
+ * devices_per_node stay 0 = unknown in every in-tree plugin: no row of the
+ * sheet gives them (NICs and node size belong to the system a part is built
+ * into). Collectives over an unknown link cost no time and the analysis
+ * warns; tests/conformance/spec_sheet_test.cc checks all of this.
+ */
+
 /* ---- Host memory capacity: deployment assumptions, not hardware numbers ----
  * The sheet leaves host memory blank because it depends on the system the
  * part is installed in (docs/hardware.md, "Assumptions").

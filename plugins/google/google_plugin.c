@@ -82,7 +82,7 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kGoogleTpuV5eTiers,
      .tier_count = sizeof(kGoogleTpuV5eTiers) / sizeof(kGoogleTpuV5eTiers[0]),
-     /* ICI 400 GB/s bidirectional per chip [R] */
+     /* scale-up link, hardware_specs.csv interconnect: ICI 400 GB/s bidirectional per chip [R] */
      .interconnect_bytes_per_second = 400e9,
     },
     /* google-tpu-v5p */
@@ -103,7 +103,7 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kGoogleTpuV5pTiers,
      .tier_count = sizeof(kGoogleTpuV5pTiers) / sizeof(kGoogleTpuV5pTiers[0]),
-     /* D: ICI 4800 Gbps per chip [R] = 600 GB/s per direction (v5e page: 1600 Gbps = 400 GB/s bidirectional, so Google Gbps figures are per direction) x 2 = 1200 GB/s */
+     /* scale-up link, hardware_specs.csv interconnect: D: ICI 4800 Gbps per chip [R] = 600 GB/s per direction (v5e page: 1600 Gbps = 400 GB/s bidirectional, so Google Gbps figures are per direction) x 2 = 1200 GB/s */
      .interconnect_bytes_per_second = 1200e9,
     },
 };

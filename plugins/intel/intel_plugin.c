@@ -175,7 +175,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .tiers = kIntelGaudi2Tiers,
      .tier_count = sizeof(kIntelGaudi2Tiers) / sizeof(kIntelGaudi2Tiers[0]),
      .tdp_watts = 600, /* tdp_w 600 W [R] */
-     /* D: 24 x 100 GbE [K] = 2400 Gb/s = 300 GB/s per direction x 2 = 600 GB/s */
+     /* scale-up link, hardware_specs.csv interconnect: D: 24 x 100 GbE [K] = 2400 Gb/s = 300 GB/s per direction x 2 = 600 GB/s */
      .interconnect_bytes_per_second = 600e9,
     },
     /* intel-gaudi3 */
@@ -200,7 +200,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .tiers = kIntelGaudi3Tiers,
      .tier_count = sizeof(kIntelGaudi3Tiers) / sizeof(kIntelGaudi3Tiers[0]),
      .tdp_watts = 900, /* tdp_w 900 W [R] */
-     /* D: 24 x 200 GbE = 4.8 Tb/s [R] = 600 GB/s per direction x 2 = 1200 GB/s */
+     /* scale-up link, hardware_specs.csv interconnect: D: 24 x 200 GbE = 4.8 Tb/s [R] = 600 GB/s per direction x 2 = 1200 GB/s */
      .interconnect_bytes_per_second = 1200e9,
     },
     /* intel-xeon-platinum-8480p */

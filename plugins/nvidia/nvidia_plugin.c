@@ -711,7 +711,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .tiers = kNvidiaH100Sxm80gbTiers,
      .tier_count = sizeof(kNvidiaH100Sxm80gbTiers) / sizeof(kNvidiaH100Sxm80gbTiers[0]),
      .tdp_watts = 700, /* tdp_w 700 W [R] */
-     /* NVLink4 900 GB/s total bidirectional [R] */
+     /* scale-up link, hardware_specs.csv interconnect: NVLink4 900 GB/s total bidirectional [R] */
      .interconnect_bytes_per_second = 900e9,
     },
     /* nvidia-h100-pcie-80gb */
@@ -743,7 +743,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .tiers = kNvidiaH100Pcie80gbTiers,
      .tier_count = sizeof(kNvidiaH100Pcie80gbTiers) / sizeof(kNvidiaH100Pcie80gbTiers[0]),
      .tdp_watts = 350, /* tdp_w 350 W [R] */
-     /* NVLink bridge 600 GB/s [K] */
+     /* scale-up link, hardware_specs.csv interconnect: NVLink bridge 600 GB/s [K] */
      .interconnect_bytes_per_second = 600e9,
     },
     /* nvidia-h200-sxm-141gb */
@@ -776,7 +776,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .tiers = kNvidiaH200Sxm141gbTiers,
      .tier_count = sizeof(kNvidiaH200Sxm141gbTiers) / sizeof(kNvidiaH200Sxm141gbTiers[0]),
      .tdp_watts = 700, /* tdp_w 700 W [R] */
-     /* NVLink4 900 GB/s [R] */
+     /* scale-up link, hardware_specs.csv interconnect: NVLink4 900 GB/s [R] */
      .interconnect_bytes_per_second = 900e9,
     },
     /* nvidia-b200-180gb */
@@ -815,7 +815,9 @@ static const RidgelinePlatform kPlatforms[] = {
      .tiers = kNvidiaB200180gbTiers,
      .tier_count = sizeof(kNvidiaB200180gbTiers) / sizeof(kNvidiaB200180gbTiers[0]),
      .tdp_watts = 1000, /* tdp_w 1000 W [R] */
-     /* NVLink5 1.8 TB/s per GPU [K] */
+     /* scale-up link, hardware_specs.csv interconnect: NVLink5 1.8 TB/s per GPU [K]; as
+      * glennklockwood.com/garden/processors/B200 (2 x 900 GB/s NVLink 5) and
+      * docs.vultr.com HGX B200 overview (1.8 TB/s bidirectional, NV18) state */
      .interconnect_bytes_per_second = 1800e9,
     },
     /* nvidia-a100-sxm-40gb */
@@ -846,7 +848,9 @@ static const RidgelinePlatform kPlatforms[] = {
      .tiers = kNvidiaA100Sxm40gbTiers,
      .tier_count = sizeof(kNvidiaA100Sxm40gbTiers) / sizeof(kNvidiaA100Sxm40gbTiers[0]),
      .tdp_watts = 400, /* tdp_w 400 W [R] */
-     /* NVLink3 600 GB/s [K] */
+     /* scale-up link, hardware_specs.csv interconnect: NVLink3 600 GB/s [K]; as
+      * nvidia.com/data-center/nvlink states (A100: twelve third-generation
+      * links, 600 GB/s in total) */
      .interconnect_bytes_per_second = 600e9,
     },
     /* nvidia-a100-sxm-80gb */
@@ -878,7 +882,9 @@ static const RidgelinePlatform kPlatforms[] = {
      .tiers = kNvidiaA100Sxm80gbTiers,
      .tier_count = sizeof(kNvidiaA100Sxm80gbTiers) / sizeof(kNvidiaA100Sxm80gbTiers[0]),
      .tdp_watts = 400, /* tdp_w 400 W [R] */
-     /* NVLink3 600 GB/s [K] */
+     /* scale-up link, hardware_specs.csv interconnect: NVLink3 600 GB/s [K]; as
+      * nvidia.com/data-center/nvlink states (A100: twelve third-generation
+      * links, 600 GB/s in total) */
      .interconnect_bytes_per_second = 600e9,
     },
     /* nvidia-a100-pcie-80gb */
@@ -909,7 +915,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .tiers = kNvidiaA100Pcie80gbTiers,
      .tier_count = sizeof(kNvidiaA100Pcie80gbTiers) / sizeof(kNvidiaA100Pcie80gbTiers[0]),
      .tdp_watts = 300, /* tdp_w 300 W [R] */
-     /* NVLink bridge 600 GB/s [K] */
+     /* scale-up link, hardware_specs.csv interconnect: NVLink bridge 600 GB/s [K] */
      .interconnect_bytes_per_second = 600e9,
     },
     /* nvidia-a10 */
@@ -1327,7 +1333,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .tiers = kNvidiaRtxA6000Tiers,
      .tier_count = sizeof(kNvidiaRtxA6000Tiers) / sizeof(kNvidiaRtxA6000Tiers[0]),
      .tdp_watts = 300, /* tdp_w 300 W [R] */
-     /* NVLink bridge 112.5 GB/s bidirectional [R] */
+     /* scale-up link, hardware_specs.csv interconnect: NVLink bridge 112.5 GB/s bidirectional [R] */
      .interconnect_bytes_per_second = 112.5e9,
     },
     /* nvidia-a40 */
@@ -1358,7 +1364,7 @@ static const RidgelinePlatform kPlatforms[] = {
      .tiers = kNvidiaA40Tiers,
      .tier_count = sizeof(kNvidiaA40Tiers) / sizeof(kNvidiaA40Tiers[0]),
      .tdp_watts = 300, /* tdp_w 300 W [R] */
-     /* NVLink 112.5 GB/s bidirectional [R] */
+     /* scale-up link, hardware_specs.csv interconnect: NVLink 112.5 GB/s bidirectional [R] */
      .interconnect_bytes_per_second = 112.5e9,
     },
     /* nvidia-v100-pcie-32gb */

@@ -1,6 +1,7 @@
 // StepTime and StepTimeStream: the scheduler's step-time API. Validates the
 // steps, runs engine::StepEvaluator::Step and converts the timings back.
 // Math is the engine's; here only ranges, field paths and conversion.
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <string>
@@ -26,31 +27,81 @@ constexpr int64_t kMaxTokens = engine::ranges::kPromptTokens.hi;
 
 using request::OutOfRange;
 
-// Checks one step and copies it into `seqs`; `path` is "steps[3]". Errors
-// name "steps[3].sequences[17].context_tokens", the range and the value.
-absl::Status ReadStep(const v1::Step& step, absl::string_view path,
-                      std::vector<engine::StepSequence>* seqs) {
-  const int n = step.sequences_size();
-  if (n < 1 || n > kMaxSequences) {
-    return OutOfRange(absl::StrCat(path, ".sequences"),
-                      absl::StrCat("1..", kMaxSequences, " sequences"),
-                      absl::StrCat(n, " sequences"));
+// "steps[3]": built only when a step has something to report (the hot
+// path of a stream formats nothing).
+std::string StepPath(int index) { return absl::StrCat("steps[", index, "]"); }
+
+// One sequence's two numbers against their ranges; `what` names the
+// element on error ("sequences[17].context_tokens" or
+// "context_tokens[17]", after "steps[3].").
+template <typename Name>
+absl::Status CheckSequence(int64_t context, int64_t added, int index,
+                           Name&& what) {
+  // One unsigned compare per bound: negative values wrap past the top.
+  if (static_cast<uint64_t>(context) > static_cast<uint64_t>(kMaxTokens)) {
+    return OutOfRange(absl::StrCat(StepPath(index), ".", what(true)),
+                      absl::StrCat("in [0, ", kMaxTokens, "]"),
+                      absl::StrCat(context));
   }
+  if (static_cast<uint64_t>(added) - 1 >= static_cast<uint64_t>(kMaxTokens)) {
+    return OutOfRange(absl::StrCat(StepPath(index), ".", what(false)),
+                      absl::StrCat("in [1, ", kMaxTokens, "]"),
+                      absl::StrCat(added));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckCount(int n, int index, absl::string_view field) {
+  if (n >= 1 && n <= kMaxSequences) return absl::OkStatus();
+  return OutOfRange(absl::StrCat(StepPath(index), ".", field),
+                    absl::StrCat("1..", kMaxSequences, " sequences"),
+                    absl::StrCat(n, " sequences"));
+}
+
+// Checks step `index` and copies it into `seqs`, from `sequences` or from
+// the two columns. Errors name "steps[3].sequences[17].context_tokens" (or
+// "steps[3].context_tokens[17]"), the range and the value.
+absl::Status ReadStep(const v1::Step& step, int index,
+                      std::vector<engine::StepSequence>* seqs) {
+  const int columns = step.context_tokens_size();
+  if (columns > 0 || step.new_tokens_size() > 0) {
+    if (step.sequences_size() > 0) {
+      return OutOfRange(
+          absl::StrCat(StepPath(index), ".context_tokens"),
+          "empty when sequences is set (a step gives its sequences one way)",
+          absl::StrCat(columns, " values beside ", step.sequences_size(),
+                       " sequences"));
+    }
+    RETURN_IF_ERROR(CheckCount(columns, index, "context_tokens"));
+    if (step.new_tokens_size() != columns) {
+      return OutOfRange(absl::StrCat(StepPath(index), ".new_tokens"),
+                        absl::StrCat(columns, " values (one per context_tokens)"),
+                        absl::StrCat(step.new_tokens_size(), " values"));
+    }
+    seqs->resize(static_cast<size_t>(columns));
+    engine::StepSequence* out = seqs->data();
+    const int64_t* context = step.context_tokens().data();
+    const int64_t* added = step.new_tokens().data();
+    for (int j = 0; j < columns; ++j) {
+      RETURN_IF_ERROR(CheckSequence(context[j], added[j], index, [j](bool c) {
+        return absl::StrCat(c ? "context_tokens[" : "new_tokens[", j, "]");
+      }));
+      out[j] = {context[j], added[j]};
+    }
+    return absl::OkStatus();
+  }
+  const int n = step.sequences_size();
+  RETURN_IF_ERROR(CheckCount(n, index, "sequences"));
   seqs->resize(static_cast<size_t>(n));
+  engine::StepSequence* out = seqs->data();
   for (int j = 0; j < n; ++j) {
     const v1::StepSequence& s = step.sequences(j);
-    if (s.context_tokens() < 0 || s.context_tokens() > kMaxTokens) {
-      return OutOfRange(
-          absl::StrCat(path, ".sequences[", j, "].context_tokens"),
-          absl::StrCat("in [0, ", kMaxTokens, "]"),
-          absl::StrCat(s.context_tokens()));
-    }
-    if (s.new_tokens() < 1 || s.new_tokens() > kMaxTokens) {
-      return OutOfRange(absl::StrCat(path, ".sequences[", j, "].new_tokens"),
-                        absl::StrCat("in [1, ", kMaxTokens, "]"),
-                        absl::StrCat(s.new_tokens()));
-    }
-    (*seqs)[static_cast<size_t>(j)] = {s.context_tokens(), s.new_tokens()};
+    const int64_t context = s.context_tokens(), added = s.new_tokens();
+    RETURN_IF_ERROR(CheckSequence(context, added, index, [j](bool c) {
+      return absl::StrCat("sequences[", j, "].",
+                          c ? "context_tokens" : "new_tokens");
+    }));
+    out[j] = {context, added};
   }
   return absl::OkStatus();
 }
@@ -71,14 +122,14 @@ class Session final : public Backend::StepSession {
         max_context_(max_context) {}
 
   // One step into `out`; an invalid step is the returned error (out unset).
-  absl::Status Time(const v1::Step& step, absl::string_view path, bool per_op,
+  absl::Status Time(const v1::Step& step, int index, bool per_op,
                     std::vector<engine::StepSequence>* seqs,
                     std::vector<engine::OpResult>* ops,
                     v1::StepTimeResult* out) const {
-    RETURN_IF_ERROR(ReadStep(step, path, seqs));
+    RETURN_IF_ERROR(ReadStep(step, index, seqs));
     ops->clear();
     absl::StatusOr<engine::StepTiming> t = ev_.Step(*seqs, per_op ? ops : nullptr);
-    if (!t.ok()) return request::Prefixed(path, t.status());
+    if (!t.ok()) return request::Prefixed(StepPath(index), t.status());
     out->set_seconds(t->seconds);
     out->set_compute_seconds(t->compute_seconds);
     out->set_memory_seconds(t->memory_seconds);
@@ -90,11 +141,13 @@ class Session final : public Backend::StepSession {
     out->set_bytes(t->bytes);
     out->set_sequences(t->batch);
     out->set_tokens(t->tokens);
+    out->set_pipeline_interval_seconds(t->pipeline_interval_seconds);
+    out->set_pipeline_slowest_stage(t->pipeline_slowest_stage);
     if (per_op) {
       out->mutable_ops()->Reserve(static_cast<int>(ops->size()));
       for (const engine::OpResult& op : *ops) ToProto(op, out->add_ops());
     }
-    if (t->beyond_model_context) Warn(*seqs, path, out);
+    if (t->beyond_model_context) Warn(*seqs, StepPath(index), out);
     return absl::OkStatus();
   }
 
@@ -116,8 +169,7 @@ class Session final : public Backend::StepSession {
     resp->mutable_steps()->Reserve(req.steps_size());
     for (int i = 0; i < req.steps_size(); ++i) {
       v1::StepTimeResult* r = resp->add_steps();
-      const absl::Status s = Time(req.steps(i), absl::StrCat("steps[", i, "]"),
-                                  req.per_op(), &seqs, &ops, r);
+      const absl::Status s = Time(req.steps(i), i, req.per_op(), &seqs, &ops, r);
       if (!s.ok()) {
         r->Clear();
         r->set_error_code(static_cast<int32_t>(s.code()));
@@ -192,8 +244,8 @@ absl::Status Backend::StepTime(const v1::StepTimeRequest& req,
   std::vector<engine::StepSequence> seqs;
   std::vector<engine::OpResult> ops;
   for (int i = 0; i < req.steps_size(); ++i) {
-    RETURN_IF_ERROR(session.Time(req.steps(i), absl::StrCat("steps[", i, "]"),
-                                 req.per_op(), &seqs, &ops, resp->add_steps()));
+    RETURN_IF_ERROR(session.Time(req.steps(i), i, req.per_op(), &seqs, &ops,
+                                 resp->add_steps()));
   }
   return absl::OkStatus();
 }

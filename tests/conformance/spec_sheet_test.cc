@@ -4,6 +4,7 @@
 // and every number the sheet gives is the number the plugin exports, in the
 // unit the sheet states. Loads the real .so files of the build.
 #include <cmath>
+#include <iterator>
 #include <fstream>
 #include <map>
 #include <set>
@@ -171,6 +172,77 @@ TEST_F(SpecSheetTest, ProvenanceOfEveryRowIsInTheSources) {
     }
     EXPECT_TRUE(has) << row.at("hardware_id") << " does not cite its provenance cell";
   }
+}
+
+// Every link figure an in-tree plugin exports is the sheet's: the scale-up
+// bandwidth (both directions together, as NVIDIA quotes NVLink) comes from
+// the row's interconnect cell, which must still say what the figure is
+// derived from; every other row exports none. No row of the sheet gives a
+// scale-up latency, a scale-out bandwidth or latency, or a node size, so no
+// plugin exports one (unknown stays unknown: collectives over such a link
+// cost no time and the analysis warns).
+TEST_F(SpecSheetTest, EveryLinkFigureIsTheSheetsAndTheRestStayUnknown) {
+  struct Link {
+    const char* id;
+    const char* cell_says;  // in the row's interconnect cell
+    double bytes_per_second;
+  };
+  const Link kLinks[] = {
+      {"nvidia-h100-sxm-80gb", "NVLink4 900 GB/s (total bidirectional)", 900e9},
+      {"nvidia-h100-pcie-80gb", "NVLink bridge 600 GB/s", 600e9},
+      {"nvidia-h200-sxm-141gb", "NVLink4 900 GB/s", 900e9},
+      {"nvidia-b200-180gb", "NVLink5 1.8 TB/s per GPU", 1800e9},
+      {"nvidia-a100-sxm-40gb", "NVLink3 600 GB/s", 600e9},
+      {"nvidia-a100-sxm-80gb", "NVLink3 600 GB/s", 600e9},
+      {"nvidia-a100-pcie-80gb", "NVLink bridge 600 GB/s", 600e9},
+      {"nvidia-rtx-a6000", "NVLink bridge 112.5 GB/s (bidirectional", 112.5e9},
+      {"nvidia-a40", "NVLink 112.5 GB/s (bidirectional)", 112.5e9},
+      // PCIe Gen4 x16: 32 GB/s per direction x 2 (tensor parallelism over
+      // PCIe; the other PCIe-only cards leave it unknown).
+      {"nvidia-l40s", "PCIe Gen4 x16 64 GB/s; no NVLink", 64e9},
+      // 7 links x 128 GB/s per link.
+      {"amd-mi300x", "7x Infinity Fabric links (AMD: 128 GB/s per link)",
+       7 * 128e9},
+      // 8 links x 50 GB/s per direction x 2 directions.
+      {"amd-mi250x", "50 GB/s per 16-wide link per direction (ROCm MI250 doc); 8 links",
+       8 * 50e9 * 2},
+      // 24 ports x 100 Gb/s / 8 bits x 2 directions.
+      {"intel-gaudi2", "24x 100 GbE", 24 * 100e9 / 8 * 2},
+      // 24 ports x 200 Gb/s = 4.8 Tb/s / 8 bits x 2 directions.
+      {"intel-gaudi3", "24x 200 GbE RoCE on-chip (4.8 Tb/s)", 24 * 200e9 / 8 * 2},
+      {"google-tpu-v5e", "ICI 400 GB/s bidirectional per chip", 400e9},
+      // 4800 Gb/s per direction (Google's v5e figure, 1600 Gbps, is its 400
+      // GB/s bidirectional: 1600 / 8 x 2) / 8 bits x 2 directions.
+      {"google-tpu-v5p", "ICI 4800 Gbps per chip", 4800e9 / 8 * 2},
+  };
+  std::map<std::string, const Link*> by_id;
+  for (const Link& l : kLinks) by_id[l.id] = &l;
+  int sourced = 0;
+  for (const Row& row : *rows_) {
+    const std::string& id = row.at("hardware_id");
+    auto found = registry_->Find(id);
+    if (!found.ok()) continue;  // reported by EveryHardwareIdOfTheSheetIsServed
+    const Hardware& hw = **found;
+    SCOPED_TRACE(id);
+    auto it = by_id.find(id);
+    if (it == by_id.end()) {
+      EXPECT_FALSE(hw.interconnect_bytes_per_second.has_value())
+          << "a scale-up bandwidth the sheet does not give: "
+          << hw.interconnect_bytes_per_second.value_or(0);
+    } else {
+      ++sourced;
+      EXPECT_TRUE(absl::StrContains(row.at("interconnect"), it->second->cell_says))
+          << "the interconnect cell no longer says '" << it->second->cell_says
+          << "': " << row.at("interconnect");
+      EXPECT_EQ(hw.interconnect_bytes_per_second.value_or(0),
+                it->second->bytes_per_second);
+    }
+    EXPECT_FALSE(hw.scale_up_latency_seconds.has_value());
+    EXPECT_FALSE(hw.scale_out_bytes_per_second.has_value());
+    EXPECT_FALSE(hw.scale_out_latency_seconds.has_value());
+    EXPECT_FALSE(hw.devices_per_node.has_value());
+  }
+  EXPECT_EQ(sourced, static_cast<int>(std::size(kLinks)));
 }
 
 }  // namespace

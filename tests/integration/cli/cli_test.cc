@@ -712,6 +712,48 @@ TEST_F(CliTest, KernelErrorsNameTheFlag) {
   EXPECT_THAT(usage.err, HasSubstr("ridgeline kernel attention|gemm"));
 }
 
+// `ridgeline step` (the example: one step of three sequences) prints
+// the same both ways; JSON is the proto3 JSON of StepTimeResponse with the
+// step total in `seconds`; a pipelined step shows its latency and its
+// interval, in the table and as CSV columns.
+TEST_F(CliTest, StepIsIdenticalBothWaysAndShowsThePipelineInterval) {
+  const std::vector<std::string> step = {
+      "step", "--model", "llama-3-8b", "--hardware", "nvidia-h100-sxm-80gb",
+      "--seq", "1024:1", "--seq", "37:1", "--seq", "0:512"};
+  CliRun local = RunCliBinary(Local(With(step, {"--format", "json"})));
+  CliRun remote = RunCliBinary(Remote(With(step, {"--format", "json"})));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  EXPECT_EQ(local.out, remote.out);
+  nlohmann::json j = nlohmann::json::parse(local.out);
+  ASSERT_EQ(j["steps"].size(), 1u);
+  const auto& r = j["steps"][0];
+  EXPECT_EQ(r["sequences"], "3");  // int64 is a string in proto3 JSON
+  EXPECT_EQ(r["tokens"], "514");   // 1 + 1 + 512 new tokens
+  EXPECT_GT(r["seconds"].get<double>(), 0);
+  // Not pipelined: the interval is the step's own time.
+  EXPECT_EQ(r["pipelineIntervalSeconds"], r["seconds"]);
+
+  const std::vector<std::string> pp =
+      With(step, {"--pipeline-parallel", "4"});
+  CliRun table = RunCliBinary(Local(pp));
+  CliRun table_remote = RunCliBinary(Remote(pp));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out, table_remote.out);
+  EXPECT_THAT(table.out, HasSubstr("time (latency through all stages)"));
+  // 32 layers in 4 stages of 8; the last also runs the LM head.
+  EXPECT_THAT(table.out, HasSubstr("(stage 3 + its send)"));
+  CliRun csv = RunCliBinary(Local(With(pp, {"--format", "csv"})));
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_THAT(csv.out,
+              ::testing::StartsWith(
+                  "step,sequences,tokens,seconds,compute_seconds,"
+                  "memory_seconds,interconnect_seconds,overhead_seconds,bound,"
+                  "flops,bytes,pipeline_interval_seconds,pipeline_slowest_"
+                  "stage\n"));
+  EXPECT_THAT(csv.out, HasSubstr(",3\n"));  // the slowest stage
+}
+
 TEST_F(CliTest, BasicViewLeavesOutOpTablesBothWays) {
   for (const char* format : {"json", "table", "csv"}) {
     std::vector<std::string> args =

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -134,6 +135,85 @@ TEST_F(StepServerTest, UnaryBadStepNamesTheFieldRangeAndValue) {
   EXPECT_THAT(s.error_message(),
               HasSubstr("steps[0].sequences[0].new_tokens: must be in [1, "
                         "10000000]; got 0"));
+}
+
+// The columns form of a step (context_tokens / new_tokens) is the same
+// step as its sequences: equal answers, to the bit; its errors name the
+// column element.
+TEST_F(StepServerTest, ColumnsAreTheSameStepAsSequences) {
+  v1::StepTimeRequest req;
+  *req.mutable_scenario() = RoundScenario();
+  v1::Step* rows = req.add_steps();
+  v1::Step* cols = req.add_steps();
+  const int64_t kSteps[][2] = {{1024, 1}, {37, 1}, {0, 512}};
+  for (const auto& q : kSteps) {
+    AddSeq(rows, q[0], q[1]);
+    cols->add_context_tokens(q[0]);
+    cols->add_new_tokens(q[1]);
+  }
+  v1::StepTimeResponse resp;
+  grpc::Status s = StepTime(req, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  ASSERT_EQ(resp.steps_size(), 2);
+  EXPECT_EQ(resp.steps(1).sequences(), 3);
+  EXPECT_EQ(resp.steps(1).tokens(), 514);
+  EXPECT_EQ(resp.steps(1).seconds(), resp.steps(0).seconds());
+  EXPECT_EQ(resp.steps(1).bytes(), resp.steps(0).bytes());
+  EXPECT_EQ(resp.steps(1).flops(), resp.steps(0).flops());
+
+  struct Case {
+    std::vector<int64_t> context, added;
+    bool with_sequence;
+    const char* message;
+  };
+  const Case kBad[] = {
+      {{10, -3}, {1, 1}, false,
+       "steps[0].context_tokens[1]: must be in [0, 10000000]; got -3"},
+      {{10, 20}, {1, 0}, false,
+       "steps[0].new_tokens[1]: must be in [1, 10000000]; got 0"},
+      {{10, 20}, {1}, false,
+       "steps[0].new_tokens: must be 2 values (one per context_tokens); got "
+       "1 values"},
+      {{}, {1}, false,
+       "steps[0].context_tokens: must be 1..65536 sequences; got 0 "
+       "sequences"},
+      {{10}, {1}, true,
+       "steps[0].context_tokens: must be empty when sequences is set"},
+  };
+  for (const Case& c : kBad) {
+    v1::StepTimeRequest bad;
+    *bad.mutable_scenario() = RoundScenario();
+    v1::Step* step = bad.add_steps();
+    for (int64_t v : c.context) step->add_context_tokens(v);
+    for (int64_t v : c.added) step->add_new_tokens(v);
+    if (c.with_sequence) AddSeq(step, 5, 1);
+    s = StepTime(bad, &resp);
+    EXPECT_EQ(s.error_code(), StatusCode::INVALID_ARGUMENT) << c.message;
+    EXPECT_THAT(s.error_message(), HasSubstr(c.message));
+  }
+}
+
+// Pipelined: the answer carries both the latency through all stages
+// (`seconds`) and the steady-state interval (slowest stage + its send).
+// Llama-2-7B's 32 layers in 4 stages of 8; the last stage also runs the LM
+// head (4096 x 32000 x 2 B = 262 MB), so it is the slowest, and the interval
+// is a quarter of the layers plus the LM head: well under the latency.
+TEST_F(StepServerTest, PipelinedStepReportsLatencyAndInterval) {
+  v1::StepTimeRequest req;
+  *req.mutable_scenario() = RoundScenario();
+  req.mutable_scenario()->mutable_parallelism()->set_pipeline_parallel(4);
+  AddSeq(req.add_steps(), 1024, 1);
+  v1::StepTimeResponse resp;
+  grpc::Status s = StepTime(req, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  const v1::StepTimeResult& r = resp.steps(0);
+  EXPECT_EQ(r.pipeline_slowest_stage(), 3);
+  EXPECT_GT(r.pipeline_interval_seconds(), r.seconds() / 4);
+  EXPECT_LT(r.pipeline_interval_seconds(), r.seconds() / 2);
+  req.mutable_scenario()->clear_parallelism();
+  s = StepTime(req, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(resp.steps(0).pipeline_interval_seconds(), resp.steps(0).seconds());
 }
 
 TEST_F(StepServerTest, ContextBeyondTheModelWindowIsComputedWithAWarning) {

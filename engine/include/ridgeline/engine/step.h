@@ -46,6 +46,16 @@ struct StepTiming {
   // Step(): the longest context after the step exceeds the model's
   // max_context (computed anyway; callers warn, as Analyze does).
   bool beyond_model_context = false;
+  // Pipeline parallelism: `seconds` is the step's latency through every
+  // stage in turn; this is the steady-state interval between steps once the
+  // pipeline is full (every stage busy with another step): the slowest
+  // stage's ops plus its send to the next stage plus the per-step overhead,
+  // so a full pipeline finishes 1 / interval steps per second. Stage s of p
+  // runs layers [floor(s L / p), floor((s + 1) L / p)), the embedding runs
+  // on the first, the final norm and LM head on the last. Equals `seconds`
+  // without pipeline parallelism.
+  double pipeline_interval_seconds = 0;
+  int64_t pipeline_slowest_stage = 0;  // that stage, 0-based
 };
 
 // Evaluates single forward steps of one scenario. Create() validates the
