@@ -82,6 +82,10 @@ class InProcessClient final : public Client {
       const v1::PlanRequest& request) override {
     return backend_->Plan(request);
   }
+  absl::StatusOr<v1::ExploreSensitivityResponse> ExploreSensitivity(
+      const v1::ExploreSensitivityRequest& request) override {
+    return backend_->ExploreSensitivity(request);
+  }
 
  private:
   std::unique_ptr<service::Backend> backend_;
@@ -174,6 +178,11 @@ class GrpcClient final : public Client {
       const v1::PlanRequest& request) override {
     return Unary(&v1::RidgelineService::Stub::Plan, request,
                  v1::PlanResponse());
+  }
+  absl::StatusOr<v1::ExploreSensitivityResponse> ExploreSensitivity(
+      const v1::ExploreSensitivityRequest& request) override {
+    return Unary(&v1::RidgelineService::Stub::ExploreSensitivity, request,
+                 v1::ExploreSensitivityResponse());
   }
 
  private:
