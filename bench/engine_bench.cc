@@ -11,6 +11,7 @@
 #include "ridgeline/engine/analyze.h"
 #include "ridgeline/engine/model.h"
 #include "ridgeline/engine/step.h"
+#include "ridgeline/explore/suggestions.h"
 
 namespace ridgeline::engine {
 namespace {
@@ -63,6 +64,8 @@ void Run(benchmark::State& state, const Scenario& s) {
       state.SkipWithError("analysis failed");
       return;
     }
+    // Suggestions are added by Analyze's caller, as the Backend does.
+    if (s.options.suggestions) explore::AddSuggestions(s, &*r);
     benchmark::DoNotOptimize(r->e2e_seconds);
   }
 }

@@ -86,6 +86,10 @@ class InProcessClient final : public Client {
       const v1::SimulateRequest& request) override {
     return backend_->Simulate(request);
   }
+  absl::StatusOr<v1::ExploreSensitivityResponse> ExploreSensitivity(
+      const v1::ExploreSensitivityRequest& request) override {
+    return backend_->ExploreSensitivity(request);
+  }
 
  private:
   std::unique_ptr<service::Backend> backend_;
@@ -183,6 +187,11 @@ class GrpcClient final : public Client {
       const v1::SimulateRequest& request) override {
     return Unary(&v1::RidgelineService::Stub::Simulate, request,
                  v1::SimulateResponse());
+  }
+  absl::StatusOr<v1::ExploreSensitivityResponse> ExploreSensitivity(
+      const v1::ExploreSensitivityRequest& request) override {
+    return Unary(&v1::RidgelineService::Stub::ExploreSensitivity, request,
+                 v1::ExploreSensitivityResponse());
   }
 
  private:

@@ -43,6 +43,8 @@ class Client {
       const v1::PlanRequest& request) = 0;
   virtual absl::StatusOr<v1::SimulateResponse> Simulate(
       const v1::SimulateRequest& request) = 0;
+  virtual absl::StatusOr<v1::ExploreSensitivityResponse> ExploreSensitivity(
+      const v1::ExploreSensitivityRequest& request) = 0;
 };
 
 struct InProcessOptions {

@@ -29,8 +29,10 @@
 #include "absl/strings/str_split.h"
 #include "client.h"
 #include "common.h"
+#include "explore_sensitivity.h"
 #include "flags.h"
 #include "google/protobuf/util/json_util.h"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/explore/explore.h"
 #include "ridgeline/explore/hypervolume.h"
 #include "ridgeline/explore/objectives.h"
@@ -75,6 +77,10 @@ std::vector<FlagSpec> ExploreFlags() {
        "search with NSGA-II for N generations instead of the full grid"},
       {"nsga2-population", "N", "NSGA-II population (even, default 64)"},
       {"seed", "N", "NSGA-II seed (default 0)"},
+      {"sensitivity", "INDEX",
+       "instead of exploring: the elasticity of every objective (every "
+       "metric without --objective) to every axis at the point with this "
+       "grid index (0 when each axis has one value)"},
       {"server", "HOST:PORT", "send the request to a ridgeline-server"},
       {"plugin-dir", "DIR", "in-process: hardware plugin folder"},
       {"profile-dir", "DIR", "in-process: calibration profile folder"},
@@ -292,13 +298,35 @@ int Explore(const ParsedFlags& f, std::ostream& out, std::ostream& err) {
     }
     client = std::move(*c);
   }
+  if (f.Has("sensitivity")) {
+    absl::StatusOr<std::optional<int64_t>> at = f.GetInt(
+        "sensitivity", 0, std::numeric_limits<int64_t>::max());
+    if (!at.ok()) {
+      err << "ridgeline explore: " << at.status().message() << "\n";
+      return kUsage;
+    }
+    v1::ExploreSensitivityRequest sreq;
+    *sreq.mutable_space() = std::move(req);
+    sreq.set_index(static_cast<uint64_t>(at->value_or(0)));
+    const absl::Status st = RunExploreSensitivity(*client, sreq, format, out);
+    if (st.ok()) return kOk;
+    // The request's fields sit under "space." (Failed maps them to their
+    // flags); the point's index is --sensitivity's.
+    if (engine::FieldPathOf(st).value_or("") == "index") {
+      err << "ridgeline explore: " << absl::StatusCodeToString(st.code())
+          << ": " << st.message() << " (flag --sensitivity)\n";
+    } else {
+      err << "ridgeline explore: " << Failed(st).message << "\n";
+    }
+    return kFailed;
+  }
   Output o;
   {
     ProgressBar bar(err);
     absl::Status st = client->Explore(req, [&](const v1::ExploreResponse& m) {
       if (m.has_progress()) {
         bar.Update(m.progress().points_done(), m.progress().points_total());
-      } else if (m.has_point()) {
+      } else if (m.has_point() && !m.point().provisional()) {
         Row r;
         r.axes.assign(m.point().axis_values().begin(), m.point().axis_values().end());
         r.point.index = m.point().index();

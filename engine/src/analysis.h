@@ -4,6 +4,7 @@
 #pragma once
 
 #include "absl/status/statusor.h"
+#include "economy.h"
 #include "prepare.h"
 #include "ridgeline/engine/result.h"
 #include "ridgeline/engine/scenario.h"
@@ -22,9 +23,15 @@ enum class Detail {
   kEconomy,  // + per-op prefill and decode results and the economy
   kFull,     // everything (AnalyzeValidated(s, true))
 };
+// The energy tallies of a kPoint analysis, from which FinishEconomy
+// derives its economy (design points re-price from them).
+struct PointTallies {
+  EnergyTally prefill, decode;
+};
 // The analysis of `s` from `prep` (Prepare(s) or a placement redone for
-// s.hardware); moves prep->memory into the result.
+// s.hardware); moves prep->memory into the result. With kPoint and
+// `tallies`, the tallies the economy came from are copied there.
 AnalysisResult AnalyzePrepared(const Scenario& s, Prepared* prep,
-                               Detail detail);
+                               Detail detail, PointTallies* tallies = nullptr);
 
 }  // namespace ridgeline::engine::internal

@@ -1,5 +1,5 @@
 // Analyze(): prefill and every decode step of one scenario, then the
-// bottleneck, economy and suggestions.
+// bottleneck and economy (suggestions: explore/suggestions.h).
 //
 // decode_first_step is the step at KV length prompt + 1 (it feeds the token
 // the prefill emitted); decode_last_step is at prompt + generated - 1.
@@ -21,7 +21,6 @@
 #include "report.h"
 #include "ridgeline/engine/status_macros.h"
 #include "roofline.h"
-#include "suggestions.h"
 
 namespace ridgeline::engine {
 namespace internal {
@@ -33,7 +32,7 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
 }
 
 AnalysisResult AnalyzePrepared(const Scenario& s, Prepared* prep_ptr,
-                               Detail detail) {
+                               Detail detail, PointTallies* tallies) {
   Prepared& prep = *prep_ptr;
   // Per-op results feed the economy; the rest only the full report.
   const bool per_op = detail == Detail::kEconomy || detail == Detail::kFull;
@@ -262,12 +261,12 @@ AnalysisResult AnalyzePrepared(const Scenario& s, Prepared* prep_ptr,
     prefill_energy.seconds = r.ttft_seconds;
     decode_energy.seconds = r.decode.totals.seconds;
     FinishEconomy(s, prefill_energy, decode_energy, r.e2e_seconds, &r.economy);
+    if (tallies != nullptr) *tallies = {prefill_energy, decode_energy};
   }
   if (!full) return r;
 
   ComputeBottleneck(&r, decode_steps > 0);
   ComputeEconomy(s, &r);
-  if (s.options.suggestions) ComputeSuggestions(s, &r);
   return r;
 }
 
@@ -276,6 +275,11 @@ AnalysisResult AnalyzePrepared(const Scenario& s, Prepared* prep_ptr,
 absl::StatusOr<AnalysisResult> Analyze(const Scenario& scenario) {
   RETURN_IF_ERROR(ValidateScenario(scenario));
   return internal::AnalyzeValidated(scenario, true);
+}
+
+absl::StatusOr<AnalysisResult> AnalyzeForComparison(const Scenario& scenario) {
+  RETURN_IF_ERROR(ValidateScenario(scenario));
+  return internal::AnalyzeValidated(scenario, false);
 }
 
 }  // namespace ridgeline::engine

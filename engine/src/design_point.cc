@@ -6,7 +6,9 @@
 
 #include "absl/status/status.h"
 #include "analysis.h"
+#include "economy.h"
 #include "placement.h"
+#include "validate_util.h"
 #include "prepare.h"
 #include "ridgeline/engine/status_macros.h"
 
@@ -18,6 +20,8 @@ struct DesignPointModel::Impl {
   std::array<bool, kMathTypeCount> peaks{};  // published at Create
   size_t tiers = 0;
   std::array<bool, kMaxTiers> pim{};
+  internal::PointTallies tallies;  // of the last Evaluate
+  bool priced = false;             // tallies hold a successful Evaluate
 };
 
 DesignPointModel::DesignPointModel(std::unique_ptr<Impl> impl)
@@ -50,6 +54,7 @@ const Scenario& DesignPointModel::scenario() const { return impl_->s; }
 
 absl::Status DesignPointModel::Evaluate(AnalysisResult* out) {
   Impl& m = *impl_;
+  m.priced = false;
   const Hardware& hw = m.s.hardware;
   bool same = hw.tiers.size() == m.tiers;
   for (int t = 0; same && t < kMathTypeCount; ++t) {
@@ -75,13 +80,35 @@ absl::Status DesignPointModel::Evaluate(AnalysisResult* out) {
     if (!whole_fits || m.prep.prefill_chunks > 1) {
       internal::Prepared fresh;
       RETURN_IF_ERROR(internal::Prepare(m.s, &fresh));
-      *out = internal::AnalyzePrepared(m.s, &fresh, internal::Detail::kPoint);
+      *out = internal::AnalyzePrepared(m.s, &fresh, internal::Detail::kPoint,
+                                       &m.tallies);
+      m.priced = true;
       return absl::OkStatus();
     }
   }
   m.prep.place = internal::PlacementInfo();
   m.prep.memory = internal::Place(hw, m.s.pins, m.prep.need, &m.prep.place);
-  *out = internal::AnalyzePrepared(m.s, &m.prep, internal::Detail::kPoint);
+  *out = internal::AnalyzePrepared(m.s, &m.prep, internal::Detail::kPoint,
+                                   &m.tallies);
+  m.priced = true;
+  return absl::OkStatus();
+}
+
+absl::Status DesignPointModel::Reprice(AnalysisResult* out) {
+  Impl& m = *impl_;
+  if (!m.priced) {
+    return absl::FailedPreconditionError(
+        "design point: Reprice needs a successful Evaluate first");
+  }
+  const Hardware& hw = m.s.hardware;
+  // The only numbers that may have changed; ValidateHardware names a bad one.
+  if ((hw.tdp_watts.has_value() && !internal::IsPositive(*hw.tdp_watts, false)) ||
+      (hw.price_usd.has_value() && !internal::IsPositive(*hw.price_usd, true))) {
+    m.priced = false;
+    RETURN_IF_ERROR(ValidateHardware(hw));
+  }
+  internal::FinishEconomy(m.s, m.tallies.prefill, m.tallies.decode,
+                          out->e2e_seconds, &out->economy);
   return absl::OkStatus();
 }
 

@@ -95,7 +95,11 @@ void FinishEconomy(const Scenario& s, const EnergyTally& prefill,
                    const EnergyTally& decode, double e2e_seconds, Economy* ep) {
   const Hardware& hw = s.hardware;
   Economy& e = *ep;
+  // Keep the note's buffer: design points re-price millions of times.
+  std::string note = std::move(e.note);
+  note.clear();
   e = Economy();
+  e.note = std::move(note);
   std::optional<double> pj = PhaseEnergy(hw, prefill);
   std::optional<double> dj = PhaseEnergy(hw, decode);
   if (pj.has_value() && dj.has_value()) {

@@ -13,7 +13,8 @@
 namespace ridgeline::explore {
 
 void MetricsFromAnalysis(const engine::AnalysisResult& r,
-                         const engine::Scenario& s, PointOutcome* out) {
+                         const engine::Scenario& s, PointOutcome* out,
+                         double die_area_mm2) {
   MetricValues& m = out->metrics;
   m.fill(kUnknown);
   auto set = [&](Metric k, double v) { m[static_cast<int>(k)] = v; };
@@ -54,6 +55,18 @@ void MetricsFromAnalysis(const engine::AnalysisResult& r,
     const double peak = ReferencePeak(hw.peak_ops_per_second);
     if (peak > 0) set(Metric::kTflopsPerW, peak / 1e12 / *hw.tdp_watts);
   }
+  if (die_area_mm2 > 0) {  // false for NaN: no stated area
+    const int t = DeviceMemoryTier(hw);
+    if (t >= 0) {
+      set(Metric::kGbsPerMm2,
+          hw.tiers[t].read_bandwidth_bytes_per_second / 1e9 / die_area_mm2);
+    }
+    const double peak = ReferencePeak(hw.peak_ops_per_second);
+    if (peak > 0) set(Metric::kTflopsPerMm2, peak / 1e12 / die_area_mm2);
+    if (hw.price_usd.has_value()) {
+      set(Metric::kUsdPerMm2, *hw.price_usd / die_area_mm2);
+    }
+  }
 }
 
 struct SpaceEvaluator::Impl {
@@ -67,13 +80,25 @@ struct SpaceEvaluator::Impl {
   std::unordered_map<uint64_t, std::unique_ptr<engine::DesignPointModel>>
       models;
   engine::AnalysisResult result;
+  // Axes that enter the timing (all but price, board power and die area):
+  // a point whose timing digits equal the last evaluated point's (same
+  // model) only re-prices that result (DesignPointModel::Reprice, equal bit
+  // for bit). Grid order makes neighbours share them when such axes vary
+  // fastest.
+  std::vector<size_t> timing_axes;
+  std::vector<uint64_t> last_timing;
+  engine::DesignPointModel* last_model = nullptr;
+  bool last_valid = false;
 
   absl::StatusOr<engine::DesignPointModel*> ModelFor(const uint64_t* digits) {
     uint64_t key = 0;
     for (size_t k : deployment_axes) key = key * space->axes[k].size() + digits[k];
     auto it = models.find(key);
     if (it != models.end()) return it->second.get();
-    if (models.size() >= 4096) models.clear();  // bounded memory
+    if (models.size() >= 4096) {  // bounded memory
+      models.clear();
+      last_valid = false;
+    }
     engine::Scenario s = space->base;
     s.options.suggestions = false;
     ApplyDeploymentAxes(*space, digits, &s);
@@ -99,8 +124,14 @@ absl::StatusOr<SpaceEvaluator> SpaceEvaluator::Create(const Space& space) {
   impl->grid = space.Grid();
   impl->digits.resize(space.axes.size());
   for (size_t k = 0; k < space.axes.size(); ++k) {
+    const AxisKind kind = space.axes[k].kind;
     if (!space.axes[k].hardware()) impl->deployment_axes.push_back(k);
+    if (kind != AxisKind::kTdp && kind != AxisKind::kPrice &&
+        kind != AxisKind::kDieArea) {
+      impl->timing_axes.push_back(k);
+    }
   }
+  impl->last_timing.resize(impl->timing_axes.size());
   return SpaceEvaluator(std::move(impl));
 }
 
@@ -119,10 +150,22 @@ absl::Status SpaceEvaluator::Evaluate(uint64_t index, PointOutcome* out) {
 
 absl::Status SpaceEvaluator::EvaluateDigits(const uint64_t* digits,
                                             PointOutcome* out) {
-  ASSIGN_OR_RETURN(engine::DesignPointModel * m, impl_->ModelFor(digits));
-  ApplyHardwareAxes(*impl_->space, digits, &m->hardware());
-  RETURN_IF_ERROR(m->Evaluate(&impl_->result));
-  MetricsFromAnalysis(impl_->result, m->scenario(), out);
+  Impl& im = *impl_;
+  ASSIGN_OR_RETURN(engine::DesignPointModel * m, im.ModelFor(digits));
+  ApplyHardwareAxes(*im.space, digits, &m->hardware());
+  bool same = im.last_valid && m == im.last_model;
+  for (size_t j = 0; same && j < im.timing_axes.size(); ++j) {
+    same = im.last_timing[j] == digits[im.timing_axes[j]];
+  }
+  im.last_valid = false;
+  RETURN_IF_ERROR(same ? m->Reprice(&im.result) : m->Evaluate(&im.result));
+  for (size_t j = 0; j < im.timing_axes.size(); ++j) {
+    im.last_timing[j] = digits[im.timing_axes[j]];
+  }
+  im.last_model = m;
+  im.last_valid = true;
+  MetricsFromAnalysis(im.result, m->scenario(), out,
+                      DieAreaMm2(*im.space, digits));
   return absl::OkStatus();
 }
 

@@ -122,6 +122,11 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
   std::atomic<bool> stop{false};
   std::mutex err_mu;
   absl::Status error;
+  // Provisional fronts: each worker publishes its front after each chunk.
+  const bool provisional = cb.progress && cb.provisional_front;
+  std::mutex pub_mu;
+  std::vector<std::vector<FrontAccumulator::Entry>> published(threads);
+  uint64_t pub_version = 0, pub_points = 0;  // points the published fronts cover
 
   std::vector<SpaceEvaluator> evaluators;
   for (int t = 0; t < threads; ++t) {
@@ -133,17 +138,32 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
     SpaceEvaluator& ev = evaluators[t];
     PointOutcome out;
     std::vector<double> v(dims);
+    // Unsharded runs visit consecutive indices: step the digits like an
+    // odometer instead of dividing the index by every radix.
+    std::vector<uint64_t> digits(grid.size());
     for (;;) {
       const uint64_t c = next_chunk.fetch_add(1);
       if (c >= chunks || stop.load(std::memory_order_relaxed)) return;
       const uint64_t p_end = std::min(res.shard_points, (c + 1) * kChunk);
       std::vector<PointRow>* rows = spec.keep_all ? &chunk_rows[c] : nullptr;
       if (rows != nullptr) rows->reserve(p_end - c * kChunk);
+      if (sh.count == 1) grid.Decode(first + c * kChunk, digits.data());
       for (uint64_t p = c * kChunk; p < p_end; ++p) {
         // A cancelled run stops within 64 points, not a whole chunk.
         if ((p & 63) == 0 && stop.load(std::memory_order_relaxed)) return;
         const uint64_t index = first + p * sh.count;
-        absl::Status st = ev.Evaluate(index, &out);
+        absl::Status st;
+        if (sh.count == 1) {
+          if (p > c * kChunk) {
+            for (size_t k = digits.size(); k-- > 0;) {
+              if (++digits[k] < grid.radix(k)) break;
+              digits[k] = 0;
+            }
+          }
+          st = ev.EvaluateDigits(digits.data(), &out);
+        } else {
+          st = ev.Evaluate(index, &out);
+        }
         if (!st.ok()) {
           std::lock_guard<std::mutex> lock(err_mu);
           if (error.ok()) {
@@ -175,8 +195,49 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
           rows->push_back(std::move(r));
         }
       }
+      if (provisional) {
+        std::vector<FrontAccumulator::Entry> f = fronts[t].Front();
+        std::lock_guard<std::mutex> lock(pub_mu);
+        published[t] = std::move(f);
+        ++pub_version;
+        pub_points += p_end - c * kChunk;
+      }
       done.fetch_add(p_end - c * kChunk);
     }
+  };
+  auto to_row = [&](const FrontAccumulator::Entry& e) {
+    PointRow r;
+    r.index = e.id;
+    r.objectives.resize(dims);
+    for (int k = 0; k < dims; ++k) {
+      r.objectives[k] =
+          spec.objectives[k].maximize ? -e.values[k] : e.values[k];
+    }
+    r.feasible = r.fits = r.pareto = true;
+    return r;
+  };
+  // The front of what the workers published; false when it is unchanged
+  // or too large to send.
+  uint64_t seen_version = 0;
+  std::vector<uint64_t> last_sent;
+  auto provisional_rows = [&](std::vector<PointRow>* rows, uint64_t* covered) {
+    FrontAccumulator merged(dims);
+    {
+      std::lock_guard<std::mutex> lock(pub_mu);
+      if (pub_version == seen_version) return false;
+      seen_version = pub_version;
+      *covered = pub_points;
+      for (const auto& f : published) {
+        for (const auto& e : f) merged.Add(e.values.data(), e.id);
+      }
+    }
+    const std::vector<FrontAccumulator::Entry> front = merged.Front();
+    std::vector<uint64_t> ids;
+    for (const auto& e : front) ids.push_back(e.id);
+    if (ids == last_sent || front.size() > cb.provisional_max) return false;
+    last_sent = std::move(ids);
+    for (const auto& e : front) rows->push_back(to_row(e));
+    return true;
   };
 
   std::vector<std::thread> pool;
@@ -195,6 +256,13 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
       if (finished || d - reported >= cb.progress_every) {
         reported = d;
         if (!cb.progress(d, res.shard_points)) stop = true;
+        std::vector<PointRow> rows;
+        uint64_t covered = 0;
+        if (provisional && !finished && !stop.load() &&
+            provisional_rows(&rows, &covered) &&
+            !cb.provisional_front(covered, rows)) {
+          stop = true;
+        }
       }
       if (cb.should_stop && cb.should_stop()) stop = true;
       if (finished || stop.load()) break;
@@ -234,16 +302,7 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
       }
     }
   } else {
-    for (const auto& e : front) {
-      PointRow r;
-      r.index = e.id;
-      r.objectives.resize(dims);
-      for (int k = 0; k < dims; ++k) {
-        r.objectives[k] = spec.objectives[k].maximize ? -e.values[k] : e.values[k];
-      }
-      r.feasible = r.fits = r.pareto = true;
-      res.rows.push_back(std::move(r));
-    }
+    for (const auto& e : front) res.rows.push_back(to_row(e));
   }
   const Hypervolume hv = FrontHypervolume(fset);
   res.hypervolume = hv.value;

@@ -19,7 +19,8 @@ constexpr std::array<std::string_view, kMetricCount> kNames = {
     "ttft_ms",        "tpot_ms",            "e2e_ms",
     "j_per_token",    "usd_per_mtoken",     "gco2_per_mtoken",
     "price_usd",      "power_w",            "gbs_per_w",
-    "tflops_per_w"};
+    "tflops_per_w",   "gbs_per_mm2",        "tflops_per_mm2",
+    "usd_per_mm2"};
 
 bool ParseDouble(std::string_view t, double* v) {
   const auto r = std::from_chars(t.data(), t.data() + t.size(), *v);

@@ -204,6 +204,14 @@ std::vector<size_t> ParetoFrontBruteForce(const PointSet& points) {
 }
 
 void FrontAccumulator::Add(const double* v, uint64_t id) {
+  // A point dominated by one of the last compaction's front can never be
+  // on the front (transitivity): drop it now. Checked only while that
+  // front is small, where it rejects most points for a few comparisons.
+  if (front_prefix_ <= kPrefilterMax) {
+    for (size_t i = 0; i < front_prefix_; ++i) {
+      if (Dominates(held_.row(i), v, held_.dims)) return;
+    }
+  }
   held_.Add(v);
   ids_.push_back(id);
   if (ids_.size() >= next_compact_) {
@@ -225,6 +233,7 @@ void FrontAccumulator::Compact() {
   }
   held_ = std::move(kept);
   ids_ = std::move(ids);
+  front_prefix_ = ids_.size();
 }
 
 std::vector<FrontAccumulator::Entry> FrontAccumulator::Front() {

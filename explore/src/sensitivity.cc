@@ -47,7 +47,7 @@ absl::StatusOr<engine::AnalysisResult> AnalyzeAt(const Space& one,
   ApplyHardwareAxes(one, zero.data(), &s.hardware);
   ApplyDeploymentAxes(one, zero.data(), &s);
   ASSIGN_OR_RETURN(engine::AnalysisResult r, engine::Analyze(s));
-  MetricsFromAnalysis(r, s, out);
+  MetricsFromAnalysis(r, s, out, DieAreaMm2(one, zero.data()));
   return r;
 }
 
@@ -94,6 +94,9 @@ absl::StatusOr<SensitivityReport> Sensitivity(const Space& space,
         break;
       case Metric::kGbsPerW:
       case Metric::kTflopsPerW:
+      case Metric::kGbsPerMm2:
+      case Metric::kTflopsPerMm2:
+      case Metric::kUsdPerMm2:
         rep.limited_by[m] = "fixed: the part's figures";
         break;
       default:
@@ -119,6 +122,7 @@ absl::StatusOr<SensitivityReport> Sensitivity(const Space& space,
       hi = std::round(v * 1.01) == v ? v + 1 : std::round(v * 1.01);
       up = std::max(v + 1, std::round(v * 1.1));
     }
+    s.step_fraction = up / v - 1;
     PointOutcome o_lo, o_hi, o_up;
     // A nudged integer axis may leave the engine's range or the model's
     // divisibility (tensor_parallel): that axis then has no elasticity.

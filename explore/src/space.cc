@@ -5,6 +5,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -29,7 +30,7 @@ struct AxisName {
   bool integer;
 };
 constexpr double kBig = 1e30;
-constexpr std::array<AxisName, 17> kAxes = {{
+constexpr std::array<AxisName, 18> kAxes = {{
     {"bandwidth_gbs", "bandwidth_x", AxisKind::kBandwidth, 0, kBig, false},
     {"peak_tflops", "peak_x", AxisKind::kPeak, 0, kBig, false},
     {"capacity_gb", "capacity_x", AxisKind::kCapacity, 0, kBig, false},
@@ -43,6 +44,7 @@ constexpr std::array<AxisName, 17> kAxes = {{
     {"pim_bandwidth_gbs", "pim_bandwidth_x", AxisKind::kPimBandwidth, 0, kBig,
      false},
     {"pim_tflops", "pim_x", AxisKind::kPim, 0, kBig, false},
+    {"die_area_mm2", "", AxisKind::kDieArea, 0, kBig, false},
     {"batch", "", AxisKind::kBatch, 1, 65536, true},
     {"prompt", "", AxisKind::kPrompt, 1, 10'000'000, true},
     {"gen", "", AxisKind::kGen, 0, 10'000'000, true},
@@ -422,6 +424,15 @@ void ApplyHardwareAxes(const Space& space, const uint64_t* digits,
         break;
     }
   }
+}
+
+double DieAreaMm2(const Space& space, const uint64_t* digits) {
+  for (size_t k = 0; k < space.axes.size(); ++k) {
+    if (space.axes[k].kind == AxisKind::kDieArea) {
+      return space.axes[k].values[digits[k]];
+    }
+  }
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 void ApplyDeploymentAxes(const Space& space, const uint64_t* digits,

@@ -20,6 +20,7 @@
 #include "ridgeline/engine/ranges.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/explore/grid.h"
+#include "ridgeline/explore/suggestions.h"
 #include "ridgeline/service/convert.h"
 #include "ridgeline/service/request_scenario.h"
 
@@ -94,6 +95,8 @@ absl::StatusOr<engine::AnalysisResult> RunEngine(const engine::Scenario& s,
   absl::StatusOr<engine::AnalysisResult> r = absl::InternalError("");
   try {
     r = engine::Analyze(s);
+    // Suggestions are explorations around the scenario (explore/).
+    if (r.ok() && s.options.suggestions) explore::AddSuggestions(s, &*r);
   } catch (const std::exception& e) {
     r = absl::InternalError(absl::StrCat("engine fault: ", e.what()));
   }

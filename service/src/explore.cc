@@ -13,20 +13,11 @@
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/explore/explore.h"
 #include "ridgeline/explore/nsga2.h"
+#include "explore_spec.h"
 #include "ridgeline/service/backend.h"
 
 namespace ridgeline::service {
 namespace {
-
-constexpr int kMaxSpecChars = 4096;  // one vary / objective / constraint
-constexpr int kMaxConstraints = 32;
-
-absl::Status TooLong(absl::string_view field, size_t n) {
-  return engine::WithFieldPath(
-      absl::InvalidArgumentError(absl::StrCat(
-          field, ": at most ", kMaxSpecChars, " characters, got ", n)),
-      std::string(field.data(), field.size()));
-}
 
 void FillPoint(const explore::ExploreSpec& spec, const explore::MixedRadix& g,
                const explore::PointRow& r, v1::ExplorePoint* p) {
@@ -49,62 +40,8 @@ absl::Status Backend::Explore(
     const v1::ExploreRequest& req,
     const std::function<bool(const v1::ExploreResponse&)>& emit,
     const std::function<bool()>& should_stop) const {
-  // The base scenario: the request's scenario fields, as Analyze reads them.
-  v1::AnalyzeRequest base;
-  if (req.has_model()) *base.mutable_model() = req.model();
-  if (req.has_hardware()) *base.mutable_hardware() = req.hardware();
-  if (req.has_workload()) *base.mutable_workload() = req.workload();
-  if (req.has_formats()) *base.mutable_formats() = req.formats();
-  if (req.has_placement()) *base.mutable_placement() = req.placement();
-  if (req.has_options()) *base.mutable_options() = req.options();
-  if (req.has_calibration()) *base.mutable_calibration() = req.calibration();
-  if (req.has_economics()) *base.mutable_economics() = req.economics();
-  if (req.has_parallelism()) *base.mutable_parallelism() = req.parallelism();
-  if (!req.has_model()) {
-    return engine::WithFieldPath(absl::InvalidArgumentError(
-        "model: must be set (catalog_id or hf_config_json)"), "model");
-  }
-  if (!req.has_hardware()) {
-    return engine::WithFieldPath(absl::InvalidArgumentError(
-        "hardware: must be set: one of platform_id or description (the base "
-        "part)"), "hardware");
-  }
   explore::ExploreSpec spec;
-  RETURN_IF_ERROR(ResolveScenario(base, &spec.space.base));
-  spec.space.base.options.suggestions = false;
-
-  if (req.vary_size() > static_cast<int>(explore::kMaxAxes)) {
-    return engine::WithFieldPath(absl::ResourceExhaustedError(absl::StrCat(
-        "vary: ", req.vary_size(), " axes exceed the cap of ",
-        explore::kMaxAxes)), "vary");
-  }
-  for (int i = 0; i < req.vary_size(); ++i) {
-    const std::string field = absl::StrCat("vary[", i, "]");
-    if (req.vary(i).size() > kMaxSpecChars) return TooLong(field, req.vary(i).size());
-    ASSIGN_OR_RETURN(explore::Axis a, explore::ParseAxis(req.vary(i), field));
-    spec.space.axes.push_back(std::move(a));
-  }
-  for (int i = 0; i < req.objectives_size(); ++i) {
-    const std::string field = absl::StrCat("objectives[", i, "]");
-    if (req.objectives(i).size() > kMaxSpecChars)
-      return TooLong(field, req.objectives(i).size());
-    ASSIGN_OR_RETURN(explore::Objective o,
-                     explore::ParseObjective(req.objectives(i), field));
-    spec.objectives.push_back(std::move(o));
-  }
-  if (req.constraints_size() > kMaxConstraints) {
-    return engine::WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
-        "constraints: at most ", kMaxConstraints, " entries, got ",
-        req.constraints_size())), "constraints");
-  }
-  for (int i = 0; i < req.constraints_size(); ++i) {
-    const std::string field = absl::StrCat("constraints[", i, "]");
-    if (req.constraints(i).size() > kMaxSpecChars)
-      return TooLong(field, req.constraints(i).size());
-    ASSIGN_OR_RETURN(explore::Constraint c,
-                     explore::ParseConstraint(req.constraints(i), field));
-    spec.constraints.push_back(std::move(c));
-  }
+  RETURN_IF_ERROR(ExploreSpaceFromRequest(*this, req, &spec));
   const uint32_t count = req.shard_count() == 0 ? 1 : req.shard_count();
   if (count > explore::kMaxShards) {
     return engine::WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
@@ -200,7 +137,9 @@ absl::Status Backend::Explore(
     cb.progress_every = req.progress_every() > 0
                             ? req.progress_every()
                             : std::max<uint64_t>(1, in_shard / 100);
+    uint64_t shard_total = in_shard;  // as the library counts it
     cb.progress = [&](uint64_t done, uint64_t total) {
+      shard_total = total;
       msg.Clear();
       msg.mutable_progress()->set_points_done(done);
       msg.mutable_progress()->set_points_total(total);
@@ -208,6 +147,25 @@ absl::Status Backend::Explore(
       return !client_gone;
     };
     cb.should_stop = should_stop;
+    if (req.provisional_fronts()) {
+      cb.provisional_front = [&](uint64_t done,
+                                 const std::vector<explore::PointRow>& front) {
+        msg.Clear();
+        v1::ExploreProgress* p = msg.mutable_progress();
+        p->set_points_done(done);
+        p->set_points_total(shard_total);
+        p->set_provisional_front_size(front.size());
+        if (!emit(msg)) client_gone = true;
+        for (const explore::PointRow& row : front) {
+          if (client_gone) break;
+          msg.Clear();
+          FillPoint(spec, grid, row, msg.mutable_point());
+          msg.mutable_point()->set_provisional(true);
+          if (!emit(msg)) client_gone = true;
+        }
+        return !client_gone;
+      };
+    }
     absl::StatusOr<explore::ExploreResult> r =
         explore::Explore(spec, cb, limits_.explore_threads);
     if (!r.ok()) return r.status();

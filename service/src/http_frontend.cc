@@ -101,6 +101,9 @@ const std::vector<Route>& Routes() {
           "Plan", [](auto& b, auto& r) { return b.Plan(r); }),
       Unary<v1::SimulateRequest, v1::SimulateResponse>(
           "Simulate", [](auto& b, auto& r) { return b.Simulate(r); }),
+      Unary<v1::ExploreSensitivityRequest, v1::ExploreSensitivityResponse>(
+          "ExploreSensitivity",
+          [](auto& b, auto& r) { return b.ExploreSensitivity(r); }),
   };
   return *routes;
 }

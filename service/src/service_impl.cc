@@ -436,4 +436,15 @@ grpc::Status RidgelineServiceImpl::Simulate(grpc::ServerContext* ctx,
   return ToGrpcStatus(r.status(), ctx);
 }
 
+grpc::Status RidgelineServiceImpl::ExploreSensitivity(
+    grpc::ServerContext* ctx, const v1::ExploreSensitivityRequest* req,
+    v1::ExploreSensitivityResponse* resp) {
+  if (grpc::Status s = Admit(ctx, true); !s.ok()) return s;
+  const Backend* b = backend_.load();
+  if (b == nullptr) return NotReady();
+  absl::StatusOr<v1::ExploreSensitivityResponse> r = b->ExploreSensitivity(*req);
+  if (r.ok()) *resp = std::move(*r);
+  return ToGrpcStatus(r.status(), ctx);
+}
+
 }  // namespace ridgeline::service

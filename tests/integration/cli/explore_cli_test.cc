@@ -126,5 +126,68 @@ TEST(ExploreCliTest, ErrorsNameTheFlag) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// The point (bandwidth 2000, peak 500) of a 2 x 2 grid is index 2.
+std::vector<std::string> SensitivityAt2() {
+  return {"explore", "--plugin-dir", RIDGELINE_TEST_PLUGIN_DIR,
+          "--model", "llama-3-8b", "--hardware", "nvidia-h100-sxm-80gb",
+          "--batch", "1", "--prompt", "1024", "--gen", "256",
+          "--vary", "bandwidth_gbs=1000,2000", "--vary", "peak_tflops=500,1000",
+          "--objective", "decode_tok_s:max", "--objective", "tpot_ms:min",
+          "--sensitivity", "2"};
+}
+
+TEST(ExploreCliTest, SensitivityCsvOneRowPerAxisAndMetric) {
+  // Memory-bound batch-1 decode (~1 FLOP/byte against a ridge of 250):
+  // decode_tok_s has elasticity 1 to bandwidth_gbs and 0 to peak_tflops.
+  const CliRun r = RunCliBinary(With(SensitivityAt2(), {"--format", "csv"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string header, row;
+  std::getline(lines, header);
+  EXPECT_EQ(header,
+            "axis,value,step,metric,at_point,elasticity,change_plus_10pct,"
+            "limited_by");
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(lines, row)) {
+    std::vector<std::string> cells;
+    std::stringstream cs(row);
+    std::string c;
+    for (int k = 0; k < 6 && std::getline(cs, c, ','); ++k) cells.push_back(c);
+    rows.push_back(cells);
+  }
+  ASSERT_EQ(rows.size(), 4u);  // 2 axes x 2 objectives
+  EXPECT_EQ(rows[0][0], "bandwidth_gbs");
+  EXPECT_EQ(rows[0][1], "2000");
+  EXPECT_EQ(rows[0][3], "decode_tok_s");
+  EXPECT_NEAR(std::stod(rows[0][5]), 1, 0.02);
+  EXPECT_EQ(rows[2][0], "peak_tflops");
+  EXPECT_NEAR(std::stod(rows[2][5]), 0, 0.02);
+  // Table: the point, the rows and the summary lines.
+  const CliRun t = RunCliBinary(SensitivityAt2());
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_THAT(t.out, HasSubstr("point 2: bandwidth_gbs=2000 peak_tflops=500"));
+  EXPECT_THAT(t.out, HasSubstr("+10% bandwidth_gbs: +"));
+}
+
+TEST(ExploreCliTest, SensitivityOverTheServerPrintsWhatInProcessPrints) {
+  ServerProcess server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  ASSERT_TRUE(WaitServing(server.Channel(), std::chrono::seconds(30)));
+  const CliRun local = RunCliBinary(With(SensitivityAt2(), {"--format", "csv"}));
+  std::vector<std::string> remote = SensitivityAt2();
+  remote.erase(remote.begin() + 1, remote.begin() + 3);  // --plugin-dir DIR
+  remote = With(remote, {"--format", "csv", "--server", server.address()});
+  const CliRun r = RunCliBinary(remote);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, local.out);
+  // A point outside the grid names the flag.
+  std::vector<std::string> bad = SensitivityAt2();
+  bad.back() = "4";
+  const CliRun e = RunCliBinary(bad);
+  EXPECT_EQ(e.exit_code, 1);
+  EXPECT_THAT(e.err, HasSubstr("index: want 0..3"));
+  EXPECT_THAT(e.err, HasSubstr("(flag --sensitivity)"));
+}
+
 }  // namespace
 }  // namespace ridgeline::testing

@@ -250,3 +250,134 @@ TEST_F(ExploreServerTest, Nsga2ReportsHypervolumePerGeneration) {
 
 }  // namespace
 }  // namespace ridgeline::testing
+
+namespace ridgeline::testing {
+namespace {
+
+class ExploreSensitivityServerTest : public ExploreServerTest {
+ protected:
+  grpc::Status Sensitivity(const v1::ExploreSensitivityRequest& req,
+                           v1::ExploreSensitivityResponse* resp,
+                           std::string* field_path = nullptr) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(In(std::chrono::seconds(60)));
+    grpc::Status st = stub_->ExploreSensitivity(&ctx, req, resp);
+    if (field_path != nullptr) {
+      for (const auto& [k, v] : ctx.GetServerTrailingMetadata()) {
+        if (k == "ridgeline-field-path") field_path->assign(v.data(), v.size());
+      }
+    }
+    return st;
+  }
+};
+
+TEST_F(ExploreSensitivityServerTest, ElasticitiesAtAGridIndex) {
+  // Grid bandwidth_gbs {1000, 2000} x peak_tflops {500, 1000}: index 2 is
+  // (2000, 500) (axis 0 slowest). Batch-1 decode of Llama-3-8B reads ~16 GB
+  // of weights per token at 2 FLOPs per 2-byte weight, ~1 FLOP/byte, far
+  // below the ridge 500e12 / 2000e9 = 250: decode time = bytes /
+  // bandwidth, so d ln(decode_tok_s) / d ln(bandwidth) = 1, d ln(tpot) /
+  // d ln(bandwidth) = -1, and the peak does not matter (0).
+  v1::ExploreSensitivityRequest req;
+  *req.mutable_space() = Base();
+  req.mutable_space()->clear_objectives();
+  req.mutable_space()->add_objectives("decode_tok_s:max");
+  req.mutable_space()->add_objectives("tpot_ms:min");
+  req.mutable_space()->add_vary("bandwidth_gbs=1000,2000");
+  req.mutable_space()->add_vary("peak_tflops=500,1000");
+  req.set_index(2);
+  v1::ExploreSensitivityResponse r;
+  const grpc::Status st = Sensitivity(req, &r);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(r.index(), 2u);
+  ASSERT_EQ(r.axis_values_size(), 2);
+  EXPECT_EQ(r.axis_values(0), "2000");
+  EXPECT_EQ(r.axis_values(1), "500");
+  ASSERT_EQ(r.metric_names_size(), 2);
+  EXPECT_EQ(r.metric_names(0), "decode_tok_s");
+  EXPECT_EQ(r.metric_names(1), "tpot_ms");
+  ASSERT_EQ(r.axes_size(), 2);
+  EXPECT_EQ(r.axes(0).axis(), "bandwidth_gbs");
+  EXPECT_NEAR(r.axes(0).elasticity(0), 1, 0.02);
+  EXPECT_NEAR(r.axes(0).elasticity(1), -1, 0.02);
+  EXPECT_NEAR(r.axes(1).elasticity(0), 0, 0.02);
+  EXPECT_NEAR(r.axes(0).step_fraction(), 0.1, 1e-12);
+  // +10 % bandwidth: +10 % tok/s (memory-bound), within rounding.
+  EXPECT_NEAR(r.axes(0).change_plus_10pct(0), 0.1, 0.005);
+  EXPECT_THAT(r.limited_by(0), HasSubstr("memory-bound"));
+  EXPECT_THAT(r.summary(), HasSubstr("+10% bandwidth_gbs: +"));
+  // Without objectives: every metric.
+  req.mutable_space()->clear_objectives();
+  ASSERT_TRUE(Sensitivity(req, &r).ok());
+  EXPECT_GE(r.metric_names_size(), 13);
+  EXPECT_EQ(r.axes(0).elasticity_size(), r.metric_names_size());
+}
+
+TEST_F(ExploreSensitivityServerTest, BadFieldsNameTheField) {
+  v1::ExploreSensitivityRequest req;
+  *req.mutable_space() = Base();
+  req.mutable_space()->add_vary("bandwidth_gbs=1000,2000");
+  req.mutable_space()->add_vary("peak_tflops=500,1000");
+  req.set_index(4);
+  v1::ExploreSensitivityResponse r;
+  std::string path;
+  grpc::Status st = Sensitivity(req, &r, &path);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(), HasSubstr("index: want 0..3"));
+  EXPECT_THAT(st.error_message(), HasSubstr("got 4"));
+  EXPECT_EQ(path, "index");
+  req.set_index(0);
+  req.mutable_space()->set_vary(1, "warp_speed=9");
+  path.clear();
+  st = Sensitivity(req, &r, &path);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(), HasSubstr("unknown axis \"warp_speed\""));
+  EXPECT_EQ(path, "space.vary[1]");
+}
+
+TEST_F(ExploreServerTest, ProvisionalFrontsPrecedeTheFinalOne) {
+  // 400 x 500 = 200,000 points, each timed afresh: long enough for the
+  // reporter (every ~20 ms) to see chunks of 4,096 finish. Every
+  // provisional set is announced by its size and is a front (pareto);
+  // the final front is the one a run without provisional fronts sends.
+  v1::ExploreRequest req = Base();
+  req.clear_objectives();
+  req.add_objectives("decode_tok_s:max");
+  req.add_objectives("ttft_ms:min");
+  req.add_vary("bandwidth_gbs=500:8000:400");
+  req.add_vary("peak_tflops=50:2000:500");
+  req.set_progress_every(1);
+  std::vector<v1::ExploreResponse> plain;
+  ASSERT_TRUE(Run(req, &plain).ok());
+  req.set_provisional_fronts(true);
+  std::vector<v1::ExploreResponse> out;
+  ASSERT_TRUE(Run(req, &out).ok());
+  std::vector<uint64_t> final_front, want;
+  int snapshots = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const v1::ExploreResponse& m = out[i];
+    if (m.has_progress() && m.progress().provisional_front_size() > 0) {
+      ++snapshots;
+      const uint64_t k = m.progress().provisional_front_size();
+      ASSERT_LE(i + k, out.size() - 1);
+      for (uint64_t j = 1; j <= k; ++j) {
+        ASSERT_TRUE(out[i + j].has_point());
+        EXPECT_TRUE(out[i + j].point().provisional());
+        EXPECT_TRUE(out[i + j].point().pareto());
+      }
+      i += k;
+    } else if (m.has_point()) {
+      EXPECT_FALSE(m.point().provisional());
+      final_front.push_back(m.point().index());
+    }
+  }
+  for (const auto& m : plain) {
+    if (m.has_point()) want.push_back(m.point().index());
+  }
+  EXPECT_GE(snapshots, 1);
+  EXPECT_EQ(final_front, want);
+  EXPECT_FALSE(want.empty());
+}
+
+}  // namespace
+}  // namespace ridgeline::testing

@@ -18,8 +18,15 @@ namespace ridgeline::engine {
 // seconds (hardware.kernel_launch_seconds when a named calibration profile
 // fitted none), per step efficiency.per_step_overhead_seconds, and once in
 // the prefill (so in TTFT) efficiency.per_request_overhead_seconds.
-// Cost: O(ops + decode steps x attention ops); with options.suggestions each
-// suggestion re-runs the analysis once (without suggestions).
+// Cost: O(ops + KV-dependent ops x roof regimes): decode steps are summed
+// in closed form. What-if suggestions are explorations and live in
+// explore/ (explore::AddSuggestions); Analyze leaves result.suggestions
+// empty whatever options.suggestions says.
 absl::StatusOr<AnalysisResult> Analyze(const Scenario& scenario);
+
+// The reduced analysis a what-if comparison needs: fit and footprint,
+// TTFT, TPOT and throughput; no per-op results, first/last steps,
+// bottleneck or economy. Validates like Analyze; same errors.
+absl::StatusOr<AnalysisResult> AnalyzeForComparison(const Scenario& scenario);
 
 }  // namespace ridgeline::engine

@@ -41,6 +41,13 @@ class DesignPointModel {
   // INVALID_ARGUMENT when a number is out of range (ValidateHardware).
   absl::Status Evaluate(AnalysisResult* out);
 
+  // Re-derives out->economy for hardware() whose price or board power
+  // (tdp_watts) changed since the last successful Evaluate(out), and
+  // nothing else: neither enters the timing, so the result equals a fresh
+  // Evaluate bit for bit, at the cost of the economy alone.
+  // FAILED_PRECONDITION without a previous Evaluate.
+  absl::Status Reprice(AnalysisResult* out);
+
  private:
   struct Impl;
   explicit DesignPointModel(std::unique_ptr<Impl> impl);

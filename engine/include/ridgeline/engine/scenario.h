@@ -65,7 +65,9 @@ Economics DefaultEconomics();
 struct AnalysisOptions {
   bool flash_attention = true;  // one fused op instead of QK^T, softmax, AV
   bool mla_absorbed = true;     // MLA with W_UK/W_UV absorbed into Q/O
-  bool suggestions = true;      // compute what-if suggestions (costs extra evaluations)
+  // What-if suggestions (extra evaluations): read by Analyze's callers,
+  // which add them with explore::AddSuggestions; Analyze itself ignores it.
+  bool suggestions = true;
   // Ignore calibration and plugin hooks: pure roofline (the speed bound).
   bool pure_roofline = false;
   // Tokens per step below which a matmul counts as GEMV/skinny GEMM.

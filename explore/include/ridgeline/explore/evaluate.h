@@ -21,9 +21,12 @@ struct PointOutcome {
   double memory_overflow = 0;
 };
 
-// The metrics of one analysis of `s` (objectives.h has the formulas).
+// The metrics of one analysis of `s` (objectives.h has the formulas);
+// `die_area_mm2` is the point's stated area (NaN: none, the per-mm2
+// metrics are then unknown).
 void MetricsFromAnalysis(const engine::AnalysisResult& r,
-                         const engine::Scenario& s, PointOutcome* out);
+                         const engine::Scenario& s, PointOutcome* out,
+                         double die_area_mm2 = kUnknown);
 
 // Holds per-thread scratch (a hardware copy, the engine's op tables per
 // deployment combination): one per thread; the Space must outlive it.

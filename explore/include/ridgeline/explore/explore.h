@@ -58,6 +58,19 @@ struct ExploreCallbacks {
   // Polled about every 20 ms when set (with progress): true stops the run
   // (CANCELLED) without waiting for the next progress report.
   std::function<bool()> should_stop;
+  // Optional, with progress: the front of the feasible points evaluated so
+  // far, by index (rows as in a front-only result), called just after a
+  // progress report when it changed since the last call. Provisional: any
+  // point not yet evaluated may dominate some of it (a grid has no order
+  // in which a point is known to settle before the end), so it replaces
+  // the previous one; the result's front is final. Skipped while the front
+  // has more than `provisional_max` points. Return false to stop.
+  // Arguments: the points the front covers (with one thread, the first
+  // that many of the shard's points; with more, whole chunks of 4096 in
+  // the order workers finished them), the rows.
+  std::function<bool(uint64_t, const std::vector<PointRow>&)>
+      provisional_front;
+  size_t provisional_max = 4096;
 };
 
 // Evaluates with `threads` workers (0: one per core, at most 8); the

@@ -19,6 +19,10 @@
 //                        devices draw while serving the batch
 //   gbs_per_w, tflops_per_w: device-memory GB/s and BF16 TFLOPS per TDP
 //                        watt (for physical-feasibility rules)
+//   gbs_per_mm2, tflops_per_mm2, usd_per_mm2: device-memory GB/s, BF16
+//                        TFLOPS and price per mm2 of die area; the area is
+//                        the request's (axis die_area_mm2: no part
+//                        publishes one here), NaN without it
 // A metric the inputs cannot give (no price, no energy figures) is NaN.
 #pragma once
 
@@ -47,8 +51,11 @@ enum class Metric : uint8_t {
   kPowerW,
   kGbsPerW,
   kTflopsPerW,
+  kGbsPerMm2,
+  kTflopsPerMm2,
+  kUsdPerMm2,
 };
-inline constexpr int kMetricCount = 13;
+inline constexpr int kMetricCount = 16;
 
 std::string_view MetricName(Metric m);  // "decode_tok_s", ...
 // True when more is better (tok/s); false for times, energy, cost, power.

@@ -49,8 +49,10 @@ std::vector<size_t> ParetoFront(const PointSet& points);
 std::vector<size_t> ParetoFrontBruteForce(const PointSet& points);
 
 // Keeps a running front as points stream in: Add() in any order, then
-// Front(). Memory stays O(front) only when Compact() is called now and
-// then (it recomputes the front of what is held). Not thread-safe.
+// Front(). Add drops a point at once when a point of the last compacted
+// front (while it has at most 64 points) dominates it. Memory stays
+// O(front) only when Compact() is called now and then (it recomputes the
+// front of what is held). Not thread-safe.
 class FrontAccumulator {
  public:
   explicit FrontAccumulator(int dims) { held_.dims = dims; }
@@ -71,6 +73,9 @@ class FrontAccumulator {
   PointSet held_;
   std::vector<uint64_t> ids_;
   size_t next_compact_ = 4096;
+  // held_'s first front_prefix_ points are the front of the last Compact.
+  size_t front_prefix_ = 0;
+  static constexpr size_t kPrefilterMax = 64;
 };
 
 }  // namespace ridgeline::explore

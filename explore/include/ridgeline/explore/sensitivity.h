@@ -23,6 +23,9 @@ struct AxisSensitivity {
   double value = 0;         // at the point
   MetricValues elasticity;  // NaN: unknown metric or categorical axis
   MetricValues change_plus_10pct;  // relative change, 0.093 = +9.3 %
+  // The step change_plus_10pct took: 0.1, or more where an integer axis
+  // rounds (batch 4 -> 5: 0.25); NaN for format axes.
+  double step_fraction = kUnknown;
 };
 
 struct SensitivityReport {

@@ -17,6 +17,9 @@
 //   tdp_w, price_usd, interconnect_gbs (per device, both directions)
 //   pim_bandwidth_gbs, pim_tflops the processing-in-memory tier's internal
 //                       bandwidth and compute (BF16-referenced, all types)
+//   die_area_mm2        die area, mm2: the request's figure (no part here
+//                       publishes one); feeds gbs_per_mm2, tflops_per_mm2
+//                       and usd_per_mm2 only. No multiplier.
 //   multipliers: bandwidth_x, peak_x (peak_x.<type>), capacity_x, sram_x,
 //   sram_bandwidth_x, tdp_x, price_x, interconnect_x, pim_bandwidth_x, pim_x
 // Energy per byte and per op follow the base part (no axis sets them).
@@ -51,6 +54,9 @@ enum class AxisKind : uint8_t {
   kInterconnect,
   kPimBandwidth,
   kPim,
+  // The die area a design states (not an engine figure: only the per-mm2
+  // metrics read it).
+  kDieArea,
   // Deployment axes (they change the operator graph).
   kBatch,
   kPrompt,
@@ -108,6 +114,10 @@ void ApplyHardwareAxes(const Space& space, const uint64_t* digits,
 // Sets the deployment fields (workload, formats, parallelism) of `s`.
 void ApplyDeploymentAxes(const Space& space, const uint64_t* digits,
                          engine::Scenario* s);
+
+// The die area (mm2) of the point: its die_area_mm2 axis value, NaN when
+// the space has no such axis.
+double DieAreaMm2(const Space& space, const uint64_t* digits);
 
 // Index of the device-memory, SRAM and PIM tiers of `hw`; -1 when none.
 int DeviceMemoryTier(const engine::Hardware& hw);

@@ -163,6 +163,12 @@ class Backend {
       const std::function<bool()>& should_stop = {}) const;
   const plugin_host::HardwareRegistry& registry() const { return *registry_; }
 
+  // Sensitivity at one point of an Explore space
+  // (service/src/explore_sensitivity.cc): INVALID_ARGUMENT naming the field
+  // ("space.vary[1]", "index") for a bad request.
+  absl::StatusOr<v1::ExploreSensitivityResponse> ExploreSensitivity(
+      const v1::ExploreSensitivityRequest& request) const;
+
  private:
   // Analyze's resolution of model, hardware, formats, placement, options,
   // parallelism and calibration; `path` prefixes field names ("scenario").

@@ -161,6 +161,10 @@ class RidgelineServiceImpl final : public RidgelineServiceBase {
   grpc::Status Simulate(grpc::ServerContext* ctx,
                         const v1::SimulateRequest* req,
                         v1::SimulateResponse* resp) override;
+  // Synchronous: a few engine analyses per axis (milliseconds).
+  grpc::Status ExploreSensitivity(
+      grpc::ServerContext* ctx, const v1::ExploreSensitivityRequest* req,
+      v1::ExploreSensitivityResponse* resp) override;
 
  private:
   std::atomic<const Backend*> backend_{nullptr};

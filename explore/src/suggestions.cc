@@ -1,5 +1,5 @@
 // What-if suggestions (see suggestions.h).
-#include "suggestions.h"
+#include "ridgeline/explore/suggestions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,12 +10,25 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analysis.h"
-#include "operators.h"
-#include "validate_util.h"
+#include "av.h"
+#include "ridgeline/engine/analyze.h"
+#include "ridgeline/engine/formats.h"
 
-namespace ridgeline::engine::internal {
+namespace ridgeline::explore {
 namespace {
+
+using engine::AnalysisResult;
+using engine::Bound;
+using engine::MathType;
+using engine::NumberFormat;
+using engine::OpClass;
+using engine::OperandClass;
+using engine::OpResult;
+using engine::ParseNumberFormat;
+using engine::Precision;
+using engine::Scenario;
+using engine::Suggestion;
+using internal::Av;
 
 double Metric(const AnalysisResult& r, bool decode) {
   return decode ? r.decode_tokens_per_second_total
@@ -24,7 +37,7 @@ double Metric(const AnalysisResult& r, bool decode) {
 
 }  // namespace
 
-void ComputeSuggestions(const Scenario& s, AnalysisResult* r) {
+void AddSuggestions(const Scenario& s, AnalysisResult* r) {
   const bool decode = s.workload.generated_tokens > 1;
   const std::string metric =
       decode ? "decode_tokens_per_second" : "prefill_tokens_per_second";
@@ -33,7 +46,7 @@ void ComputeSuggestions(const Scenario& s, AnalysisResult* r) {
   auto attempt = [&](const std::string& kind, const std::string& change,
                      Scenario mod) -> bool {
     mod.options.suggestions = false;
-    absl::StatusOr<AnalysisResult> alt = AnalyzeValidated(mod, false);
+    absl::StatusOr<AnalysisResult> alt = engine::AnalyzeForComparison(mod);
     if (!alt.ok() || !alt->memory.fits) return false;
     const double after = Metric(*alt, decode);
     const bool newly_fits = !r->memory.fits;
@@ -119,13 +132,15 @@ void ComputeSuggestions(const Scenario& s, AnalysisResult* r) {
   // Pins that slow things down: weights pinned to a slow tier while a
   // faster one has room, or KV / activations pinned where they push the
   // weights out into a slower tier. Unpinning lets placement move them.
-  for (int c : {kWeights, kKv, kAct}) {
+  for (OperandClass oc : {OperandClass::kWeights, OperandClass::kKvCache,
+                          OperandClass::kActivations}) {
+    const int c = static_cast<int>(oc);
     const auto& pin = s.pins.tier[c];
     if (!pin.has_value()) continue;
     Scenario mod = s;
     mod.pins.tier[c].reset();
     attempt("tier",
-            absl::StrCat(Av(OperandClassName(static_cast<OperandClass>(c))),
+            absl::StrCat(Av(engine::OperandClassName(oc)),
                          " unpinned from ", s.hardware.tiers[*pin].name,
                          " (weights to the fastest tier with room)"),
             std::move(mod));
@@ -135,4 +150,4 @@ void ComputeSuggestions(const Scenario& s, AnalysisResult* r) {
       [](const Suggestion& a, const Suggestion& b) { return a.gain > b.gain; });
 }
 
-}  // namespace ridgeline::engine::internal
+}  // namespace ridgeline::explore
