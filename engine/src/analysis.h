@@ -23,8 +23,9 @@ enum class Detail {
   kFull,     // everything (AnalyzeValidated(s, true))
 };
 // The analysis of `s` from `prep` (Prepare(s) or a placement redone for
-// s.hardware); moves prep->memory into the result.
-AnalysisResult AnalyzePrepared(const Scenario& s, Prepared* prep,
-                               Detail detail);
+// s.hardware); moves prep->memory into the result. CANCELLED (StoppedError)
+// when s.options.should_stop stopped it.
+absl::StatusOr<AnalysisResult> AnalyzePrepared(const Scenario& s,
+                                               Prepared* prep, Detail detail);
 
 }  // namespace ridgeline::engine::internal

@@ -21,6 +21,7 @@
 #include "report.h"
 #include "ridgeline/engine/status_macros.h"
 #include "roofline.h"
+#include "stop.h"
 #include "suggestions.h"
 
 namespace ridgeline::engine {
@@ -32,8 +33,9 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
   return AnalyzePrepared(s, &prep, full ? Detail::kFull : Detail::kCompare);
 }
 
-AnalysisResult AnalyzePrepared(const Scenario& s, Prepared* prep_ptr,
-                               Detail detail) {
+absl::StatusOr<AnalysisResult> AnalyzePrepared(const Scenario& s,
+                                               Prepared* prep_ptr,
+                                               Detail detail) {
   Prepared& prep = *prep_ptr;
   // Per-op results feed the economy; the rest only the full report.
   const bool per_op = detail == Detail::kEconomy || detail == Detail::kFull;
@@ -181,8 +183,11 @@ AnalysisResult AnalyzePrepared(const Scenario& s, Prepared* prep_ptr,
   if (decode_steps > 0) {
     // Summed in closed form per regime (decode_sum.h), not step by step.
     DecodeSums sums;
-    SumDecodeSteps(dec0, slope, linear.data(), linear.size(), prompt,
-                   decode_steps, const_seconds, ev, &sums);
+    StopPoll stop(s.options.should_stop);
+    if (!SumDecodeSteps(dec0, slope, linear.data(), linear.size(), prompt,
+                        decode_steps, const_seconds, ev, &sums, &stop)) {
+      return StoppedError();
+    }
     const auto& acc = sums.acc;
     r.tpot_first_seconds = sums.first;
     r.tpot_last_seconds = sums.last;
@@ -267,7 +272,12 @@ AnalysisResult AnalyzePrepared(const Scenario& s, Prepared* prep_ptr,
 
   ComputeBottleneck(&r, decode_steps > 0);
   ComputeEconomy(s, &r);
-  if (s.options.suggestions) ComputeSuggestions(s, &r);
+  if (s.options.suggestions) {
+    ComputeSuggestions(s, &r);
+    // Each suggestion is an analysis of its own, stopped the same way; a
+    // stopped one is dropped there, so say here why the list is short.
+    if (ShouldStopNow(s.options.should_stop)) return StoppedError();
+  }
   return r;
 }
 

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "analysis.h"
 #include "operators.h"
+#include "stop.h"
 #include "validate_util.h"
 
 namespace ridgeline::engine::internal {
@@ -32,6 +33,7 @@ void ComputeSuggestions(const Scenario& s, AnalysisResult* r) {
   // Returns true when the change was kept.
   auto attempt = [&](const std::string& kind, const std::string& change,
                      Scenario mod) -> bool {
+    if (ShouldStopNow(s.options.should_stop)) return false;
     mod.options.suggestions = false;
     absl::StatusOr<AnalysisResult> alt = AnalyzeValidated(mod, false);
     if (!alt.ok() || !alt->memory.fits) return false;

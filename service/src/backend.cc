@@ -162,7 +162,8 @@ absl::StatusOr<v1::AnalyzeResponse> Backend::Analyze(
 }
 
 absl::Status Backend::Analyze(const v1::AnalyzeRequest& req,
-                              v1::AnalyzeResponse* resp) const {
+                              v1::AnalyzeResponse* resp,
+                              const std::function<bool()>& should_stop) const {
   if (!req.has_model()) {
     return OutOfRange("model", "set: one of catalog_id or hf_config_json",
                       "unset");
@@ -182,6 +183,7 @@ absl::Status Backend::Analyze(const v1::AnalyzeRequest& req,
   ASSIGN_OR_RETURN(Chosen chosen,
                    ResolveScenarioFields(*registry_, *profiles_, observer_,
                                          limits_, req, &s));
+  s.options.should_stop = should_stop;
 
   ASSIGN_OR_RETURN(engine::AnalysisResult r,
                    RunEngine(s, observer_, "analyze"));
