@@ -46,24 +46,12 @@ Outcome BuildAnalyze(const ParsedFlags& flags, v1::AnalyzeRequest* request) {
   if (flags.Has("model") == flags.Has("model-config")) {
     return Usage("give exactly one of --model ID or --model-config FILE.json");
   }
-  if (flags.Has("hardware") == flags.Has("hardware-file")) {
-    return Usage(
-        "give exactly one of --hardware ID or --hardware-file FILE.json");
-  }
   if (auto id = flags.Get("model"))
     request->mutable_model()->set_catalog_id(*id);
   if (auto path = flags.Get("model-config")) {
     if (Outcome o = ReadModelConfig(*path, request->mutable_model())) return o;
   }
-  if (auto id = flags.Get("hardware")) {
-    request->mutable_hardware()->set_platform_id(*id);
-  }
-  if (auto path = flags.Get("hardware-file")) {
-    if (Outcome o = ReadHardwareFile(
-            *path, request->mutable_hardware()->mutable_description())) {
-      return o;
-    }
-  }
+  if (Outcome o = FillHardware(flags, request->mutable_hardware())) return o;
   // Ranges are checked once, by the service; here only the syntax.
   constexpr int64_t kAny = std::numeric_limits<int64_t>::max();
   struct IntField {

@@ -50,19 +50,7 @@ namespace {
 
 Outcome BuildKernel(const std::string& kind, const ParsedFlags& flags,
                     v1::AnalyzeKernelRequest* request) {
-  if (flags.Has("hardware") == flags.Has("hardware-file")) {
-    return Usage(
-        "give exactly one of --hardware ID or --hardware-file FILE.json");
-  }
-  if (auto id = flags.Get("hardware")) {
-    request->mutable_hardware()->set_platform_id(*id);
-  }
-  if (auto path = flags.Get("hardware-file")) {
-    if (Outcome o = ReadHardwareFile(
-            *path, request->mutable_hardware()->mutable_description())) {
-      return o;
-    }
-  }
+  if (Outcome o = FillHardware(flags, request->mutable_hardware())) return o;
   constexpr int64_t kAny = std::numeric_limits<int64_t>::max();
   // Flags of the other kernel are a mistake worth naming.
   const std::vector<std::string> attention_only = {

@@ -159,6 +159,18 @@ Outcome ReadHardwareFile(const std::string& path, v1::Hardware* hardware) {
   return std::nullopt;
 }
 
+Outcome FillHardware(const ParsedFlags& flags, v1::HardwareSpec* hardware) {
+  if (flags.Has("hardware") == flags.Has("hardware-file")) {
+    return Usage(
+        "give exactly one of --hardware ID or --hardware-file FILE.json");
+  }
+  if (auto id = flags.Get("hardware")) hardware->set_platform_id(*id);
+  if (auto path = flags.Get("hardware-file")) {
+    return ReadHardwareFile(*path, hardware->mutable_description());
+  }
+  return std::nullopt;
+}
+
 Outcome ReadModelConfig(const std::string& path, v1::ModelSpec* model) {
   absl::StatusOr<std::string> text = ReadFile("model-config", path);
   if (!text.ok()) return Usage(text.status());

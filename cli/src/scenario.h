@@ -54,6 +54,9 @@ Outcome FillScenarioFlags(const ParsedFlags& flags, Request* request) {
 // `hardware show ID --format json` as is.
 Outcome ReadHardwareFile(const std::string& path, v1::Hardware* hardware);
 
+// Exactly one of --hardware ID or --hardware-file FILE.json.
+Outcome FillHardware(const ParsedFlags& flags, v1::HardwareSpec* hardware);
+
 // --model-config: a Hugging Face config.json, named after its file.
 Outcome ReadModelConfig(const std::string& path, v1::ModelSpec* model);
 
