@@ -9,6 +9,9 @@
 // connection, sending the same request as proto3 JSON. --mode takes a
 // comma-separated list (analyze,http-analyze): the modes run one after the
 // other against the same server and each gets its own report.
+// Mixed mode (the soak, scripts/soak.sh) runs --concurrency threads issuing
+// a weighted mix of valid, invalid and cancelled Analyze calls and streamed
+// Sweeps, and counts each kind's outcomes by code.
 // Stops at --requests OR --duration, whichever comes first. Reports
 // requests/s (points/s for sweeps), latency percentiles, errors by code and,
 // with --metrics, the server's engine time as a share of its RPC time
@@ -76,6 +79,8 @@ struct Options {
   int64_t steps_per_message = 16;
   int64_t step_seqs = 64;
   bool step_columns = false;  // Step.context_tokens / new_tokens columns
+  // mixed mode: weights of valid, invalid, cancelled Analyze and Sweep.
+  std::vector<int64_t> mix = {10, 3, 3, 4};
 };
 
 const char kUsage[] =
@@ -83,7 +88,7 @@ const char kUsage[] =
     "  --target HOST:PORT     loopback gRPC address (default 127.0.0.1:50051)\n"
     "  --metrics HOST:PORT    loopback metrics address: report engine share\n"
     "  --http-target HOST:PORT  loopback HTTP/JSON address (http-analyze)\n"
-    "  --mode analyze|sweep|step-stream|http-analyze[,...]  (default\n"
+    "  --mode analyze|sweep|step-stream|http-analyze|mixed[,...]  (default\n"
     "                         analyze); a list runs each mode in turn\n"
     "  --requests N           stop after N RPCs (default 200000)\n"
     "  --duration SECONDS     stop after this long (default 10)\n"
@@ -103,7 +108,11 @@ const char kUsage[] =
     "                         tokens to 4 prefill chunks (default 64)\n"
     "  --step-columns         step-stream mode: send each step's sequences as\n"
     "                         the context_tokens / new_tokens columns instead\n"
-    "                         of one StepSequence message each\n";
+    "                         of one StepSequence message each\n"
+    "  --mix V:I:C:S          mixed mode: weights of valid, invalid (prompt\n"
+    "                         0: INVALID_ARGUMENT), cancelled (cancelled by\n"
+    "                         the client right after it starts) Analyze\n"
+    "                         calls and Sweeps (default 10:3:3:4)\n";
 
 // Loopback only: a load generator must not be pointed at someone else.
 bool IsLoopback(const std::string& host_port) {
@@ -157,10 +166,10 @@ bool ParseArgs(int argc, char** argv, Options* o, std::string* error) {
       std::stringstream ss(*v);
       for (std::string m; std::getline(ss, m, ',');) {
         if (m != "analyze" && m != "sweep" && m != "step-stream" &&
-            m != "http-analyze") {
+            m != "http-analyze" && m != "mixed") {
           *error =
-              "--mode: expected analyze, sweep, step-stream or http-analyze, "
-              "got '" + m + "'";
+              "--mode: expected analyze, sweep, step-stream, http-analyze "
+              "or mixed, got '" + m + "'";
           return false;
         }
         o->modes.push_back(m);
@@ -223,6 +232,22 @@ bool ParseArgs(int argc, char** argv, Options* o, std::string* error) {
       if (!as_int(&o->step_seqs, 1)) return false;
     } else if (a == "--step-columns") {
       o->step_columns = true;
+    } else if (a == "--mix") {
+      if (!need()) return false;
+      o->mix.clear();
+      std::stringstream ss(*v);
+      for (std::string item; std::getline(ss, item, ':');) {
+        char* end = nullptr;
+        const long long w = std::strtoll(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || w < 0) break;
+        o->mix.push_back(w);
+      }
+      if (o->mix.size() != 4 ||
+          o->mix[0] + o->mix[1] + o->mix[2] + o->mix[3] == 0) {
+        *error = "--mix: expected four weights V:I:C:S (integers >= 0, not "
+                 "all 0), got '" + *v + "'";
+        return false;
+      }
     } else if (a == "--sweep-batches") {
       if (!need()) return false;
       o->sweep_batches.clear();
@@ -673,6 +698,187 @@ void HttpAnalyzeLoad(const Options& o, Results* results) {
   }
 }
 
+// Mixed mode: what each kind of call ended with, and the latencies of those
+// that succeeded (valid Analyze and Sweep) or were refused as they should
+// be (invalid).
+struct KindResults {
+  std::map<int, int64_t> codes;  // grpc::StatusCode -> calls
+  std::vector<double> latencies;
+};
+constexpr int kKinds = 4;
+constexpr const char* kKindNames[kKinds] = {"valid", "invalid", "cancelled",
+                                            "sweep"};
+// The code each kind should end with; anything else counts as an error.
+// A cancelled call may also complete before the cancel reaches the server.
+bool Expected(int kind, grpc::StatusCode code) {
+  switch (kind) {
+    case 0:
+    case 3:
+      return code == grpc::StatusCode::OK;
+    case 1:
+      return code == grpc::StatusCode::INVALID_ARGUMENT;
+    default:
+      return code == grpc::StatusCode::CANCELLED ||
+             code == grpc::StatusCode::OK;
+  }
+}
+
+// `concurrency` threads; call n of a thread is of the kind its position in
+// the cycle of the --mix weights gives (deterministic, evenly interleaved).
+void MixedLoad(const Options& o, KindResults (&out)[kKinds]) {
+  const v1::AnalyzeRequest valid = MakeAnalyze(o);
+  v1::AnalyzeRequest invalid = valid;
+  invalid.mutable_workload()->set_prompt_tokens(0);  // range is 1..1e7
+  v1::SweepRequest sweep;
+  sweep.add_models()->set_catalog_id(o.model);
+  sweep.add_hardware()->set_platform_id(o.hardware);
+  for (int64_t b : o.sweep_batches) sweep.add_batch_sizes(b);
+  sweep.add_prompt_tokens(o.prompt);
+  sweep.add_generated_tokens(o.gen);
+  // One cycle of the weights, interleaved by smooth weighted round robin
+  // (each turn every kind gains its weight, the richest is picked and pays
+  // the total), so the kinds alternate instead of coming in runs.
+  std::vector<int> spread;
+  {
+    const int64_t total = o.mix[0] + o.mix[1] + o.mix[2] + o.mix[3];
+    int64_t credit[kKinds] = {0, 0, 0, 0};
+    for (int64_t i = 0; i < total; ++i) {
+      int best = 0;
+      for (int k = 0; k < kKinds; ++k) {
+        credit[k] += o.mix[k];
+        if (credit[k] > credit[best]) best = k;
+      }
+      credit[best] -= total;
+      spread.push_back(best);
+    }
+  }
+  auto channels = MakeChannels(o);
+  const auto end =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(o.duration_seconds));
+  std::atomic<int64_t> issued{0};
+  std::mutex mu;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < o.concurrency; ++t) {
+    threads.emplace_back([&, t] {
+      auto stub = v1::RidgelineService::NewStub(channels[t % channels.size()]);
+      KindResults mine[kKinds];
+      v1::AnalyzeResponse resp;
+      v1::SweepPoint point;
+      for (int64_t n = t; Clock::now() < end && issued.fetch_add(1) < o.requests;
+           ++n) {
+        const int kind = spread[static_cast<size_t>(n) % spread.size()];
+        grpc::ClientContext ctx;
+        ctx.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(30));
+        const auto start = Clock::now();
+        grpc::Status status;
+        if (kind == 3) {
+          auto reader = stub->Sweep(&ctx, sweep);
+          while (reader->Read(&point)) {
+          }
+          status = reader->Finish();
+        } else if (kind == 2) {
+          // Cancelled while in flight: the async call is started, then
+          // cancelled at once.
+          std::mutex m;
+          std::condition_variable cv;
+          bool done = false;
+          stub->async()->Analyze(&ctx, &valid, &resp,
+                                 [&](grpc::Status s) {
+                                   std::lock_guard<std::mutex> l(m);
+                                   status = std::move(s);
+                                   done = true;
+                                   cv.notify_one();
+                                 });
+          ctx.TryCancel();
+          std::unique_lock<std::mutex> l(m);
+          cv.wait(l, [&] { return done; });
+        } else {
+          status = stub->Analyze(&ctx, kind == 0 ? valid : invalid, &resp);
+        }
+        const double seconds =
+            std::chrono::duration<double>(Clock::now() - start).count();
+        ++mine[kind].codes[status.error_code()];
+        if (kind != 2 && Expected(kind, status.error_code())) {
+          mine[kind].latencies.push_back(seconds);
+        }
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      for (int k = 0; k < kKinds; ++k) {
+        for (const auto& [code, count] : mine[k].codes) {
+          out[k].codes[code] += count;
+        }
+        out[k].latencies.insert(out[k].latencies.end(),
+                                mine[k].latencies.begin(),
+                                mine[k].latencies.end());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+}
+
+const char* CodeName(int code) {
+  static const char* const kNames[] = {
+      "OK",         "CANCELLED",         "UNKNOWN",
+      "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+      "ALREADY_EXISTS",   "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+      "FAILED_PRECONDITION", "ABORTED",     "OUT_OF_RANGE",
+      "UNIMPLEMENTED",    "INTERNAL",          "UNAVAILABLE",
+      "DATA_LOSS",        "UNAUTHENTICATED"};
+  return code >= 0 && code <= 16 ? kNames[code] : "?";
+}
+
+double Percentile(std::vector<double>& sorted, double p);
+
+// Prints the mixed run; returns the count of unexpected outcomes.
+int64_t ReportMixed(KindResults (&r)[kKinds], double wall) {
+  int64_t total = 0, unexpected = 0;
+  std::map<int, int64_t> all;
+  std::vector<double> ok_latencies;
+  for (int k = 0; k < kKinds; ++k) {
+    for (const auto& [code, n] : r[k].codes) {
+      total += n;
+      all[code] += n;
+      if (!Expected(k, static_cast<grpc::StatusCode>(code))) unexpected += n;
+    }
+  }
+  std::printf("requests %lld in %.2f s: %.0f requests/s; unexpected %lld\n",
+              static_cast<long long>(total), wall,
+              static_cast<double>(total) / wall,
+              static_cast<long long>(unexpected));
+  std::printf("by code:");
+  for (const auto& [code, n] : all) {
+    std::printf(" %s %lld", CodeName(code), static_cast<long long>(n));
+  }
+  std::printf("\n");
+  for (int k = 0; k < kKinds; ++k) {
+    std::vector<double>& lat = r[k].latencies;
+    std::sort(lat.begin(), lat.end());
+    ok_latencies.insert(ok_latencies.end(), lat.begin(), lat.end());
+    std::printf("%-9s", kKindNames[k]);
+    for (const auto& [code, n] : r[k].codes) {
+      std::printf(" %s %lld%s", CodeName(code), static_cast<long long>(n),
+                  Expected(k, static_cast<grpc::StatusCode>(code))
+                      ? ""
+                      : " (unexpected)");
+    }
+    if (k != 2) {
+      std::printf("; latency ms p50 %.3f p99 %.3f max %.3f",
+                  Percentile(lat, 0.5) * 1e3, Percentile(lat, 0.99) * 1e3,
+                  lat.empty() ? 0 : lat.back() * 1e3);
+    }
+    std::printf("\n");
+  }
+  std::sort(ok_latencies.begin(), ok_latencies.end());
+  std::printf("latency ms (valid, invalid, sweep): p50 %.3f  p99 %.3f  max "
+              "%.3f\n",
+              Percentile(ok_latencies, 0.5) * 1e3,
+              Percentile(ok_latencies, 0.99) * 1e3,
+              ok_latencies.empty() ? 0 : ok_latencies.back() * 1e3);
+  return unexpected;
+}
+
 double Percentile(std::vector<double>& sorted, double p) {
   if (sorted.empty()) return 0;
   size_t i = static_cast<size_t>(p * (sorted.size() - 1) + 0.5);
@@ -719,6 +925,26 @@ int RunMode(const Options& o) {
   std::optional<ServerSample> before = Scrape(o, method);
   Results results;
   auto start = Clock::now();
+  if (o.mode == "mixed") {
+    KindResults mixed[kKinds];
+    MixedLoad(o, mixed);
+    const double wall =
+        std::chrono::duration<double>(Clock::now() - start).count();
+    std::printf("mode mixed (valid:invalid:cancelled:sweep %lld:%lld:%lld:"
+                "%lld), target %s, concurrency %d, channels %d\n",
+                static_cast<long long>(o.mix[0]),
+                static_cast<long long>(o.mix[1]),
+                static_cast<long long>(o.mix[2]),
+                static_cast<long long>(o.mix[3]), o.target.c_str(),
+                o.concurrency, o.channels);
+    std::printf("scenario %s on %s, batch %lld, prompt %lld, gen %lld; "
+                "sweeps of %zu points\n",
+                o.model.c_str(), o.hardware.c_str(),
+                static_cast<long long>(o.batch),
+                static_cast<long long>(o.prompt),
+                static_cast<long long>(o.gen), o.sweep_batches.size());
+    return ReportMixed(mixed, wall) == 0 ? 0 : 1;
+  }
   if (o.mode == "analyze") {
     AnalyzeLoad(o, &results).Run();
   } else if (o.mode == "http-analyze") {

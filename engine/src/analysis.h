@@ -30,8 +30,10 @@ struct PointTallies {
 };
 // The analysis of `s` from `prep` (Prepare(s) or a placement redone for
 // s.hardware); moves prep->memory into the result. With kPoint and
-// `tallies`, the tallies the economy came from are copied there.
-AnalysisResult AnalyzePrepared(const Scenario& s, Prepared* prep,
-                               Detail detail, PointTallies* tallies = nullptr);
+// `tallies`, the tallies the economy came from are copied there. CANCELLED
+// (StoppedError) when s.options.should_stop stopped it.
+absl::StatusOr<AnalysisResult> AnalyzePrepared(const Scenario& s,
+                                               Prepared* prep, Detail detail,
+                                               PointTallies* tallies = nullptr);
 
 }  // namespace ridgeline::engine::internal

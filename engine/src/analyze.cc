@@ -21,6 +21,7 @@
 #include "report.h"
 #include "ridgeline/engine/status_macros.h"
 #include "roofline.h"
+#include "stop.h"
 
 namespace ridgeline::engine {
 namespace internal {
@@ -31,8 +32,10 @@ absl::StatusOr<AnalysisResult> AnalyzeValidated(const Scenario& s, bool full) {
   return AnalyzePrepared(s, &prep, full ? Detail::kFull : Detail::kCompare);
 }
 
-AnalysisResult AnalyzePrepared(const Scenario& s, Prepared* prep_ptr,
-                               Detail detail, PointTallies* tallies) {
+absl::StatusOr<AnalysisResult> AnalyzePrepared(const Scenario& s,
+                                               Prepared* prep_ptr,
+                                               Detail detail,
+                                               PointTallies* tallies) {
   Prepared& prep = *prep_ptr;
   // Per-op results feed the economy; the rest only the full report.
   const bool per_op = detail == Detail::kEconomy || detail == Detail::kFull;
@@ -180,8 +183,11 @@ AnalysisResult AnalyzePrepared(const Scenario& s, Prepared* prep_ptr,
   if (decode_steps > 0) {
     // Summed in closed form per regime (decode_sum.h), not step by step.
     DecodeSums sums;
-    SumDecodeSteps(dec0, slope, linear.data(), linear.size(), prompt,
-                   decode_steps, const_seconds, ev, &sums);
+    StopPoll stop(s.options.should_stop);
+    if (!SumDecodeSteps(dec0, slope, linear.data(), linear.size(), prompt,
+                        decode_steps, const_seconds, ev, &sums, &stop)) {
+      return StoppedError();
+    }
     const auto& acc = sums.acc;
     r.tpot_first_seconds = sums.first;
     r.tpot_last_seconds = sums.last;

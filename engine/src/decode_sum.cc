@@ -61,10 +61,10 @@ void Cuts(const std::vector<Line>& lines, double lo, double hi,
 
 }  // namespace
 
-void SumDecodeStepsLoop(const OpList& dec0, const OpList& slope,
+bool SumDecodeStepsLoop(const OpList& dec0, const OpList& slope,
                         const int* lin, size_t n_linear, int64_t prompt,
                         int64_t steps, double const_seconds,
-                        const Evaluator& ev, DecodeSums* out) {
+                        const Evaluator& ev, DecodeSums* out, StopPoll* stop) {
   out->acc.assign(n_linear, OpAccumulator());
   OpList scratch;
   for (size_t j = 0; j < n_linear; ++j) scratch.push_back(dec0[lin[j]]);
@@ -76,6 +76,9 @@ void SumDecodeStepsLoop(const OpList& dec0, const OpList& slope,
   OpAccumulator* sums = out->acc.data();
   double total = 0;
   for (int64_t i = 1; i <= steps; ++i) {
+    // Each step calls the plugin's hook per op: the one loop whose length
+    // is the generated length, so the one place a deadline must cut.
+    if (stop != nullptr && stop->Tick()) return false;
     const int64_t kv = prompt + i;
     double step = const_seconds;
     for (size_t j = 0; j < n_linear; ++j) {
@@ -91,16 +94,16 @@ void SumDecodeStepsLoop(const OpList& dec0, const OpList& slope,
     total += step;
   }
   out->total = total;
+  return true;
 }
 
-void SumDecodeSteps(const OpList& dec0, const OpList& slope, const int* lin,
+bool SumDecodeSteps(const OpList& dec0, const OpList& slope, const int* lin,
                     size_t n_linear, int64_t prompt, int64_t steps,
                     double const_seconds, const Evaluator& ev,
-                    DecodeSums* out) {
+                    DecodeSums* out, StopPoll* stop) {
   if (ev.uses_hook()) {
-    SumDecodeStepsLoop(dec0, slope, lin, n_linear, prompt, steps,
-                       const_seconds, ev, out);
-    return;
+    return SumDecodeStepsLoop(dec0, slope, lin, n_linear, prompt, steps,
+                              const_seconds, ev, out, stop);
   }
   out->acc.assign(n_linear, OpAccumulator());
   out->first = out->last = const_seconds;
@@ -159,6 +162,7 @@ void SumDecodeSteps(const OpList& dec0, const OpList& slope, const int* lin,
     op_seconds += a.seconds;
   }
   out->total = static_cast<double>(steps) * const_seconds + op_seconds;
+  return true;
 }
 
 }  // namespace ridgeline::engine::internal

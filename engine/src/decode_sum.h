@@ -19,6 +19,7 @@
 #include "absl/container/inlined_vector.h"
 #include "operators.h"
 #include "roofline.h"
+#include "stop.h"
 
 namespace ridgeline::engine::internal {
 
@@ -39,16 +40,18 @@ struct DecodeSums {
 
 // `linear`: indices into dec0/slope of the KV-dependent ops;
 // `const_seconds`: what every step pays besides them (the other ops and the
-// per-step overhead). steps >= 1.
-void SumDecodeSteps(const OpList& dec0, const OpList& slope,
+// per-step overhead). steps >= 1. `stop` (may be null) is ticked per step
+// of the loop; false when it stopped the sum (*out is then partial).
+bool SumDecodeSteps(const OpList& dec0, const OpList& slope,
                     const int* linear, size_t n_linear, int64_t prompt,
                     int64_t steps, double const_seconds, const Evaluator& ev,
-                    DecodeSums* out);
+                    DecodeSums* out, StopPoll* stop = nullptr);
 
 // The reference: every step evaluated (what SumDecodeSteps replaces).
-void SumDecodeStepsLoop(const OpList& dec0, const OpList& slope,
+bool SumDecodeStepsLoop(const OpList& dec0, const OpList& slope,
                         const int* linear, size_t n_linear, int64_t prompt,
                         int64_t steps, double const_seconds,
-                        const Evaluator& ev, DecodeSums* out);
+                        const Evaluator& ev, DecodeSums* out,
+                        StopPoll* stop = nullptr);
 
 }  // namespace ridgeline::engine::internal

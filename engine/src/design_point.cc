@@ -80,16 +80,20 @@ absl::Status DesignPointModel::Evaluate(AnalysisResult* out) {
     if (!whole_fits || m.prep.prefill_chunks > 1) {
       internal::Prepared fresh;
       RETURN_IF_ERROR(internal::Prepare(m.s, &fresh));
-      *out = internal::AnalyzePrepared(m.s, &fresh, internal::Detail::kPoint,
-                                       &m.tallies);
+      ASSIGN_OR_RETURN(*out,
+                       internal::AnalyzePrepared(m.s, &fresh,
+                                                 internal::Detail::kPoint,
+                                                 &m.tallies));
       m.priced = true;
       return absl::OkStatus();
     }
   }
   m.prep.place = internal::PlacementInfo();
   m.prep.memory = internal::Place(hw, m.s.pins, m.prep.need, &m.prep.place);
-  *out = internal::AnalyzePrepared(m.s, &m.prep, internal::Detail::kPoint,
-                                   &m.tallies);
+  ASSIGN_OR_RETURN(*out,
+                   internal::AnalyzePrepared(m.s, &m.prep,
+                                             internal::Detail::kPoint,
+                                             &m.tallies));
   m.priced = true;
   return absl::OkStatus();
 }

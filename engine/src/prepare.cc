@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "ridgeline/engine/status_macros.h"
+#include "stop.h"
 
 namespace ridgeline::engine::internal {
 
@@ -18,11 +19,13 @@ namespace {
 // up-projection) becomes the sum over chunks, each chunk attending to the
 // KV of the earlier ones. So chunking changes the bytes (and FLOPs) of
 // exactly those ops. Returns the chunk count; *act_peak is the largest
-// chunk step's activation footprint (per layer, as Prepare counts it).
+// chunk step's activation footprint (per layer, as Prepare counts it), or
+// 0 when `stop` stopped it (a 10M-token prompt in 1-token chunks is 10M
+// graph builds).
 int64_t ChunkPrefill(const GraphContext& g, int64_t batch, int64_t prompt,
                      int64_t chunk, OpList* whole,
                      const std::function<double(const OpList&, double)>& acts,
-                     double* act_peak) {
+                     double* act_peak, StopPoll* stop) {
   OpList sum = *whole;
   for (OpCost& op : sum) {
     if (!op.kv_dependent) continue;
@@ -34,6 +37,7 @@ int64_t ChunkPrefill(const GraphContext& g, int64_t batch, int64_t prompt,
   *act_peak = 0;
   OpList ops;
   for (int64_t start = 0; start < prompt; start += chunk, ++n) {
+    if (stop->Tick()) return 0;
     const int64_t len = std::min(chunk, prompt - start);
     ops.clear();
     internal::BuildStepOps(g, StepShape{batch, len, start + len, -1}, &ops);
@@ -137,8 +141,10 @@ absl::Status Prepare(const Scenario& s, Prepared* p) {
   if (chunk > 0 && chunk < prompt) {
     OpList chunked = p->prefill;
     double chunk_acts = 0;
-    const int64_t n =
-        ChunkPrefill(g, batch, prompt, chunk, &chunked, peak_acts, &chunk_acts);
+    StopPoll stop(s.options.should_stop);
+    const int64_t n = ChunkPrefill(g, batch, prompt, chunk, &chunked,
+                                   peak_acts, &chunk_acts, &stop);
+    if (n == 0) return StoppedError();
     std::array<double, kOperandClassCount> chunk_need = need;
     chunk_need[kAct] = std::max(decode_acts, chunk_acts);
     PlacementInfo place;

@@ -45,6 +45,8 @@ void AddSuggestions(const Scenario& s, AnalysisResult* r) {
   // Returns true when the change was kept.
   auto attempt = [&](const std::string& kind, const std::string& change,
                      Scenario mod) -> bool {
+    // Each suggestion is an analysis of its own: stop with the caller.
+    if (s.options.should_stop && s.options.should_stop()) return false;
     mod.options.suggestions = false;
     absl::StatusOr<AnalysisResult> alt = engine::AnalyzeForComparison(mod);
     if (!alt.ok() || !alt->memory.fits) return false;

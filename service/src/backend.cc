@@ -96,7 +96,15 @@ absl::StatusOr<engine::AnalysisResult> RunEngine(const engine::Scenario& s,
   try {
     r = engine::Analyze(s);
     // Suggestions are explorations around the scenario (explore/).
-    if (r.ok() && s.options.suggestions) explore::AddSuggestions(s, &*r);
+    if (r.ok() && s.options.suggestions) {
+      explore::AddSuggestions(s, &*r);
+      // A suggestion stopped by should_stop is dropped there; say here why
+      // the list is short.
+      if (s.options.should_stop && s.options.should_stop()) {
+        r = absl::CancelledError(
+            "analysis stopped: the caller's deadline passed or it cancelled");
+      }
+    }
   } catch (const std::exception& e) {
     r = absl::InternalError(absl::StrCat("engine fault: ", e.what()));
   }
@@ -165,7 +173,8 @@ absl::StatusOr<v1::AnalyzeResponse> Backend::Analyze(
 }
 
 absl::Status Backend::Analyze(const v1::AnalyzeRequest& req,
-                              v1::AnalyzeResponse* resp) const {
+                              v1::AnalyzeResponse* resp,
+                              const std::function<bool()>& should_stop) const {
   if (!req.has_model()) {
     return OutOfRange("model", "set: one of catalog_id or hf_config_json",
                       "unset");
@@ -185,6 +194,7 @@ absl::Status Backend::Analyze(const v1::AnalyzeRequest& req,
   ASSIGN_OR_RETURN(Chosen chosen,
                    ResolveScenarioFields(*registry_, *profiles_, observer_,
                                          limits_, req, &s));
+  s.options.should_stop = should_stop;
 
   ASSIGN_OR_RETURN(engine::AnalysisResult r,
                    RunEngine(s, observer_, "analyze"));

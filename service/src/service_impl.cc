@@ -248,7 +248,10 @@ grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
     } else {
       absl::Status s = call(*backend);
       if (!s.ok()) resp->Clear();
-      reactor->Finish(ToGrpcStatus(s, ctx));
+      // CANCELLED comes only from the call's should_stop: the engine
+      // stopped a running analysis at the deadline or the client's cancel.
+      reactor->Finish(absl::IsCancelled(s) ? StoppedStatus(ctx, "analysis")
+                                           : ToGrpcStatus(s, ctx));
     }
     impl->Done();
   });
@@ -262,7 +265,9 @@ grpc::ServerUnaryReactor* RidgelineServiceImpl::Analyze(
     v1::AnalyzeResponse* resp) {
   return Offloaded(
       this, ctx, backend_.load(), resp,
-      [req, resp](const Backend& b) { return b.Analyze(*req, resp); });
+      [req, resp, ctx](const Backend& b) {
+        return b.Analyze(*req, resp, [ctx] { return Stopped(ctx); });
+      });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::AnalyzeKernel(

@@ -37,7 +37,8 @@ import zipfile
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCENARIOS = ("default", "tls", "vendor-plugins", "servicemonitor", "sharded", "sharded-explore")
+SCENARIOS = ("default", "tls", "vendor-plugins", "vendor-image-volume", "servicemonitor", "sharded",
+             "sharded-explore")
 SKIP = 77  # ctest SKIP_RETURN_CODE
 
 
@@ -90,6 +91,13 @@ def ensure_helm(work):
 
 def values_args(scenario):
     return [] if scenario == "default" else ["-f", os.path.join(HERE, "values", scenario + ".yaml")]
+
+
+def chart_values(scenario):
+    if scenario == "default":
+        return {}
+    with open(os.path.join(HERE, "values", scenario + ".yaml")) as f:
+        return yaml.safe_load(f)
 
 
 def template(helm, chart, scenario, extra=(), check=True):
@@ -255,6 +263,8 @@ def check_render(a, helm, scenario):
         vols = {v["name"]: v for v in pod["volumes"]}
         if vols.get("tls", {}).get("secret", {}).get("secretName") != "ridgeline-tls":
             fail("TLS Secret ridgeline-tls is not mounted")
+    if scenario == "vendor-image-volume":
+        check_image_volume(pod)
     if scenario.startswith("sharded"):
         shards = {"sharded": 7, "sharded-explore": 5}[scenario]
         job = next(d for d in docs if d["kind"] == "Job" and not d["metadata"]["name"].endswith("-merge"))
@@ -270,6 +280,31 @@ def check_render(a, helm, scenario):
           f"{pod['terminationGracePeriodSeconds']}s, selectors and NetworkPolicy checked")
 
 
+def check_image_volume(pod):
+    """The vendor image is a Kubernetes image volume, mounted read-only into
+    the assemble init container only, which copies its .so files into the
+    plugin folder; no container runs the vendor image."""
+    vols = {v["name"]: v for v in pod["volumes"]}
+    vol = vols.get("vendor-acme") or fail(f"no image volume vendor-acme: {sorted(vols)}")
+    want = {"reference": "registry.example.com/acme/ridgeline-plugins:1.0.0", "pullPolicy": "IfNotPresent"}
+    if vol.get("image") != want or set(vol) != {"name", "image"}:
+        fail(f"vendor-acme must be an image volume {want}: {vol}")
+    inits = {c["name"]: c for c in pod.get("initContainers", [])}
+    if any(c["image"] == want["reference"] for c in inits.values()):
+        fail("an init container runs the vendor image; the image volume needs none")
+    assemble = inits.get("assemble") or fail("no assemble init container")
+    mounts = [m for m in assemble["volumeMounts"] if m["name"] == "vendor-acme"]
+    if mounts != [{"name": "vendor-acme", "mountPath": "/opt/vendor-plugins/acme", "readOnly": True}]:
+        fail(f"assemble must mount vendor-acme read-only at /opt/vendor-plugins/acme: {mounts}")
+    if "/opt/vendor-plugins/acme/lib/ridgeline/*.so" not in assemble["command"][2]:
+        fail(f"assemble does not copy the image's path /lib/ridgeline: {assemble['command'][2]}")
+    server = pod["containers"][0]
+    if any(m["name"] == "vendor-acme" for m in server.get("volumeMounts", [])):
+        fail("the server must read the assembled plugin folder, not the image volume")
+    if flag_value(server["args"], "plugin-dir") != "/var/lib/ridgeline/plugins":
+        fail(f"--plugin-dir must be the assembled folder: {server['args']}")
+
+
 # (description, extra helm args, text the error must contain)
 REJECTS = [
     ("misspelled top-level key", ["--set", "replicaCont=3"], "replicaCont"),
@@ -277,6 +312,9 @@ REJECTS = [
     ("misspelled deep key", ["--set", "shardedJob.output.typ=pvc"], "typ"),
     ("misspelled vendor plugin key",
      ["--set", "plugins.vendor[0].name=a", "--set", "plugins.vendor[0].imag=x"], "imag"),
+    ("unknown vendor plugin source",
+     ["--set", "plugins.vendor[0].name=a", "--set", "plugins.vendor[0].image=x",
+      "--set", "plugins.vendor[0].source=volume"], "source"),
     ("string for a port", ["--set", "server.grpcPort=grpc"], "grpcPort"),
     ("port out of range", ["--set", "server.metricsPort=70000"], "metricsPort"),
     ("string for a boolean", ["--set-string", "tls.enabled=yes"], "enabled"),
@@ -372,7 +410,8 @@ def check_server(a, helm, scenario):
     with tempfile.TemporaryDirectory() as tmp:
         prefix = install_tree(a, tmp)
         mapping = [("/opt/ridgeline", prefix), ("/var/lib/ridgeline", os.path.join(tmp, "var")),
-                   ("/etc/ridgeline", os.path.join(tmp, "etc"))]
+                   ("/etc/ridgeline", os.path.join(tmp, "etc")),
+                   ("/opt/vendor-plugins", os.path.join(tmp, "image-volumes"))]
         want = [r"serving: [1-9][0-9]* plugins"]
         # The Secrets the pod mounts: a real CA and server certificate
         # (openssl) for TLS, a token file for bearer authentication.
@@ -404,6 +443,18 @@ def check_server(a, helm, scenario):
             for name, data in cm["data"].items():
                 with open(os.path.join(tmp, "etc", "profiles", name), "w") as f:
                     f.write(data)
+        # Image volumes, as the kubelet would mount them: the vendor image's
+        # files (the fixture plugin at the entry's path) under the mount.
+        image_volumes = {v["name"] for v in pod["volumes"] if "image" in v}
+        for init in pod.get("initContainers", []):
+            for m in init.get("volumeMounts", []):
+                if m["name"] in image_volumes:
+                    entry = next(v for v in chart_values(scenario)["plugins"]["vendor"]
+                                 if f"vendor-{v['name']}" == m["name"])
+                    d = map_paths(m["mountPath"], mapping) + entry.get("path", "/plugins")
+                    os.makedirs(d, exist_ok=True)
+                    shutil.copy(a.vendor_plugin, d)
+                    want.append(re.escape(f"path={tmp}/var/plugins/{os.path.basename(a.vendor_plugin)}"))
         # The init containers, in order, with the pod's paths mapped.
         for init in pod.get("initContainers", []):
             script = init["command"][2]

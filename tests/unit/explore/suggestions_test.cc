@@ -138,5 +138,24 @@ TEST(SuggestionsTest, SpilledWeightsAreToldTheFormatThatFits) {
   EXPECT_TRUE(found);
 }
 
+// Each suggestion is an analysis of its own: a caller that has stopped
+// (AnalysisOptions::should_stop) gets none, and every attempt asked.
+TEST(Suggestions, StopWhenTheCallerStops) {
+  Scenario s = Llama2Decode();
+  absl::StatusOr<AnalysisResult> r = engine::Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  AddSuggestions(s, &*r);
+  ASSERT_FALSE(r->suggestions.empty());  // there is something to stop
+  r->suggestions.clear();
+  int asked = 0;
+  s.options.should_stop = [&] {
+    ++asked;
+    return true;
+  };
+  AddSuggestions(s, &*r);
+  EXPECT_TRUE(r->suggestions.empty());
+  EXPECT_GT(asked, 0);
+}
+
 }  // namespace
 }  // namespace ridgeline::explore

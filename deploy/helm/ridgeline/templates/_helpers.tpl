@@ -54,6 +54,10 @@ app.kubernetes.io/component: server
 {{- define "ridgeline.builtinPluginDir" -}}/opt/ridgeline/lib/ridgeline/plugins{{- end -}}
 {{- define "ridgeline.builtinProfileDir" -}}/opt/ridgeline/share/ridgeline/profiles{{- end -}}
 {{- define "ridgeline.assembledDir" -}}/var/lib/ridgeline{{- end -}}
+{{/* Where the assemble init container sees each vendor image volume. */}}
+{{- define "ridgeline.vendorVolumeDir" -}}/opt/vendor-plugins{{- end -}}
+{{- define "ridgeline.vendorVolumeName" -}}{{ printf "vendor-%s" .name | trunc 63 | trimSuffix "-" }}{{- end -}}
+{{- define "ridgeline.isImageVolume" -}}{{ if eq (.source | default "initContainer") "imageVolume" }}true{{ end }}{{- end -}}
 
 {{/* Whether plugins/profiles are assembled into an emptyDir by init containers. */}}
 {{- define "ridgeline.assemblePlugins" -}}
@@ -107,6 +111,17 @@ refuses plugin folders that others can write.
       {{- if include "ridgeline.assembleProfiles" . }}
       for f in /etc/ridgeline/profiles/*.json; do cp "$f" {{ $root }}/profiles/; done
       {{- end }}
+      {{- range .Values.plugins.vendor }}
+      {{- if include "ridgeline.isImageVolume" . }}
+      n=0
+      for f in {{ include "ridgeline.vendorVolumeDir" $ }}/{{ .name }}{{ .path | default "/plugins" }}/*.so; do
+        [ -e "$f" ] || continue
+        cp "$f" {{ $root }}/plugins/ && n=$((n + 1))
+      done
+      echo "copied $n plugin(s) from the image volume of {{ .image }}"
+      [ "$n" -gt 0 ]
+      {{- end }}
+      {{- end }}
   securityContext: {{- toYaml .Values.containerSecurityContext | nindent 4 }}
   resources:
     requests: {cpu: 50m, memory: 32Mi}
@@ -116,8 +131,14 @@ refuses plugin folders that others can write.
     {{- if include "ridgeline.assembleProfiles" . }}
     - {name: profiles-configmap, mountPath: /etc/ridgeline/profiles, readOnly: true}
     {{- end }}
+    {{- range .Values.plugins.vendor }}
+    {{- if include "ridgeline.isImageVolume" . }}
+    - {name: {{ include "ridgeline.vendorVolumeName" . }}, mountPath: {{ include "ridgeline.vendorVolumeDir" $ }}/{{ .name }}, readOnly: true}
+    {{- end }}
+    {{- end }}
 {{- end }}
 {{- range .Values.plugins.vendor }}
+{{- if not (include "ridgeline.isImageVolume" .) }}
 - name: {{ printf "plugins-%s" .name | trunc 63 | trimSuffix "-" }}
   image: {{ .image | quote }}
   imagePullPolicy: {{ .pullPolicy | default "IfNotPresent" }}
@@ -140,6 +161,7 @@ refuses plugin folders that others can write.
   volumeMounts:
     - {name: assembled, mountPath: {{ $root }}}
 {{- end }}
+{{- end }}
 {{- end -}}
 
 {{/* Volumes of the server pod. */}}
@@ -154,5 +176,15 @@ refuses plugin folders that others can write.
 - name: profiles-configmap
   configMap:
     name: {{ include "ridgeline.profileConfigMapName" . }}
+{{- end }}
+{{- range .Values.plugins.vendor }}
+{{- if include "ridgeline.isImageVolume" . }}
+{{- /* Kubernetes image volume: the kubelet pulls the vendor image and
+       mounts its files read-only; no container runs from it. */}}
+- name: {{ include "ridgeline.vendorVolumeName" . }}
+  image:
+    reference: {{ .image | quote }}
+    pullPolicy: {{ .pullPolicy | default "IfNotPresent" }}
+{{- end }}
 {{- end }}
 {{- end -}}

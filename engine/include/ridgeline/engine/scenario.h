@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -82,6 +83,13 @@ struct AnalysisOptions {
   // is the largest chunk's; TTFT changes only by the attention's re-read of
   // earlier chunks' KV and by one per-step overhead per chunk.
   int64_t prefill_chunk_tokens = 0;
+  // Asked by the long loops (decode steps walked one by one under a plugin
+  // hook, prefill chunks, suggestions' re-analyses) whether to stop: the
+  // caller's deadline passed or it went away. True ends the analysis with
+  // CANCELLED (the caller knows which of the two it was). Empty: never
+  // stops. Polled every few steps from the analysing thread; must be
+  // thread-safe and cheap.
+  std::function<bool()> should_stop;
 };
 
 // The chunk runtimes use when a prompt is processed in pieces: llama.cpp's

@@ -78,9 +78,12 @@ class Backend {
       const v1::AnalyzeRequest& request) const;
   // The same, built in place into `*response` (which may live on a protobuf
   // Arena, as the gRPC server's do: no copy between arenas). On error
-  // `*response` is unspecified.
+  // `*response` is unspecified. `should_stop` (may be empty) is polled by
+  // the engine's long loops; true ends the call with CANCELLED (the
+  // frontend says DEADLINE_EXCEEDED when that is why).
   absl::Status Analyze(const v1::AnalyzeRequest& request,
-                       v1::AnalyzeResponse* response) const;
+                       v1::AnalyzeResponse* response,
+                       const std::function<bool()>& should_stop = {}) const;
 
   // One kernel call (decode attention or GEMM): the calibrated time and the
   // pure roofline bound.
