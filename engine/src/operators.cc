@@ -15,10 +15,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <string>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "ridgeline/engine/model.h"
 #include "validate_util.h"
 
@@ -49,6 +53,48 @@ std::string_view GroupName(bool split_moe, bool moe, bool split_window,
   if (split_moe) return moe ? "moe" : "dense";
   if (split_window) return sliding ? "sliding" : "global";
   return "";
+}
+
+// A per-layer group's label, e.g. "attn-none ffn-5632" (OpResult keeps
+// string_views, so labels live for the process; there are few distinct
+// shapes per model).
+std::string_view InternedGroupName(const ModelConfig& m, const LayerSpec& l,
+                                   int64_t window) {
+  std::string name;
+  switch (l.attention) {
+    case AttentionKind::kFull:
+      absl::StrAppend(&name, window > 0 ? "sliding" : "global");
+      if (l.num_kv_heads > 0 && l.num_kv_heads != m.num_kv_heads) {
+        absl::StrAppend(&name, "-kv", l.num_kv_heads);
+      }
+      break;
+    case AttentionKind::kNone:
+      name = "attn-none";
+      break;
+    case AttentionKind::kLinear:
+      name = "attn-linear";
+      break;
+  }
+  switch (l.ffn) {
+    case FfnLayerKind::kDense:
+      absl::StrAppend(&name, " dense-",
+                      l.intermediate_size > 0 ? l.intermediate_size
+                                              : m.intermediate_size);
+      break;
+    case FfnLayerKind::kMoe:
+      absl::StrAppend(&name, " moe");
+      break;
+    case FfnLayerKind::kNone:
+      absl::StrAppend(&name, " ffn-none");
+      break;
+    case FfnLayerKind::kLinear:
+      absl::StrAppend(&name, " ffn-linear");
+      break;
+  }
+  static absl::Mutex* const mu = new absl::Mutex;
+  static std::set<std::string>* const names = new std::set<std::string>;
+  absl::MutexLock lock(mu);
+  return *names->insert(std::move(name)).first;
 }
 
 // Bytes one instance of an op moves, per operand class and direction.
@@ -184,6 +230,10 @@ struct KeyBytes {
   double k_kv = 0, k_act = 0, v_kv = 0, v_act = 0;
 };
 
+int64_t GroupKvHeads(const ModelConfig& m, const LayerGroup& grp) {
+  return grp.spec.num_kv_heads > 0 ? grp.spec.num_kv_heads : m.num_kv_heads;
+}
+
 void EmitAttention(const GraphContext& g, const LayerGroup& grp,
                    const StepShape& shape, Emitter& e) {
   const ModelConfig& m = *g.model;
@@ -226,8 +276,8 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
   } else {
     dqk = dv = static_cast<double>(m.head_dim);
     // GQA/MQA: each KV head is read once for its whole query group.
-    kb.k_kv = kb.v_kv =
-        static_cast<double>(m.num_kv_heads) * m.head_dim * g.kv_bytes;
+    kb.k_kv = kb.v_kv = static_cast<double>(GroupKvHeads(m, grp)) *
+                        m.head_dim * g.kv_bytes;
   }
 
   const double q_bytes = T * heads * dqk * g.act_bytes;
@@ -241,6 +291,10 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
     score_count = heads * shape.mixed->pairs[w];
     seq_keys = shape.mixed->keys[w];
   }
+  // Attention sinks (gpt-oss): one more logit in each query row's softmax;
+  // it is a learned scalar, so no key is read and no AV term is added.
+  const double sink_scores = m.attention_sinks ? T * heads : 0;
+  const double sink_weights = m.attention_sinks ? heads * g.weight_bytes : 0;
   const MathType math = g.attention_math;
   auto mark = [&](OpCost& op) {
     op.kv_dependent = true;
@@ -251,8 +305,10 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
   if (g.options.flash_attention) {
     mark(e.Add(OpKind::kFlashAttention, OpClass::kAttention, grp.name,
                grp.layers, 1, math, T,
-               score_count * (2 * dqk + 2 * dv + kSoftmaxFlopsPerScore),
-               {.activations_read = q_bytes + seq_keys * (kb.k_act + kb.v_act),
+               score_count * (2 * dqk + 2 * dv + kSoftmaxFlopsPerScore) +
+                   kSoftmaxFlopsPerScore * sink_scores,
+               {.weights_read = sink_weights,
+                .activations_read = q_bytes + seq_keys * (kb.k_act + kb.v_act),
                 .activations_written = out_bytes,
                 .kv_read = seq_keys * (kb.k_kv + kb.v_kv)}));
   } else {
@@ -263,8 +319,11 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
                 .activations_written = scores,
                 .kv_read = seq_keys * kb.k_kv}));
     mark(e.Add(OpKind::kSoftmax, OpClass::kElementwise, grp.name, grp.layers, 1,
-               g.elementwise_math, T, kSoftmaxFlopsPerScore * score_count,
-               {.activations_read = scores, .activations_written = scores}));
+               g.elementwise_math, T,
+               kSoftmaxFlopsPerScore * (score_count + sink_scores),
+               {.weights_read = sink_weights,
+                .activations_read = scores,
+                .activations_written = scores}));
     mark(e.Add(OpKind::kAttentionV, OpClass::kAttention, grp.name, grp.layers,
                1, math, T, 2 * score_count * dv,
                {.activations_read = scores + seq_keys * kb.v_act,
@@ -287,19 +346,27 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
                                 ? kLayerNormFlopsPerElement
                                 : kRmsNormFlopsPerElement;
 
-  // Norms of the layer (2, or 4 for Gemma-2), plus Qwen3's per-head q/k
-  // norms or MLA's latent norms, counted as one op with one kernel per norm.
+  const LayerSpec& spec = grp.spec;
+  const bool attends = spec.attention == AttentionKind::kFull;
+  const double kv_heads = static_cast<double>(GroupKvHeads(m, grp));
+  // Norms of the layer (2, or 4 for Gemma-2; one less per skipped
+  // sub-block), plus Qwen3's per-head q/k norms or MLA's latent norms,
+  // counted as one op with one kernel per norm.
   {
-    const double norms = static_cast<double>(m.norms_per_layer);
+    int64_t norm_count = m.norms_per_layer;
+    if (spec.attention == AttentionKind::kNone) --norm_count;
+    if (spec.ffn == FfnLayerKind::kNone) --norm_count;
+    norm_count = std::max<int64_t>(norm_count, 0);
+    const double norms = static_cast<double>(norm_count);
     double elems = norms * T * h;
     double weights = norms * h;
-    int kernels = static_cast<int>(m.norms_per_layer);
-    if (m.qk_norm && !m.mla.has_value()) {
-      elems += T * (heads + m.num_kv_heads) * m.head_dim;
+    int kernels = static_cast<int>(norm_count);
+    if (attends && m.qk_norm && !m.mla.has_value()) {
+      elems += T * (heads + kv_heads) * m.head_dim;
       weights += 2.0 * m.head_dim;
       kernels += 2;
     }
-    if (m.mla.has_value()) {
+    if (attends && m.mla.has_value()) {
       // MLA normalises its latents: kv_a_layernorm always, q_a_layernorm
       // when the query is low-rank (CountParameters counts both).
       const MlaDims& a = *m.mla;
@@ -319,7 +386,11 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
   }
 
   // Attention projections.
-  if (m.mla.has_value()) {
+  if (spec.attention == AttentionKind::kNone) {
+    // Skipped: nothing runs, nothing is cached.
+  } else if (spec.attention == AttentionKind::kLinear) {
+    e.Matmul(OpKind::kLinearReplacement, name, layers, T, h, h);
+  } else if (m.mla.has_value()) {
     const MlaDims& a = *m.mla;
     const double q_head =
         static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
@@ -391,7 +462,11 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     }
   } else {
     const double qd = heads * m.head_dim;
-    const double kvd = static_cast<double>(m.num_kv_heads) * m.head_dim;
+    const double kvd = kv_heads * m.head_dim;
+    // Partial rotary (GPT-J) rotates rotary_dim of each head.
+    const double rot = m.rotary_dim > 0 ? static_cast<double>(m.rotary_dim) /
+                                              static_cast<double>(m.head_dim)
+                                        : 1.0;
     auto proj = [&](OpKind kind, double n) -> OpCost& {
       OpCost& op = e.Matmul(kind, name, layers, T, h, n);
       if (m.qkv_bias) {
@@ -408,22 +483,39 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     v.write[kKv] = T * kvd * g.kv_bytes * layers;
     // RoPE rotates Q and K; the rotated K is appended to the cache.
     e.Add(OpKind::kRope, OpClass::kElementwise, name, layers, 1,
-          g.elementwise_math, T, kRopeFlopsPerElement * T * (qd + kvd),
+          g.elementwise_math, T, kRopeFlopsPerElement * T * (qd + kvd) * rot,
           {.activations_read = T * (qd + kvd) * ab,
            .activations_written = T * qd * ab,
            .kv_written = T * kvd * g.kv_bytes});
     EmitAttention(g, grp, shape, e);
-    e.Matmul(OpKind::kOutProjection, name, layers, T, qd, h);
+    OpCost& o = e.Matmul(OpKind::kOutProjection, name, layers, T, qd, h);
+    if (m.attention_out_bias) {
+      o.flops += T * h * layers;
+      o.read[kWeights] += h * g.weight_bytes * layers;
+    }
   }
 
   // FFN.
   const bool gated = m.ffn == FfnKind::kGated;
   const double act_flops =
       gated ? kGatedActFlopsPerElement : kPlainActFlopsPerElement;
-  if (!grp.moe) {
-    const double inter = static_cast<double>(m.intermediate_size);
+  // Biases of up(+gate) and down per token (gpt-oss experts, GPT-J).
+  auto ffn_bias = [&](double inter) {
+    return m.ffn_bias ? (gated ? 2 * inter : inter) + h : 0.0;
+  };
+  if (spec.ffn == FfnLayerKind::kNone) {
+    // Skipped.
+  } else if (spec.ffn == FfnLayerKind::kLinear) {
+    e.Matmul(OpKind::kLinearReplacement, name, layers, T, h, h);
+  } else if (!grp.moe) {
+    const double inter = static_cast<double>(
+        spec.intermediate_size > 0 ? spec.intermediate_size : m.intermediate_size);
     const double up_width = gated ? 2 * inter : inter;
-    e.Matmul(OpKind::kFfnUpGate, name, layers, T, h, up_width);
+    OpCost& up = e.Matmul(OpKind::kFfnUpGate, name, layers, T, h, up_width);
+    if (m.ffn_bias) {
+      up.flops += T * ffn_bias(inter) * layers;
+      up.read[kWeights] += ffn_bias(inter) * g.weight_bytes * layers;
+    }
     e.Add(OpKind::kFfnActivation, OpClass::kElementwise, name, layers, 1,
           g.elementwise_math, T, act_flops * T * inter,
           {.activations_read = T * up_width * ab,
@@ -435,6 +527,10 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     const double top_k = static_cast<double>(x.experts_per_token);
     OpCost& router = e.Matmul(OpKind::kMoeRouter, name, layers, T, h, experts);
     if (x.router_score_bias) router.read[kWeights] += experts * ab * layers;
+    if (m.router_bias) {
+      router.flops += T * experts * layers;
+      router.read[kWeights] += experts * g.weight_bytes * layers;
+    }
 
     // One expert FFN on one token: up(+gate), activation, down; the
     // intermediates round-trip through memory between the three kernels.
@@ -446,8 +542,10 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
           instances_read > 0 ? tokens / instances_read : tokens;
       OpCost& op = e.Add(
           kind, e.MatmulClass(rows_per_expert), name, layers, 3, g.matmul_math,
-          rows_per_expert, tokens * (2 * mats * h * inter + act_flops * inter),
-          {.weights_read = instances_read * mats * h * inter * g.weight_bytes,
+          rows_per_expert,
+          tokens * (2 * mats * h * inter + act_flops * inter + ffn_bias(inter)),
+          {.weights_read = instances_read * (mats * h * inter + ffn_bias(inter)) *
+                           g.weight_bytes,
            .activations_read = tokens * (h + up_width + inter) * ab,
            .activations_written = tokens * (up_width + inter + h) * ab});
       op.pim_candidate = true;
@@ -485,12 +583,25 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
   }
   // Tensor parallelism: the attention output and the FFN output are partial
   // sums on each device until all-reduced.
-  if (g.tensor_parallel > 1) e.AllReduce(name, layers, 2, T, h);
-  // Two residual adds per layer (after attention and after the FFN).
-  e.Add(OpKind::kResidualAdd, OpClass::kElementwise, name, layers, 2,
-        g.elementwise_math, T, 2 * T * h,
-        {.activations_read = 4 * T * h * ab,
-         .activations_written = 2 * T * h * ab});
+  // Residual adds: one per sub-block that runs (after attention, after the
+  // FFN); GPT-J's parallel block adds both outputs in one 3-input pass.
+  const int adds = (spec.attention != AttentionKind::kNone ? 1 : 0) +
+                   (spec.ffn != FfnLayerKind::kNone ? 1 : 0);
+  if (g.tensor_parallel > 1 && adds > 0) e.AllReduce(name, layers, adds, T, h);
+  if (adds > 0) {
+    const double a = static_cast<double>(adds);
+    if (m.parallel_attention_ffn) {
+      e.Add(OpKind::kResidualAdd, OpClass::kElementwise, name, layers, 1,
+            g.elementwise_math, T, a * T * h,
+            {.activations_read = (a + 1) * T * h * ab,
+             .activations_written = T * h * ab});
+    } else {
+      e.Add(OpKind::kResidualAdd, OpClass::kElementwise, name, layers, adds,
+            g.elementwise_math, T, a * T * h,
+            {.activations_read = 2 * a * T * h * ab,
+             .activations_written = a * T * h * ab});
+    }
+  }
 }
 
 }  // namespace
@@ -512,10 +623,10 @@ double CausalPairs(double n, double kv_length, double window) {
 
 double KvBytesPerSequence(const GraphContext& g, double tokens) {
   const ModelConfig& m = *g.model;
-  const double per_layer_token =
-      KvElementsPerToken(m) / static_cast<double>(m.num_layers) * g.kv_bytes;
   double total = 0;
   for (const LayerGroup& grp : g.groups) {
+    const double per_layer_token =
+        LayerKvElementsPerToken(m, grp.spec) * g.kv_bytes;
     const double kept = grp.window > 0
                             ? std::min(tokens, static_cast<double>(grp.window))
                             : tokens;
@@ -532,6 +643,10 @@ ModelConfig TensorParallelShard(const ModelConfig& m, int64_t tp) {
   d.num_kv_heads = std::max<int64_t>(1, m.num_kv_heads / tp);
   d.intermediate_size = split(m.intermediate_size);
   d.vocab_size = split(m.vocab_size);
+  for (LayerSpec& l : d.layers) {
+    if (l.num_kv_heads > 0) l.num_kv_heads = std::max<int64_t>(1, l.num_kv_heads / tp);
+    l.intermediate_size = l.intermediate_size > 0 ? split(l.intermediate_size) : 0;
+  }
   if (d.moe.has_value()) {
     d.moe->expert_intermediate_size = split(m.moe->expert_intermediate_size);
     d.moe->shared_expert_intermediate_size =
@@ -589,8 +704,23 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s,
   if (!at.ok()) return at.status();
   g.attention_math = g.elementwise_math = *at;
 
-  // Layer groups: (moe, window) combinations in order of first appearance.
+  // Layer groups: distinct layer shapes in order of first appearance.
   const ModelConfig& m = model;
+  if (!m.layers.empty()) {
+    for (const LayerSpec& l : m.layers) {
+      const int64_t window = l.sliding ? m.sliding_window : 0;
+      auto it = std::find_if(g.groups.begin(), g.groups.end(),
+                             [&](const LayerGroup& x) { return x.spec == l; });
+      if (it == g.groups.end()) {
+        g.groups.push_back(LayerGroup{InternedGroupName(m, l, window), 1,
+                                      l.ffn == FfnLayerKind::kMoe, window, l});
+      } else {
+        ++it->layers;
+      }
+    }
+    return g;
+  }
+  // Uniform models: (moe, window) combinations.
   const int64_t dense_first =
       m.moe.has_value() ? std::min(m.moe->first_dense_layers, m.num_layers) : 0;
   const bool split_moe = m.moe.has_value() && dense_first > 0;
@@ -615,8 +745,12 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s,
                              return x.moe == moe && x.window == window;
                            });
     if (it == g.groups.end()) {
+      LayerSpec spec;
+      spec.sliding = sliding;
+      spec.ffn = moe ? FfnLayerKind::kMoe : FfnLayerKind::kDense;
       g.groups.push_back(LayerGroup{
-          GroupName(split_moe, moe, split_window, sliding), 1, moe, window});
+          GroupName(split_moe, moe, split_window, sliding), 1, moe, window,
+          spec});
     } else {
       ++it->layers;
     }
@@ -659,7 +793,11 @@ void BuildStepOps(const GraphContext& g, const StepShape& shape, OpList* out) {
          .activations_written = T * h * ab});
   // Only the last position of each sequence needs logits to emit the next
   // token, so the LM head runs on `seqs` rows in prefill as in decode.
-  e.Matmul(OpKind::kLmHead, "", 1, S, h, vocab);
+  OpCost& head = e.Matmul(OpKind::kLmHead, "", 1, S, h, vocab);
+  if (m.lm_head_bias) {
+    head.flops += S * vocab;
+    head.read[kWeights] += vocab * g.weight_bytes;
+  }
   if (g.pipeline_parallel > 1) e.PipelineSends(T, h);
 }
 

@@ -26,6 +26,8 @@ struct LayerGroup {
   int64_t layers = 0;
   bool moe = false;
   int64_t window = 0;  // sliding window in tokens; 0 = global attention
+  // The layers' shape (attention and FFN kinds, KV heads, FFN width).
+  LayerSpec spec;
 };
 
 // The resolved inputs of the graph: model, byte widths, math types.
@@ -47,7 +49,9 @@ struct GraphContext {
   MathType matmul_math = MathType::kBf16;     // executed on the compute unit
   MathType attention_math = MathType::kBf16;  // activation precision
   MathType elementwise_math = MathType::kBf16;
-  // At most 4: (dense, MoE) x (global, sliding); inline, no allocation.
+  // Uniform models: at most 4, (dense, MoE) x (global, sliding), inline.
+  // Per-layer models (ModelConfig::layers) have one group per distinct
+  // LayerSpec, in order of first appearance.
   absl::InlinedVector<LayerGroup, 4> groups;
 };
 
