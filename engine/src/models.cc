@@ -294,10 +294,13 @@ std::vector<ModelConfig> BuildCatalog() {
 
   // --- Kimi-K2 (DeepSeek-V3 architecture, its own sizes) ---
   // moonshotai/Kimi-K2-Instruct (config.json: DeepseekV3ForCausalLM,
-  // model_type kimi_k2): 64 heads, 384 routed experts (top-8) + 1 shared of
-  // width 2048, first layer dense, vocab 163840, 131072 positions. Values as
-  // quoted from the config in MoonshotAI's deployment notes and the
-  // Kimi-K2.5/K2.6 text_config copies (github.com/MoonshotAI/Kimi-K2).
+  // model_type kimi_k2): 61 layers (1 dense), hidden 7168, 64 heads, 384
+  // routed experts (top-8) + 1 shared of width 2048, MLA, 128 K context
+  // (github.com/MoonshotAI/Kimi-K2 README "Model Summary", commit 11062d1);
+  // vocab 163840, dense width 18432, MLA ranks 1536 / 512 / 128 / 64 / 128
+  // and max_position_embeddings 131072 as in the kimi_k2 text configs
+  // quoted by SGLang and vLLM users (the K2.5 / K2.6 text_config has the
+  // same shape at 262144 positions).
   c.push_back(WithMla(
       WithMoe(Make({"kimi-k2", "Kimi-K2", "DeepseekV3ForCausalLM",
                     "moonshotai/Kimi-K2-Instruct", 163840, 7168, 18432, 61, 64,

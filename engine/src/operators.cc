@@ -32,7 +32,6 @@ namespace {
 constexpr double kRmsNormFlopsPerElement = 4;    // square, sum, scale, weight
 constexpr double kLayerNormFlopsPerElement = 7;  // mean, var, sub, scale, shift
 constexpr double kRopeFlopsPerElement = 3;       // 2 mul + 1 add per element
-constexpr double kSoftmaxFlopsPerScore = 5;      // max, sub, exp, sum, div
 constexpr double kGatedActFlopsPerElement = 5;   // SiLU/GELU (~4) + gate mul
 constexpr double kPlainActFlopsPerElement = 4;   // GELU
 
@@ -305,7 +304,7 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
   if (g.options.flash_attention) {
     mark(e.Add(OpKind::kFlashAttention, OpClass::kAttention, grp.name,
                grp.layers, 1, math, T,
-               score_count * (2 * dqk + 2 * dv + kSoftmaxFlopsPerScore) +
+               AttentionFlops(score_count, dqk, dv) +
                    kSoftmaxFlopsPerScore * sink_scores,
                {.weights_read = sink_weights,
                 .activations_read = q_bytes + seq_keys * (kb.k_act + kb.v_act),

@@ -15,6 +15,15 @@
 
 namespace ridgeline::engine::internal {
 
+// FLOPs per attention score for the softmax (max, subtract, exp, sum,
+// divide), and the FLOPs of fused attention over `scores` (query, key)
+// pairs: QK^T (2 x dqk) + softmax + score x V (2 x dv). The operator graph
+// and the kernel models count attention with these.
+inline constexpr double kSoftmaxFlopsPerScore = 5;
+inline double AttentionFlops(double scores, double dqk, double dv) {
+  return scores * (2 * dqk + 2 * dv + kSoftmaxFlopsPerScore);
+}
+
 // Operand class indices into per-class arrays (OpCost::read, ...).
 inline constexpr int kWeights = static_cast<int>(OperandClass::kWeights);
 inline constexpr int kKv = static_cast<int>(OperandClass::kKvCache);
