@@ -28,6 +28,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "client.h"
+#include "common.h"
 #include "flags.h"
 #include "google/protobuf/util/json_util.h"
 #include "ridgeline/explore/explore.h"
@@ -39,10 +40,6 @@
 
 namespace ridgeline::cli {
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kFailed = 1;
-constexpr int kUsage = 2;
 
 std::vector<FlagSpec> ExploreFlags() {
   return {
@@ -95,11 +92,6 @@ std::vector<FlagSpec> MergeFlags() {
   };
 }
 
-struct Failure {
-  int code;
-  std::string message;
-};
-
 // One output row, whatever the source (a stream or a file).
 struct Row {
   std::vector<std::string> axes;  // labels
@@ -120,13 +112,6 @@ std::string Num(double v) {
 
 std::string Human(double v) {
   return std::isfinite(v) ? absl::StrFormat("%.4g", v) : "-";
-}
-
-std::string Json(const google::protobuf::Message& m) {
-  std::string json;
-  google::protobuf::util::JsonPrintOptions options;
-  (void)google::protobuf::util::MessageToJsonString(m, &json, options);
-  return json;
 }
 
 void Print(const Output& o, const std::string& format, bool all,
@@ -276,23 +261,6 @@ std::optional<Failure> BuildRequest(const ParsedFlags& f,
   return std::nullopt;
 }
 
-// Maps the request's field paths in an error to the flag that sets them.
-std::string FlagOf(std::string_view message) {
-  constexpr std::pair<const char*, const char*> kMap[] = {
-      {"vary", "--vary"},          {"objectives", "--objective"},
-      {"constraints", "--constraint"}, {"shard_", "--shard"},
-      {"workload.batch", "--batch"}, {"workload.prompt", "--prompt"},
-      {"workload.generated", "--gen"}, {"formats.weights", "--weights"},
-      {"formats.kv", "--kv"},      {"formats.activations", "--activations"},
-      {"model", "--model"},        {"hardware", "--hardware"},
-      {"parallelism", "--tensor-parallel"}, {"nsga2_population", "--nsga2-population"},
-  };
-  for (const auto& [field, flag] : kMap) {
-    if (message.starts_with(field)) return absl::StrCat(" (flag ", flag, ")");
-  }
-  return "";
-}
-
 int Explore(const ParsedFlags& f, std::ostream& out, std::ostream& err) {
   const std::string format = f.Get("format").value_or("table");
   if (format != "table" && format != "csv" && format != "json") {
@@ -346,8 +314,7 @@ int Explore(const ParsedFlags& f, std::ostream& out, std::ostream& err) {
       }
     });
     if (!st.ok()) {
-      err << "ridgeline explore: " << absl::StatusCodeToString(st.code()) << ": "
-          << st.message() << FlagOf(std::string(st.message())) << "\n";
+      err << "ridgeline explore: " << Failed(st).message << "\n";
       return kFailed;
     }
   }

@@ -7,16 +7,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "client.h"
+#include "common.h"
 #include "flags.h"
-#include "google/protobuf/util/json_util.h"
 #include "table.h"
 
 namespace ridgeline::cli {
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kFailed = 1;
-constexpr int kUsage = 2;
 
 constexpr char kUsageText[] =
     "usage: ridgeline plan --model ID --hardware ID,... --prompt N --gen N "
@@ -56,39 +52,6 @@ const std::vector<FlagSpec>& PlanFlags() {
       {"help", "", "show this help"},
   };
   return kFlags;
-}
-
-// Request field paths -> the flag that sets them.
-constexpr std::pair<const char*, const char*> kFieldFlags[] = {
-    {"traffic.rate", "--rate"},
-    {"traffic.prompt_tokens", "--prompt"},
-    {"traffic.generated_tokens", "--gen"},
-    {"slo.ttft_p90_seconds", "--ttft-p90-ms"},
-    {"slo.tpot_p90_seconds", "--tpot-p90-ms"},
-    {"candidates.hardware", "--hardware"},
-    {"candidates.tensor_parallel", "--tensor-parallel"},
-    {"candidates.formats", "--formats"},
-    {"candidates.calibration", "--profile"},
-    {"candidates", "--hardware / --tensor-parallel / --formats"},
-    {"model", "--model"},
-    {"pricing.price_usd", "--price-usd"},
-    {"pricing.usd_per_device_hour", "--usd-per-device-hour"},
-    {"serving.memory_fraction", "--memory-fraction"},
-    {"serving.max_num_seqs", "--max-num-seqs"},
-    {"serving.max_num_batched_tokens", "--max-num-batched-tokens"},
-    {"simulation.requests", "--requests"},
-};
-
-std::string WithFlag(const absl::Status& s) {
-  std::string m =
-      absl::StrCat(absl::StatusCodeToString(s.code()), ": ", s.message());
-  for (const auto& [field, flag] : kFieldFlags) {
-    if (m.find(field) != std::string::npos) {
-      absl::StrAppend(&m, " (flag ", flag, ")");
-      break;
-    }
-  }
-  return m;
 }
 
 // "N", "MIN..MAX" or "V:W,V:W".
@@ -329,21 +292,18 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
     options.profile_dir = flags->Get("profile-dir").value_or("");
     absl::StatusOr<std::unique_ptr<Client>> c = MakeInProcessClient(options);
     if (!c.ok()) {
-      err << "ridgeline plan: " << WithFlag(c.status()) << "\n";
+      err << "ridgeline plan: " << Failed(c.status()).message << "\n";
       return kFailed;
     }
     client = std::move(*c);
   }
   absl::StatusOr<v1::PlanResponse> r = client->Plan(req);
   if (!r.ok()) {
-    err << "ridgeline plan: " << WithFlag(r.status()) << "\n";
+    err << "ridgeline plan: " << Failed(r.status()).message << "\n";
     return kFailed;
   }
   if (format == "json") {
-    std::string json;
-    google::protobuf::util::JsonPrintOptions o;
-    (void)google::protobuf::util::MessageToJsonString(*r, &json, o);
-    out << json << "\n";
+    out << Json(*r) << "\n";
   } else if (format == "csv") {
     PrintCsv(*r, out);
   } else {

@@ -7,16 +7,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analyze.h"
 #include "table.h"
 
 namespace ridgeline::cli {
-namespace {
-
-// CSV keeps full precision (as analyze's CSV does).
-std::string Raw(double value) { return absl::StrFormat("%.10g", value); }
-
-}  // namespace
-
 std::vector<FlagSpec> StepOwnFlags() {
   return {
       {"seq", "CONTEXT:NEW",
@@ -131,6 +125,38 @@ void PrintStepTable(const v1::StepTimeResponse& response, bool csv,
   out << (response.pure_roofline() ? "; pure roofline: an upper bound on speed"
                                    : "")
       << "\n";
+}
+
+std::vector<FlagSpec> StepFlags() {
+  std::vector<FlagSpec> flags = StepOwnFlags();
+  for (const FlagSpec& f : AnalyzeFlags()) {
+    if (f.name == "batch" || f.name == "prompt" || f.name == "gen" ||
+        f.name == "no-suggestions" || f.name == "view" ||
+        f.name.rfind("electricity", 0) == 0 || f.name == "pue" ||
+        f.name == "grid-g-co2e-per-kwh" || f.name == "amortization-years" ||
+        f.name == "utilization") {
+      continue;
+    }
+    flags.push_back(f);
+  }
+  return flags;
+}
+
+Outcome StepCommand(Context& ctx) {
+  v1::AnalyzeRequest scenario;
+  if (Outcome o = BuildAnalyze(ctx.flags, &scenario)) return o;
+  v1::StepTimeRequest request;
+  StepScenarioFrom(scenario, request.mutable_scenario());
+  if (absl::Status s = FillStep(ctx.flags, &request); !s.ok()) return Usage(s);
+  if (Outcome o = MakeClient(ctx)) return o;
+  absl::StatusOr<v1::StepTimeResponse> response = ctx.client->StepTime(request);
+  if (!response.ok()) return Failed(response.status());
+  if (ctx.format == Format::kJson) {
+    ctx.out << Json(*response) << "\n";
+  } else {
+    PrintStepTable(*response, ctx.csv(), ctx.out);
+  }
+  return std::nullopt;
 }
 
 }  // namespace ridgeline::cli

@@ -1,5 +1,5 @@
 // `ridgeline step`: the time of one forward step of a real batch (every
-// sequence at its own context). The scenario flags are analyze's (cli.cc);
+// sequence at its own context). The scenario flags are analyze's;
 // this file reads the steps and prints the answer.
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "common.h"
 #include "flags.h"
 #include "ridgeline/v1/ridgeline.pb.h"
 
@@ -27,5 +28,9 @@ void StepScenarioFrom(const v1::AnalyzeRequest& from, v1::StepScenario* to);
 // row per step (or per op with --per-op). JSON is the caller's (proto3 JSON).
 void PrintStepTable(const v1::StepTimeResponse& response, bool csv,
                     std::ostream& out);
+
+// analyze's scenario flags (less its workload and economics) and --seq.
+std::vector<FlagSpec> StepFlags();
+Outcome StepCommand(Context& ctx);
 
 }  // namespace ridgeline::cli

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/engine/step.h"
 
@@ -18,9 +19,11 @@ constexpr int kAct = static_cast<int>(engine::OperandClass::kActivations);
 absl::Status Range(const char* field, double lo, double hi, double v,
                    bool lo_open) {
   if ((lo_open ? v > lo : v >= lo) && v <= hi) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "serving.", field, ": must be in ", lo_open ? "(" : "[", lo, ", ", hi,
-      "]; got ", v));
+  return engine::WithFieldPath(
+      absl::InvalidArgumentError(absl::StrCat(
+          "serving.", field, ": must be in ", lo_open ? "(" : "[", lo, ", ",
+          hi, "]; got ", v)),
+      absl::StrCat("serving.", field));
 }
 
 // Device memory: the tiers a runtime allocates its KV cache in. On-chip

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/serving/engine_step_cost.h"
 #include "ridgeline/serving/prices.h"
@@ -23,8 +24,10 @@ constexpr double kJoulesPerKwh = 3.6e6;
 
 absl::Status Bad(absl::string_view field, absl::string_view range,
                  absl::string_view got) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(field, ": must be ", range, "; got ", got));
+  return engine::WithFieldPath(
+      absl::InvalidArgumentError(
+          absl::StrCat(field, ": must be ", range, "; got ", got)),
+      std::string_view(field.data(), field.size()));
 }
 
 absl::Status ValidateInput(const PlanInput& in) {

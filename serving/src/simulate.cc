@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/status_macros.h"
 
 namespace ridgeline::serving {
@@ -16,8 +17,10 @@ constexpr size_t kMaxBins = 4096;
 
 absl::Status Bad(absl::string_view field, absl::string_view range,
                  absl::string_view got) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(field, ": must be ", range, "; got ", got));
+  return engine::WithFieldPath(
+      absl::InvalidArgumentError(
+          absl::StrCat(field, ": must be ", range, "; got ", got)),
+      std::string_view(field.data(), field.size()));
 }
 
 absl::Status CheckLengths(const LengthDistribution& d,

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/status_macros.h"
 
 namespace ridgeline::serving {
@@ -11,8 +12,10 @@ namespace ridgeline::serving {
 absl::Status ValidateSlo(const Slo& slo) {
   auto check = [](const char* field, double v) -> absl::Status {
     if (v > 0 && v <= 3600) return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrCat(
-        "slo.", field, ": must be in (0, 3600] seconds; got ", v));
+    return engine::WithFieldPath(
+        absl::InvalidArgumentError(absl::StrCat(
+            "slo.", field, ": must be in (0, 3600] seconds; got ", v)),
+        absl::StrCat("slo.", field));
   };
   RETURN_IF_ERROR(check("ttft_p90_seconds", slo.ttft_p90_seconds));
   return check("tpot_p90_seconds", slo.tpot_p90_seconds);

@@ -2,7 +2,6 @@
 // in-process: same arguments must print byte-identical results; errors are
 // one line naming the flag or field, with a non-zero exit.
 #include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "cli_process.h"
 #include "nlohmann/json.hpp"
 #include "server_process.h"
 #include "table.h"
@@ -26,53 +26,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Runs the CLI binary with `args`; stdout and stderr captured separately.
-CliRun RunBinary(const std::vector<std::string>& args) {
-  char out_path[] = "/tmp/ridgeline-cli-out-XXXXXX";
-  char err_path[] = "/tmp/ridgeline-cli-err-XXXXXX";
-  int out_fd = mkstemp(out_path);
-  int err_fd = mkstemp(err_path);
-  CliRun run;
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out_fd, STDOUT_FILENO);
-    dup2(err_fd, STDERR_FILENO);
-    // Only flags decide where plugins come from in these tests.
-    unsetenv("RIDGELINE_PLUGIN_DIR");
-    unsetenv("RIDGELINE_PROFILE_DIR");
-    std::vector<char*> argv{const_cast<char*>(RIDGELINE_CLI_BIN)};
-    for (const std::string& a : args)
-      argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(out_fd);
-  close(err_fd);
-  run.exit_code =
-      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  run.out = Slurp(out_path);
-  run.err = Slurp(err_path);
-  unlink(out_path);
-  unlink(err_path);
-  return run;
-}
 
 std::vector<std::string> With(std::vector<std::string> a,
                               const std::vector<std::string>& b) {
@@ -123,8 +76,8 @@ const std::vector<std::string> kAnalyze = {
     "128"};
 
 TEST_F(CliTest, AnalyzeJsonIsIdenticalInProcessAndOverGrpc) {
-  CliRun local = RunBinary(Local(With(kAnalyze, {"--format", "json"})));
-  CliRun remote = RunBinary(Remote(With(kAnalyze, {"--format", "json"})));
+  CliRun local = RunCliBinary(Local(With(kAnalyze, {"--format", "json"})));
+  CliRun remote = RunCliBinary(Remote(With(kAnalyze, {"--format", "json"})));
   ASSERT_EQ(local.exit_code, 0) << local.err;
   ASSERT_EQ(remote.exit_code, 0) << remote.err;
   EXPECT_EQ(local.out, remote.out);
@@ -156,9 +109,9 @@ TEST_F(CliTest, Fp16AccumulationUsesTheGeForceRateBothWays) {
       "analyze", "--model", "llama-3-8b", "--hardware", "nvidia-rtx-4090", "--weights", "fp16",
       "--activations", "fp16", "--kv", "fp16", "--view", "basic", "--no-suggestions",
       "--format", "json"};
-  CliRun plain = RunBinary(Local(args));
-  CliRun local = RunBinary(Local(With(args, {"--fp16-accumulation"})));
-  CliRun remote = RunBinary(Remote(With(args, {"--fp16-accumulation"})));
+  CliRun plain = RunCliBinary(Local(args));
+  CliRun local = RunCliBinary(Local(With(args, {"--fp16-accumulation"})));
+  CliRun remote = RunCliBinary(Remote(With(args, {"--fp16-accumulation"})));
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   ASSERT_EQ(local.exit_code, 0) << local.err;
   EXPECT_EQ(local.out, remote.out);
@@ -173,12 +126,12 @@ TEST_F(CliTest, Fp16AccumulationUsesTheGeForceRateBothWays) {
 
   // The llama.cpp-cuda profiles were fitted with fp16 accumulation, so
   // choosing one turns it on; --no-fp16-accumulation still wins.
-  CliRun framework = RunBinary(Remote(With(args, {"--framework", "llama.cpp-cuda"})));
+  CliRun framework = RunCliBinary(Remote(With(args, {"--framework", "llama.cpp-cuda"})));
   ASSERT_EQ(framework.exit_code, 0) << framework.err;
   nlohmann::json f = nlohmann::json::parse(framework.out);
   EXPECT_EQ(f["calibration"]["profileName"], "nvidia-rtx-4090.llama.cpp-cuda");
   EXPECT_EQ(f["result"]["matmulMath"], "fp16-acc16");
-  CliRun off = RunBinary(
+  CliRun off = RunCliBinary(
       Remote(With(args, {"--framework", "llama.cpp-cuda", "--no-fp16-accumulation"})));
   ASSERT_EQ(off.exit_code, 0) << off.err;
   EXPECT_EQ(nlohmann::json::parse(off.out)["result"]["matmulMath"], "fp16");
@@ -192,9 +145,9 @@ TEST_F(CliTest, GemmKernelFp16AccumulationOnGeForce) {
   const std::vector<std::string> args = {"kernel", "gemm", "--hardware", "nvidia-rtx-4090",
                                          "--m", "8192", "--n", "8192", "--k", "8192",
                                          "--format", "json"};
-  CliRun plain = RunBinary(Remote(args));
-  CliRun acc = RunBinary(Remote(With(args, {"--fp16-accumulation"})));
-  CliRun local = RunBinary(Local(With(args, {"--fp16-accumulation"})));
+  CliRun plain = RunCliBinary(Remote(args));
+  CliRun acc = RunCliBinary(Remote(With(args, {"--fp16-accumulation"})));
+  CliRun local = RunCliBinary(Local(With(args, {"--fp16-accumulation"})));
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   ASSERT_EQ(acc.exit_code, 0) << acc.err;
   EXPECT_EQ(acc.out, local.out);
@@ -210,8 +163,8 @@ TEST_F(CliTest, TensorParallelBothWaysAndInSweeps) {
                                          "nvidia-h100-sxm-80gb", "--tensor-parallel", "4",
                                          "--view", "basic", "--no-suggestions",
                                          "--format", "json"};
-  CliRun local = RunBinary(Local(args));
-  CliRun remote = RunBinary(Remote(args));
+  CliRun local = RunCliBinary(Local(args));
+  CliRun remote = RunCliBinary(Remote(args));
   ASSERT_EQ(local.exit_code, 0) << local.err;
   EXPECT_EQ(local.out, remote.out);
   nlohmann::json r = nlohmann::json::parse(local.out)["result"];
@@ -227,7 +180,7 @@ TEST_F(CliTest, TensorParallelBothWaysAndInSweeps) {
   // list is printed: JSON shows fields at their default).
   EXPECT_TRUE(r["warnings"].empty());
   // A sweep point with the same flag is the same analysis.
-  CliRun sweep = RunBinary(Remote({"sweep", "--model", "llama-2-70b", "--hardware",
+  CliRun sweep = RunCliBinary(Remote({"sweep", "--model", "llama-2-70b", "--hardware",
                                    "nvidia-h100-sxm-80gb", "--tensor-parallel", "4",
                                    "--format", "json"}));
   ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
@@ -235,7 +188,7 @@ TEST_F(CliTest, TensorParallelBothWaysAndInSweeps) {
   EXPECT_DOUBLE_EQ(point["summary"]["tpotMeanSeconds"].get<double>(),
                    r["tpotMeanSeconds"].get<double>());
   // 3 does not divide 64 heads: the engine's message, with the flag.
-  CliRun bad = RunBinary(Remote({"analyze", "--model", "llama-2-70b", "--hardware",
+  CliRun bad = RunCliBinary(Remote({"analyze", "--model", "llama-2-70b", "--hardware",
                                  "nvidia-h100-sxm-80gb", "--tensor-parallel", "3"}));
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_THAT(bad.err, HasSubstr("parallelism.tensor_parallel must divide "
@@ -252,8 +205,8 @@ TEST_F(CliTest, JsonPrintsDefaultsAndHardwareShowFeedsHardwareFile) {
   const std::vector<std::string> big = {
       "analyze", "--model", "llama-3-70b", "--hardware", "nvidia-rtx-4090",
       "--view", "basic", "--no-suggestions", "--format", "json"};
-  CliRun local = RunBinary(Local(big));
-  CliRun remote = RunBinary(Remote(big));
+  CliRun local = RunCliBinary(Local(big));
+  CliRun remote = RunCliBinary(Remote(big));
   ASSERT_EQ(local.exit_code, 0) << local.err;
   EXPECT_EQ(local.out, remote.out);
   nlohmann::json j = nlohmann::json::parse(local.out);
@@ -266,7 +219,7 @@ TEST_F(CliTest, JsonPrintsDefaultsAndHardwareShowFeedsHardwareFile) {
   char path[] = "/tmp/ridgeline-hw-XXXXXX";
   int fd = mkstemp(path);
   ASSERT_GE(fd, 0);
-  CliRun show = RunBinary(Remote({"hardware", "show", "nvidia-h100-sxm-80gb",
+  CliRun show = RunCliBinary(Remote({"hardware", "show", "nvidia-h100-sxm-80gb",
                                   "--format", "json"}));
   ASSERT_EQ(show.exit_code, 0) << show.err;
   ASSERT_EQ(write(fd, show.out.data(), show.out.size()),
@@ -275,14 +228,14 @@ TEST_F(CliTest, JsonPrintsDefaultsAndHardwareShowFeedsHardwareFile) {
   const std::vector<std::string> inline_hw = {
       "analyze", "--model", "llama-3-8b", "--hardware-file", path,
       "--view", "basic", "--pure-roofline", "--format", "json"};
-  CliRun a = RunBinary(Local(inline_hw));
-  CliRun b = RunBinary(Remote(inline_hw));
+  CliRun a = RunCliBinary(Local(inline_hw));
+  CliRun b = RunCliBinary(Remote(inline_hw));
   unlink(path);
   ASSERT_EQ(a.exit_code, 0) << a.err;
   EXPECT_EQ(a.out, b.out);
   // The same numbers as the catalog part under the pure roofline (no hook
   // or profile on either side).
-  CliRun by_id = RunBinary(Local({"analyze", "--model", "llama-3-8b", "--hardware",
+  CliRun by_id = RunCliBinary(Local({"analyze", "--model", "llama-3-8b", "--hardware",
                                   "nvidia-h100-sxm-80gb", "--view", "basic",
                                   "--pure-roofline", "--format", "json"}));
   ASSERT_EQ(by_id.exit_code, 0) << by_id.err;
@@ -297,8 +250,8 @@ TEST_F(CliTest, SweepCsvHasEnergyCarbonAndSpilled) {
       "sweep", "--model", "llama-3-8b,llama-2-13b", "--hardware",
       "nvidia-rtx-4090", "--batch", "1", "--prompt", "512", "--gen", "16",
       "--format", "csv"};
-  CliRun local = RunBinary(Local(args));
-  CliRun remote = RunBinary(Remote(args));
+  CliRun local = RunCliBinary(Local(args));
+  CliRun remote = RunCliBinary(Remote(args));
   ASSERT_EQ(local.exit_code, 0) << local.err;
   EXPECT_EQ(local.out, remote.out);
   std::vector<std::string> lines = absl::StrSplit(local.out, '\n', absl::SkipEmpty());
@@ -330,13 +283,13 @@ TEST_F(CliTest, MaxContextWarningShownBothWays) {
   const std::vector<std::string> args = {"analyze", "--model", "llama-2-7b", "--hardware",
                                          "nvidia-h100-sxm-80gb", "--prompt", "8000",
                                          "--view", "basic", "--no-suggestions"};
-  CliRun local = RunBinary(Local(args));
-  CliRun remote = RunBinary(Remote(args));
+  CliRun local = RunCliBinary(Local(args));
+  CliRun remote = RunCliBinary(Remote(args));
   ASSERT_EQ(local.exit_code, 0) << local.err;
   EXPECT_EQ(local.out, remote.out);
   EXPECT_THAT(local.out, HasSubstr("Warning: prompt + generated tokens (8128) exceed the "
                                    "model's max_context (4096"));
-  CliRun json = RunBinary(Remote(With(args, {"--format", "json"})));
+  CliRun json = RunCliBinary(Remote(With(args, {"--format", "json"})));
   ASSERT_EQ(json.exit_code, 0) << json.err;
   nlohmann::json j = nlohmann::json::parse(json.out);
   ASSERT_EQ(j["result"]["warnings"].size(), 1u);
@@ -350,8 +303,8 @@ TEST_F(CliTest, PinsAndEconomicsFlagsReachTheEngineBothWays) {
       "--prompt", "512", "--gen", "2", "--no-suggestions", "--view", "basic",
       "--weights-tier", "1", "--pue", "1.2", "--electricity-usd-per-kwh",
       "0.1", "--grid-g-co2e-per-kwh", "100", "--format", "json"};
-  CliRun local = RunBinary(Local(args));
-  CliRun remote = RunBinary(Remote(args));
+  CliRun local = RunCliBinary(Local(args));
+  CliRun remote = RunCliBinary(Remote(args));
   ASSERT_EQ(local.exit_code, 0) << local.err;
   ASSERT_EQ(remote.exit_code, 0) << remote.err;
   EXPECT_EQ(local.out, remote.out);
@@ -379,12 +332,12 @@ TEST_F(CliTest, PinsAndEconomicsFlagsReachTheEngineBothWays) {
   EXPECT_NEAR(r["economy"]["gCo2ePerMillionOutputTokens"].get<double>(),
               j_per_token / 3.6e6 * 1.2 * 100 * 1e6, 1e-6 * j_per_token * 1e6);
 
-  CliRun bad = RunBinary(Local({"analyze", "--model", "llama-3-8b",
+  CliRun bad = RunCliBinary(Local({"analyze", "--model", "llama-3-8b",
                                 "--hardware", "nvidia-rtx-4090", "--pue",
                                 "abc"}));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("--pue must be a finite number, got \"abc\""));
-  CliRun range = RunBinary(Remote({"analyze", "--model", "llama-3-8b",
+  CliRun range = RunCliBinary(Remote({"analyze", "--model", "llama-3-8b",
                                    "--hardware", "nvidia-rtx-4090",
                                    "--kv-tier", "5"}));
   EXPECT_EQ(range.exit_code, 1);
@@ -393,20 +346,20 @@ TEST_F(CliTest, PinsAndEconomicsFlagsReachTheEngineBothWays) {
 
 TEST_F(CliTest, AnalyzeTableAndCsvAreIdenticalInProcessAndOverGrpc) {
   for (const char* format : {"table", "csv"}) {
-    CliRun local = RunBinary(Local(With(kAnalyze, {"--format", format})));
-    CliRun remote = RunBinary(Remote(With(kAnalyze, {"--format", format})));
+    CliRun local = RunCliBinary(Local(With(kAnalyze, {"--format", format})));
+    CliRun remote = RunCliBinary(Remote(With(kAnalyze, {"--format", format})));
     ASSERT_EQ(local.exit_code, 0) << local.err;
     ASSERT_EQ(remote.exit_code, 0) << remote.err;
     EXPECT_EQ(local.out, remote.out) << format;
   }
-  CliRun table = RunBinary(Local(kAnalyze));
+  CliRun table = RunCliBinary(Local(kAnalyze));
   EXPECT_THAT(table.out, HasSubstr("TTFT"));
   EXPECT_THAT(table.out, HasSubstr("TPOT mean"));
   EXPECT_THAT(table.out, HasSubstr("Memory: fits"));
   EXPECT_THAT(table.out, HasSubstr("Prefill (1 step"));
   EXPECT_THAT(table.out, HasSubstr("ffn_down"));
   EXPECT_THAT(table.out, HasSubstr("Bottleneck: "));
-  CliRun csv = RunBinary(Local(With(kAnalyze, {"--format", "csv"})));
+  CliRun csv = RunCliBinary(Local(With(kAnalyze, {"--format", "csv"})));
   EXPECT_THAT(csv.out, ::testing::StartsWith(
                            "phase,op,layer_group,layers,math,flops,bytes,"));
   EXPECT_THAT(csv.out, HasSubstr("\ndecode,lm_head,,1,bf16,"));
@@ -422,8 +375,8 @@ TEST_F(CliTest, SweepJsonLinesAreIdenticalAndInStableOrder) {
                                           "1,8",
                                           "--format",
                                           "json"};
-  CliRun local = RunBinary(Local(sweep));
-  CliRun remote = RunBinary(Remote(sweep));
+  CliRun local = RunCliBinary(Local(sweep));
+  CliRun remote = RunCliBinary(Remote(sweep));
   ASSERT_EQ(local.exit_code, 0) << local.err;
   ASSERT_EQ(remote.exit_code, 0) << remote.err;
   EXPECT_EQ(local.out, remote.out);
@@ -448,14 +401,14 @@ TEST_F(CliTest, CatalogCommandsAreIdenticalInProcessAndOverGrpc) {
            {"hardware", "show", "nvidia-h100-sxm-80gb"},
            {"models"},
            {"models", "show", "llama-3-8b", "--format", "json"}}) {
-    CliRun local = RunBinary(Local(args));
-    CliRun remote = RunBinary(Remote(args));
+    CliRun local = RunCliBinary(Local(args));
+    CliRun remote = RunCliBinary(Remote(args));
     ASSERT_EQ(local.exit_code, 0) << local.err;
     ASSERT_EQ(remote.exit_code, 0) << remote.err;
     EXPECT_EQ(local.out, remote.out) << args[0];
     EXPECT_FALSE(local.out.empty());
   }
-  CliRun show = RunBinary(Local({"hardware", "show", "nvidia-h100-sxm-80gb"}));
+  CliRun show = RunCliBinary(Local({"hardware", "show", "nvidia-h100-sxm-80gb"}));
   EXPECT_THAT(show.out, HasSubstr("Memory tiers"));
   EXPECT_THAT(show.out, HasSubstr("Sources"));
 }
@@ -463,8 +416,8 @@ TEST_F(CliTest, CatalogCommandsAreIdenticalInProcessAndOverGrpc) {
 TEST_F(CliTest, ServerErrorsNameTheFieldAndFlagTheSameBothWays) {
   std::vector<std::string> bad = kAnalyze;
   bad[6] = "0";  // --batch 0; allowed 1..65536
-  CliRun local = RunBinary(Local(bad));
-  CliRun remote = RunBinary(Remote(bad));
+  CliRun local = RunCliBinary(Local(bad));
+  CliRun remote = RunCliBinary(Remote(bad));
   EXPECT_EQ(local.exit_code, 1);
   EXPECT_EQ(remote.exit_code, 1);
   std::vector<std::string> l = ErrorLines(local.err, "ridgeline analyze:");
@@ -475,7 +428,7 @@ TEST_F(CliTest, ServerErrorsNameTheFieldAndFlagTheSameBothWays) {
   EXPECT_THAT(l[0], HasSubstr("workload.batch"));
   EXPECT_THAT(l[0], HasSubstr("(flag --batch)"));
 
-  CliRun unknown = RunBinary(Remote({"analyze", "--model", "llama-3-8b",
+  CliRun unknown = RunCliBinary(Remote({"analyze", "--model", "llama-3-8b",
                                      "--hardware", "nvidia-h100-sxm-80g"}));
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_THAT(unknown.err, HasSubstr("NOT_FOUND"));
@@ -484,7 +437,7 @@ TEST_F(CliTest, ServerErrorsNameTheFieldAndFlagTheSameBothWays) {
   // A mistyped --family used to print an empty table and exit 0.
   for (const auto& args : {Local({"hardware", "--family", "nvidiaa"}),
                            Remote({"hardware", "--family", "nvidiaa"})}) {
-    CliRun typo = RunBinary(args);
+    CliRun typo = RunCliBinary(args);
     EXPECT_EQ(typo.exit_code, 1) << typo.out;
     EXPECT_THAT(typo.err, HasSubstr("INVALID_ARGUMENT"));
     EXPECT_THAT(typo.err, HasSubstr("family: "));
@@ -545,7 +498,7 @@ TEST_F(CliTest, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
       {{"frobnicate"}, "unknown command 'frobnicate'"},
   };
   for (const Case& c : cases) {
-    CliRun run = RunBinary(c.args);
+    CliRun run = RunCliBinary(c.args);
     EXPECT_EQ(run.exit_code, 2) << c.message;
     EXPECT_THAT(run.err, HasSubstr(c.message));
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
@@ -561,7 +514,7 @@ TEST_F(CliTest, FailedSweepPrintsNothingOnStdout) {
                  "nvidia-h100-sxm-80gb", "--format", format}),
           Remote({"sweep", "--model", "llama-3-8b,nosuch", "--hardware",
                   "nvidia-h100-sxm-80gb", "--format", format})}) {
-      CliRun run = RunBinary(args);
+      CliRun run = RunCliBinary(args);
       EXPECT_EQ(run.exit_code, 1) << format;
       EXPECT_EQ(run.out, "") << format;
       EXPECT_THAT(run.err, HasSubstr("NOT_FOUND: models[1].catalog_id"));
@@ -574,19 +527,19 @@ TEST_F(CliTest, FailedSweepPrintsNothingOnStdout) {
 TEST_F(CliTest, UnreachableServerIsAnError) {
   // Port 1 on loopback: nothing listens there.
   CliRun run =
-      RunBinary({"--server", "127.0.0.1:1", "--timeout", "5", "models"});
+      RunCliBinary({"--server", "127.0.0.1:1", "--timeout", "5", "models"});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_THAT(run.err, HasSubstr("UNAVAILABLE: server 127.0.0.1:1"));
 }
 
 TEST_F(CliTest, HelpListsEveryCommandAndFlag) {
-  CliRun top = RunBinary({"--help"});
+  CliRun top = RunCliBinary({"--help"});
   EXPECT_EQ(top.exit_code, 0);
   for (const char* cmd : {"analyze", "sweep", "hardware", "models", "kernel",
                           "validate", "calibrate"}) {
     EXPECT_THAT(top.out, HasSubstr(cmd));
   }
-  CliRun analyze = RunBinary({"analyze", "--help"});
+  CliRun analyze = RunCliBinary({"analyze", "--help"});
   EXPECT_EQ(analyze.exit_code, 0);
   for (const char* flag :
        {"--model ID", "--model-config FILE.json", "--hardware-file FILE.json",
@@ -595,7 +548,7 @@ TEST_F(CliTest, HelpListsEveryCommandAndFlag) {
         "--server HOST:PORT", "--format"}) {
     EXPECT_THAT(analyze.out, HasSubstr(flag));
   }
-  EXPECT_THAT(RunBinary({"sweep", "--help"}).out, HasSubstr("--batch N,..."));
+  EXPECT_THAT(RunCliBinary({"sweep", "--help"}).out, HasSubstr("--batch N,..."));
 }
 
 // validate and calibrate parse with the CLI's parser but keep their own
@@ -609,17 +562,17 @@ TEST_F(CliTest, ValidateAndCalibrateUsage) {
       "usage: ridgeline calibrate --measurements FILE.csv --out DIR "
       "[--plugin-dir DIR]\n";
   for (const char* help : {"--help", "-h"}) {
-    CliRun v = RunBinary({"validate", help});
+    CliRun v = RunCliBinary({"validate", help});
     EXPECT_EQ(v.exit_code, 0);
     EXPECT_EQ(v.out, validate_usage);
     EXPECT_EQ(v.err, "");
-    CliRun c = RunBinary({"calibrate", help});
+    CliRun c = RunCliBinary({"calibrate", help});
     EXPECT_EQ(c.exit_code, 0);
     EXPECT_EQ(c.out, calibrate_usage);
     EXPECT_EQ(c.err, "");
   }
   // --help is a switch: "--format csv" after it is not its value.
-  CliRun help_first = RunBinary({"validate", "--help", "--format", "csv"});
+  CliRun help_first = RunCliBinary({"validate", "--help", "--format", "csv"});
   EXPECT_EQ(help_first.exit_code, 0);
   EXPECT_EQ(help_first.out, validate_usage);
 
@@ -643,18 +596,18 @@ TEST_F(CliTest, ValidateAndCalibrateUsage) {
        "unknown flag --format (see --help)\n" + calibrate_usage},
   };
   for (const Case& c : cases) {
-    CliRun run = RunBinary(c.args);
+    CliRun run = RunCliBinary(c.args);
     EXPECT_EQ(run.exit_code, 2) << absl::StrJoin(c.args, " ");
     EXPECT_EQ(run.err, c.err) << absl::StrJoin(c.args, " ");
     EXPECT_EQ(run.out, "") << absl::StrJoin(c.args, " ");
   }
 
   CliRun missing =
-      RunBinary({"validate", "--measurements", "/nonexistent.csv"});
+      RunCliBinary({"validate", "--measurements", "/nonexistent.csv"});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.err, HasSubstr("/nonexistent.csv"));
   // A profile folder that is not there is an error, not "no calibration".
-  CliRun no_profiles = RunBinary({"validate", "--measurements", RIDGELINE_TEST_MEASUREMENTS,
+  CliRun no_profiles = RunCliBinary({"validate", "--measurements", RIDGELINE_TEST_MEASUREMENTS,
                                   "--profiles", "/nonexistent-profiles"});
   EXPECT_EQ(no_profiles.exit_code, 1);
   EXPECT_THAT(no_profiles.err, HasSubstr("'/nonexistent-profiles' does not exist"));
@@ -668,16 +621,16 @@ TEST_F(CliTest, ValidateAndCalibrateUsage) {
       std::string("--plugin-dir=") + RIDGELINE_TEST_PLUGIN_DIR,
       "--profiles",
       RIDGELINE_TEST_PROFILE_DIR};
-  CliRun csv = RunBinary(With(ok, {"--format", "csv"}));
+  CliRun csv = RunCliBinary(With(ok, {"--format", "csv"}));
   EXPECT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(
       csv.out.rfind("id,metric,unit,measured,predicted,bound,ape,status\n", 0),
       0u);
-  CliRun json = RunBinary(With(ok, {"--format=json"}));
+  CliRun json = RunCliBinary(With(ok, {"--format=json"}));
   EXPECT_EQ(json.exit_code, 0) << json.err;
   EXPECT_EQ(json.out.rfind("{\n  \"rows\": [", 0), 0u)
       << json.out.substr(0, 80);
-  CliRun table = RunBinary(ok);
+  CliRun table = RunCliBinary(ok);
   EXPECT_EQ(table.exit_code, 0) << table.err;
   EXPECT_THAT(table.out, HasSubstr(std::string("profiles: ") +
                                    RIDGELINE_TEST_PROFILE_DIR));
@@ -691,13 +644,13 @@ const std::vector<std::string> kAttention = {
 
 TEST_F(CliTest, KernelIsIdenticalInProcessAndOverGrpc) {
   for (const char* format : {"json", "table", "csv"}) {
-    CliRun local = RunBinary(Local(With(kAttention, {"--format", format})));
-    CliRun remote = RunBinary(Remote(With(kAttention, {"--format", format})));
+    CliRun local = RunCliBinary(Local(With(kAttention, {"--format", format})));
+    CliRun remote = RunCliBinary(Remote(With(kAttention, {"--format", format})));
     ASSERT_EQ(local.exit_code, 0) << local.err;
     ASSERT_EQ(remote.exit_code, 0) << remote.err;
     EXPECT_EQ(local.out, remote.out) << format;
   }
-  CliRun json = RunBinary(Local(With(kAttention, {"--format", "json"})));
+  CliRun json = RunCliBinary(Local(With(kAttention, {"--format", "json"})));
   nlohmann::json j = nlohmann::json::parse(json.out);
   EXPECT_EQ(j["kernel"], "decode_attention");
   // K and V: 2 x 32 heads x 128 x 4096 tokens x 2 B = 67,108,864 B, plus q
@@ -707,11 +660,11 @@ TEST_F(CliTest, KernelIsIdenticalInProcessAndOverGrpc) {
   EXPECT_NEAR(j["bound"]["seconds"].get<double>(), 20.025e-6, 0.01e-6);
   EXPECT_EQ(j["bound"]["bound"], "memory");
 
-  CliRun table = RunBinary(Local(kAttention));
+  CliRun table = RunCliBinary(Local(kAttention));
   EXPECT_THAT(table.out, HasSubstr("decode attention on nvidia-h100-sxm-80gb"));
   EXPECT_THAT(table.out, HasSubstr("predicted"));
   EXPECT_THAT(table.out, HasSubstr("20.0 us"));
-  CliRun csv = RunBinary(Local(With(kAttention, {"--format", "csv"})));
+  CliRun csv = RunCliBinary(Local(With(kAttention, {"--format", "csv"})));
   EXPECT_THAT(csv.out, ::testing::StartsWith(
                            "kernel,hardware,variant,op_class,flops,bytes,"));
   // FLOPs 32 heads x 4096 keys x (4 x 128 + 5 softmax) = 67,764,224.
@@ -725,8 +678,8 @@ TEST_F(CliTest, KernelIsIdenticalInProcessAndOverGrpc) {
       "kernel", "gemm", "--hardware", "nvidia-h100-sxm-80gb",
       "--m",    "1",    "--n",        "4096",
       "--k",    "4096", "--format",   "json"};
-  CliRun local = RunBinary(Local(gemm));
-  CliRun remote = RunBinary(Remote(gemm));
+  CliRun local = RunCliBinary(Local(gemm));
+  CliRun remote = RunCliBinary(Remote(gemm));
   ASSERT_EQ(local.exit_code, 0) << local.err;
   EXPECT_EQ(local.out, remote.out);
   nlohmann::json g = nlohmann::json::parse(local.out);
@@ -738,8 +691,8 @@ TEST_F(CliTest, KernelIsIdenticalInProcessAndOverGrpc) {
 TEST_F(CliTest, KernelErrorsNameTheFlag) {
   std::vector<std::string> bad = kAttention;
   bad[13] = "0";  // --kv-len 0; allowed 1..10,000,000
-  CliRun local = RunBinary(Local(bad));
-  CliRun remote = RunBinary(Remote(bad));
+  CliRun local = RunCliBinary(Local(bad));
+  CliRun remote = RunCliBinary(Remote(bad));
   EXPECT_EQ(local.exit_code, 1);
   std::vector<std::string> l = ErrorLines(local.err, "ridgeline kernel:");
   std::vector<std::string> r = ErrorLines(remote.err, "ridgeline kernel:");
@@ -749,13 +702,13 @@ TEST_F(CliTest, KernelErrorsNameTheFlag) {
   EXPECT_THAT(l[0], HasSubstr("[1, 10000000]"));
   EXPECT_THAT(l[0], HasSubstr("(flag --kv-len)"));
 
-  CliRun usage = RunBinary({"kernel", "gemm", "--hardware", "x", "--m", "1"});
+  CliRun usage = RunCliBinary({"kernel", "gemm", "--hardware", "x", "--m", "1"});
   EXPECT_EQ(usage.exit_code, 2);
   EXPECT_THAT(usage.err, HasSubstr("give --m N --n N --k N"));
-  usage = RunBinary({"kernel", "attention", "--hardware", "x", "--m", "1"});
+  usage = RunCliBinary({"kernel", "attention", "--hardware", "x", "--m", "1"});
   EXPECT_EQ(usage.exit_code, 2);
   EXPECT_THAT(usage.err, HasSubstr("--m does not apply to `kernel attention`"));
-  usage = RunBinary({"kernel", "conv"});
+  usage = RunCliBinary({"kernel", "conv"});
   EXPECT_EQ(usage.exit_code, 2);
   EXPECT_THAT(usage.err, HasSubstr("ridgeline kernel attention|gemm"));
 }
@@ -764,21 +717,21 @@ TEST_F(CliTest, BasicViewLeavesOutOpTablesBothWays) {
   for (const char* format : {"json", "table", "csv"}) {
     std::vector<std::string> args =
         With(kAnalyze, {"--view", "basic", "--format", format});
-    CliRun local = RunBinary(Local(args));
-    CliRun remote = RunBinary(Remote(args));
+    CliRun local = RunCliBinary(Local(args));
+    CliRun remote = RunCliBinary(Remote(args));
     ASSERT_EQ(local.exit_code, 0) << local.err;
     EXPECT_EQ(local.out, remote.out) << format;
     EXPECT_THAT(local.out, Not(HasSubstr("ffn_down"))) << format;
   }
   CliRun csv =
-      RunBinary(Local(With(kAnalyze, {"--view", "basic", "--format", "csv"})));
+      RunCliBinary(Local(With(kAnalyze, {"--view", "basic", "--format", "csv"})));
   EXPECT_THAT(csv.out, ::testing::StartsWith("phase,steps,tokens,kv_length,"));
   // Prefill: 1 step of 16 x 1024 tokens, KV 1024. It yields the first of
   // the 128 generated tokens, so decode is 127 steps of 16 tokens, the last
   // at KV length 1024 + 127 = 1151.
   EXPECT_THAT(csv.out, HasSubstr("\nprefill,1,16384,1024,"));
   EXPECT_THAT(csv.out, HasSubstr("\ndecode,127,16,1151,"));
-  CliRun usage = RunBinary(With(kAnalyze, {"--view", "tiny"}));
+  CliRun usage = RunCliBinary(With(kAnalyze, {"--view", "tiny"}));
   EXPECT_EQ(usage.exit_code, 2);
   EXPECT_THAT(usage.err, HasSubstr("--view: expected full or basic"));
 }
@@ -792,8 +745,8 @@ TEST_F(CliTest, ComputeRoofUnknownIsShownBothWays) {
                                          "--hardware",
                                          "qualcomm-snapdragon-8-gen-2",
                                          "--no-suggestions"};
-  CliRun local = RunBinary(Local(args));
-  CliRun remote = RunBinary(Remote(args));
+  CliRun local = RunCliBinary(Local(args));
+  CliRun remote = RunCliBinary(Remote(args));
   ASSERT_EQ(local.exit_code, 0) << local.err;
   EXPECT_EQ(local.out, remote.out);
   EXPECT_THAT(local.out, HasSubstr("unknown (compute roof unknown)"));
@@ -801,16 +754,16 @@ TEST_F(CliTest, ComputeRoofUnknownIsShownBothWays) {
   // labelled as the memory-roof bound they are.
   EXPECT_THAT(local.out, HasSubstr("unknown (>= "));
   EXPECT_THAT(local.out, HasSubstr(": memory roof only, compute roof unknown)"));
-  CliRun json = RunBinary(Local(With(args, {"--format", "json"})));
+  CliRun json = RunCliBinary(Local(With(args, {"--format", "json"})));
   nlohmann::json j = nlohmann::json::parse(json.out);
   // proto3 JSON omits false.
   EXPECT_FALSE(j["result"].value("computeRoofKnown", false));
-  CliRun h100 = RunBinary(Local(With(kAnalyze, {"--format", "json"})));
+  CliRun h100 = RunCliBinary(Local(With(kAnalyze, {"--format", "json"})));
   EXPECT_TRUE(nlohmann::json::parse(h100.out)["result"]["computeRoofKnown"]);
 }
 
 TEST_F(CliTest, InProcessLogsOnlyRefusedPlugins) {
-  CliRun run = RunBinary(Local({"models"}));
+  CliRun run = RunCliBinary(Local({"models"}));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   // Every in-tree plugin loads, so nothing is printed.
   EXPECT_THAT(run.err, Not(HasSubstr("ridgeline plugin: loaded")));

@@ -2,7 +2,6 @@
 // are byte-identical to one process (csv and json, front only and --all);
 // the CSV columns are the axes and objectives as given, then feasible,
 // fits, pareto; --server prints what in-process prints.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,6 +12,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "cli_process.h"
 #include "server_process.h"
 
 namespace ridgeline::testing {
@@ -20,45 +20,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-struct CliRun {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-CliRun Cli(const std::vector<std::string>& args) {
-  char out_path[] = "/tmp/ridgeline-explore-out-XXXXXX";
-  char err_path[] = "/tmp/ridgeline-explore-err-XXXXXX";
-  const int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out_fd, STDOUT_FILENO);
-    dup2(err_fd, STDERR_FILENO);
-    std::vector<char*> argv{const_cast<char*>(RIDGELINE_CLI_BIN)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(out_fd);
-  close(err_fd);
-  CliRun r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = Slurp(out_path);
-  r.err = Slurp(err_path);
-  unlink(out_path);
-  unlink(err_path);
-  return r;
-}
 
 std::string WriteTemp(const std::string& text) {
   char path[] = "/tmp/ridgeline-explore-shard-XXXXXX";
@@ -89,7 +50,7 @@ std::vector<std::string> With(std::vector<std::string> a,
 }
 
 TEST(ExploreCliTest, CsvColumnsAreAxesObjectivesThenFlags) {
-  const CliRun r = Cli(With(Space(), {"--format", "csv"}));
+  const CliRun r = RunCliBinary(With(Space(), {"--format", "csv"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string header = r.out.substr(0, r.out.find('\n'));
   EXPECT_EQ(header,
@@ -115,7 +76,7 @@ TEST(ExploreCliTest, ShardsMergeIntoExactlyTheSingleProcessOutput) {
     for (const bool all : {false, true}) {
       std::vector<std::string> extra = {"--format", format};
       if (all) extra.push_back("--all");
-      const CliRun one = Cli(With(Space(), extra));
+      const CliRun one = RunCliBinary(With(Space(), extra));
       ASSERT_EQ(one.exit_code, 0) << one.err;
       std::vector<std::string> merge = {"merge"};
       if (all) merge.push_back("--all");
@@ -124,7 +85,7 @@ TEST(ExploreCliTest, ShardsMergeIntoExactlyTheSingleProcessOutput) {
         std::vector<std::string> args = With(Space(), extra);
         args.push_back("--shard");
         args.push_back(std::to_string(s) + "/3");
-        const CliRun part = Cli(args);
+        const CliRun part = RunCliBinary(args);
         ASSERT_EQ(part.exit_code, 0) << part.err;
         files.push_back(WriteTemp(part.out));
       }
@@ -132,7 +93,7 @@ TEST(ExploreCliTest, ShardsMergeIntoExactlyTheSingleProcessOutput) {
       merge.push_back(files[2]);
       merge.push_back(files[0]);
       merge.push_back(files[1]);
-      const CliRun merged = Cli(merge);
+      const CliRun merged = RunCliBinary(merge);
       ASSERT_EQ(merged.exit_code, 0) << merged.err;
       EXPECT_EQ(merged.out, one.out) << format << (all ? " --all" : "");
       for (const auto& f : files) unlink(f.c_str());
@@ -144,24 +105,24 @@ TEST(ExploreCliTest, ServerPrintsWhatInProcessPrints) {
   ServerProcess server;
   ASSERT_TRUE(server.ok()) << server.error();
   ASSERT_TRUE(WaitServing(server.Channel(), std::chrono::seconds(30)));
-  const CliRun local = Cli(With(Space(), {"--format", "csv"}));
+  const CliRun local = RunCliBinary(With(Space(), {"--format", "csv"}));
   std::vector<std::string> remote = Space();
   remote.erase(remote.begin() + 1, remote.begin() + 3);  // --plugin-dir DIR
   remote = With(remote, {"--format", "csv", "--server", server.address()});
-  const CliRun r = Cli(remote);
+  const CliRun r = RunCliBinary(remote);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, local.out);
 }
 
 TEST(ExploreCliTest, ErrorsNameTheFlag) {
-  CliRun r = Cli(With(Space(), {"--vary", "warp=1"}));
+  CliRun r = RunCliBinary(With(Space(), {"--vary", "warp=1"}));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("vary[5]: unknown axis \"warp\""));
   EXPECT_THAT(r.err, HasSubstr("(flag --vary)"));
-  r = Cli(With(Space(), {"--shard", "3/3"}));
+  r = RunCliBinary(With(Space(), {"--shard", "3/3"}));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--shard: want i/n"));
-  r = Cli({"merge"});
+  r = RunCliBinary({"merge"});
   EXPECT_EQ(r.exit_code, 2);
 }
 

@@ -1,6 +1,5 @@
 // `ridgeline plan` as a real binary: the CSV the issue names, identical
 // in-process and against a real server, usage and field errors.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,55 +11,13 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "cli_process.h"
 #include "server_process.h"
 
 namespace ridgeline::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-CliRun RunCli(const std::vector<std::string>& args) {
-  char out_path[] = "/tmp/ridgeline-plan-out-XXXXXX";
-  char err_path[] = "/tmp/ridgeline-plan-err-XXXXXX";
-  const int out_fd = mkstemp(out_path);
-  const int err_fd = mkstemp(err_path);
-  CliRun run;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out_fd, STDOUT_FILENO);
-    dup2(err_fd, STDERR_FILENO);
-    unsetenv("RIDGELINE_PLUGIN_DIR");
-    unsetenv("RIDGELINE_PROFILE_DIR");
-    std::vector<char*> argv{const_cast<char*>(RIDGELINE_CLI_BIN)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(out_fd);
-  close(err_fd);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  run.out = Slurp(out_path);
-  run.err = Slurp(err_path);
-  unlink(out_path);
-  unlink(err_path);
-  return run;
-}
 
 std::vector<std::string> PlanArgs(std::vector<std::string> extra = {}) {
   std::vector<std::string> a = {
@@ -83,7 +40,7 @@ std::vector<std::string> InProcess(std::vector<std::string> a) {
 }
 
 TEST(PlanCli, CsvHasTheNamedColumnsOneRowPerDeployment) {
-  CliRun r = RunCli(InProcess(PlanArgs({"--format", "csv"})));
+  CliRun r = RunCliBinary(InProcess(PlanArgs({"--format", "csv"})));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> lines =
       absl::StrSplit(r.out, '\n', absl::SkipEmpty());
@@ -109,30 +66,30 @@ TEST(PlanCli, SameAnswerInProcessAndOverGrpc) {
   ServerProcess server;
   ASSERT_TRUE(server.ok()) << server.error();
   ASSERT_TRUE(WaitServing(server.Channel(), std::chrono::seconds(20)));
-  CliRun local = RunCli(InProcess(PlanArgs({"--format", "csv"})));
+  CliRun local = RunCliBinary(InProcess(PlanArgs({"--format", "csv"})));
   CliRun remote =
-      RunCli(PlanArgs({"--format", "csv", "--server", server.address()}));
+      RunCliBinary(PlanArgs({"--format", "csv", "--server", server.address()}));
   ASSERT_EQ(local.exit_code, 0) << local.err;
   ASSERT_EQ(remote.exit_code, 0) << remote.err;
   EXPECT_EQ(local.out, remote.out);
 }
 
 TEST(PlanCli, TableLeadsWithTheHeadline) {
-  CliRun r = RunCli(InProcess(PlanArgs()));
+  CliRun r = RunCliBinary(InProcess(PlanArgs()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, ::testing::StartsWith("cheapest: "));
   EXPECT_THAT(r.out, HasSubstr("$/Mtoken"));
 }
 
 TEST(PlanCli, ErrorsNameTheFlag) {
-  CliRun r = RunCli(InProcess(PlanArgs({"--rate", "0"})));
+  CliRun r = RunCliBinary(InProcess(PlanArgs({"--rate", "0"})));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("traffic.rate"));
   EXPECT_THAT(r.err, HasSubstr("(flag --rate)"));
-  r = RunCli(InProcess({"plan", "--model", "llama-3.1-8b"}));
+  r = RunCliBinary(InProcess({"plan", "--model", "llama-3.1-8b"}));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--hardware is required"));
-  r = RunCli(InProcess(PlanArgs({"--prompt", "abc"})));
+  r = RunCliBinary(InProcess(PlanArgs({"--prompt", "abc"})));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--prompt"));
 }

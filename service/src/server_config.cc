@@ -1,0 +1,300 @@
+// The server's settings: each flag with its environment variable, parsed
+// into a ServerConfig with errors that name the flag and its range.
+#include "ridgeline/service/server.h"
+
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace ridgeline::service {
+namespace {
+
+// One configurable setting: flag, environment variable, help.
+struct FlagSpec {
+  const char* flag;
+  const char* env;
+  const char* help;
+  // Applies a textual value; returns an error naming `source`.
+  std::function<absl::Status(ServerConfig*, absl::string_view value,
+                             absl::string_view source)>
+      apply;
+};
+
+absl::Status BadValue(absl::string_view source, absl::string_view range,
+                      absl::string_view value) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      source, ": must be ", range, "; got \"", value.substr(0, 128), "\""));
+}
+
+auto StringSetting(std::string ServerConfig::*field, bool is_address) {
+  return [field, is_address](ServerConfig* c, absl::string_view v,
+                             absl::string_view source) -> absl::Status {
+    if (is_address) {
+      const size_t colon = v.rfind(':');
+      int port = -1;
+      if (colon == absl::string_view::npos ||
+          !absl::SimpleAtoi(v.substr(colon + 1), &port) || port < 0 ||
+          port > 65535) {
+        if (!((field == &ServerConfig::metrics_listen ||
+               field == &ServerConfig::http_listen) &&
+              (v.empty() || v == "off"))) {
+          return BadValue(source, "HOST:PORT with PORT in [0, 65535]", v);
+        }
+      }
+    }
+    c->*field = std::string(v);
+    return absl::OkStatus();
+  };
+}
+
+auto IntSetting(int64_t ServerConfig::*field, int64_t lo, int64_t hi) {
+  return [=](ServerConfig* c, absl::string_view v,
+             absl::string_view source) -> absl::Status {
+    int64_t x = 0;
+    if (!absl::SimpleAtoi(v, &x) || x < lo || x > hi) {
+      return BadValue(source,
+                      absl::StrCat("an integer in [", lo, ", ", hi, "]"), v);
+    }
+    c->*field = x;
+    return absl::OkStatus();
+  };
+}
+
+auto BoolSetting(bool ServerConfig::*field) {
+  return [=](ServerConfig* c, absl::string_view v,
+             absl::string_view source) -> absl::Status {
+    if (v == "true" || v == "1") {
+      c->*field = true;
+    } else if (v == "false" || v == "0") {
+      c->*field = false;
+    } else {
+      return BadValue(source, "true or false", v);
+    }
+    return absl::OkStatus();
+  };
+}
+
+auto TlsPath(std::string TlsSettings::*field) {
+  return [=](ServerConfig* c, absl::string_view v,
+             absl::string_view) -> absl::Status {
+    c->tls.*field = std::string(v);
+    return absl::OkStatus();
+  };
+}
+
+auto DoubleSetting(double ServerConfig::*field, double lo, double hi) {
+  return [=](ServerConfig* c, absl::string_view v,
+             absl::string_view source) -> absl::Status {
+    double x = 0;
+    if (!absl::SimpleAtod(v, &x) || !(x >= lo && x <= hi)) {
+      return BadValue(source, absl::StrCat("a number in [", lo, ", ", hi, "]"),
+                      v);
+    }
+    c->*field = x;
+    return absl::OkStatus();
+  };
+}
+
+const std::vector<FlagSpec>& Flags() {
+  static const std::vector<FlagSpec>* flags = new std::vector<FlagSpec>{
+      {"listen", "RIDGELINE_LISTEN",
+       "gRPC address HOST:PORT (default 0.0.0.0:50051). Port 0 picks a free "
+       "port; the bound address is printed as \"listening on HOST:PORT\".",
+       StringSetting(&ServerConfig::listen, true)},
+      {"metrics-listen", "RIDGELINE_METRICS_LISTEN",
+       "Prometheus /metrics address HOST:PORT (default 0.0.0.0:9464); port 0 "
+       "picks a free port, printed as \"metrics listening on HOST:PORT\"; "
+       "\"off\" disables metrics.",
+       StringSetting(&ServerConfig::metrics_listen, true)},
+      {"http-listen", "RIDGELINE_HTTP_LISTEN",
+       "HTTP/JSON API and web UI address HOST:PORT (default off); port 0 "
+       "picks a free port, printed as \"http listening on HOST:PORT\". "
+       "Serves POST /v1/<Method>, GET /healthz, /readyz and the UI at /.",
+       StringSetting(&ServerConfig::http_listen, true)},
+      {"web-dir", "RIDGELINE_WEB_DIR",
+       "Folder of the web UI's static files (default: the installed web "
+       "folder, or the source tree's web/ for an uninstalled binary).",
+       StringSetting(&ServerConfig::web_dir, false)},
+      {"plugin-dir", "RIDGELINE_PLUGIN_DIR",
+       "Folder of hardware plugin .so files (default: the installed plugin "
+       "folder, or the build tree's for an uninstalled binary).",
+       StringSetting(&ServerConfig::plugin_dir, false)},
+      {"profile-dir", "RIDGELINE_PROFILE_DIR",
+       "Folder of calibration profiles (default: the installed profiles).",
+       StringSetting(&ServerConfig::profile_dir, false)},
+      {"max-sweep-points", "RIDGELINE_MAX_SWEEP_POINTS",
+       "Most points one Sweep request (or shard) may ask for; more is "
+       "RESOURCE_EXHAUSTED. 1..100000000, default 100000.",
+       IntSetting(&ServerConfig::max_sweep_points, 1, 100'000'000)},
+      {"max-message-bytes", "RIDGELINE_MAX_MESSAGE_BYTES",
+       "Largest request message accepted, bytes. 1024..1073741824, default "
+       "4194304.",
+       IntSetting(&ServerConfig::max_message_bytes, 1024, 1 << 30)},
+      {"shutdown-grace-seconds", "RIDGELINE_SHUTDOWN_GRACE_SECONDS",
+       "On SIGTERM/SIGINT: health goes NOT_SERVING, in-flight RPCs get this "
+       "long to finish, then are cancelled. 0..3600, default 10.",
+       DoubleSetting(&ServerConfig::shutdown_grace_seconds, 0, 3600)},
+      {"plugin-load-delay-ms", "RIDGELINE_PLUGIN_LOAD_DELAY_MS",
+       "Wait this long before loading plugins (testing readiness probes). "
+       "0..600000, default 0.",
+       IntSetting(&ServerConfig::plugin_load_delay_ms, 0, 600'000)},
+      {"max-inline-config-bytes", "RIDGELINE_MAX_INLINE_CONFIG_BYTES",
+       "Largest inline config.json (ModelSpec.hf_config_json) accepted, bytes; "
+       "more is RESOURCE_EXHAUSTED. Parsing costs ~20x this in memory. "
+       "1024..1073741824, default 1048576.",
+       IntSetting(&ServerConfig::max_inline_config_bytes, 1024, 1 << 30)},
+      {"max-request-cost", "RIDGELINE_MAX_REQUEST_COST",
+       "Largest estimated cost of one scenario, batch x (prompt + generated "
+       "tokens) x layers; more is RESOURCE_EXHAUSTED. 1..1e18, default 1e12.",
+       DoubleSetting(&ServerConfig::max_request_cost, 1, 1e18)},
+      {"work-threads", "RIDGELINE_WORK_THREADS",
+       "Threads running Analyze/AnalyzeKernel (health checks and cheap calls "
+       "never wait for them). 0..1024, default 0 = one per CPU core.",
+       IntSetting(&ServerConfig::work_threads, 0, 1024)},
+      {"max-queued-calls", "RIDGELINE_MAX_QUEUED_CALLS",
+       "Analyze/AnalyzeKernel calls that may wait for a work thread; more "
+       "are RESOURCE_EXHAUSTED. 1..1000000, default 1024.",
+       IntSetting(&ServerConfig::max_queued_calls, 1, 1'000'000)},
+      {"max-sweep-streams", "RIDGELINE_MAX_SWEEP_STREAMS",
+       "Sweep streams open at once, all clients; more are RESOURCE_EXHAUSTED. "
+       "1..100000, default 64.",
+       IntSetting(&ServerConfig::max_sweep_streams, 1, 100'000)},
+      {"max-sweep-streams-per-client", "RIDGELINE_MAX_SWEEP_STREAMS_PER_CLIENT",
+       "Sweep streams open at once from one client IP address. 1..100000, "
+       "default 8.",
+       IntSetting(&ServerConfig::max_sweep_streams_per_client, 1, 100'000)},
+      {"sweep-write-timeout-seconds", "RIDGELINE_SWEEP_WRITE_TIMEOUT_SECONDS",
+       "A Sweep whose client has not read a point for this long is "
+       "cancelled, freeing its thread. 0.05..86400, default 30.",
+       DoubleSetting(&ServerConfig::sweep_write_timeout_seconds, 0.05, 86400)},
+      {"max-connection-idle-seconds", "RIDGELINE_MAX_CONNECTION_IDLE_SECONDS",
+       "Close a client connection with no call for this long (GOAWAY; "
+       "clients reconnect on their next call). 0 = never. 0..86400, default "
+       "300.",
+       DoubleSetting(&ServerConfig::max_connection_idle_seconds, 0, 86400)},
+      {"max-connection-age-seconds", "RIDGELINE_MAX_CONNECTION_AGE_SECONDS",
+       "Close every connection after this long (GOAWAY, then the grace "
+       "below), so clients reconnect and rebalance onto new replicas. 0 = "
+       "unlimited. 0..604800, default 0.",
+       DoubleSetting(&ServerConfig::max_connection_age_seconds, 0, 604800)},
+      {"max-connection-age-grace-seconds",
+       "RIDGELINE_MAX_CONNECTION_AGE_GRACE_SECONDS",
+       "Calls on a connection past its age get this long to finish. "
+       "0..86400, default 30.",
+       DoubleSetting(&ServerConfig::max_connection_age_grace_seconds, 0,
+                     86400)},
+      {"plugin-check-timeout-seconds", "RIDGELINE_PLUGIN_CHECK_TIMEOUT_SECONDS",
+       "Each plugin is first loaded and exercised in a child process; one "
+       "that crashes there, or takes longer than this, is refused. 0 = no "
+       "child check. 0..3600, default 10.",
+       DoubleSetting(&ServerConfig::plugin_check_timeout_seconds, 0, 3600)},
+      {"tls-cert", "RIDGELINE_TLS_CERT",
+       "PEM certificate chain: serve gRPC over TLS (default: plaintext). "
+       "Re-read every --tls-reload-seconds.",
+       TlsPath(&TlsSettings::cert_path)},
+      {"tls-key", "RIDGELINE_TLS_KEY", "PEM private key of --tls-cert.",
+       TlsPath(&TlsSettings::key_path)},
+      {"tls-client-ca", "RIDGELINE_TLS_CLIENT_CA",
+       "PEM CA bundle: require mutual TLS; clients without a certificate "
+       "signed by it are refused at the handshake.",
+       TlsPath(&TlsSettings::client_ca_path)},
+      {"tls-reload-seconds", "RIDGELINE_TLS_RELOAD_SECONDS",
+       "How often the TLS files are re-read (rotation without restart). "
+       "1..86400, default 60.",
+       [](ServerConfig* c, absl::string_view v,
+          absl::string_view source) -> absl::Status {
+         int64_t x = 0;
+         if (!absl::SimpleAtoi(v, &x) || x < 1 || x > 86400) {
+           return BadValue(source, "an integer in [1, 86400]", v);
+         }
+         c->tls.reload_seconds = x;
+         return absl::OkStatus();
+       }},
+      {"auth-token-file", "RIDGELINE_AUTH_TOKEN_FILE",
+       "File whose first line is a bearer token: Analyze, AnalyzeKernel and "
+       "Sweep then need \"authorization: Bearer <token>\" (else "
+       "UNAUTHENTICATED). Default: no authentication.",
+       StringSetting(&ServerConfig::auth_token_file, false)},
+      {"reflection", "RIDGELINE_REFLECTION",
+       "Serve gRPC server reflection: true or false, default true.",
+       BoolSetting(&ServerConfig::reflection)},
+  };
+  return *flags;
+}
+
+}  // namespace
+
+absl::StatusOr<ServerConfig> ParseServerConfig(
+    int argc, const char* const* argv,
+    const std::function<const char*(const char*)>& getenv, bool* help) {
+  ServerConfig c;
+  *help = false;
+  for (const FlagSpec& f : Flags()) {
+    if (const char* v = getenv(f.env); v != nullptr) {
+      absl::Status s = f.apply(&c, v, f.env);
+      if (!s.ok()) return s;
+    }
+  }
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      *help = true;
+      return c;
+    }
+    if (arg.substr(0, 2) != "--") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unexpected argument \"", arg.substr(0, 128), "\"; see --help"));
+    }
+    arg.remove_prefix(2);
+    absl::string_view name = arg, value;
+    bool has_value = false;
+    if (size_t eq = arg.find('='); eq != absl::string_view::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      has_value = true;
+    }
+    const FlagSpec* spec = nullptr;
+    for (const FlagSpec& f : Flags()) {
+      if (name == f.flag) spec = &f;
+    }
+    if (spec == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown flag --", name.substr(0, 128), "; see --help"));
+    }
+    if (!has_value) {
+      if (i + 1 >= argc) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", name, ": missing value"));
+      }
+      value = argv[++i];
+    }
+    absl::Status s = spec->apply(&c, value, absl::StrCat("--", name));
+    if (!s.ok()) return s;
+  }
+  return c;
+}
+
+std::string ServerUsage() {
+  std::string out =
+      "Usage: ridgeline-server [--flag=value ...]\n\n"
+      "Serves the ridgeline.v1.RidgelineService gRPC API (with grpc.health.v1 "
+      "and server\nreflection) and Prometheus metrics. Each flag can also be "
+      "set by the environment\nvariable shown; a flag wins over its "
+      "variable.\n\n";
+  for (const FlagSpec& f : Flags()) {
+    absl::StrAppend(&out, "  --", f.flag, " (", f.env, ")\n      ", f.help,
+                    "\n");
+  }
+  absl::StrAppend(&out,
+                  "  --help, -h\n      Print this text and exit.\n\n"
+                  "SIGTERM/SIGINT: health NOT_SERVING, drain for the grace "
+                  "period, exit 0.\n");
+  return out;
+}
+
+}  // namespace ridgeline::service
