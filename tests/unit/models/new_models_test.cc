@@ -120,6 +120,29 @@ TEST(NewModelsTest, Llama4ScoutTextConfigParses) {
                    CountParameters(cat).active_per_token);
 }
 
+TEST(NewModelsTest, Llama4InterleaveStepWithoutAListMatchesMaverick) {
+  // Maverick's text_config fields (TensorRT-LLM's
+  // LLAMA_4_MAVERICK_TWO_LAYER_CONFIG with its 48 layers): no moe_layers
+  // list, so every 2nd layer (1, 3, ...) is MoE; no no_rope_layers list, so
+  // every 4th layer is NoPE (global).
+  const ModelConfig m = Parse(R"({
+    "model_type": "llama4_text", "architectures": ["Llama4ForCausalLM"],
+    "attention_chunk_size": 8192, "head_dim": 128, "hidden_size": 5120,
+    "interleave_moe_layer_step": 2, "intermediate_size": 8192,
+    "intermediate_size_mlp": 16384, "max_position_embeddings": 1048576,
+    "num_attention_heads": 40, "num_experts_per_tok": 1,
+    "num_hidden_layers": 48, "num_key_value_heads": 8,
+    "num_local_experts": 128, "tie_word_embeddings": false,
+    "vocab_size": 202048})",
+                              "llama-4-maverick");
+  const ModelConfig cat = Find("llama-4-maverick");
+  EXPECT_EQ(m.layers, cat.layers);
+  EXPECT_EQ(m.layers[0].ffn, FfnLayerKind::kDense);
+  EXPECT_EQ(m.layers[1].ffn, FfnLayerKind::kMoe);
+  EXPECT_FALSE(m.layers[3].sliding);  // layer 4 (1-based) is NoPE
+  EXPECT_DOUBLE_EQ(CountParameters(m).total, 400711848960.0);
+}
+
 TEST(NewModelsTest, KimiK2IsDeepseekV3ShapedAt384Experts) {
   const ParameterCounts c = CountParameters(Find("kimi-k2"));
   // h = 7168, 64 heads. MLA: q_a 7168 x 1536 = 11,010,048; 1,536; q_b 1536 x
