@@ -4,7 +4,9 @@
 // core dimensions (vocab_size, hidden_size, intermediate_size,
 // num_hidden_layers, num_attention_heads) are required, because a config
 // without them is not a published model and silently defaulting to a 7B
-// shape would hide the mistake.
+// shape would hide the mistake. (GPT-J names them n_embd, n_layer, n_head;
+// Nemotron NAS takes its FFN widths from block_configs; Llama 4's
+// multimodal config holds them in text_config.)
 #include <cmath>
 #include <cstdint>
 #include <optional>
