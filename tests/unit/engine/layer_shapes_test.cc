@@ -92,5 +92,26 @@ TEST(LayerShapesTest, MaverickInterleavesDenseAndMoeLayers) {
   EXPECT_DOUBLE_EQ(Sum(d, OpKind::kFfnDown, kW, true), 4026531840.0);
 }
 
+TEST(LayerShapesTest, TensorParallelShardsPerLayerKvHeads) {
+  // Each device holds 1/8 of every layer's KV heads: Nemotron's 8 per
+  // attention layer become 1, so the KV cache per device is 1/8 of the
+  // single-device 1001 x 200,704 B = 25,113,088 B.
+  Scenario s = MakeScenario("llama-3.3-nemotron-super-49b", A100Like());
+  s.hardware.tiers[0].capacity_bytes = 2e12;
+  s.workload = {1, 1000, 2};
+  s.parallelism.tensor_parallel = 8;
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->memory.required_bytes[kKv], 1001 * 200704.0 / 8);
+  for (const char* id : {"gpt-oss-120b", "llama-4-scout", "llama-4-maverick",
+                         "kimi-k2", "gpt-j-6b"}) {
+    Scenario t = MakeScenario(id, A100Like());
+    t.hardware.tiers[0].capacity_bytes = 2e12;
+    t.workload = {4, 512, 8};
+    t.parallelism.tensor_parallel = 8;
+    EXPECT_TRUE(Analyze(t).ok()) << id;
+  }
+}
+
 }  // namespace
 }  // namespace ridgeline::engine
