@@ -1,6 +1,6 @@
 // Serving simulation speed: 10,000 requests through one replica (target:
 // <= 0.2 s on the project's 2-core build machine). Two step models: a
-// constant-cost one (the simulator's own overhead) and the engine adapter
+// constant-cost one (the simulator's own overhead) and the engine's mixed step
 // for Llama-3.1-8B fp8 on an H100-like part (cache misses included: each
 // iteration builds a fresh EngineStepCost).
 #include <benchmark/benchmark.h>

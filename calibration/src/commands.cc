@@ -136,6 +136,10 @@ int Validate(const ValidateOptions& options, std::ostream& out,
 
 int Calibrate(const CalibrateOptions& options, std::ostream& out,
               std::ostream& err) {
+  // Serving measurements fit serving profiles (serving_validation.h).
+  if (IsServingMeasurements(options.measurements)) {
+    return CalibrateServing(options, out, err);
+  }
   const std::string file = options.measurements.string();
   absl::StatusOr<std::vector<MeasurementRow>> rows = ReadMeasurementsCsv(file);
   if (!rows.ok()) {

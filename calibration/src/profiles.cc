@@ -277,7 +277,20 @@ absl::StatusOr<std::shared_ptr<const ProfileStore>> ProfileStore::LoadDirectory(
     }
     profiles.push_back(*std::move(p));
   }
-  return FromProfiles(std::move(profiles));
+  std::shared_ptr<const ProfileStore> kernel = FromProfiles(std::move(profiles));
+  const std::filesystem::path serving_dir = dir / "serving";
+  if (!std::filesystem::is_directory(serving_dir, ec)) return kernel;
+  absl::StatusOr<std::shared_ptr<const ProfileStore>> serving =
+      LoadDirectory(serving_dir);
+  if (!serving.ok()) return serving.status();
+  auto store = std::make_shared<ProfileStore>(*kernel);
+  store->serving_ = *std::move(serving);
+  return store;
+}
+
+const ProfileStore& ProfileStore::serving() const {
+  static const ProfileStore* const kEmpty = new ProfileStore();
+  return serving_ ? *serving_ : *kEmpty;
 }
 
 std::shared_ptr<const ProfileStore> ProfileStore::FromProfiles(

@@ -92,7 +92,15 @@ absl::StatusOr<double> ServingMetric(const MeasurementRow& r,
     if (r.metric == "throughput_tok_s") {
       return t.output_tokens_per_second * static_cast<double>(replicas);
     }
-    if (r.metric == "tpot_ms") return t.step_seconds * 1e3;
+    if (r.metric == "tpot_ms") {
+      // The largest batch that fits gives the slowest step, not the
+      // fastest: a saturated runtime running fewer sequences (its own
+      // batch cap, not reported) has a shorter TPOT than this "bound".
+      return absl::UnimplementedError(
+          "tpot_ms at maximum load has no sound bound: it is set by the "
+          "batch the runtime ran (not reported); the largest batch that "
+          "fits gives the slowest step, not the fastest");
+    }
     return absl::UnimplementedError(
         absl::StrCat(r.metric, " at maximum load is not modelled (it is set "
                      "by the queue the benchmark builds)"));
@@ -228,7 +236,7 @@ std::vector<ServingRowResult> EvaluateServingRows(
   // point is computed once, then every fold picks the point with the
   // lowest median error on the other platforms' rows.
   std::vector<double> grid;
-  for (int k = 1; k <= 10; ++k) grid.push_back(0.1 * k);
+  for (int k = 1; k <= 10; ++k) grid.push_back(k / 10.0);  // 0.1 .. 1 exactly
   const size_t g = grid.size();
   std::vector<double> all_ape;
   for (auto& [key, idx] : by_key) {
@@ -305,23 +313,23 @@ std::vector<ServingRowResult> EvaluateServingRows(
   return out;
 }
 
-int ValidateServing(const ValidateOptions& options, std::ostream& out,
-                    std::ostream& err) {
-  absl::StatusOr<std::vector<MeasurementRow>> rows =
-      ReadMeasurementsCsv(options.measurements);
-  if (!rows.ok()) {
-    err << rows.status().message() << "\n";
-    return 1;
-  }
-  // The concurrency column, by row id (ParseMeasurementsCsv ignores it).
-  std::ifstream in(options.measurements);
+namespace {
+
+// The rows of a serving CSV and each row's `concurrency` cell (the
+// measurement parser ignores that column).
+absl::Status ReadServingRows(const std::filesystem::path& path,
+                             std::vector<MeasurementRow>* rows,
+                             std::vector<std::string>* conc) {
+  absl::StatusOr<std::vector<MeasurementRow>> read = ReadMeasurementsCsv(path);
+  if (!read.ok()) return read.status();
+  std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   absl::StatusOr<std::vector<std::vector<std::string>>> records =
-      SplitCsv(text.str(), options.measurements.string());
-  if (!records.ok() || records->empty()) {
-    err << (records.ok() ? "empty file" : records.status().message()) << "\n";
-    return 1;
+      SplitCsv(text.str(), path.string());
+  if (!records.ok()) return records.status();
+  if (records->empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(path.string(), ": empty file"));
   }
   const std::vector<std::string>& header = records->front();
   const auto col = std::find(header.begin(), header.end(), "concurrency");
@@ -332,9 +340,35 @@ int ValidateServing(const ValidateOptions& options, std::ostream& out,
     const size_t c = col - header.begin(), k = id_col - header.begin();
     if (c < rec.size() && k < rec.size()) conc_by_id[rec[k]] = rec[c];
   }
-  std::vector<std::string> conc;
-  for (const MeasurementRow& r : *rows) conc.push_back(conc_by_id[r.id]);
+  *rows = *std::move(read);
+  conc->clear();
+  for (const MeasurementRow& r : *rows) conc->push_back(conc_by_id[r.id]);
+  return absl::OkStatus();
+}
 
+HardwareLookup RegistryLookupOf(const std::optional<std::filesystem::path>& dir) {
+  std::shared_ptr<const plugin_host::HardwareRegistry> registry =
+      plugin_host::HardwareRegistry::LoadDirectory(
+          !dir || dir->empty() ? plugin_host::DefaultPluginDir() : *dir,
+          plugin_host::LoadLog::kRefusalsOnly);
+  return [registry](std::string_view id) -> absl::StatusOr<engine::Hardware> {
+    absl::StatusOr<const engine::Hardware*> hw = registry->Find(id);
+    if (!hw.ok()) return hw.status();
+    return **hw;
+  };
+}
+
+}  // namespace
+
+int ValidateServing(const ValidateOptions& options, std::ostream& out,
+                    std::ostream& err) {
+  std::vector<MeasurementRow> rows;
+  std::vector<std::string> conc;
+  if (absl::Status st = ReadServingRows(options.measurements, &rows, &conc);
+      !st.ok()) {
+    err << st.message() << "\n";
+    return 1;
+  }
   const std::filesystem::path profile_dir =
       options.profiles ? *options.profiles : DefaultProfileDir();
   absl::StatusOr<std::shared_ptr<const ProfileStore>> store =
@@ -346,21 +380,10 @@ int ValidateServing(const ValidateOptions& options, std::ostream& out,
     err << store.status().message() << "\n";
     return 1;
   }
-  std::shared_ptr<const plugin_host::HardwareRegistry> registry =
-      plugin_host::HardwareRegistry::LoadDirectory(
-          !options.plugin_dir || options.plugin_dir->empty()
-              ? plugin_host::DefaultPluginDir()
-              : *options.plugin_dir,
-          plugin_host::LoadLog::kRefusalsOnly);
-  HardwareLookup lookup =
-      [registry](std::string_view id) -> absl::StatusOr<engine::Hardware> {
-    absl::StatusOr<const engine::Hardware*> hw = registry->Find(id);
-    if (!hw.ok()) return hw.status();
-    return **hw;
-  };
+  HardwareLookup lookup = RegistryLookupOf(options.plugin_dir);
   ServingSummary sum;
   std::vector<ServingRowResult> results =
-      EvaluateServingRows(*rows, conc, lookup, store->get(), &sum);
+      EvaluateServingRows(rows, conc, lookup, store->get(), &sum);
   auto num = [](const std::optional<double>& v) {
     return v ? absl::StrFormat("%.6g", *v) : std::string();
   };
@@ -407,6 +430,64 @@ int ValidateServing(const ValidateOptions& options, std::ostream& out,
           "(%d rows)\n",
           *sum.max_cv_median_ape * 100, sum.max_rows_cv);
     }
+  }
+  return 0;
+}
+
+std::vector<Profile> ServingProfiles(const ServingSummary& summary,
+                                     const std::string& source) {
+  std::vector<Profile> out;
+  for (const ServingSummary::Framework& f : summary.frameworks) {
+    if (!f.median_ape) continue;  // one platform: nothing cross-validates it
+    Profile p;
+    p.name = absl::StrCat("serving.", f.key);
+    p.framework = f.key;
+    p.efficiency.compute.fill(f.eta_all);
+    p.efficiency.memory.fill(f.eta_memory_all);
+    p.fitted_from = absl::StrFormat(
+        "ridgeline calibrate --measurements %s: serving model (offline "
+        "maximum throughput), one compute and one memory efficiency for all "
+        "op classes on a 0.1 grid, lowest median error over %d "
+        "max-throughput rows; leave-one-platform-out median error %.1f%%",
+        source, f.rows, *f.median_ape * 100);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+int CalibrateServing(const CalibrateOptions& options, std::ostream& out,
+                     std::ostream& err) {
+  std::vector<MeasurementRow> rows;
+  std::vector<std::string> conc;
+  if (absl::Status st = ReadServingRows(options.measurements, &rows, &conc);
+      !st.ok()) {
+    err << st.message() << "\n";
+    return 1;
+  }
+  ServingSummary sum;
+  // The bound and the fit need no profiles.
+  EvaluateServingRows(rows, conc, RegistryLookupOf(options.plugin_dir),
+                      nullptr, &sum);
+  std::vector<Profile> profiles = ServingProfiles(
+      sum, options.measurements.filename().string());
+  const std::filesystem::path dir = options.out / "serving";
+  if (absl::Status st = WriteProfiles(dir, profiles); !st.ok()) {
+    err << st.message() << "\n";
+    return 1;
+  }
+  out << absl::StrFormat(
+      "fitted %d serving profiles from %d max-throughput rows into %s\n",
+      profiles.size(), sum.max_rows_cv, dir.string());
+  for (const Profile& p : profiles) {
+    out << "  " << p.name << ": eta compute "
+        << absl::StrFormat("%.1f", p.efficiency.compute[0]) << ", memory "
+        << absl::StrFormat("%.1f", p.efficiency.memory[0]) << "\n";
+  }
+  if (sum.max_cv_median_ape) {
+    out << absl::StrFormat(
+        "max-throughput rows, leave-one-platform-out median error: %.1f%% "
+        "(%d rows)\n",
+        *sum.max_cv_median_ape * 100, sum.max_rows_cv);
   }
   return 0;
 }

@@ -14,6 +14,7 @@
 #include "flags.h"
 #include "kernel.h"
 #include "plan.h"
+#include "simulate.h"
 #include "step.h"
 #include "sweep.h"
 #include "table.h"
@@ -78,6 +79,8 @@ void PrintMainHelp(std::ostream& out) {
       {"calibrate", "fit a calibration profile from measurements"});
   table.rows.push_back(
       {"plan", "cheapest deployments for a traffic at TTFT/TPOT targets"});
+  table.rows.push_back(
+      {"simulate", "one replica serving requests: latency percentiles"});
   PrintTable(table, TableStyle::kText, out);
   out << "\nRuns in-process by default (plugins from --plugin-dir, "
          "RIDGELINE_PLUGIN_DIR or the\ninstalled folder); --server sends the "
@@ -139,6 +142,10 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
   if (name == "plan") {  // common flags (--server) may precede it
     leading.insert(leading.end(), rest.begin(), rest.end());
     return PlanCli(leading, out, err);
+  }
+  if (name == "simulate") {
+    leading.insert(leading.end(), rest.begin(), rest.end());
+    return SimulateCli(leading, out, err);
   }
 
   auto command = std::find_if(Commands().begin(), Commands().end(),

@@ -82,6 +82,10 @@ class InProcessClient final : public Client {
       const v1::PlanRequest& request) override {
     return backend_->Plan(request);
   }
+  absl::StatusOr<v1::SimulateResponse> Simulate(
+      const v1::SimulateRequest& request) override {
+    return backend_->Simulate(request);
+  }
 
  private:
   std::unique_ptr<service::Backend> backend_;
@@ -174,6 +178,11 @@ class GrpcClient final : public Client {
       const v1::PlanRequest& request) override {
     return Unary(&v1::RidgelineService::Stub::Plan, request,
                  v1::PlanResponse());
+  }
+  absl::StatusOr<v1::SimulateResponse> Simulate(
+      const v1::SimulateRequest& request) override {
+    return Unary(&v1::RidgelineService::Stub::Simulate, request,
+                 v1::SimulateResponse());
   }
 
  private:

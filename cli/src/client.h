@@ -41,6 +41,8 @@ class Client {
       const std::function<void(const v1::ExploreResponse&)>& emit) = 0;
   virtual absl::StatusOr<v1::PlanResponse> Plan(
       const v1::PlanRequest& request) = 0;
+  virtual absl::StatusOr<v1::SimulateResponse> Simulate(
+      const v1::SimulateRequest& request) = 0;
 };
 
 struct InProcessOptions {

@@ -59,6 +59,11 @@ constexpr std::pair<const char*, const char*> kFieldFlags[] = {
     {"].hf_config_json", "--model-config"},
     {"].platform_id", "--hardware"},
     {"].description", "--hardware-file"},
+    // simulate (before plan's: the first entry the path contains wins)
+    {"traffic.concurrency", "--concurrency"},
+    {"traffic.trace", "--trace"},
+    {"traffic.arrival_times", "--trace"},
+    {"serving.block_size", "--block-size"},
     // plan
     {"traffic.rate", "--rate"},
     {"slo.ttft_p90_seconds", "--ttft-p90-ms"},
@@ -79,7 +84,8 @@ constexpr std::pair<const char*, const char*> kFieldFlags[] = {
     {"constraints", "--constraint"},
     {"nsga2_population", "--nsga2-population"},
     {"parallelism", "--tensor-parallel"},
-    // whole-message fields (plan, explore)
+    // whole-message fields (plan, explore, simulate)
+    {"traffic", "--rate / --concurrency / --trace"},
     {"model", "--model"},
     {"hardware", "--hardware"},
 };

@@ -2,13 +2,12 @@
 
 #include <optional>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_split.h"
 #include "client.h"
 #include "common.h"
 #include "flags.h"
+#include "serving_flags.h"
 #include "table.h"
 
 namespace ridgeline::cli {
@@ -52,39 +51,6 @@ const std::vector<FlagSpec>& PlanFlags() {
       {"help", "", "show this help"},
   };
   return kFlags;
-}
-
-// "N", "MIN..MAX" or "V:W,V:W".
-std::optional<v1::TokenLengths> ParseLengths(const std::string& text) {
-  v1::TokenLengths out;
-  if (text.find(':') != std::string::npos) {
-    for (absl::string_view item : absl::StrSplit(text, ',')) {
-      std::vector<std::string> vw = absl::StrSplit(item, ':');
-      int64_t v;
-      double w;
-      if (vw.size() != 2 || !absl::SimpleAtoi(vw[0], &v) ||
-          !absl::SimpleAtod(vw[1], &w)) {
-        return std::nullopt;
-      }
-      out.mutable_histogram()->add_values(v);
-      out.mutable_histogram()->add_weights(w);
-    }
-    return out;
-  }
-  if (size_t dots = text.find(".."); dots != std::string::npos) {
-    int64_t lo, hi;
-    if (!absl::SimpleAtoi(text.substr(0, dots), &lo) ||
-        !absl::SimpleAtoi(text.substr(dots + 2), &hi)) {
-      return std::nullopt;
-    }
-    out.mutable_uniform()->set_min(lo);
-    out.mutable_uniform()->set_max(hi);
-    return out;
-  }
-  int64_t v;
-  if (!absl::SimpleAtoi(text, &v)) return std::nullopt;
-  out.set_fixed(v);
-  return out;
 }
 
 std::string Num(double v, const char* fmt = "%.3g") {
@@ -247,17 +213,12 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
   if (!tps.ok()) return usage(std::string(tps.status().message()));
   for (const int64_t tp : *tps) req.mutable_candidates()->add_tensor_parallel(tp);
   for (const std::string& f : flags->GetList("formats")) {
-    std::vector<std::string> parts = absl::StrSplit(f, '/');
-    if (parts.size() > 3) {
+    std::optional<v1::Formats> formats = ParseFormatSet(f);
+    if (!formats) {
       return usage(absl::StrCat(
           "--formats: expected WEIGHTS[/ACTIVATIONS[/KV]]; got '", f, "'"));
     }
-    v1::Formats* out_f = req.mutable_candidates()->add_formats();
-    // One name sets all three; two set weights and activations (KV follows
-    // the activations).
-    out_f->set_weights(parts[0]);
-    out_f->set_activations(parts.size() > 1 ? parts[1] : parts[0]);
-    out_f->set_kv_cache(parts.size() > 2 ? parts[2] : out_f->activations());
+    *req.mutable_candidates()->add_formats() = *formats;
   }
   if (flags->Has("framework") && flags->Has("profile")) {
     return usage("--framework and --profile are exclusive");

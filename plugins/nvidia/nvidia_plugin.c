@@ -999,6 +999,10 @@ static const RidgelinePlatform kPlatforms[] = {
      .tiers = kNvidiaL40sTiers,
      .tier_count = sizeof(kNvidiaL40sTiers) / sizeof(kNvidiaL40sTiers[0]),
      .tdp_watts = 350, /* tdp_w 350 W [R] */
+     /* interconnect "PCIe Gen4 x16 64 GB/s; no NVLink" (hardware_specs.csv
+      * row nvidia-l40s; PCI-SIG base spec: 32 GB/s per direction x16):
+      * tensor-parallel collectives run over PCIe. */
+     .interconnect_bytes_per_second = 64e9,
     },
     /* nvidia-rtx-4090 */
     {.struct_size = sizeof(RidgelinePlatform),

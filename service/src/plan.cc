@@ -192,7 +192,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
       ", max_num_seqs " + absl::StrCat(in.serving.max_num_seqs) +
       ", max_num_batched_tokens " +
       absl::StrCat(in.serving.max_num_batched_tokens) +
-      "; mixed steps timed by the interim adapter (see docs/serving.md)");
+      "; mixed steps timed by the engine's StepEvaluator::Step");
   if (cand.calibration().selector_case() ==
           v1::Calibration::SELECTOR_NOT_SET ||
       options.pure_roofline) {

@@ -1,6 +1,7 @@
 #include "serving_convert.h"
 
 #include "absl/strings/str_cat.h"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/service/request_scenario.h"
 
@@ -67,6 +68,23 @@ absl::StatusOr<Calibrated> Calibration(const calibration::ProfileStore& store,
                                        const v1::Calibration& cal,
                                        const engine::Hardware& hw,
                                        const std::string& path) {
+  // A serving profile (fitted on the serving model, by framework) wins over
+  // the kernel profiles for that framework; "serving.<framework>" names one.
+  const calibration::ProfileStore& serving = store.serving();
+  const calibration::Profile* fitted = nullptr;
+  if (cal.selector_case() == v1::Calibration::kFramework) {
+    fitted = serving.Match("", "", cal.framework());
+  } else if (cal.selector_case() == v1::Calibration::kProfile &&
+             cal.profile().starts_with("serving.")) {
+    absl::StatusOr<const calibration::Profile*> p = serving.Find(cal.profile());
+    if (!p.ok()) {
+      return engine::WithFieldPath(p.status(), absl::StrCat(path, ".profile"));
+    }
+    fitted = *p;
+  }
+  if (fitted != nullptr) {
+    return Calibrated{fitted->efficiency, fitted->fp16_accumulation};
+  }
   absl::StatusOr<request::Chosen> chosen =
       request::ChooseProfile(store, cal, hw);
   if (!chosen.ok()) {

@@ -29,50 +29,46 @@ engine::Workload EngineStepCost::ServingWorkload(int64_t sequences,
 
 absl::StatusOr<StepTime> EngineStepCost::Time(
     std::span<const SequenceInStep> sequences) const {
+  constexpr int64_t q = kContextQuantum;
+  auto nearest = [](int64_t v) { return (v + q / 2) / q * q; };
   int64_t decode = 0;
-  int64_t prefill = 0;
   double context_sum = 0;
+  key_.assign(2, 0);
   for (const SequenceInStep& s : sequences) {
     if (s.new_tokens == 1 && s.context_tokens > 0) {
       ++decode;
       context_sum += static_cast<double>(s.context_tokens);
     } else {
-      prefill += s.new_tokens;
+      key_.push_back(nearest(s.context_tokens));
+      key_.push_back((s.new_tokens + q - 1) / q * q);
     }
   }
-  constexpr int64_t q = kContextQuantum;
-  const int64_t context =
-      decode > 0
-          ? (static_cast<int64_t>(context_sum / static_cast<double>(decode)) +
-             q / 2) / q * q
-          : 0;
-  const int64_t chunk = (prefill + q - 1) / q * q;
-  const auto key = std::make_tuple(decode, context, chunk);
-  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  ASSIGN_OR_RETURN(StepTime t, Compute(decode, context, chunk));
-  cache_.emplace(key, t);
-  return t;
-}
-
-absl::StatusOr<StepTime> EngineStepCost::Compute(int64_t decode,
-                                                 int64_t context,
-                                                 int64_t prefill) const {
-  if (decode == 0) {
-    ASSIGN_OR_RETURN(engine::StepTiming p, evaluator_.Prefill(1, prefill));
-    return StepTime{p.seconds, p.bound};
+  key_[0] = decode;
+  key_[1] = decode > 0 ? std::max<int64_t>(
+                             1, nearest(static_cast<int64_t>(
+                                    context_sum / static_cast<double>(decode))))
+                       : 0;
+  if (key_.size() > 4) {  // chunks as (context, tokens) pairs, sorted
+    std::vector<std::pair<int64_t, int64_t>> chunks;
+    for (size_t i = 2; i < key_.size(); i += 2) {
+      chunks.emplace_back(key_[i], key_[i + 1]);
+    }
+    std::sort(chunks.begin(), chunks.end());
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      key_[2 + 2 * i] = chunks[i].first;
+      key_[3 + 2 * i] = chunks[i].second;
+    }
   }
-  // Decode(b, L): L is the context after the step.
-  const int64_t kv_after = std::max<int64_t>(context, 1) + 1;
-  ASSIGN_OR_RETURN(engine::StepTiming d, evaluator_.Decode(decode, kv_after));
-  if (prefill == 0) return StepTime{d.seconds, d.bound};
-  ASSIGN_OR_RETURN(engine::StepTiming d0, evaluator_.Decode(decode, 1));
-  ASSIGN_OR_RETURN(engine::StepTiming p, evaluator_.Prefill(1, prefill));
-  const bool prefill_dominates = p.seconds >= d0.seconds;
-  const double attention = std::max(d.seconds - d0.seconds, 0.0);
-  StepTime t;
-  t.seconds = std::max(d0.seconds, p.seconds) + attention;
-  t.bound = prefill_dominates && p.seconds >= attention ? p.bound : d.bound;
-  return t;
+  if (auto it = cache_.find(key_); it != cache_.end()) return it->second;
+  batch_.assign(static_cast<size_t>(decode),
+                engine::StepSequence{key_[1], 1});
+  for (size_t i = 2; i < key_.size(); i += 2) {
+    batch_.push_back(engine::StepSequence{key_[i], key_[i + 1]});
+  }
+  ASSIGN_OR_RETURN(engine::StepTiming t, evaluator_.Step(batch_));
+  const StepTime out{t.seconds, t.bound};
+  cache_.emplace(key_, out);
+  return out;
 }
 
 }  // namespace ridgeline::serving

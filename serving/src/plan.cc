@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/status_macros.h"
+#include "ridgeline/explore/pareto.h"
 #include "ridgeline/serving/engine_step_cost.h"
 #include "ridgeline/serving/prices.h"
 #include "ridgeline/serving/throughput.h"
@@ -268,17 +269,23 @@ absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
                      if (a.feasible != b.feasible) return a.feasible;
                      return CostKey(a) < CostKey(b);
                    });
-  // Exact 2-D front (cost, e2e p90) over priced deployments that meet the
-  // SLO: in cost order, keep each strictly faster than all cheaper ones.
-  double best_latency = std::numeric_limits<double>::infinity();
+  // The exact front of (cost, e2e p90) over priced deployments that meet
+  // the SLO (explore/pareto.h: ties stay together, a dearer deployment as
+  // fast as a cheaper one is dominated).
+  explore::PointSet points;
+  points.dims = 2;
+  std::vector<size_t> eligible;
   for (size_t i = 0; i < results.size(); ++i) {
-    Deployment& d = results[i];
+    const Deployment& d = results[i];
     if (!d.feasible || !d.meets_slo || !d.usd_per_mtoken) continue;
-    if (d.e2e_p90_seconds < best_latency) {
-      best_latency = d.e2e_p90_seconds;
-      d.pareto = true;
-      out.pareto.push_back(static_cast<int>(i));
-    }
+    const double v[2] = {*d.usd_per_mtoken, d.e2e_p90_seconds};
+    if (std::isnan(v[0]) || std::isnan(v[1])) continue;
+    points.Add(v);
+    eligible.push_back(i);
+  }
+  for (const size_t k : explore::ParetoFront(points)) {
+    results[eligible[k]].pareto = true;
+    out.pareto.push_back(static_cast<int>(eligible[k]));  // by cost: sorted
   }
   out.deployments = std::move(results);
   const Deployment* best = nullptr;

@@ -8,6 +8,23 @@
 #include "ridgeline/engine/status_macros.h"
 
 namespace ridgeline::serving {
+namespace {
+
+// The steady state's c prefill tokens per step, shaped as the scheduler
+// sends them: c / P whole prompts of P tokens (each attends over its own
+// causal context only: one chunk of c tokens would score c^2/2 pairs, not
+// (c/P) P^2/2), and the remaining r = c mod P tokens as a chunk at context
+// (P - r) / 2, whose r ((P - r)/2 + (r + 1)/2) = r (P + 1) / 2 pairs are the
+// fraction r / P of a whole prompt's P (P + 1) / 2. So the step scores the
+// average c (P + 1) / 2 causal pairs, whether prompts arrive whole or chunked.
+void AddPrefill(int64_t c, int64_t prompt, std::vector<SequenceInStep>* step) {
+  for (int64_t k = 0; k < c / prompt; ++k) step->push_back({0, prompt});
+  if (const int64_t r = c % prompt; r > 0) {
+    step->push_back({(prompt - r) / 2, r});
+  }
+}
+
+}  // namespace
 
 absl::StatusOr<OfflineThroughput> MaxThroughput(const StepCost& cost,
                                                 const ServingLimits& limits,
@@ -33,7 +50,7 @@ absl::StatusOr<OfflineThroughput> MaxThroughput(const StepCost& cost,
   if (generated_tokens == 1) {
     out.prefill_tokens = static_cast<int64_t>(
         std::min(budget, static_cast<double>(max_concurrency) * p));
-    step.push_back({0, out.prefill_tokens});
+    AddPrefill(out.prefill_tokens, prompt_tokens, &step);
   } else {
     const double by_budget = budget * g1 / (p + g1);
     double d = static_cast<double>(max_concurrency);
@@ -48,7 +65,7 @@ absl::StatusOr<OfflineThroughput> MaxThroughput(const StepCost& cost,
     const int64_t context =
         prompt_tokens + (generated_tokens - 1) / 2;
     step.assign(out.decode_sequences, SequenceInStep{context, 1});
-    if (out.prefill_tokens > 0) step.push_back({0, out.prefill_tokens});
+    AddPrefill(out.prefill_tokens, prompt_tokens, &step);
   }
   ASSIGN_OR_RETURN(StepTime t, cost.Time(step));
   if (!(t.seconds > 0)) {

@@ -1,9 +1,16 @@
 // Backend::Plan in-process: proto -> candidates -> serving::Plan -> proto,
 // on inline hardware, with costs checked by hand.
+#include <unistd.h>
+
 #include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ridgeline/calibration/profiles.h"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/service/backend.h"
 
 namespace ridgeline::service {
@@ -166,6 +173,50 @@ TEST(BackendSimulate, ErrorsNameTheField) {
   req = OneRequestTrace();
   req.mutable_traffic()->clear_arrivals();
   EXPECT_THAT(backend.Simulate(req).status().message(), HasSubstr("traffic"));
+}
+
+// A serving profile (profiles/serving/, fitted on the serving model) wins
+// for its framework. Its efficiencies are 0.5 for every op class and no
+// overheads, so every op of every step takes exactly twice the pure
+// roofline's time: one request alone has twice the TTFT and e2e latency.
+TEST(BackendSimulate, FrameworkUsesItsServingProfile) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("ridgeline-serving-profiles-" + std::to_string(::getpid()));
+  calibration::Profile half;
+  half.name = "serving.test-fw";
+  half.framework = "test-fw";
+  half.efficiency.compute.fill(0.5);
+  half.efficiency.memory.fill(0.5);
+  half.fitted_from = "test";
+  ASSERT_TRUE(calibration::WriteProfiles(dir / "serving", {half}).ok());
+  absl::StatusOr<std::shared_ptr<const calibration::ProfileStore>> store =
+      calibration::ProfileStore::LoadDirectory(dir);
+  ASSERT_TRUE(store.ok()) << store.status();
+  Backend backend(plugin_host::HardwareRegistry::LoadFiles({}), *store,
+                  Limits());
+  absl::StatusOr<v1::SimulateResponse> roof =
+      backend.Simulate(OneRequestTrace());
+  v1::SimulateRequest req = OneRequestTrace();
+  req.mutable_calibration()->set_framework("test-fw-1.0");
+  absl::StatusOr<v1::SimulateResponse> fitted = backend.Simulate(req);
+  ASSERT_TRUE(roof.ok() && fitted.ok()) << fitted.status();
+  EXPECT_EQ(roof->profile(), "");
+  EXPECT_EQ(fitted->profile(), "serving.test-fw");
+  EXPECT_NEAR(fitted->ttft().p50_seconds(), 2 * roof->ttft().p50_seconds(),
+              1e-9 * roof->ttft().p50_seconds());
+  EXPECT_NEAR(fitted->e2e().p50_seconds(), 2 * roof->e2e().p50_seconds(),
+              1e-9 * roof->e2e().p50_seconds());
+  // By name as well; an unknown serving name is NOT_FOUND naming the field.
+  req.mutable_calibration()->set_profile("serving.test-fw");
+  absl::StatusOr<v1::SimulateResponse> named = backend.Simulate(req);
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(named->profile(), "serving.test-fw");
+  req.mutable_calibration()->set_profile("serving.nope");
+  absl::Status s = backend.Simulate(req).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(engine::FieldPathOf(s), "calibration.profile");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The planner: candidates sized by the simulation, costs by hand.
 #include <cmath>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "ridgeline/engine/model.h"
@@ -87,6 +88,29 @@ TEST(Plan, PicksTheCheaperOfTwoHandComputedDeployments) {
   EXPECT_FALSE(dear.pareto);
   EXPECT_NE(r->headline.find("test-cheap"), std::string::npos);
   EXPECT_NE(r->headline.find("purchase price amortised"), std::string::npos);
+}
+
+// Equal cost (one replica each of a $10,000 device: cost depends on the
+// price, not the speed, at this light load), but the second device has
+// twice the bandwidth, so its e2e p90 is lower: it dominates the first,
+// which the cost-ordered sweep listed first must not keep on the front.
+TEST(Plan, FrontDropsAnEqualCostSlowerDeployment) {
+  PlanInput in = Input();
+  in.candidates = {Make("test-slow", 10000), Make("test-fast", 10000)};
+  in.candidates[1].scenario.hardware.tiers[0].read_bandwidth_bytes_per_second *= 2;
+  in.candidates[1].scenario.hardware.tiers[0].write_bandwidth_bytes_per_second *= 2;
+  absl::StatusOr<PlanResult> r = Plan(in);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->deployments.size(), 2u);
+  const Deployment& slow = r->deployments[0];  // stable: input order kept
+  const Deployment& fast = r->deployments[1];
+  ASSERT_EQ(slow.hardware_id, "test-slow");
+  ASSERT_TRUE(slow.meets_slo && fast.meets_slo);
+  EXPECT_DOUBLE_EQ(*slow.usd_per_mtoken, *fast.usd_per_mtoken);
+  EXPECT_LT(fast.e2e_p90_seconds, slow.e2e_p90_seconds);
+  EXPECT_FALSE(slow.pareto);
+  EXPECT_TRUE(fast.pareto);
+  EXPECT_EQ(r->pareto, std::vector<int>{1});
 }
 
 TEST(Plan, ElectricityOnlyHeadlineSaysSo) {

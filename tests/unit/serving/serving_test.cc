@@ -135,15 +135,17 @@ TEST(MaxThroughput, MemoryBoundDecode) {
   EXPECT_EQ(t->decode_sequences, 10);
   EXPECT_EQ(t->prefill_tokens, 10);
   EXPECT_EQ(t->concurrency_limited_by, "max_num_seqs");
+  // The 10 prefill tokens are a tenth of a 100-token prompt: a chunk of 10
+  // at context (100 - 10) / 2 = 45 (it reads 45 + 10 KV tokens).
   // Compute: 20 tokens x 2e10 / 1e15 = 0.4 ms. Memory: (1e10 + 10 x 151 x
-  // 1e5 + 10 x 1e5) / 1e12 = 1.0152e10 / 1e12 = 10.152 ms -> memory-bound.
-  EXPECT_DOUBLE_EQ(t->step_seconds, 0.010152);
+  // 1e5 + 55 x 1e5) / 1e12 = 1.01565e10 / 1e12 = 10.1565 ms -> memory-bound.
+  EXPECT_DOUBLE_EQ(t->step_seconds, 0.0101565);
   EXPECT_EQ(t->limiting_resource, "memory");
-  // requests/s = 10 / (100 x 0.010152) = 9.85027...; tokens/s = 101 x that
-  // = 994.878; per device (2) 497.439.
-  EXPECT_NEAR(t->requests_per_second, 10 / (100 * 0.010152), 1e-9);
-  EXPECT_NEAR(t->output_tokens_per_second, 994.8778566, 1e-6);
-  EXPECT_NEAR(t->output_tokens_per_second_per_device, 497.4389283, 1e-6);
+  // requests/s = 10 / (100 x 0.0101565) = 9.84591...; tokens/s = 101 x that
+  // = 994.437; per device (2) 497.218.
+  EXPECT_NEAR(t->requests_per_second, 10 / (100 * 0.0101565), 1e-9);
+  EXPECT_NEAR(t->output_tokens_per_second, 994.4370600, 1e-6);
+  EXPECT_NEAR(t->output_tokens_per_second_per_device, 497.2185300, 1e-6);
 }
 
 TEST(MaxThroughput, ComputeBoundPrefillHeavy) {
@@ -153,7 +155,7 @@ TEST(MaxThroughput, ComputeBoundPrefillHeavy) {
       MaxThroughput(cost, limits, 256, 1000, 2, 1);
   ASSERT_TRUE(t.ok()) << t.status();
   // By budget: 2048 x 1 / 1001 = 2.05 decoders -> 2, each needs 1000 prompt
-  // tokens per decode token: c = 2000.
+  // tokens per decode token: c = 2000, two whole prompts at context 0.
   EXPECT_EQ(t->decode_sequences, 2);
   EXPECT_EQ(t->prefill_tokens, 2000);
   EXPECT_EQ(t->concurrency_limited_by, "max_num_batched_tokens");
@@ -340,6 +342,40 @@ TEST(EngineStepCost, MixedStepIsAtLeastEachPart) {
   EXPECT_EQ((*cost)->cache_size(), 3);
   EXPECT_EQ((*cost)->Time(mixed)->seconds, m);  // cached
   EXPECT_EQ((*cost)->cache_size(), 3);
+}
+
+// The cost is the engine's mixed step itself: decode sequences folded to
+// their mean context give the same time as the unfolded batch (Llama-3.1-8B
+// has no sliding layers: attention reads sum(c_i + 1) keys either way), and a
+// chunk of a prompt already partly cached is timed at its own context.
+TEST(EngineStepCost, IsTheEngineMixedStep) {
+  engine::Scenario s = Llama8bFp8OnH100();
+  s.workload = {64, 2048, 512};
+  absl::StatusOr<std::unique_ptr<EngineStepCost>> cost =
+      EngineStepCost::Create(s);
+  ASSERT_TRUE(cost.ok()) << cost.status();
+  absl::StatusOr<engine::StepEvaluator> e = engine::StepEvaluator::Create(s);
+  ASSERT_TRUE(e.ok()) << e.status();
+  // Contexts are multiples of the 16-token quantum, so nothing is rounded.
+  const std::vector<SequenceInStep> mixed = {{1024, 1}, {3072, 1}, {1024, 512}};
+  const std::vector<engine::StepSequence> real = {
+      {1024, 1}, {3072, 1}, {1024, 512}};
+  absl::StatusOr<engine::StepTiming> want = e->Step(real);
+  ASSERT_TRUE(want.ok()) << want.status();
+  absl::StatusOr<StepTime> got = (*cost)->Time(mixed);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_NEAR(got->seconds, want->seconds, 1e-9 * want->seconds);
+  EXPECT_EQ(got->bound, want->bound);
+  // The same decode contexts in another order and split: one cache entry.
+  const std::vector<SequenceInStep> folded = {{1024, 512}, {2048, 1}, {2048, 1}};
+  EXPECT_NEAR((*cost)->Time(folded)->seconds, want->seconds,
+              1e-9 * want->seconds);
+  EXPECT_EQ((*cost)->cache_size(), 1);
+  // The chunk's prior context costs attention: later chunks take longer.
+  const double first = (*cost)->Time(std::vector<SequenceInStep>{{0, 512}})->seconds;
+  const double later =
+      (*cost)->Time(std::vector<SequenceInStep>{{4096, 512}})->seconds;
+  EXPECT_GT(later, first);
 }
 
 }  // namespace

@@ -57,8 +57,16 @@ class ProfileStore {
   const Profile* Match(std::string_view hardware_id, std::string_view family,
                        std::string_view framework) const;
 
+  // Serving profiles: <dir>/serving/*.json, one per framework ("serving.
+  // tensorrt-llm", keyed by framework alone), written by `calibrate` from
+  // serving measurements and fitted on the serving model itself. Plan and
+  // Simulate prefer them for a framework; Analyze never uses them. Empty
+  // when the folder is absent.
+  const ProfileStore& serving() const;
+
  private:
   std::vector<Profile> profiles_;
+  std::shared_ptr<const ProfileStore> serving_;
 };
 
 // One profile as JSON (one file holds one profile):

@@ -12,6 +12,7 @@
 
 #include "ridgeline/calibration/commands.h"
 #include "ridgeline/calibration/measurements.h"
+#include "ridgeline/calibration/profiles.h"
 #include "ridgeline/calibration/validation.h"
 
 namespace ridgeline::calibration {
@@ -51,6 +52,18 @@ std::vector<ServingRowResult> EvaluateServingRows(
     const std::vector<MeasurementRow>& rows,
     const std::vector<std::string>& concurrency, const HardwareLookup& lookup,
     const ProfileStore* profiles, ServingSummary* summary);
+
+// The serving profiles of a fit: one per framework key whose rows span
+// several platforms (cross-validated), named "serving.<key>", keyed by
+// framework alone, with the efficiencies fitted on all its rows.
+// `source` names the measurements in fitted_from.
+std::vector<Profile> ServingProfiles(const ServingSummary& summary,
+                                     const std::string& source);
+
+// `ridgeline calibrate --measurements serving.csv --out DIR`: writes
+// DIR/serving/serving.<framework>.json (ProfileStore::serving() loads them).
+int CalibrateServing(const CalibrateOptions& options, std::ostream& out,
+                     std::ostream& err);
 
 // `ridgeline validate --measurements serving.csv`.
 int ValidateServing(const ValidateOptions& options, std::ostream& out,

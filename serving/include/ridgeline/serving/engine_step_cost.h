@@ -1,23 +1,12 @@
-// StepCost on the engine's StepEvaluator.
-//
-// INTERIM ADAPTER: the engine's step API times uniform steps only (a decode
-// batch at one context, a prefill of equal prompts). Until the mixed-step
-// API lands (issue 10), a mixed step is approximated as
-//   max(decode(d, 1), prefill(1, c)) + (decode(d, ctx) - decode(d, 1))
-// with d decode sequences at their mean context ctx and c prefill tokens in
-// one chunk: the weight-bound part is shared (one pass reads the weights
-// once, so the larger of the two), the decode sequences' context-dependent
-// attention comes on top. Prefill chunks see no prior context. The weight
-// part is no more than the real step's; the attention part is added where a
-// fused mixed step could overlap it with the prefill's attention compute,
-// so the approximation can exceed the real step by at most the smaller of
-// the two (validation: the serving bound holds on every evaluated row).
+// StepCost on the engine's mixed-step evaluator (StepEvaluator::Step): one
+// forward pass over the step's real mix of decode tokens and prefill chunks,
+// each sequence at its own context.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <tuple>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
@@ -27,9 +16,13 @@
 
 namespace ridgeline::serving {
 
-// Caches step times by (decode sequences, mean context rounded to
-// kContextQuantum, prefill tokens rounded up to kContextQuantum): a
-// simulation revisits the same shapes many times. Thread-compatible.
+// Caches step times by the step's shape: decode sequences are folded to
+// their count at their mean context (rounded to kContextQuantum; the
+// engine's attention sums keys over sequences, so the fold is exact for
+// full attention and, min(c, window) being concave, no faster for sliding
+// layers), each prefill chunk by its context (rounded) and new tokens
+// (rounded up to kContextQuantum). A simulation revisits the same shapes
+// many times. Thread-compatible.
 class EngineStepCost final : public StepCost {
  public:
   static constexpr int64_t kContextQuantum = 16;
@@ -56,12 +49,12 @@ class EngineStepCost final : public StepCost {
  private:
   explicit EngineStepCost(engine::StepEvaluator evaluator)
       : evaluator_(std::move(evaluator)) {}
-  absl::StatusOr<StepTime> Compute(int64_t decode, int64_t context,
-                                   int64_t prefill) const;
-
   engine::StepEvaluator evaluator_;
-  mutable absl::flat_hash_map<std::tuple<int64_t, int64_t, int64_t>, StepTime>
-      cache_;
+  // Key: {decode count, decode context, then (context, new tokens) per
+  // prefill chunk, sorted}.
+  mutable absl::flat_hash_map<std::vector<int64_t>, StepTime> cache_;
+  mutable std::vector<int64_t> key_;                 // reused per call
+  mutable std::vector<engine::StepSequence> batch_;  // reused per miss
 };
 
 }  // namespace ridgeline::serving

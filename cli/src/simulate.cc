@@ -1,0 +1,393 @@
+#include "simulate.h"
+
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "client.h"
+#include "common.h"
+#include "flags.h"
+#include "serving_flags.h"
+#include "table.h"
+
+namespace ridgeline::cli {
+namespace {
+
+constexpr char kUsageText[] =
+    "usage: ridgeline simulate --model ID --hardware ID --prompt N --gen N "
+    "(--rate R,... | --concurrency N,... | --trace FILE) [flags]\n";
+
+const std::vector<FlagSpec>& SimulateFlags() {
+  static const std::vector<FlagSpec> kFlags = {
+      {"model", "ID", "catalog model id (ridgeline models)"},
+      {"hardware", "ID", "hardware id (ridgeline hardware)"},
+      {"prompt", "N|MIN..MAX|V:W,...",
+       "prompt tokens: fixed, uniform range or histogram (value:weight)"},
+      {"gen", "N|MIN..MAX|V:W,...", "generated tokens, same forms"},
+      {"rate", "R,...",
+       "Poisson arrivals, requests/s; several values: one run each"},
+      {"concurrency", "N,...",
+       "closed loop of N clients; several values: one run each"},
+      {"trace", "FILE",
+       "arrival times in seconds from the start, one per line (or comma / "
+       "space separated); '#' starts a comment"},
+      {"tensor-parallel", "N", "devices in the replica (default 1)"},
+      {"formats", "WEIGHTS[/ACTIVATIONS[/KV]]",
+       "formats (default: the model's)"},
+      {"framework", "NAME",
+       "calibration framework (vllm, tensorrt-llm, ...); default: pure "
+       "roofline"},
+      {"profile", "NAME", "calibration profile by name"},
+      {"pure-roofline", "", "ignore calibration: the speed upper bound"},
+      {"memory-fraction", "X", "share of device memory the runtime uses (0.9)"},
+      {"max-num-seqs", "N", "sequences per step (256)"},
+      {"max-num-batched-tokens", "N", "tokens per step (8192)"},
+      {"block-size", "N", "KV cache block, tokens (16)"},
+      {"requests", "N", "requests per run (1000; a trace: its length)"},
+      {"seed", "N", "simulation seed (1)"},
+      {"server", "HOST:PORT", "send the request to a ridgeline-server"},
+      {"plugin-dir", "DIR", "in-process: hardware plugin folder"},
+      {"profile-dir", "DIR", "in-process: calibration profile folder"},
+      {"format", "table|json|csv",
+       "output format (default table); json: one object per run and line"},
+      {"timeout", "SECONDS", "deadline with --server (default 600)"},
+      {"help", "", "show this help"},
+  };
+  return kFlags;
+}
+
+// One simulation run's load: what the table's first column says.
+struct Load {
+  std::string kind;  // "rate", "concurrency" or "trace"
+  std::string value;
+  v1::SimulateTraffic traffic;  // arrivals only
+};
+
+// Arrival seconds from a trace file; errors name the file and line.
+absl::StatusOr<std::vector<double>> ReadTrace(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat("--trace: cannot read '", path,
+                                            "'"));
+  }
+  std::vector<double> times;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    line = line.substr(0, line.find('#'));
+    for (absl::string_view item :
+         absl::StrSplit(line, absl::ByAnyChar(", \t\r"), absl::SkipEmpty())) {
+      double t;
+      if (!absl::SimpleAtod(item, &t)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--trace: ", path, ":", n,
+                         ": expected a number of seconds, got '", item, "'"));
+      }
+      times.push_back(t);
+    }
+  }
+  if (times.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--trace: ", path, " holds no arrival times"));
+  }
+  return times;
+}
+
+double Ms(double seconds) { return seconds * 1e3; }
+
+void PrintCsv(const std::vector<Load>& loads,
+              const std::vector<v1::SimulateResponse>& runs,
+              std::ostream& out) {
+  std::vector<std::string> header = {"load_kind", "load", "requests", "steps",
+                                     "duration_s"};
+  for (const char* m : {"ttft", "tpot", "itl", "e2e", "queue"}) {
+    for (const char* p : {"p50", "p90", "p99", "mean"}) {
+      header.push_back(absl::StrCat(m, "_", p, "_ms"));
+    }
+  }
+  for (const char* c :
+       {"requests_per_second", "output_tokens_per_second",
+        "input_tokens_per_second", "mean_running", "kv_usage_mean",
+        "kv_usage_peak", "max_waiting", "kv_capacity_tokens",
+        "max_concurrency", "offline_max_output_tokens_per_second",
+        "limiting_resource", "profile"}) {
+    header.push_back(c);
+  }
+  Table t(header);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const v1::SimulateResponse& r = runs[i];
+    std::vector<std::string> row = {loads[i].kind, loads[i].value,
+                                    absl::StrCat(r.requests()),
+                                    absl::StrCat(r.steps()),
+                                    Raw(r.duration_seconds())};
+    for (const v1::LatencyPercentiles* p :
+         {&r.ttft(), &r.tpot(), &r.itl(), &r.e2e(), &r.queue()}) {
+      for (double v : {p->p50_seconds(), p->p90_seconds(), p->p99_seconds(),
+                       p->mean_seconds()}) {
+        row.push_back(Raw(Ms(v)));
+      }
+    }
+    for (double v : {r.requests_per_second(), r.output_tokens_per_second(),
+                     r.input_tokens_per_second(), r.mean_running(),
+                     r.kv_usage_mean(), r.kv_usage_peak()}) {
+      row.push_back(Raw(v));
+    }
+    row.push_back(absl::StrCat(r.max_waiting()));
+    row.push_back(absl::StrCat(r.kv_capacity_tokens()));
+    row.push_back(absl::StrCat(r.max_concurrency()));
+    row.push_back(Raw(r.offline_max_output_tokens_per_second()));
+    row.push_back(r.limiting_resource());
+    row.push_back(r.profile());
+    t.rows.push_back(std::move(row));
+  }
+  PrintTable(t, TableStyle::kCsv, out);
+}
+
+void PrintText(const v1::SimulateRequest& req, const std::vector<Load>& loads,
+               const std::vector<v1::SimulateResponse>& runs,
+               std::ostream& out) {
+  const v1::SimulateResponse& first = runs.front();
+  const v1::Formats& f = req.formats();
+  out << req.model().catalog_id() << " on " << req.hardware().platform_id()
+      << ", TP " << std::max<int64_t>(1, req.parallelism().tensor_parallel())
+      << ", "
+      << (f.weights().empty()
+              ? std::string("model formats")
+              : absl::StrCat(f.weights(), "/", f.activations(), "/",
+                             f.kv_cache()))
+      << ", "
+      << (first.profile().empty() ? std::string("pure roofline (upper bound)")
+                                  : absl::StrCat("profile ", first.profile()))
+      << "\n"
+      << "KV cache " << Si(static_cast<double>(first.kv_capacity_tokens()))
+      << " tokens (" << first.max_concurrency()
+      << " running at most: KV cache and max_num_seqs); offline maximum "
+      << Si(first.offline_max_output_tokens_per_second())
+      << " output tokens/s, limited by " << first.limiting_resource()
+      << "\n\n";
+  Table t({"load", ">requests", ">req/s", ">out tok/s", ">ttft p50",
+           ">ttft p90", ">ttft p99", ">tpot p50", ">tpot p90", ">tpot p99",
+           ">itl p99", ">e2e p90", ">queue p90", ">running", ">kv peak"});
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const v1::SimulateResponse& r = runs[i];
+    t.rows.push_back(
+        {absl::StrCat(loads[i].kind, " ", loads[i].value),
+         absl::StrCat(r.requests()),
+         absl::StrFormat("%.3g", r.requests_per_second()),
+         Si(r.output_tokens_per_second()), Seconds(r.ttft().p50_seconds()),
+         Seconds(r.ttft().p90_seconds()), Seconds(r.ttft().p99_seconds()),
+         Seconds(r.tpot().p50_seconds()), Seconds(r.tpot().p90_seconds()),
+         Seconds(r.tpot().p99_seconds()), Seconds(r.itl().p99_seconds()),
+         Seconds(r.e2e().p90_seconds()), Seconds(r.queue().p90_seconds()),
+         absl::StrFormat("%.1f", r.mean_running()),
+         Percent(r.kv_usage_peak())});
+  }
+  PrintTable(t, TableStyle::kText, out);
+}
+
+}  // namespace
+
+int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
+                std::ostream& err) {
+  absl::StatusOr<ParsedFlags> flags = ParseFlags(args, SimulateFlags());
+  if (!flags.ok()) {
+    err << "ridgeline simulate: " << flags.status().message() << "\n"
+        << kUsageText;
+    return kUsage;
+  }
+  if (flags->Has("help")) {
+    out << kUsageText
+        << "\none replica serving requests: TTFT, TPOT, inter-token and "
+           "end-to-end latency\npercentiles, throughput and KV use from a "
+           "discrete-event simulation\n\nflags:\n"
+        << FlagHelp(SimulateFlags());
+    return kOk;
+  }
+  auto usage = [&](const std::string& m) {
+    err << "ridgeline simulate: " << m << "\n" << kUsageText;
+    return kUsage;
+  };
+  if (!flags->positional().empty()) {
+    return usage(absl::StrCat("unexpected argument '",
+                              flags->positional()[0], "'"));
+  }
+  for (const char* required : {"model", "hardware", "prompt", "gen"}) {
+    if (!flags->Has(required)) {
+      return usage(absl::StrCat("--", required, " is required"));
+    }
+  }
+  const int loads_given = flags->Has("rate") + flags->Has("concurrency") +
+                          flags->Has("trace");
+  if (loads_given != 1) {
+    return usage("exactly one of --rate, --concurrency or --trace is required");
+  }
+  v1::SimulateRequest req;
+  req.mutable_model()->set_catalog_id(*flags->Get("model"));
+  req.mutable_hardware()->set_platform_id(*flags->Get("hardware"));
+  for (const char* name : {"prompt", "gen"}) {
+    std::optional<v1::TokenLengths> l = ParseLengths(*flags->Get(name));
+    if (!l) {
+      return usage(absl::StrCat("--", name,
+                                ": expected N, MIN..MAX or V:W,V:W; got '",
+                                *flags->Get(name), "'"));
+    }
+    *(std::string_view(name) == "prompt"
+          ? req.mutable_traffic()->mutable_prompt_tokens()
+          : req.mutable_traffic()->mutable_generated_tokens()) = *l;
+  }
+
+  std::vector<Load> loads;
+  if (flags->Has("rate")) {
+    for (const std::string& item : flags->GetList("rate")) {
+      double rate;
+      if (!absl::SimpleAtod(item, &rate)) {
+        return usage(absl::StrCat("--rate: expected numbers, got '", item,
+                                  "'"));
+      }
+      Load l{"rate", item, {}};
+      l.traffic.set_rate(rate);  // range: the service names traffic.rate
+      loads.push_back(std::move(l));
+    }
+  } else if (flags->Has("concurrency")) {
+    absl::StatusOr<std::vector<int64_t>> cs =
+        flags->GetIntList("concurrency", 1, 65536);
+    if (!cs.ok()) return usage(std::string(cs.status().message()));
+    for (int64_t c : *cs) {
+      Load l{"concurrency", absl::StrCat(c), {}};
+      l.traffic.set_concurrency(c);
+      loads.push_back(std::move(l));
+    }
+  } else {
+    const std::string path = *flags->Get("trace");
+    absl::StatusOr<std::vector<double>> times = ReadTrace(path);
+    if (!times.ok()) return usage(std::string(times.status().message()));
+    Load l{"trace", path, {}};
+    for (double t : *times) l.traffic.mutable_trace()->add_arrival_seconds(t);
+    loads.push_back(std::move(l));
+  }
+  if (loads.empty()) {
+    return usage("--rate / --concurrency: expected at least one value");
+  }
+
+  if (auto f = flags->Get("formats")) {
+    std::optional<v1::Formats> formats = ParseFormatSet(*f);
+    if (!formats) {
+      return usage(absl::StrCat(
+          "--formats: expected WEIGHTS[/ACTIVATIONS[/KV]]; got '", *f, "'"));
+    }
+    *req.mutable_formats() = *formats;
+  }
+  struct DoubleFlag {
+    const char* flag;
+    std::function<void(double)> set;
+  };
+  const std::vector<DoubleFlag> doubles = {
+      {"memory-fraction",
+       [&](double v) { req.mutable_serving()->set_memory_fraction(v); }},
+  };
+  for (const DoubleFlag& d : doubles) {
+    absl::StatusOr<std::optional<double>> v = flags->GetDouble(d.flag);
+    if (!v.ok()) return usage(std::string(v.status().message()));
+    if (*v) d.set(**v);
+  }
+  // Syntax and the int64 range here; the service checks the real ranges
+  // and names the field.
+  struct IntFlag {
+    const char* flag;
+    int64_t lo, hi;
+    std::function<void(int64_t)> set;
+  };
+  const std::vector<IntFlag> ints = {
+      {"tensor-parallel", INT64_MIN, INT64_MAX,
+       [&](int64_t v) { req.mutable_parallelism()->set_tensor_parallel(v); }},
+      {"max-num-seqs", INT64_MIN, INT64_MAX,
+       [&](int64_t v) { req.mutable_serving()->set_max_num_seqs(v); }},
+      {"max-num-batched-tokens", INT64_MIN, INT64_MAX,
+       [&](int64_t v) {
+         req.mutable_serving()->set_max_num_batched_tokens(v);
+       }},
+      {"block-size", INT64_MIN, INT64_MAX,
+       [&](int64_t v) { req.mutable_serving()->set_block_size(v); }},
+      {"requests", INT64_MIN, INT64_MAX,
+       [&](int64_t v) { req.set_requests(v); }},
+      {"seed", 0, INT64_MAX, [&](int64_t v) { req.set_seed(v); }},
+  };
+  for (const IntFlag& f : ints) {
+    absl::StatusOr<std::optional<int64_t>> v =
+        flags->GetInt(f.flag, f.lo, f.hi);
+    if (!v.ok()) return usage(std::string(v.status().message()));
+    if (*v) f.set(**v);
+  }
+  if (flags->Has("framework") && flags->Has("profile")) {
+    return usage("--framework and --profile are exclusive");
+  }
+  if (auto fw = flags->Get("framework")) {
+    req.mutable_calibration()->set_framework(*fw);
+  }
+  if (auto p = flags->Get("profile")) {
+    req.mutable_calibration()->set_profile(*p);
+  }
+  if (flags->Has("pure-roofline")) {
+    req.mutable_options()->set_pure_roofline(true);
+  }
+  const std::string format = flags->Get("format").value_or("table");
+  if (format != "table" && format != "csv" && format != "json") {
+    return usage(absl::StrCat("--format: expected table, json or csv, got '",
+                              format, "'"));
+  }
+  absl::StatusOr<std::optional<int64_t>> timeout =
+      flags->GetInt("timeout", 1, 86400);
+  if (!timeout.ok()) return usage(std::string(timeout.status().message()));
+
+  std::unique_ptr<Client> client;
+  if (auto server = flags->Get("server")) {
+    if (server->find(':') == std::string::npos) {
+      return usage(absl::StrCat("--server: expected HOST:PORT, got '",
+                                *server, "'"));
+    }
+    client = MakeGrpcClient(*server,
+                            std::chrono::seconds(timeout->value_or(600)));
+  } else {
+    InProcessOptions options;
+    options.plugin_dir = flags->Get("plugin-dir").value_or("");
+    options.profile_dir = flags->Get("profile-dir").value_or("");
+    absl::StatusOr<std::unique_ptr<Client>> c = MakeInProcessClient(options);
+    if (!c.ok()) {
+      err << "ridgeline simulate: " << Failed(c.status()).message
+          << "\n";
+      return kFailed;
+    }
+    client = std::move(*c);
+  }
+  std::vector<v1::SimulateResponse> runs;
+  for (const Load& l : loads) {
+    v1::SimulateRequest one = req;
+    const v1::TokenLengths prompt = one.traffic().prompt_tokens();
+    const v1::TokenLengths gen = one.traffic().generated_tokens();
+    *one.mutable_traffic() = l.traffic;
+    *one.mutable_traffic()->mutable_prompt_tokens() = prompt;
+    *one.mutable_traffic()->mutable_generated_tokens() = gen;
+    absl::StatusOr<v1::SimulateResponse> r = client->Simulate(one);
+    if (!r.ok()) {
+      err << "ridgeline simulate: " << l.kind << " " << l.value << ": "
+          << Failed(r.status()).message << "\n";
+      return kFailed;
+    }
+    runs.push_back(*std::move(r));
+  }
+  if (format == "json") {
+    for (const v1::SimulateResponse& r : runs) out << Json(r) << "\n";
+  } else if (format == "csv") {
+    PrintCsv(loads, runs, out);
+  } else {
+    PrintText(req, loads, runs, out);
+  }
+  return kOk;
+}
+
+}  // namespace ridgeline::cli

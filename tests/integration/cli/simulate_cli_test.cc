@@ -1,0 +1,196 @@
+// `ridgeline simulate` as a real binary: the CSV (one row per load),
+// identical in-process and against a real server, traces from a file,
+// JSON lines, and usage and field errors naming the flag.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "cli_process.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "server_process.h"
+
+namespace ridgeline::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::vector<std::string> SimArgs(std::vector<std::string> extra = {}) {
+  std::vector<std::string> a = {
+      "simulate",   "--model",   "llama-3.1-8b", "--hardware",
+      "nvidia-h100-sxm-80gb", "--prompt", "1024", "--gen", "128",
+      "--formats",  "fp8",       "--requests",   "200"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+std::vector<std::string> InProcess(std::vector<std::string> a) {
+  a.push_back(std::string("--plugin-dir=") + RIDGELINE_TEST_PLUGIN_DIR);
+  a.push_back(std::string("--profile-dir=") + RIDGELINE_TEST_PROFILE_DIR);
+  return a;
+}
+
+// CSV -> rows of cells keyed by the header.
+std::vector<std::map<std::string, std::string>> ParseCsv(
+    const std::string& text) {
+  std::vector<std::string> lines =
+      absl::StrSplit(text, '\n', absl::SkipEmpty());
+  std::vector<std::map<std::string, std::string>> rows;
+  if (lines.empty()) return rows;
+  std::vector<std::string> header = absl::StrSplit(lines[0], ',');
+  for (size_t i = 1; i < lines.size(); ++i) {
+    std::vector<std::string> cells = absl::StrSplit(lines[i], ',');
+    std::map<std::string, std::string> row;
+    for (size_t c = 0; c < header.size() && c < cells.size(); ++c) {
+      row[header[c]] = cells[c];
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+double Num(const std::map<std::string, std::string>& row,
+           const std::string& col) {
+  double v = -1;
+  EXPECT_TRUE(row.count(col) && absl::SimpleAtod(row.at(col), &v)) << col;
+  return v;
+}
+
+TEST(SimulateCli, CsvHasOneRowPerRate) {
+  CliRun r = RunCliBinary(InProcess(SimArgs({"--rate", "2,8", "--format",
+                                             "csv"})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto rows = ParseCsv(r.out);
+  ASSERT_EQ(rows.size(), 2u) << r.out;
+  EXPECT_EQ(rows[0]["load_kind"], "rate");
+  EXPECT_EQ(rows[0]["load"], "2");
+  EXPECT_EQ(rows[1]["load"], "8");
+  for (auto& row : rows) {
+    EXPECT_EQ(row["requests"], "200");
+    // Percentiles are ordered within each metric.
+    for (const char* m : {"ttft", "tpot", "itl", "e2e", "queue"}) {
+      const std::string p = m;
+      EXPECT_LE(Num(row, p + "_p50_ms"), Num(row, p + "_p90_ms")) << m;
+      EXPECT_LE(Num(row, p + "_p90_ms"), Num(row, p + "_p99_ms")) << m;
+    }
+    // Each request generates 128 tokens: output = 128 x requests/s.
+    EXPECT_NEAR(Num(row, "output_tokens_per_second"),
+                128 * Num(row, "requests_per_second"),
+                1e-6 * Num(row, "output_tokens_per_second"));
+    EXPECT_GT(Num(row, "kv_capacity_tokens"), 0);
+    EXPECT_EQ(row["profile"], "");  // no --framework: the pure roofline
+  }
+}
+
+TEST(SimulateCli, SameAnswerInProcessAndOverGrpc) {
+  ServerProcess server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  ASSERT_TRUE(WaitServing(server.Channel(), std::chrono::seconds(20)));
+  const std::vector<std::string> extra = {"--concurrency", "4,16", "--format",
+                                          "csv"};
+  CliRun local = RunCliBinary(InProcess(SimArgs(extra)));
+  std::vector<std::string> remote_args = SimArgs(extra);
+  remote_args.insert(remote_args.end(), {"--server", server.address()});
+  CliRun remote = RunCliBinary(remote_args);
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  EXPECT_EQ(local.out, remote.out);
+  // The common flag may also precede the command.
+  std::vector<std::string> leading = {"--server", server.address()};
+  std::vector<std::string> rest = SimArgs(extra);
+  leading.insert(leading.end(), rest.begin(), rest.end());
+  EXPECT_EQ(RunCliBinary(leading).out, local.out);
+}
+
+TEST(SimulateCli, TraceFileSetsTheArrivals) {
+  char path[] = "/tmp/ridgeline-trace-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  {
+    std::ofstream f(path);
+    f << "# arrival seconds\n0\n0.5, 1.0\n";
+  }
+  CliRun r = RunCliBinary(
+      InProcess(SimArgs({"--trace", path, "--format", "csv"})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto rows = ParseCsv(r.out);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["load_kind"], "trace");
+  EXPECT_EQ(rows[0]["requests"], "3");  // the trace's length
+  // The last arrival is at 1.0 s and takes at least its own e2e latency.
+  EXPECT_GE(Num(rows[0], "duration_s"), 1.0);
+  {
+    std::ofstream f(path);
+    f << "0\nsoon\n";
+  }
+  r = RunCliBinary(InProcess(SimArgs({"--trace", path})));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr(std::string(path) + ":2"));
+  EXPECT_THAT(r.err, HasSubstr("'soon'"));
+  std::remove(path);
+}
+
+TEST(SimulateCli, JsonIsOneObjectPerRun) {
+  CliRun r = RunCliBinary(
+      InProcess(SimArgs({"--rate", "1,4", "--format", "json"})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines = absl::StrSplit(r.out, '\n',
+                                                  absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u);
+  for (const std::string& l : lines) {
+    nlohmann::json j = nlohmann::json::parse(l);
+    EXPECT_EQ(j["requests"], "200");  // int64 is a JSON string in proto3
+    EXPECT_TRUE(j["ttft"].contains("p90Seconds"));
+  }
+}
+
+TEST(SimulateCli, TableLeadsWithTheDeployment) {
+  CliRun r = RunCliBinary(InProcess(SimArgs({"--rate", "4"})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("llama-3.1-8b on nvidia-h100-sxm-80gb, TP 1, "
+                                "fp8/fp8/fp8, pure roofline"));
+  EXPECT_THAT(r.out, HasSubstr("ttft p90"));
+  EXPECT_THAT(r.out, HasSubstr("rate 4"));
+}
+
+TEST(SimulateCli, ErrorsNameTheFlag) {
+  CliRun r = RunCliBinary(InProcess(SimArgs({"--rate", "0"})));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("traffic.rate"));
+  EXPECT_THAT(r.err, HasSubstr("(flag --rate)"));
+  r = RunCliBinary(InProcess(SimArgs({"--rate", "4", "--requests",
+                                      "1000000000"})));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("INVALID_ARGUMENT"));
+  EXPECT_THAT(r.err, HasSubstr("(flag --requests)"));
+  r = RunCliBinary(InProcess(SimArgs({"--rate", "4", "--tensor-parallel",
+                                      "0"})));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("parallelism.tensor_parallel"));
+  EXPECT_THAT(r.err, HasSubstr("(flag --tensor-parallel)"));
+  r = RunCliBinary(InProcess(SimArgs()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("exactly one of --rate, --concurrency or "
+                               "--trace"));
+  r = RunCliBinary(InProcess(SimArgs({"--rate", "1", "--concurrency", "2"})));
+  EXPECT_EQ(r.exit_code, 2);
+  r = RunCliBinary(InProcess({"simulate", "--model", "llama-3.1-8b"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--hardware is required"));
+  r = RunCliBinary(InProcess(SimArgs({"--rate", "fast"})));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--rate"));
+}
+
+}  // namespace
+}  // namespace ridgeline::testing
