@@ -4,7 +4,10 @@
 // core dimensions (vocab_size, hidden_size, intermediate_size,
 // num_hidden_layers, num_attention_heads) are required, because a config
 // without them is not a published model and silently defaulting to a 7B
-// shape would hide the mistake.
+// shape would hide the mistake. (GPT-J names them n_embd, n_layer, n_head;
+// Nemotron NAS takes its FFN widths from block_configs; Llama 4's
+// multimodal config holds them in text_config.)
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,6 +47,10 @@ enum class Arch {
   kGemma,
   kGemma2,
   kPhi3,
+  kNemotronNas,  // DeciLM: per-layer block_configs
+  kLlama4,       // text config (nested under text_config when multimodal)
+  kGptOss,
+  kGptJ,
 };
 
 struct ArchName {
@@ -65,6 +72,13 @@ constexpr ArchName kArchs[] = {
     {"GemmaForCausalLM", "gemma", Arch::kGemma},
     {"Gemma2ForCausalLM", "gemma2", Arch::kGemma2},
     {"Phi3ForCausalLM", "phi3", Arch::kPhi3},
+    // Kimi-K2 ships DeepseekV3ForCausalLM with model_type kimi_k2.
+    {"DeepseekV3ForCausalLM", "kimi_k2", Arch::kDeepseekV3},
+    {"DeciLMForCausalLM", "nemotron-nas", Arch::kNemotronNas},
+    {"Llama4ForConditionalGeneration", "llama4", Arch::kLlama4},
+    {"Llama4ForCausalLM", "llama4_text", Arch::kLlama4},
+    {"GptOssForCausalLM", "gpt_oss", Arch::kGptOss},
+    {"GPTJForCausalLM", "gptj", Arch::kGptJ},
 };
 
 std::string SupportedList() {
@@ -278,6 +292,14 @@ ClassDefaults DefaultsFor(Arch arch) {
       return {16, 256, 8192, true};
     case Arch::kPhi3:  // Phi3Config
       return {std::nullopt, std::nullopt, 4096, false};
+    case Arch::kNemotronNas:  // DeciLMConfig (LlamaConfig defaults)
+      return {std::nullopt, std::nullopt, 2048, false};
+    case Arch::kLlama4:  // Llama4TextConfig
+      return {8, 128, 4096 * 32, false};
+    case Arch::kGptOss:  // GptOssConfig
+      return {8, 64, 131072, false};
+    case Arch::kGptJ:  // GPTJConfig
+      return {std::nullopt, std::nullopt, 2048, false};
   }
   return {std::nullopt, std::nullopt, 2048, false};
 }
@@ -331,6 +353,229 @@ absl::Status ParseDeepseek(const Reader& r, Arch arch, ModelConfig& m) {
   return absl::OkStatus();
 }
 
+// A boolean member of a block_configs sub-object; absent or null: false.
+absl::StatusOr<bool> SubBool(const Json& obj, const char* key,
+                             const std::string& at) {
+  const auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return false;
+  if (!it->is_boolean()) {
+    return Bad(absl::StrCat(at, ".", key, " must be true or false, got ",
+                            Describe(*it)));
+  }
+  return it->get<bool>();
+}
+
+// DeciLM's _ffn_mult_to_intermediate_size: int(2 * mult * hidden / 3)
+// rounded up to a multiple of 256.
+int64_t FfnMultToIntermediate(double mult, int64_t hidden) {
+  const int64_t n = static_cast<int64_t>(
+      std::trunc(2 * mult * static_cast<double>(hidden) / 3));
+  return (n + 255) / 256 * 256;
+}
+
+// Nemotron NAS (DeciLM): one block_configs entry per layer, each with an
+// attention (n_heads_in_group, no_op, replace_with_linear) and an ffn
+// (ffn_mult, no_op, replace_with_linear) sub-block.
+absl::Status ParseBlockConfigs(const Json& j, ModelConfig& m) {
+  const auto it = j.find("block_configs");
+  if (it == j.end() || !it->is_array() ||
+      static_cast<int64_t>(it->size()) != m.num_layers) {
+    return Bad(absl::StrCat(
+        "block_configs must be an array of num_hidden_layers (", m.num_layers,
+        ") objects, got ",
+        it == j.end() ? std::string("nothing") : Describe(*it)));
+  }
+  m.layers.assign(static_cast<size_t>(m.num_layers), LayerSpec{});
+  for (size_t i = 0; i < it->size(); ++i) {
+    const Json& b = (*it)[i];
+    const std::string at = absl::StrCat("block_configs[", i, "]");
+    if (!b.is_object() || !b.contains("attention") || !b.contains("ffn") ||
+        !b["attention"].is_object() || !b["ffn"].is_object()) {
+      return Bad(absl::StrCat(at, " must hold attention and ffn objects, got ",
+                              Describe(b)));
+    }
+    const Json& a = b["attention"];
+    const Json& f = b["ffn"];
+    LayerSpec& l = m.layers[i];
+    ASSIGN_OR_RETURN(bool a_noop, SubBool(a, "no_op", at + ".attention"));
+    ASSIGN_OR_RETURN(bool a_linear,
+                     SubBool(a, "replace_with_linear", at + ".attention"));
+    if (a_noop) {
+      l.attention = AttentionKind::kNone;
+    } else if (a_linear) {
+      l.attention = AttentionKind::kLinear;
+    } else {
+      const auto g = a.find("n_heads_in_group");
+      if (g == a.end() || !g->is_number_integer() || g->get<int64_t>() < 1 ||
+          m.num_attention_heads % g->get<int64_t>() != 0) {
+        return Bad(absl::StrCat(
+            at, ".attention.n_heads_in_group must be an integer dividing "
+                "num_attention_heads (",
+            m.num_attention_heads, "), got ",
+            g == a.end() ? std::string("nothing") : Describe(*g)));
+      }
+      l.num_kv_heads = m.num_attention_heads / g->get<int64_t>();
+    }
+    ASSIGN_OR_RETURN(bool f_noop, SubBool(f, "no_op", at + ".ffn"));
+    ASSIGN_OR_RETURN(bool f_linear,
+                     SubBool(f, "replace_with_linear", at + ".ffn"));
+    if (f_noop) {
+      l.ffn = FfnLayerKind::kNone;
+    } else if (f_linear) {
+      l.ffn = FfnLayerKind::kLinear;
+    } else {
+      const auto mult = f.find("ffn_mult");
+      if (mult == f.end() || !mult->is_number() ||
+          !(mult->get<double>() > 0 && mult->get<double>() <= 64)) {
+        return Bad(absl::StrCat(at, ".ffn.ffn_mult must be a number in (0, 64], got ",
+                                mult == f.end() ? std::string("nothing")
+                                                : Describe(*mult)));
+      }
+      l.intermediate_size =
+          FfnMultToIntermediate(mult->get<double>(), m.hidden_size);
+    }
+  }
+  // The model-level num_kv_heads: the first attention layer's (reported
+  // in the summary; each layer uses its own).
+  for (const LayerSpec& l : m.layers) {
+    if (l.num_kv_heads > 0) {
+      m.num_kv_heads = l.num_kv_heads;
+      break;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// An array of `n` 0/1 integers (Llama 4's no_rope_layers) or nullopt when
+// absent, null or empty.
+absl::StatusOr<std::optional<std::vector<int64_t>>> IntList(
+    const Json& j, const char* key, size_t n) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null() || (it->is_array() && it->empty())) {
+    return std::optional<std::vector<int64_t>>();
+  }
+  if (!it->is_array()) {
+    return Bad(absl::StrCat(key, " must be an array of integers, got ",
+                            Describe(*it)));
+  }
+  std::vector<int64_t> out;
+  for (const Json& v : *it) {
+    if (!v.is_number_integer()) {
+      return Bad(absl::StrCat(key, " must be an array of integers, got ",
+                              Describe(*it)));
+    }
+    out.push_back(v.get<int64_t>());
+  }
+  if (n > 0 && out.size() != n) {
+    return Bad(absl::StrCat(key, " must hold num_hidden_layers (", n,
+                            ") entries, got ", out.size()));
+  }
+  return std::optional<std::vector<int64_t>>(std::move(out));
+}
+
+// Llama 4 text model: MoE layers (moe_layers, else every
+// interleave_moe_layer_step-th) with one shared expert of the routed width;
+// dense layers of intermediate_size_mlp; RoPE layers attend within chunks of
+// attention_chunk_size (modelled as a window of that many tokens: a chunk
+// reads at most that many keys), NoPE layers (no_rope_layers[i] == 0, by
+// default every 4th) attend globally. use_qk_norm is a weightless L2 norm.
+absl::Status ParseLlama4(const Json& j, const Reader& r, ModelConfig& m) {
+  MoeDims moe;
+  ASSIGN_OR_RETURN(moe.num_routed_experts,
+                   r.Int("num_local_experts", 16, 1, kMaxExperts));
+  ASSIGN_OR_RETURN(moe.experts_per_token, r.Int("num_experts_per_tok", 1, 1,
+                                                moe.num_routed_experts));
+  moe.expert_intermediate_size = m.intermediate_size;
+  moe.num_shared_experts = 1;
+  moe.shared_expert_intermediate_size = m.intermediate_size;
+  m.moe = moe;
+  ASSIGN_OR_RETURN(m.intermediate_size,
+                   r.Int("intermediate_size_mlp", 16384, 1, kMaxWidth));
+  ASSIGN_OR_RETURN(int64_t step,
+                   r.Int("interleave_moe_layer_step", 1, 1, m.num_layers));
+  const size_t n = static_cast<size_t>(m.num_layers);
+  std::vector<bool> is_moe(n, false);
+  ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> listed,
+                   IntList(j, "moe_layers", 0));
+  if (listed.has_value()) {
+    for (int64_t i : *listed) {
+      if (i < 0 || i >= m.num_layers) {
+        return Bad(absl::StrCat("moe_layers entries must be in [0, ",
+                                m.num_layers - 1, "], got ", i));
+      }
+      is_moe[static_cast<size_t>(i)] = true;
+    }
+  } else {
+    for (int64_t i = step - 1; i < m.num_layers; i += step) {
+      is_moe[static_cast<size_t>(i)] = true;
+    }
+  }
+  ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> rope,
+                   IntList(j, "no_rope_layers", n));
+  ASSIGN_OR_RETURN(int64_t interval,
+                   r.Int("no_rope_layer_interval", 4, 1, kMaxLayers));
+  ASSIGN_OR_RETURN(std::optional<int64_t> chunk,
+                   r.OptInt("attention_chunk_size", 1, kMaxContext));
+  m.sliding_window = chunk.value_or(0);
+  m.layers.assign(n, LayerSpec{});
+  for (size_t i = 0; i < n; ++i) {
+    const bool uses_rope = rope.has_value()
+                               ? (*rope)[i] != 0
+                               : (static_cast<int64_t>(i) + 1) % interval != 0;
+    m.layers[i].sliding = chunk.has_value() && uses_rope;
+    m.layers[i].ffn = is_moe[i] ? FfnLayerKind::kMoe : FfnLayerKind::kDense;
+  }
+  return absl::OkStatus();
+}
+
+// gpt-oss: every layer MoE (num_local_experts of intermediate_size, top
+// num_experts_per_tok); layer_types alternate sliding_attention (window
+// sliding_window) and full_attention, sliding first by default.
+absl::Status ParseGptOss(const Json& j, const Reader& r, ModelConfig& m) {
+  MoeDims moe;
+  ASSIGN_OR_RETURN(moe.num_routed_experts,
+                   r.Int("num_local_experts", 128, 1, kMaxExperts));
+  const char* topk_key =
+      r.Has("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token";
+  ASSIGN_OR_RETURN(moe.experts_per_token,
+                   r.Int(topk_key, 4, 1, moe.num_routed_experts));
+  moe.expert_intermediate_size = m.intermediate_size;
+  m.moe = moe;
+  ASSIGN_OR_RETURN(m.sliding_window,
+                   r.Int("sliding_window", 128, 1, kMaxContext));
+  const size_t n = static_cast<size_t>(m.num_layers);
+  m.layers.assign(n, LayerSpec{});
+  const auto types = j.find("layer_types");
+  const bool listed = types != j.end() && !types->is_null();
+  if (listed && (!types->is_array() || types->size() != n)) {
+    return Bad(absl::StrCat("layer_types must be an array of num_hidden_layers (",
+                            n, ") strings, got ", Describe(*types)));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    bool sliding = i % 2 == 0;
+    if (listed) {
+      const Json& t = (*types)[i];
+      if (t == "sliding_attention") {
+        sliding = true;
+      } else if (t == "full_attention") {
+        sliding = false;
+      } else {
+        return Bad(absl::StrCat("layer_types[", i,
+                                "] must be \"sliding_attention\" or "
+                                "\"full_attention\", got ",
+                                Describe(t)));
+      }
+    }
+    m.layers[i].sliding = sliding;
+    m.layers[i].ffn = FfnLayerKind::kMoe;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ModelConfig> ParseText(const Json& j, std::string_view id,
+                                      Arch arch,
+                                      const std::string& architecture);
+
 absl::StatusOr<ModelConfig> Parse(const Json& j, std::string_view id) {
   if (!j.is_object()) {
     return Bad(
@@ -340,22 +585,62 @@ absl::StatusOr<ModelConfig> Parse(const Json& j, std::string_view id) {
   m.id = std::string(id);
   m.display_name = std::string(id);
   ASSIGN_OR_RETURN(const Arch arch, DetectArch(j, &m.architecture));
+  // Llama 4's multimodal config nests the language model in text_config.
+  if (arch == Arch::kLlama4 && j.contains("text_config")) {
+    const Json& text = j["text_config"];
+    if (!text.is_object()) {
+      return Bad(absl::StrCat("text_config must be an object, got ",
+                              Describe(text)));
+    }
+    ModelConfig inner;
+    ASSIGN_OR_RETURN(inner, ParseText(text, id, arch, m.architecture));
+    if (j.contains("_name_or_path") && j["_name_or_path"].is_string()) {
+      inner.source = j["_name_or_path"].get<std::string>();
+    }
+    if (Reader(j).Has("tie_word_embeddings")) {
+      ASSIGN_OR_RETURN(inner.tie_word_embeddings,
+                       Reader(j).Bool("tie_word_embeddings", false));
+    }
+    return inner;
+  }
+  return ParseText(j, id, arch, m.architecture);
+}
+
+absl::StatusOr<ModelConfig> ParseText(const Json& j, std::string_view id,
+                                      Arch arch,
+                                      const std::string& architecture) {
+  ModelConfig m;
+  m.id = std::string(id);
+  m.display_name = std::string(id);
+  m.architecture = architecture;
   const Reader r(j);
   const ClassDefaults d = DefaultsFor(arch);
   if (j.contains("_name_or_path") && j["_name_or_path"].is_string()) {
     m.source = j["_name_or_path"].get<std::string>();
   }
 
+  // GPT-J names its core fields the GPT-2 way.
+  const bool gptj = arch == Arch::kGptJ;
   ASSIGN_OR_RETURN(m.vocab_size,
                    r.Int("vocab_size", std::nullopt, 1, kMaxVocab));
-  ASSIGN_OR_RETURN(m.hidden_size,
-                   r.Int("hidden_size", std::nullopt, 1, kMaxWidth));
-  ASSIGN_OR_RETURN(m.intermediate_size,
-                   r.Int("intermediate_size", std::nullopt, 1, kMaxWidth));
-  ASSIGN_OR_RETURN(m.num_layers,
-                   r.Int("num_hidden_layers", std::nullopt, 1, kMaxLayers));
+  ASSIGN_OR_RETURN(m.hidden_size, r.Int(gptj ? "n_embd" : "hidden_size",
+                                        std::nullopt, 1, kMaxWidth));
+  if (arch == Arch::kNemotronNas) {
+    // Per-layer widths come from block_configs (intermediate_size is null).
+    m.intermediate_size = 0;
+  } else if (gptj) {
+    // n_inner null: 4 x n_embd.
+    ASSIGN_OR_RETURN(m.intermediate_size,
+                     r.Int("n_inner", 4 * m.hidden_size, 1, kMaxWidth));
+  } else {
+    ASSIGN_OR_RETURN(m.intermediate_size,
+                     r.Int("intermediate_size", std::nullopt, 1, kMaxWidth));
+  }
+  ASSIGN_OR_RETURN(m.num_layers, r.Int(gptj ? "n_layer" : "num_hidden_layers",
+                                       std::nullopt, 1, kMaxLayers));
   ASSIGN_OR_RETURN(m.num_attention_heads,
-                   r.Int("num_attention_heads", std::nullopt, 1, kMaxHeads));
+                   r.Int(gptj ? "n_head" : "num_attention_heads", std::nullopt,
+                         1, kMaxHeads));
   ASSIGN_OR_RETURN(
       m.num_kv_heads,
       r.Int("num_key_value_heads",
@@ -366,8 +651,8 @@ absl::StatusOr<ModelConfig> Parse(const Json& j, std::string_view id) {
         absl::StrCat("num_key_value_heads must divide num_attention_heads (",
                      m.num_attention_heads, "), got ", m.num_kv_heads));
   }
-  const bool head_dim_field =
-      arch != Arch::kPhi3 && arch != Arch::kQwen2 && arch != Arch::kQwen2Moe;
+  const bool head_dim_field = arch != Arch::kPhi3 && arch != Arch::kQwen2 &&
+                              arch != Arch::kQwen2Moe && !gptj;
   std::optional<int64_t> default_head_dim = d.head_dim;
   if (!default_head_dim.has_value()) {
     if (m.hidden_size % m.num_attention_heads != 0 &&
@@ -386,18 +671,30 @@ absl::StatusOr<ModelConfig> Parse(const Json& j, std::string_view id) {
     m.head_dim = *default_head_dim;  // the class has no head_dim field
   }
   ASSIGN_OR_RETURN(m.max_context,
-                   r.Int("max_position_embeddings", d.max_position_embeddings,
-                         1, kMaxContext));
+                   r.Int(gptj ? "n_positions" : "max_position_embeddings",
+                         d.max_position_embeddings, 1, kMaxContext));
   ASSIGN_OR_RETURN(m.tie_word_embeddings,
                    r.Bool("tie_word_embeddings", d.tie_word_embeddings));
 
   switch (arch) {
     case Arch::kLlama:
     case Arch::kQwen3:
-    case Arch::kQwen3Moe: {
+    case Arch::kQwen3Moe:
+    case Arch::kNemotronNas:
+    case Arch::kLlama4: {
       // attention_bias also adds an o_proj bias (hidden_size values), which
       // is negligible and not counted.
       ASSIGN_OR_RETURN(m.qkv_bias, r.Bool("attention_bias", false));
+      break;
+    }
+    case Arch::kGptOss: {
+      // q, k, v and o biases (GptOssAttention), sinks, router and expert
+      // biases.
+      ASSIGN_OR_RETURN(m.qkv_bias, r.Bool("attention_bias", true));
+      m.attention_out_bias = m.qkv_bias;
+      m.attention_sinks = true;
+      m.router_bias = true;
+      m.ffn_bias = true;
       break;
     }
     case Arch::kQwen2:
@@ -499,6 +796,32 @@ absl::StatusOr<ModelConfig> Parse(const Json& j, std::string_view id) {
       break;
   }
   if (arch == Arch::kQwen3 || arch == Arch::kQwen3Moe) m.qk_norm = true;
+  switch (arch) {
+    case Arch::kNemotronNas:
+      RETURN_IF_ERROR(ParseBlockConfigs(j, m));
+      break;
+    case Arch::kLlama4:
+      RETURN_IF_ERROR(ParseLlama4(j, r, m));
+      break;
+    case Arch::kGptOss:
+      RETURN_IF_ERROR(ParseGptOss(j, r, m));
+      break;
+    case Arch::kGptJ: {
+      // GPT-J: LayerNorm, GELU MLP fc_in / fc_out with biases, one norm per
+      // layer (attention and MLP in parallel), LM head with bias, partial
+      // rotary.
+      m.norm = NormKind::kLayerNorm;
+      m.ffn = FfnKind::kPlain;
+      m.ffn_bias = true;
+      m.lm_head_bias = true;
+      m.norms_per_layer = 1;
+      m.parallel_attention_ffn = true;
+      ASSIGN_OR_RETURN(m.rotary_dim, r.Int("rotary_dim", 64, 1, m.head_dim));
+      break;
+    }
+    default:
+      break;
+  }
 
   // Backstop: the engine's own checks, reported against config.json.
   if (absl::Status s = ValidateModel(m); !s.ok()) {

@@ -8,6 +8,9 @@
 #include "absl/strings/str_format.h"
 #include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/kernel.h"
+#include "operators.h"
+#include "placement.h"
+#include "roofline.h"
 #include "validate_util.h"
 
 namespace ridgeline::engine {
@@ -31,10 +34,11 @@ struct Traffic2 {
   double onchip_footprint = 0;  // bytes that must stay resident between calls
 };
 
-// Shared by both kernels: time = max(FLOPs / (peak x eta_c), bytes /
-// (bandwidth x eta_m)) + overhead, with the tier chosen by residency.
+// Shared by the kernels: picks the tier by residency, then times the call
+// as one op of the operator graph (internal::Evaluator).
 absl::StatusOr<KernelCost> Roofline(double flops, const Traffic2& traffic,
                                     MathType wanted, OpClass op_class,
+                                    OpKind kind, int64_t rows,
                                     const Hardware& hw, const Efficiency& eff,
                                     const KernelOptions& options) {
   if (hw.tiers.empty()) {
@@ -74,9 +78,6 @@ absl::StatusOr<KernelCost> Roofline(double flops, const Traffic2& traffic,
         "got %g",
         tier, t.read_bandwidth_bytes_per_second));
   }
-  const double write_bw = t.write_bandwidth_bytes_per_second > 0
-                              ? t.write_bandwidth_bytes_per_second
-                              : t.read_bandwidth_bytes_per_second;
 
   const int c = static_cast<int>(op_class);
   const double eta_c = options.pure_roofline ? 1.0 : eff.compute[c];
@@ -87,26 +88,29 @@ absl::StatusOr<KernelCost> Roofline(double flops, const Traffic2& traffic,
         OpClassName(op_class), eta_c, eta_m));
   }
 
+  // Timed by the operator graph's rule (roofline.h): the same roofs, the
+  // same efficiency (and plugin hook), the same launch-overhead rule.
   std::optional<MathType> executed =
       ExecutedMathType(hw.peak_ops_per_second, wanted);
   cost.math = executed.value_or(wanted);
-  if (executed.has_value()) {
-    const double peak = *hw.peak_ops_per_second[static_cast<int>(*executed)];
-    if (peak > 0) cost.compute_seconds = flops / (peak * eta_c);
-  }
-  cost.memory_seconds =
-      (traffic.read / t.read_bandwidth_bytes_per_second + traffic.write / write_bw) /
-      eta_m;
-  if (!options.pure_roofline) {
-    cost.overhead_seconds = eff.per_kernel_overhead_seconds > 0
-                                ? eff.per_kernel_overhead_seconds
-                                : hw.kernel_launch_seconds;
-  }
-  cost.bound = cost.compute_seconds > cost.memory_seconds ? Bound::kCompute
-                                                          : Bound::kMemory;
-  const double roof = std::max(cost.compute_seconds, cost.memory_seconds);
-  if (cost.overhead_seconds > roof) cost.bound = Bound::kOverhead;
-  cost.seconds = roof + cost.overhead_seconds;
+  internal::OpCost op;
+  op.kind = kind;
+  op.op_class = op_class;
+  op.math = cost.math;
+  op.rows = rows;
+  op.flops = flops;
+  op.read[internal::kAct] = traffic.read;
+  op.write[internal::kAct] = traffic.write;
+  AnalysisOptions analysis;
+  analysis.pure_roofline = options.pure_roofline;
+  const internal::PlacementInfo placement = internal::AllInTier(hw, tier);
+  const internal::Evaluator ev(hw, eff, analysis, placement);
+  const internal::Timing timing = ev.Time(op);
+  cost.compute_seconds = timing.compute;
+  cost.memory_seconds = timing.memory;
+  cost.overhead_seconds = timing.overhead;
+  cost.seconds = timing.seconds;
+  cost.bound = timing.bound;
   return cost;
 }
 
@@ -165,7 +169,8 @@ absl::StatusOr<KernelCost> DecodeAttentionKernel(
   const double d = static_cast<double>(s.head_dim);
   const double len = static_cast<double>(s.kv_length);
   const double e = s.dtype.bytes_per_element();
-  const double flops = 4.0 * b * hq * len * d;
+  // The operator graph's attention FLOPs (QK^T, softmax, score x V).
+  const double flops = internal::AttentionFlops(b * hq * len, d, d);
   Traffic2 traffic;
   const double kv = 2.0 * b * hkv * len * d * e;  // K and V
   const double q = b * hq * d * e;
@@ -174,8 +179,9 @@ absl::StatusOr<KernelCost> DecodeAttentionKernel(
   traffic.onchip_footprint = kv + 2.0 * q;
   // An fp32 or unquantised dtype without native math runs in fp16 at best.
   const MathType wanted = s.dtype.native_math.value_or(MathType::kFp16);
-  return Roofline(flops, traffic, wanted, OpClass::kAttention, hardware,
-                  efficiency, options);
+  return Roofline(flops, traffic, wanted, OpClass::kAttention,
+                  OpKind::kFlashAttention, s.batch, hardware, efficiency,
+                  options);
 }
 
 absl::StatusOr<KernelCost> GemmKernel(const GemmShape& s,
@@ -195,8 +201,10 @@ absl::StatusOr<KernelCost> GemmKernel(const GemmShape& s,
   if (!math.ok()) return math.status();
   math = WithAccumulation(*math, options.fp16_accumulation);
   const OpClass op_class = s.m <= gemv_max_tokens ? OpClass::kGemv : OpClass::kGemm;
-  return Roofline(2.0 * m * n * k, traffic, *math, op_class, hardware,
-                  efficiency, options);
+  // The kind only labels the op; timing does not read it.
+  return Roofline(2.0 * m * n * k, traffic, *math, op_class,
+                  OpKind::kLinearReplacement, s.m, hardware, efficiency,
+                  options);
 }
 
 absl::StatusOr<KernelCost> MemoryKernel(const MemoryKernelShape& s,
@@ -212,8 +220,8 @@ absl::StatusOr<KernelCost> MemoryKernel(const MemoryKernelShape& s,
   traffic.onchip_footprint = traffic.read + traffic.write;
   // No FLOPs: the compute roof contributes 0 s, so hardware without a
   // published peak still gets a bound.
-  return Roofline(0, traffic, MathType::kFp16, OpClass::kElementwise, hardware,
-                  efficiency, options);
+  return Roofline(0, traffic, MathType::kFp16, OpClass::kElementwise,
+                  OpKind::kResidualAdd, 1, hardware, efficiency, options);
 }
 
 }  // namespace ridgeline::engine

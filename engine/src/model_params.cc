@@ -20,8 +20,9 @@ double NormParams(const ModelConfig& m, double width) {
   return m.norm == NormKind::kLayerNorm ? 2 * width : width;
 }
 
-// Attention weights of one decoder layer (projections, biases, q/k norms).
-double AttentionParams(const ModelConfig& m) {
+// Attention weights of one decoder layer (projections, biases, q/k norms,
+// sinks) with `kv_heads` key/value heads.
+double AttentionParams(const ModelConfig& m, double kv_heads) {
   const double h = m.hidden_size;
   const double heads = m.num_attention_heads;
   if (m.mla.has_value()) {
@@ -44,16 +45,21 @@ double AttentionParams(const ModelConfig& m) {
     return p;
   }
   const double q = heads * m.head_dim;
-  const double kv = static_cast<double>(m.num_kv_heads) * m.head_dim;
+  const double kv = kv_heads * m.head_dim;
   double p = h * q + 2 * h * kv + q * h;  // q, k, v, o
   if (m.qkv_bias) p += q + 2 * kv;
+  if (m.attention_out_bias) p += h;
   if (m.qk_norm) p += 2 * NormParams(m, m.head_dim);
+  if (m.attention_sinks) p += heads;
   return p;
 }
 
+// A dense FFN of `width`: up(+gate) and down, with their biases if any.
 double FfnParams(const ModelConfig& m, double width) {
-  const double mats = m.ffn == FfnKind::kGated ? 3 : 2;
-  return mats * m.hidden_size * width;
+  const bool gated = m.ffn == FfnKind::kGated;
+  double p = (gated ? 3 : 2) * m.hidden_size * width;
+  if (m.ffn_bias) p += (gated ? 2 : 1) * width + m.hidden_size;
+  return p;
 }
 
 struct MoeLayerParams {
@@ -67,6 +73,7 @@ MoeLayerParams MoeParams(const ModelConfig& m) {
   const double h = m.hidden_size;
   double router = h * e.num_routed_experts;
   if (e.router_score_bias) router += e.num_routed_experts;
+  if (m.router_bias) router += e.num_routed_experts;
   const double expert = FfnParams(m, e.expert_intermediate_size);
   double shared =
       e.num_shared_experts * FfnParams(m, e.shared_expert_intermediate_size);
@@ -118,41 +125,109 @@ constexpr int64_t kMaxExperts = 4096;
 
 }  // namespace
 
+std::vector<LayerSpec> ResolveLayers(const ModelConfig& m) {
+  if (!m.layers.empty()) return m.layers;
+  std::vector<LayerSpec> out(static_cast<size_t>(std::max<int64_t>(m.num_layers, 0)));
+  const int64_t dense_first =
+      m.moe.has_value() ? std::min(m.moe->first_dense_layers, m.num_layers) : 0;
+  for (int64_t i = 0; i < m.num_layers; ++i) {
+    LayerSpec& l = out[static_cast<size_t>(i)];
+    l.ffn = m.moe.has_value() && i >= dense_first ? FfnLayerKind::kMoe
+                                                   : FfnLayerKind::kDense;
+    switch (m.sliding_layers) {
+      case SlidingLayers::kNone:
+        break;
+      case SlidingLayers::kAll:
+        l.sliding = true;
+        break;
+      case SlidingLayers::kEvenLayers:
+        l.sliding = i % 2 == 0;
+        break;
+    }
+  }
+  return out;
+}
+
+int64_t MoeLayerCount(const ModelConfig& m) {
+  if (!m.moe.has_value()) return 0;
+  if (m.layers.empty()) {
+    return m.num_layers - std::min(m.moe->first_dense_layers, m.num_layers);
+  }
+  return std::count_if(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) {
+    return l.ffn == FfnLayerKind::kMoe;
+  });
+}
+
 ParameterCounts CountParameters(const ModelConfig& m) {
   ParameterCounts c;
-  c.embedding = static_cast<double>(m.vocab_size) * m.hidden_size;
+  const double h = static_cast<double>(m.hidden_size);
+  c.embedding = static_cast<double>(m.vocab_size) * h;
   c.lm_head = m.tie_word_embeddings ? 0 : c.embedding;
-  const double common_per_layer =
-      AttentionParams(m) + m.norms_per_layer * NormParams(m, m.hidden_size);
-  const double outside =
-      c.embedding + c.lm_head + NormParams(m, m.hidden_size);  // final norm
-  const double dense_ffn = FfnParams(m, m.intermediate_size);
-  double total = outside + m.num_layers * common_per_layer;
+  if (!m.tie_word_embeddings && m.lm_head_bias) c.lm_head += m.vocab_size;
+  double total = c.embedding + c.lm_head + NormParams(m, h);  // final norm
   double active = total;
-  if (m.moe.has_value()) {
-    const int64_t dense_layers =
-        std::min(m.moe->first_dense_layers, m.num_layers);
-    const MoeLayerParams moe = MoeParams(m);
-    const double moe_layers = static_cast<double>(m.num_layers - dense_layers);
-    total += dense_layers * dense_ffn + moe_layers * moe.total;
-    active += dense_layers * dense_ffn + moe_layers * moe.active;
-  } else {
-    total += m.num_layers * dense_ffn;
-    active = total;
+  const MoeLayerParams moe = m.moe.has_value() ? MoeParams(m) : MoeLayerParams{};
+  for (const LayerSpec& l : ResolveLayers(m)) {
+    double norms = static_cast<double>(m.norms_per_layer);
+    double common = 0;
+    switch (l.attention) {
+      case AttentionKind::kFull:
+        common += AttentionParams(m, static_cast<double>(
+                                         l.num_kv_heads > 0 ? l.num_kv_heads
+                                                            : m.num_kv_heads));
+        break;
+      case AttentionKind::kLinear:
+        common += h * h;
+        break;
+      case AttentionKind::kNone:
+        norms -= 1;
+        break;
+    }
+    double ffn_total = 0, ffn_active = 0;
+    switch (l.ffn) {
+      case FfnLayerKind::kDense:
+        ffn_total = ffn_active = FfnParams(
+            m, static_cast<double>(l.intermediate_size > 0 ? l.intermediate_size
+                                                           : m.intermediate_size));
+        break;
+      case FfnLayerKind::kMoe:
+        ffn_total = moe.total;
+        ffn_active = moe.active;
+        break;
+      case FfnLayerKind::kLinear:
+        ffn_total = ffn_active = h * h;
+        break;
+      case FfnLayerKind::kNone:
+        norms -= 1;
+        break;
+    }
+    common += std::max(norms, 0.0) * NormParams(m, h);
+    total += common + ffn_total;
+    active += common + ffn_active;
   }
   c.total = total;
   c.active_per_token = active;
   return c;
 }
 
-double KvElementsPerToken(const ModelConfig& m) {
+double LayerKvElementsPerToken(const ModelConfig& m, const LayerSpec& l) {
+  if (l.attention != AttentionKind::kFull) return 0;
   // MLA caches the compressed latent and the shared RoPE key, not per-head
   // K and V.
   if (m.mla.has_value()) {
-    return static_cast<double>(m.num_layers) *
-           (m.mla->kv_lora_rank + m.mla->qk_rope_head_dim);
+    return static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim);
   }
-  return static_cast<double>(m.num_layers) * 2 * m.num_kv_heads * m.head_dim;
+  const int64_t kv = l.num_kv_heads > 0 ? l.num_kv_heads : m.num_kv_heads;
+  return 2.0 * static_cast<double>(kv) * static_cast<double>(m.head_dim);
+}
+
+double KvElementsPerToken(const ModelConfig& m) {
+  if (m.layers.empty()) {
+    return static_cast<double>(m.num_layers) * LayerKvElementsPerToken(m, {});
+  }
+  double total = 0;
+  for (const LayerSpec& l : m.layers) total += LayerKvElementsPerToken(m, l);
+  return total;
 }
 
 absl::Status ValidateModel(const ModelConfig& m) {
@@ -167,14 +242,56 @@ absl::Status ValidateModel(const ModelConfig& m) {
   RETURN_IF_ERROR(
       CheckRange("model.max_context", m.max_context, 1, kMaxContext));
   RETURN_IF_ERROR(CheckRange("model.norms_per_layer", m.norms_per_layer, 0, 8));
-  // A dense FFN is needed unless every layer is MoE.
-  const bool needs_dense = !m.moe.has_value() || m.moe->first_dense_layers > 0;
+  // A dense FFN width is needed unless no layer uses it.
+  const bool needs_dense =
+      m.layers.empty()
+          ? !m.moe.has_value() || m.moe->first_dense_layers > 0
+          : std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) {
+              return l.ffn == FfnLayerKind::kDense && l.intermediate_size == 0;
+            });
   RETURN_IF_ERROR(CheckRange("model.intermediate_size", m.intermediate_size,
                              needs_dense ? 1 : 0, kMaxWidth));
-  if (m.sliding_layers != SlidingLayers::kNone) {
+  const bool any_sliding =
+      m.sliding_layers != SlidingLayers::kNone ||
+      std::any_of(m.layers.begin(), m.layers.end(),
+                  [](const LayerSpec& l) { return l.sliding; });
+  if (any_sliding) {
     RETURN_IF_ERROR(
         CheckRange("model.sliding_window", m.sliding_window, 1, kMaxContext));
   }
+  if (!m.layers.empty()) {
+    if (static_cast<int64_t>(m.layers.size()) != m.num_layers) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "model.layers must hold model.num_layers (", m.num_layers,
+          ") entries, got ", m.layers.size()));
+    }
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+      const LayerSpec& l = m.layers[i];
+      const std::string at = absl::StrCat("model.layers[", i, "]");
+      if (l.ffn == FfnLayerKind::kMoe && !m.moe.has_value()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(at, ".ffn is MoE but the model has no model.moe"));
+      }
+      RETURN_IF_ERROR(CheckRange(absl::StrCat(at, ".intermediate_size"),
+                                 l.intermediate_size, 0, kMaxWidth));
+      if (l.ffn == FfnLayerKind::kDense && l.intermediate_size == 0 &&
+          m.intermediate_size < 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            at, ".intermediate_size must be in [1, ", kMaxWidth,
+            "] (model.intermediate_size is 0), got 0"));
+      }
+      if (l.num_kv_heads != 0 && !m.mla.has_value()) {
+        RETURN_IF_ERROR(CheckRange(absl::StrCat(at, ".num_kv_heads"),
+                                   l.num_kv_heads, 1, m.num_attention_heads));
+        if (m.num_attention_heads % l.num_kv_heads != 0) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              at, ".num_kv_heads must divide model.num_attention_heads (",
+              m.num_attention_heads, "), got ", l.num_kv_heads));
+        }
+      }
+    }
+  }
+  RETURN_IF_ERROR(CheckRange("model.rotary_dim", m.rotary_dim, 0, m.head_dim));
   if (m.mla.has_value()) {
     const MlaDims& a = *m.mla;
     RETURN_IF_ERROR(

@@ -2,6 +2,7 @@
 // of the Hugging Face repository named in `source` (and in the comment).
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -290,6 +291,146 @@ std::vector<ModelConfig> BuildCatalog() {
                         "microsoft/Phi-3-mini-4k-instruct", 32064, 3072, 8192,
                         32, 32, 32, 96, 4096}),
                   SlidingLayers::kAll, 2047));
+
+  // --- Kimi-K2 (DeepSeek-V3 architecture, its own sizes) ---
+  // moonshotai/Kimi-K2-Instruct (config.json: DeepseekV3ForCausalLM,
+  // model_type kimi_k2): 61 layers (1 dense), hidden 7168, 64 heads, 384
+  // routed experts (top-8) + 1 shared of width 2048, MLA, 128 K context
+  // (github.com/MoonshotAI/Kimi-K2 README "Model Summary", commit 11062d1);
+  // vocab 163840, dense width 18432, MLA ranks 1536 / 512 / 128 / 64 / 128
+  // and max_position_embeddings 131072 as in the kimi_k2 text configs
+  // quoted by SGLang and vLLM users (the K2.5 / K2.6 text_config has the
+  // same shape at 262144 positions).
+  c.push_back(WithMla(
+      WithMoe(Make({"kimi-k2", "Kimi-K2", "DeepseekV3ForCausalLM",
+                    "moonshotai/Kimi-K2-Instruct", 163840, 7168, 18432, 61, 64,
+                    64, 0, 131072}),
+              {.num_routed_experts = 384,
+               .experts_per_token = 8,
+               .num_shared_experts = 1,
+               .expert_intermediate_size = 2048,
+               .shared_expert_intermediate_size = 2048,
+               .first_dense_layers = 1,
+               .router_score_bias = true}),
+      v3_mla));
+  // --- GPT-J (parallel attention + MLP, partial rotary, LayerNorm) ---
+  // EleutherAI/gpt-j-6b (https://huggingface.co/EleutherAI/gpt-j-6b/blob/
+  // main/config.json): n_embd 4096, n_layer 28, n_head 16 (head 256),
+  // n_inner null (4 x 4096), rotary_dim 64, vocab 50400, n_positions 2048;
+  // fc_in / fc_out and the LM head carry biases.
+  {
+    ModelConfig m = Make({"gpt-j-6b", "GPT-J-6B", "GPTJForCausalLM",
+                          "EleutherAI/gpt-j-6b", 50400, 4096, 16384, 28, 16, 16,
+                          256, 2048});
+    m.norm = NormKind::kLayerNorm;
+    m.ffn = FfnKind::kPlain;
+    m.ffn_bias = true;
+    m.lm_head_bias = true;
+    m.norms_per_layer = 1;
+    m.parallel_attention_ffn = true;
+    m.rotary_dim = 64;
+    c.push_back(std::move(m));
+  }
+  // --- gpt-oss (MoE every layer, alternating 128-token window and full
+  // attention starting with the window, attention sinks, biases on
+  // q/k/v/o, router and experts; the published weights are MXFP4 experts) ---
+  // openai/gpt-oss-20b (https://huggingface.co/openai/gpt-oss-20b/blob/main/
+  // config.json): 24 layers, 32 experts top-4 of width 2880, 64 heads of 64,
+  // 8 KV heads, vocab 201088, 131072 positions.
+  // openai/gpt-oss-120b (https://huggingface.co/openai/gpt-oss-120b/blob/
+  // main/config.json): the same with 36 layers and 128 experts.
+  for (const auto& [id, name, layers, experts] :
+       {std::tuple{"gpt-oss-20b", "gpt-oss-20b", 24, 32},
+        std::tuple{"gpt-oss-120b", "gpt-oss-120b", 36, 128}}) {
+    ModelConfig m = WithMoe(
+        Make({id, name, "GptOssForCausalLM",
+              absl::StrCat("openai/", id).c_str(), 201088, 2880, 2880, layers,
+              64, 8, 64, 131072}),
+        {.num_routed_experts = experts,
+         .experts_per_token = 4,
+         .expert_intermediate_size = 2880});
+    m.source = absl::StrCat("openai/", id);
+    m.qkv_bias = m.attention_out_bias = true;
+    m.attention_sinks = m.router_bias = m.ffn_bias = true;
+    m.sliding_window = 128;
+    m.layers.assign(static_cast<size_t>(layers), LayerSpec{});
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+      m.layers[i].sliding = i % 2 == 0;  // layer_types[0] is sliding
+      m.layers[i].ffn = FfnLayerKind::kMoe;
+    }
+    c.push_back(std::move(m));
+  }
+  // --- Llama 4 (text model; MoE with one shared expert, chunked attention
+  // on RoPE layers, every 4th layer NoPE and global) ---
+  // meta-llama/Llama-4-Scout-17B-16E (text_config of config.json): 48
+  // layers, all MoE (interleave_moe_layer_step 1), 16 experts top-1 of
+  // width 8192 + a shared one, 40 heads of 128, 8 KV heads, vocab 202048,
+  // attention_chunk_size 8192, no_rope_layers 1,1,1,0 repeated, 262144
+  // positions (the config quoted in vllm-project/vllm issue "Llama4 always
+  // go OOM when using LLama4ForCausalLM").
+  // meta-llama/Llama-4-Maverick-17B-128E: 128 experts, every 2nd layer MoE
+  // (interleave_moe_layer_step 2: layers 1, 3, ...), dense layers of
+  // intermediate_size_mlp 16384, 1048576 positions (text_config as in
+  // TensorRT-LLM's LLAMA_4_MAVERICK_TWO_LAYER_CONFIG test copy).
+  for (const auto& [id, name, source, experts, step, positions] :
+       {std::tuple{"llama-4-scout", "Llama-4-Scout-17B-16E",
+                   "meta-llama/Llama-4-Scout-17B-16E", 16, 1, 262144},
+        std::tuple{"llama-4-maverick", "Llama-4-Maverick-17B-128E",
+                   "meta-llama/Llama-4-Maverick-17B-128E", 128, 2, 1048576}}) {
+    ModelConfig m = WithMoe(
+        Make({id, name, "Llama4ForConditionalGeneration", source, 202048, 5120,
+              16384, 48, 40, 8, 128, positions}),
+        {.num_routed_experts = experts,
+         .experts_per_token = 1,
+         .num_shared_experts = 1,
+         .expert_intermediate_size = 8192,
+         .shared_expert_intermediate_size = 8192});
+    m.sliding_window = 8192;  // attention_chunk_size, as a window
+    m.layers.assign(48, LayerSpec{});
+    for (int i = 0; i < 48; ++i) {
+      LayerSpec& l = m.layers[static_cast<size_t>(i)];
+      l.sliding = (i + 1) % 4 != 0;  // RoPE layers are chunked
+      l.ffn = (i + 1) % step == 0 ? FfnLayerKind::kMoe : FfnLayerKind::kDense;
+    }
+    c.push_back(std::move(m));
+  }
+  // --- Nemotron NAS (DeciLM block_configs: per-layer GQA and FFN width,
+  // skipped attention) ---
+  // nvidia/Llama-3_3-Nemotron-Super-49B-v1 (config.json copied in
+  // tests/fixtures/configs/llama-3.3-nemotron-super-49b.json): 80 layers,
+  // hidden 8192, 64 heads of 128; attention layers have n_heads_in_group 8
+  // (8 KV heads), 31 layers skip attention (no_op); FFN widths from
+  // ffn_mult by DeciLM's rule (int(2 mult 8192 / 3) rounded up to 256).
+  {
+    ModelConfig m = Make({"llama-3.3-nemotron-super-49b",
+                          "Llama-3.3-Nemotron-Super-49B-v1", "DeciLMForCausalLM",
+                          "nvidia/Llama-3_3-Nemotron-Super-49B-v1", 128256,
+                          8192, 0, 80, 64, 8, 128, 131072});
+    // A: attention with 8 KV heads; N: no-op attention. Widths per layer.
+    constexpr char kAttention[] =
+        "AAAAAANNAAANAAAAAAAAAAAAAAAAAAAAAAAAAAAAAANNNNNNNNNNANNNNNNNNNNNNNNNNN"
+        "NAAAAAAAAA";
+    constexpr int64_t kWidth[80] = {
+        14336, 28672, 28672, 28672, 28672, 28672, 14336, 14336, 28672, 28672,
+        28672, 17920, 28672, 28672, 28672, 28672, 28672, 28672, 28672, 28672,
+        28672, 28672, 28672, 28672, 28672, 28672, 28672, 28672, 28672, 28672,
+        28672, 28672, 28672, 28672, 28672, 28672, 28672, 28672, 28672, 28672,
+        28672, 28672, 7168,  14336, 14336, 7168,  28672, 7168,  14336, 7168,
+        7168,  7168,  28672, 7168,  5632,  5632,  7168,  5632,  5632,  5632,
+        7168,  7168,  2816,  2816,  5632,  5632,  2816,  2816,  5632,  2816,
+        2816,  28672, 28672, 28672, 28672, 28672, 28672, 28672, 28672, 28672};
+    m.layers.assign(80, LayerSpec{});
+    for (size_t i = 0; i < 80; ++i) {
+      LayerSpec& l = m.layers[i];
+      if (kAttention[i] == 'N') {
+        l.attention = AttentionKind::kNone;
+      } else {
+        l.num_kv_heads = 8;
+      }
+      l.intermediate_size = kWidth[i];
+    }
+    c.push_back(std::move(m));
+  }
 
   std::sort(c.begin(), c.end(), [](const ModelConfig& a, const ModelConfig& b) {
     return a.id < b.id;

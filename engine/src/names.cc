@@ -46,7 +46,7 @@ constexpr std::array<std::string_view, kOpKindCount> kOpKindNames = {
     "moe_shared_experts",
     "final_norm",
     "lm_head",
-    "all_reduce", "pipeline_send", "all_to_all"};
+    "all_reduce", "pipeline_send", "all_to_all", "linear_replacement"};
 
 }  // namespace
 

@@ -15,10 +15,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <string>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "ridgeline/engine/model.h"
 #include "validate_util.h"
 
@@ -28,7 +32,6 @@ namespace {
 constexpr double kRmsNormFlopsPerElement = 4;    // square, sum, scale, weight
 constexpr double kLayerNormFlopsPerElement = 7;  // mean, var, sub, scale, shift
 constexpr double kRopeFlopsPerElement = 3;       // 2 mul + 1 add per element
-constexpr double kSoftmaxFlopsPerScore = 5;      // max, sub, exp, sum, div
 constexpr double kGatedActFlopsPerElement = 5;   // SiLU/GELU (~4) + gate mul
 constexpr double kPlainActFlopsPerElement = 4;   // GELU
 
@@ -51,28 +54,69 @@ std::string_view GroupName(bool split_moe, bool moe, bool split_window,
   return "";
 }
 
-// What sets a decoder layer's shape: MoE or dense FFN, and the attention
-// window (0 = global). The one rule for which layer is which.
-struct LayerKind {
-  bool moe = false;
-  int64_t window = 0;
-};
-LayerKind KindOfLayer(const ModelConfig& m, int64_t layer) {
+// What sets a decoder layer's shape: the model's own per-layer list, or
+// for uniform models MoE or dense FFN and whether the layer slides. The one
+// rule for which layer is which.
+LayerSpec SpecOfLayer(const ModelConfig& m, int64_t layer) {
+  if (!m.layers.empty()) return m.layers[static_cast<size_t>(layer)];
   const int64_t dense_first =
       m.moe.has_value() ? std::min(m.moe->first_dense_layers, m.num_layers) : 0;
-  bool sliding = false;
+  LayerSpec spec;
   switch (m.sliding_layers) {
     case SlidingLayers::kNone:
       break;
     case SlidingLayers::kAll:
-      sliding = true;
+      spec.sliding = true;
       break;
     case SlidingLayers::kEvenLayers:
-      sliding = layer % 2 == 0;
+      spec.sliding = layer % 2 == 0;
       break;
   }
-  return {m.moe.has_value() && layer >= dense_first,
-          sliding ? m.sliding_window : 0};
+  spec.ffn = m.moe.has_value() && layer >= dense_first ? FfnLayerKind::kMoe
+                                                       : FfnLayerKind::kDense;
+  return spec;
+}
+
+// A per-layer group's label, e.g. "attn-none ffn-5632" (OpResult keeps
+// string_views, so labels live for the process; there are few distinct
+// shapes per model).
+std::string_view InternedGroupName(const ModelConfig& m, const LayerSpec& l,
+                                   int64_t window) {
+  std::string name;
+  switch (l.attention) {
+    case AttentionKind::kFull:
+      absl::StrAppend(&name, window > 0 ? "sliding" : "global");
+      if (l.num_kv_heads > 0 && l.num_kv_heads != m.num_kv_heads) {
+        absl::StrAppend(&name, "-kv", l.num_kv_heads);
+      }
+      break;
+    case AttentionKind::kNone:
+      name = "attn-none";
+      break;
+    case AttentionKind::kLinear:
+      name = "attn-linear";
+      break;
+  }
+  switch (l.ffn) {
+    case FfnLayerKind::kDense:
+      absl::StrAppend(&name, " dense-",
+                      l.intermediate_size > 0 ? l.intermediate_size
+                                              : m.intermediate_size);
+      break;
+    case FfnLayerKind::kMoe:
+      absl::StrAppend(&name, " moe");
+      break;
+    case FfnLayerKind::kNone:
+      absl::StrAppend(&name, " ffn-none");
+      break;
+    case FfnLayerKind::kLinear:
+      absl::StrAppend(&name, " ffn-linear");
+      break;
+  }
+  static absl::Mutex* const mu = new absl::Mutex;
+  static std::set<std::string>* const names = new std::set<std::string>;
+  absl::MutexLock lock(mu);
+  return *names->insert(std::move(name)).first;
 }
 
 // Bytes one instance of an op moves, per operand class and direction.
@@ -213,6 +257,10 @@ struct KeyBytes {
   double k_kv = 0, k_act = 0, v_kv = 0, v_act = 0;
 };
 
+int64_t GroupKvHeads(const ModelConfig& m, const LayerGroup& grp) {
+  return grp.spec.num_kv_heads > 0 ? grp.spec.num_kv_heads : m.num_kv_heads;
+}
+
 void EmitAttention(const GraphContext& g, const LayerGroup& grp,
                    const StepShape& shape, Emitter& e) {
   const ModelConfig& m = *g.model;
@@ -255,8 +303,8 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
   } else {
     dqk = dv = static_cast<double>(m.head_dim);
     // GQA/MQA: each KV head is read once for its whole query group.
-    kb.k_kv = kb.v_kv =
-        static_cast<double>(m.num_kv_heads) * m.head_dim * g.kv_bytes;
+    kb.k_kv = kb.v_kv = static_cast<double>(GroupKvHeads(m, grp)) *
+                        m.head_dim * g.kv_bytes;
   }
 
   const double q_bytes = T * heads * dqk * g.act_bytes;
@@ -270,6 +318,10 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
     score_count = heads * shape.mixed->pairs[w];
     seq_keys = shape.mixed->keys[w];
   }
+  // Attention sinks (gpt-oss): one more logit in each query row's softmax;
+  // it is a learned scalar, so no key is read and no AV term is added.
+  const double sink_scores = m.attention_sinks ? T * heads : 0;
+  const double sink_weights = m.attention_sinks ? heads * g.weight_bytes : 0;
   const MathType math = g.attention_math;
   auto mark = [&](OpCost& op) {
     op.kv_dependent = true;
@@ -280,8 +332,10 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
   if (g.options.flash_attention) {
     mark(e.Add(OpKind::kFlashAttention, OpClass::kAttention, grp.name,
                grp.layers, 1, math, T,
-               score_count * (2 * dqk + 2 * dv + kSoftmaxFlopsPerScore),
-               {.activations_read = q_bytes + seq_keys * (kb.k_act + kb.v_act),
+               AttentionFlops(score_count, dqk, dv) +
+                   kSoftmaxFlopsPerScore * sink_scores,
+               {.weights_read = sink_weights,
+                .activations_read = q_bytes + seq_keys * (kb.k_act + kb.v_act),
                 .activations_written = out_bytes,
                 .kv_read = seq_keys * (kb.k_kv + kb.v_kv)}));
   } else {
@@ -292,8 +346,11 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
                 .activations_written = scores,
                 .kv_read = seq_keys * kb.k_kv}));
     mark(e.Add(OpKind::kSoftmax, OpClass::kElementwise, grp.name, grp.layers, 1,
-               g.elementwise_math, T, kSoftmaxFlopsPerScore * score_count,
-               {.activations_read = scores, .activations_written = scores}));
+               g.elementwise_math, T,
+               kSoftmaxFlopsPerScore * (score_count + sink_scores),
+               {.weights_read = sink_weights,
+                .activations_read = scores,
+                .activations_written = scores}));
     mark(e.Add(OpKind::kAttentionV, OpClass::kAttention, grp.name, grp.layers,
                1, math, T, 2 * score_count * dv,
                {.activations_read = scores + seq_keys * kb.v_act,
@@ -316,19 +373,27 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
                                 ? kLayerNormFlopsPerElement
                                 : kRmsNormFlopsPerElement;
 
-  // Norms of the layer (2, or 4 for Gemma-2), plus Qwen3's per-head q/k
-  // norms or MLA's latent norms, counted as one op with one kernel per norm.
+  const LayerSpec& spec = grp.spec;
+  const bool attends = spec.attention == AttentionKind::kFull;
+  const double kv_heads = static_cast<double>(GroupKvHeads(m, grp));
+  // Norms of the layer (2, or 4 for Gemma-2; one less per skipped
+  // sub-block), plus Qwen3's per-head q/k norms or MLA's latent norms,
+  // counted as one op with one kernel per norm.
   {
-    const double norms = static_cast<double>(m.norms_per_layer);
+    int64_t norm_count = m.norms_per_layer;
+    if (spec.attention == AttentionKind::kNone) --norm_count;
+    if (spec.ffn == FfnLayerKind::kNone) --norm_count;
+    norm_count = std::max<int64_t>(norm_count, 0);
+    const double norms = static_cast<double>(norm_count);
     double elems = norms * T * h;
     double weights = norms * h;
-    int kernels = static_cast<int>(m.norms_per_layer);
-    if (m.qk_norm && !m.mla.has_value()) {
-      elems += T * (heads + m.num_kv_heads) * m.head_dim;
+    int kernels = static_cast<int>(norm_count);
+    if (attends && m.qk_norm && !m.mla.has_value()) {
+      elems += T * (heads + kv_heads) * m.head_dim;
       weights += 2.0 * m.head_dim;
       kernels += 2;
     }
-    if (m.mla.has_value()) {
+    if (attends && m.mla.has_value()) {
       // MLA normalises its latents: kv_a_layernorm always, q_a_layernorm
       // when the query is low-rank (CountParameters counts both).
       const MlaDims& a = *m.mla;
@@ -348,7 +413,11 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
   }
 
   // Attention projections.
-  if (m.mla.has_value()) {
+  if (spec.attention == AttentionKind::kNone) {
+    // Skipped: nothing runs, nothing is cached.
+  } else if (spec.attention == AttentionKind::kLinear) {
+    e.Matmul(OpKind::kLinearReplacement, name, layers, T, h, h);
+  } else if (m.mla.has_value()) {
     const MlaDims& a = *m.mla;
     const double q_head =
         static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
@@ -420,7 +489,11 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     }
   } else {
     const double qd = heads * m.head_dim;
-    const double kvd = static_cast<double>(m.num_kv_heads) * m.head_dim;
+    const double kvd = kv_heads * m.head_dim;
+    // Partial rotary (GPT-J) rotates rotary_dim of each head.
+    const double rot = m.rotary_dim > 0 ? static_cast<double>(m.rotary_dim) /
+                                              static_cast<double>(m.head_dim)
+                                        : 1.0;
     auto proj = [&](OpKind kind, double n) -> OpCost& {
       OpCost& op = e.Matmul(kind, name, layers, T, h, n);
       if (m.qkv_bias) {
@@ -437,22 +510,39 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     v.write[kKv] = T * kvd * g.kv_bytes * layers;
     // RoPE rotates Q and K; the rotated K is appended to the cache.
     e.Add(OpKind::kRope, OpClass::kElementwise, name, layers, 1,
-          g.elementwise_math, T, kRopeFlopsPerElement * T * (qd + kvd),
+          g.elementwise_math, T, kRopeFlopsPerElement * T * (qd + kvd) * rot,
           {.activations_read = T * (qd + kvd) * ab,
            .activations_written = T * qd * ab,
            .kv_written = T * kvd * g.kv_bytes});
     EmitAttention(g, grp, shape, e);
-    e.Matmul(OpKind::kOutProjection, name, layers, T, qd, h);
+    OpCost& o = e.Matmul(OpKind::kOutProjection, name, layers, T, qd, h);
+    if (m.attention_out_bias) {
+      o.flops += T * h * layers;
+      o.read[kWeights] += h * g.weight_bytes * layers;
+    }
   }
 
   // FFN.
   const bool gated = m.ffn == FfnKind::kGated;
   const double act_flops =
       gated ? kGatedActFlopsPerElement : kPlainActFlopsPerElement;
-  if (!grp.moe) {
-    const double inter = static_cast<double>(m.intermediate_size);
+  // Biases of up(+gate) and down per token (gpt-oss experts, GPT-J).
+  auto ffn_bias = [&](double inter) {
+    return m.ffn_bias ? (gated ? 2 * inter : inter) + h : 0.0;
+  };
+  if (spec.ffn == FfnLayerKind::kNone) {
+    // Skipped.
+  } else if (spec.ffn == FfnLayerKind::kLinear) {
+    e.Matmul(OpKind::kLinearReplacement, name, layers, T, h, h);
+  } else if (!grp.moe) {
+    const double inter = static_cast<double>(
+        spec.intermediate_size > 0 ? spec.intermediate_size : m.intermediate_size);
     const double up_width = gated ? 2 * inter : inter;
-    e.Matmul(OpKind::kFfnUpGate, name, layers, T, h, up_width);
+    OpCost& up = e.Matmul(OpKind::kFfnUpGate, name, layers, T, h, up_width);
+    if (m.ffn_bias) {
+      up.flops += T * ffn_bias(inter) * layers;
+      up.read[kWeights] += ffn_bias(inter) * g.weight_bytes * layers;
+    }
     e.Add(OpKind::kFfnActivation, OpClass::kElementwise, name, layers, 1,
           g.elementwise_math, T, act_flops * T * inter,
           {.activations_read = T * up_width * ab,
@@ -464,6 +554,10 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     const double top_k = static_cast<double>(x.experts_per_token);
     OpCost& router = e.Matmul(OpKind::kMoeRouter, name, layers, T, h, experts);
     if (x.router_score_bias) router.read[kWeights] += experts * ab * layers;
+    if (m.router_bias) {
+      router.flops += T * experts * layers;
+      router.read[kWeights] += experts * g.weight_bytes * layers;
+    }
 
     // One expert FFN on one token: up(+gate), activation, down; the
     // intermediates round-trip through memory between the three kernels.
@@ -475,8 +569,10 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
           instances_read > 0 ? tokens / instances_read : tokens;
       OpCost& op = e.Add(
           kind, e.MatmulClass(rows_per_expert), name, layers, 3, g.matmul_math,
-          rows_per_expert, tokens * (2 * mats * h * inter + act_flops * inter),
-          {.weights_read = instances_read * mats * h * inter * g.weight_bytes,
+          rows_per_expert,
+          tokens * (2 * mats * h * inter + act_flops * inter + ffn_bias(inter)),
+          {.weights_read = instances_read * (mats * h * inter + ffn_bias(inter)) *
+                           g.weight_bytes,
            .activations_read = tokens * (h + up_width + inter) * ab,
            .activations_written = tokens * (up_width + inter + h) * ab});
       op.pim_candidate = true;
@@ -514,12 +610,25 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
   }
   // Tensor parallelism: the attention output and the FFN output are partial
   // sums on each device until all-reduced.
-  if (g.tensor_parallel > 1) e.AllReduce(name, layers, 2, T, h);
-  // Two residual adds per layer (after attention and after the FFN).
-  e.Add(OpKind::kResidualAdd, OpClass::kElementwise, name, layers, 2,
-        g.elementwise_math, T, 2 * T * h,
-        {.activations_read = 4 * T * h * ab,
-         .activations_written = 2 * T * h * ab});
+  // Residual adds: one per sub-block that runs (after attention, after the
+  // FFN); GPT-J's parallel block adds both outputs in one 3-input pass.
+  const int adds = (spec.attention != AttentionKind::kNone ? 1 : 0) +
+                   (spec.ffn != FfnLayerKind::kNone ? 1 : 0);
+  if (g.tensor_parallel > 1 && adds > 0) e.AllReduce(name, layers, adds, T, h);
+  if (adds > 0) {
+    const double a = static_cast<double>(adds);
+    if (m.parallel_attention_ffn) {
+      e.Add(OpKind::kResidualAdd, OpClass::kElementwise, name, layers, 1,
+            g.elementwise_math, T, a * T * h,
+            {.activations_read = (a + 1) * T * h * ab,
+             .activations_written = T * h * ab});
+    } else {
+      e.Add(OpKind::kResidualAdd, OpClass::kElementwise, name, layers, adds,
+            g.elementwise_math, T, a * T * h,
+            {.activations_read = 2 * a * T * h * ab,
+             .activations_written = a * T * h * ab});
+    }
+  }
 }
 
 }  // namespace
@@ -533,10 +642,10 @@ double ExpectedExpertsTouched(double experts, double top_k, double tokens) {
 
 double KvBytesPerSequence(const GraphContext& g, double tokens) {
   const ModelConfig& m = *g.model;
-  const double per_layer_token =
-      KvElementsPerToken(m) / static_cast<double>(m.num_layers) * g.kv_bytes;
   double total = 0;
   for (const LayerGroup& grp : g.groups) {
+    const double per_layer_token =
+        LayerKvElementsPerToken(m, grp.spec) * g.kv_bytes;
     const double kept = grp.window > 0
                             ? std::min(tokens, static_cast<double>(grp.window))
                             : tokens;
@@ -553,6 +662,10 @@ ModelConfig TensorParallelShard(const ModelConfig& m, int64_t tp) {
   d.num_kv_heads = std::max<int64_t>(1, m.num_kv_heads / tp);
   d.intermediate_size = split(m.intermediate_size);
   d.vocab_size = split(m.vocab_size);
+  for (LayerSpec& l : d.layers) {
+    if (l.num_kv_heads > 0) l.num_kv_heads = std::max<int64_t>(1, l.num_kv_heads / tp);
+    l.intermediate_size = l.intermediate_size > 0 ? split(l.intermediate_size) : 0;
+  }
   if (d.moe.has_value()) {
     d.moe->expert_intermediate_size = split(m.moe->expert_intermediate_size);
     d.moe->shared_expert_intermediate_size =
@@ -610,38 +723,41 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s,
   if (!at.ok()) return at.status();
   g.attention_math = g.elementwise_math = *at;
 
-  // Layer groups: (moe, window) combinations in order of first appearance.
+  // Layer groups: distinct layer shapes in order of first appearance.
   const ModelConfig& m = model;
   const int64_t dense_first =
       m.moe.has_value() ? std::min(m.moe->first_dense_layers, m.num_layers) : 0;
   const bool split_moe = m.moe.has_value() && dense_first > 0;
   const bool split_window =
       m.sliding_layers == SlidingLayers::kEvenLayers && m.num_layers > 1;
-  for (int64_t i = 0; i < m.num_layers; ++i) {
-    const LayerKind k = KindOfLayer(m, i);
+  const int64_t layers =
+      m.layers.empty() ? m.num_layers : static_cast<int64_t>(m.layers.size());
+  for (int64_t i = 0; i < layers; ++i) {
+    const LayerSpec l = SpecOfLayer(m, i);
     auto it = std::find_if(g.groups.begin(), g.groups.end(),
-                           [&](const LayerGroup& x) {
-                             return x.moe == k.moe && x.window == k.window;
-                           });
-    if (it == g.groups.end()) {
-      g.groups.push_back(LayerGroup{
-          GroupName(split_moe, k.moe, split_window, k.window > 0), 1, k.moe,
-          k.window});
-    } else {
+                           [&](const LayerGroup& x) { return x.spec == l; });
+    if (it != g.groups.end()) {
       ++it->layers;
+      continue;
     }
+    const int64_t window = l.sliding ? m.sliding_window : 0;
+    const bool moe = l.ffn == FfnLayerKind::kMoe;
+    // Uniform models keep their short names ("moe", "sliding"); per-layer
+    // models are named after each shape.
+    const std::string_view name =
+        m.layers.empty() ? GroupName(split_moe, moe, split_window, l.sliding)
+                         : InternedGroupName(m, l, window);
+    g.groups.push_back(LayerGroup{name, 1, moe, window, l});
   }
   return g;
 }
 
 int GroupOfLayer(const GraphContext& g, int64_t layer) {
-  const LayerKind k = KindOfLayer(*g.model, layer);
+  const LayerSpec l = SpecOfLayer(*g.model, layer);
   for (size_t i = 0; i < g.groups.size(); ++i) {
-    if (g.groups[i].moe == k.moe && g.groups[i].window == k.window) {
-      return static_cast<int>(i);
-    }
+    if (g.groups[i].spec == l) return static_cast<int>(i);
   }
-  return -1;  // not reached: every layer's kind has its group
+  return -1;  // not reached: every layer's shape has its group
 }
 
 void BuildStepOps(const GraphContext& g, const StepShape& shape,
@@ -683,7 +799,11 @@ void BuildStepOps(const GraphContext& g, const StepShape& shape, OpList* out) {
          .activations_written = T * h * ab});
   // Only the last position of each sequence needs logits to emit the next
   // token, so the LM head runs on `seqs` rows in prefill as in decode.
-  e.Matmul(OpKind::kLmHead, "", 1, S, h, vocab);
+  OpCost& head = e.Matmul(OpKind::kLmHead, "", 1, S, h, vocab);
+  if (m.lm_head_bias) {
+    head.flops += S * vocab;
+    head.read[kWeights] += vocab * g.weight_bytes;
+  }
   if (g.pipeline_parallel > 1) e.PipelineSends(T, h);
 }
 

@@ -16,6 +16,15 @@
 
 namespace ridgeline::engine::internal {
 
+// FLOPs per attention score for the softmax (max, subtract, exp, sum,
+// divide), and the FLOPs of fused attention over `scores` (query, key)
+// pairs: QK^T (2 x dqk) + softmax + score x V (2 x dv). The operator graph
+// and the kernel models count attention with these.
+inline constexpr double kSoftmaxFlopsPerScore = 5;
+inline double AttentionFlops(double scores, double dqk, double dv) {
+  return scores * (2 * dqk + 2 * dv + kSoftmaxFlopsPerScore);
+}
+
 // Operand class indices into per-class arrays (OpCost::read, ...).
 inline constexpr int kWeights = static_cast<int>(OperandClass::kWeights);
 inline constexpr int kKv = static_cast<int>(OperandClass::kKvCache);
@@ -27,6 +36,8 @@ struct LayerGroup {
   int64_t layers = 0;
   bool moe = false;
   int64_t window = 0;  // sliding window in tokens; 0 = global attention
+  // The layers' shape (attention and FFN kinds, KV heads, FFN width).
+  LayerSpec spec;
 };
 
 // The resolved inputs of the graph: model, byte widths, math types.
@@ -48,7 +59,9 @@ struct GraphContext {
   MathType matmul_math = MathType::kBf16;     // executed on the compute unit
   MathType attention_math = MathType::kBf16;  // activation precision
   MathType elementwise_math = MathType::kBf16;
-  // At most 4: (dense, MoE) x (global, sliding); inline, no allocation.
+  // Uniform models: at most 4, (dense, MoE) x (global, sliding), inline.
+  // Per-layer models (ModelConfig::layers) have one group per distinct
+  // LayerSpec, in order of first appearance.
   absl::InlinedVector<LayerGroup, 4> groups;
 };
 

@@ -137,4 +137,19 @@ MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
   return fp;
 }
 
+PlacementInfo AllInTier(const Hardware& hw, int tier) {
+  PlacementInfo p;
+  const MemoryTier& t = hw.tiers[static_cast<size_t>(tier)];
+  const double write = t.write_bandwidth_bytes_per_second > 0
+                           ? t.write_bandwidth_bytes_per_second
+                           : t.read_bandwidth_bytes_per_second;
+  for (int c = 0; c < kOperandClassCount; ++c) {
+    p.frac[c][tier] = 1;
+    p.inv_read[c] = 1 / t.read_bandwidth_bytes_per_second;
+    p.inv_write[c] = 1 / write;
+  }
+  p.weight_tier = tier;
+  return p;
+}
+
 }  // namespace ridgeline::engine::internal

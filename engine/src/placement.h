@@ -31,4 +31,9 @@ MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
                       const std::array<double, kOperandClassCount>& need,
                       PlacementInfo* p);
 
+// Every operand class wholly in `tier` (the kernel models: one call's
+// operands read from and written to one tier). A write bandwidth of 0 means
+// the tier's read bandwidth.
+PlacementInfo AllInTier(const Hardware& hw, int tier);
+
 }  // namespace ridgeline::engine::internal

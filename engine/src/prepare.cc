@@ -109,8 +109,7 @@ absl::Status Prepare(const Scenario& s, Prepared* p) {
   // the routed experts (and all of the rest).
   if (g.expert_parallel > 1 && g.model->moe.has_value()) {
     const MoeDims& x = *g.model->moe;
-    const double moe_layers = static_cast<double>(
-        g.model->num_layers - std::min(x.first_dense_layers, g.model->num_layers));
+    const double moe_layers = static_cast<double>(MoeLayerCount(*g.model));
     const double mats = g.model->ffn == FfnKind::kGated ? 3 : 2;
     const double routed = moe_layers * static_cast<double>(x.num_routed_experts) *
                           mats * static_cast<double>(g.model->hidden_size) *

@@ -1,5 +1,6 @@
 #include "ridgeline/service/convert.h"
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -122,6 +123,12 @@ void ToProto(const engine::ModelConfig& in, v1::Model* out) {
     case engine::SlidingLayers::kEvenLayers:
       out->set_sliding_layers("even_layers");
       break;
+  }
+  // Per-layer models (Nemotron NAS, Llama 4, gpt-oss) say which layers
+  // slide in their own list, not in sliding_layers.
+  if (std::any_of(in.layers.begin(), in.layers.end(),
+                  [](const engine::LayerSpec& l) { return l.sliding; })) {
+    out->set_sliding_layers("per_layer");
   }
   out->set_sliding_window(in.sliding_window);
   if (in.mla) {

@@ -933,15 +933,16 @@ TEST_F(KernelTest, DecodeAttentionBoundByHand) {
   EXPECT_EQ(resp.op_class(), "attention");
   EXPECT_EQ(resp.hardware_id(), "test-round-device");
   const v1::KernelCost& b = resp.bound();
-  // FLOPs = 4 x batch 1 x 32 heads x 4096 tokens x 128 = 67,108,864.
-  EXPECT_DOUBLE_EQ(b.flops(), 67108864.0);
+  // FLOPs = batch 1 x 32 heads x 4096 tokens x (4 x 128 + 5 softmax) =
+  // 67,764,224.
+  EXPECT_DOUBLE_EQ(b.flops(), 67764224.0);
   // K and V: 2 x 32 x 4096 x 128 x 2 B = 67,108,864 B; q read and output
   // written: 32 x 128 x 2 B = 8,192 B each -> 67,125,248 B.
   EXPECT_DOUBLE_EQ(b.bytes(), 67125248.0);
-  // 67,125,248 B / 1e12 B/s = 67.125248 us; compute 67,108,864 / 1e15
-  // = 67.1 ns: memory-bound, no overhead under the bound.
+  // 67,125,248 B / 1e12 B/s = 67.125248 us; compute 67,764,224 / 1e15
+  // = 67.8 ns: memory-bound, no overhead under the bound.
   EXPECT_NEAR(b.memory_seconds(), 67.125248e-6, 1e-12);
-  EXPECT_NEAR(b.compute_seconds(), 67.108864e-9, 1e-15);
+  EXPECT_NEAR(b.compute_seconds(), 67.764224e-9, 1e-15);
   EXPECT_DOUBLE_EQ(b.overhead_seconds(), 0);
   EXPECT_NEAR(b.seconds(), 67.125248e-6, 1e-12);
   EXPECT_EQ(b.bound(), "memory");
@@ -949,8 +950,8 @@ TEST_F(KernelTest, DecodeAttentionBoundByHand) {
   EXPECT_EQ(b.tier(), 0);
   EXPECT_EQ(b.tier_name(), "HBM");
   EXPECT_FALSE(b.onchip_resident());
-  // 67,108,864 / 67,125,248 B = 0.999756 FLOP/B.
-  EXPECT_NEAR(b.intensity(), 0.999756, 1e-6);
+  // 67,764,224 / 67,125,248 B = 1.009519 FLOP/B.
+  EXPECT_NEAR(b.intensity(), 1.009519, 1e-6);
   // No calibration asked: the prediction is the bound.
   EXPECT_TRUE(resp.upper_bound());
   EXPECT_TRUE(resp.compute_roof_known());

@@ -18,15 +18,15 @@ TEST(DecodeAttentionKernel, PureBoundByHand) {
   auto c = DecodeAttentionKernel(Mha2048(), RoundGpu(), Efficiency{},
                                  {.warm_cache = true, .pure_roofline = true});
   ASSERT_TRUE(c.ok()) << c.status();
-  // FLOPs = 4 x 1 x 32 heads x 2048 x 128 = 33,554,432.
-  EXPECT_DOUBLE_EQ(c->flops, 33554432.0);
+  // FLOPs = 1 x 32 heads x 2048 keys x (4 x 128 + 5 softmax) = 33,882,112.
+  EXPECT_DOUBLE_EQ(c->flops, 33882112.0);
   // K+V = 2 x 32 x 2048 x 128 x 2 B = 33,554,432; q read 32 x 128 x 2 = 8,192;
   // output written 8,192 -> 33,570,816 bytes.
   EXPECT_DOUBLE_EQ(c->bytes, 33570816.0);
-  // Memory 33,570,816 / 1e12 = 33.570816 us; compute 33,554,432 / 100e12 =
-  // 0.3355 us -> memory-bound, no overhead in the bound.
+  // Memory 33,570,816 / 1e12 = 33.570816 us; compute 33,882,112 / 100e12 =
+  // 0.3388 us -> memory-bound, no overhead in the bound.
   EXPECT_NEAR(c->seconds, 33.570816e-6, 1e-15);
-  EXPECT_NEAR(c->compute_seconds, 0.33554432e-6, 1e-15);
+  EXPECT_NEAR(c->compute_seconds, 0.33882112e-6, 1e-15);
   EXPECT_EQ(c->bound, Bound::kMemory);
   EXPECT_EQ(c->overhead_seconds, 0);
   EXPECT_FALSE(c->onchip_resident);  // no on-chip tier on this device
@@ -50,7 +50,7 @@ TEST(DecodeAttentionKernel, GqaReadsFewerKvBytes) {
   // K+V = 2 x 8 x 2048 x 128 x 2 = 8,388,608; + q 8,192 + out 8,192 =
   // 8,404,992 bytes -> 8.404992 us at 1e12 B/s. FLOPs still use 32 q heads.
   EXPECT_DOUBLE_EQ(c->bytes, 8404992.0);
-  EXPECT_DOUBLE_EQ(c->flops, 33554432.0);
+  EXPECT_DOUBLE_EQ(c->flops, 33882112.0);
   EXPECT_NEAR(c->seconds, 8.404992e-6, 1e-15);
 }
 

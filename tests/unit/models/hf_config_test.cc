@@ -335,7 +335,9 @@ TEST(HfConfigTest, DeepNestingIsRefusedByDepthNotByTheStack) {
 TEST(HfConfigTest, ErrorsQuoteAShortPrefixOfLongValues) {
   const std::string big(8192, 'x');
   std::string msg = ParseError(Config(R"("model_type": ")" + big + "\""));
-  EXPECT_LT(msg.size(), 600u) << msg.size();
+  // The list of supported classes (about 600 bytes) plus the short quote:
+  // far below the 8 KiB value.
+  EXPECT_LT(msg.size(), 1000u) << msg.size();
   // 64 bytes of the value, then its size: 8192 bytes.
   EXPECT_NE(msg.find("model_type \"" + std::string(64, 'x') +
                      "... (8192 bytes)\""),

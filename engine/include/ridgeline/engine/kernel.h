@@ -83,13 +83,17 @@ absl::Status ValidateGemmShape(const GemmShape& shape,
 absl::Status ValidateMemoryKernelShape(const MemoryKernelShape& shape,
                                        std::string_view prefix = "shape");
 
-// FLOPs: 4 x batch x q_heads x kv_length x head_dim (2 for QK^T, 2 for
-// score x V; the softmax's exp runs on special-function units and is not
-// counted). Bytes: K and V once per KV head, q read and output written once
-// per query head. Compute runs at the peak of the dtype's math type (tensor
-// cores: the bound may not assume slower units). Calibrated time uses
-// efficiency.compute/memory[kAttention] and per_kernel_overhead_seconds
-// (hardware.kernel_launch_seconds when the profile has none).
+// FLOPs: batch x q_heads x kv_length x (4 x head_dim + 5): 2 x head_dim
+// for QK^T, 2 x head_dim for score x V and 5 per score for the softmax, as
+// the operator graph counts fused attention. Bytes: K and V once per KV
+// head, q read and output written once per query head. Compute runs at the
+// peak of the dtype's math type (tensor cores: the bound may not assume
+// slower units). Every kernel is timed by the operator graph's roofline
+// rule: efficiency.compute/memory of its op class (or the plugin's
+// efficiency hook when no profile is named), and per kernel
+// efficiency.per_kernel_overhead_seconds (hardware.kernel_launch_seconds
+// when a named profile fitted none); the default Efficiency is the pure
+// bound.
 absl::StatusOr<KernelCost> DecodeAttentionKernel(
     const DecodeAttentionShape& shape, const Hardware& hardware,
     const Efficiency& efficiency, const KernelOptions& options = {});

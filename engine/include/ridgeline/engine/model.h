@@ -46,6 +46,28 @@ struct MoeDims {
   bool router_score_bias = false;
 };
 
+// One decoder layer where layers differ (Nemotron NAS block_configs, Llama 4's
+// interleaved MoE and chunked layers, gpt-oss's alternating windows).
+enum class AttentionKind : uint8_t {
+  kFull,    // the model's attention (MHA/GQA/MQA/MLA)
+  kNone,    // no-op: the layer has no attention and no KV cache
+  kLinear,  // replaced by one hidden x hidden matmul, no KV cache
+};
+enum class FfnLayerKind : uint8_t {
+  kDense,   // gated/plain FFN of `intermediate_size`
+  kMoe,     // the model's `moe`
+  kNone,    // no-op: no FFN
+  kLinear,  // replaced by one hidden x hidden matmul
+};
+struct LayerSpec {
+  AttentionKind attention = AttentionKind::kFull;
+  int64_t num_kv_heads = 0;  // 0: the model's num_kv_heads
+  bool sliding = false;      // window of the model's sliding_window tokens
+  FfnLayerKind ffn = FfnLayerKind::kDense;
+  int64_t intermediate_size = 0;  // dense width; 0: the model's
+  bool operator==(const LayerSpec&) const = default;
+};
+
 struct ModelConfig {
   std::string id;            // catalog id, lower-case kebab, e.g. "llama-2-7b"
   std::string display_name;  // "Llama-2-7B"
@@ -79,7 +101,39 @@ struct ModelConfig {
   int64_t norms_per_layer = 2;
   // Qwen3: RMSNorm over head_dim on each query and key head (q_norm, k_norm).
   bool qk_norm = false;
+
+  // Per-layer shapes; empty: every layer follows the fields above (dense,
+  // or MoE after moe.first_dense_layers; windows per sliding_layers). When
+  // set it has num_layers entries and overrides sliding_layers and
+  // first_dense_layers. A layer whose attention or FFN is kNone has no norm
+  // before it (DeciLM builds none), so its norms are norms_per_layer less
+  // one per skipped sub-block.
+  std::vector<LayerSpec> layers;
+  // gpt-oss: bias on o_proj (qkv_bias covers q, k, v).
+  bool attention_out_bias = false;
+  // Biases on the FFN / expert projections: up(+gate) and down (gpt-oss
+  // experts, GPT-J fc_in / fc_out).
+  bool ffn_bias = false;
+  // gpt-oss: a bias on the router linear (num_routed_experts values).
+  bool router_bias = false;
+  // GPT-J: a bias on the LM head (vocab_size values).
+  bool lm_head_bias = false;
+  // gpt-oss: one learned sink logit per head and layer, an extra softmax
+  // term per query row (no key is read for it).
+  bool attention_sinks = false;
+  // Partial rotary: RoPE rotates the first rotary_dim of each head (GPT-J:
+  // 64 of 256); 0: the whole head.
+  int64_t rotary_dim = 0;
+  // GPT-J: attention and FFN read the same normed input and add to one
+  // residual (one norm, one residual add per layer).
+  bool parallel_attention_ffn = false;
 };
+
+// Every layer's shape: `layers` when set, else the uniform description
+// expanded (thread-safe, allocates num_layers entries).
+std::vector<LayerSpec> ResolveLayers(const ModelConfig& model);
+// Layers whose FFN is the MoE.
+int64_t MoeLayerCount(const ModelConfig& model);
 
 // Parameter counts in parameters (not bytes): embeddings, LM head (0 when
 // tied), attention projections and biases, norms, FFN / experts, routers
@@ -99,6 +153,8 @@ ParameterCounts CountParameters(const ModelConfig& model);
 // the compressed latent plus the decoupled RoPE key. Sliding windows cap how
 // many tokens are kept, not the per-token size.
 double KvElementsPerToken(const ModelConfig& model);
+// One layer's share: 0 for a layer without attention or with a linear one.
+double LayerKvElementsPerToken(const ModelConfig& model, const LayerSpec& layer);
 
 // Checks every field; errors name the field ("model.num_kv_heads") and the
 // allowed range.
@@ -110,8 +166,9 @@ const std::vector<ModelConfig>& BuiltinModels();
 absl::StatusOr<ModelConfig> FindModel(std::string_view id);
 
 // Parses a Hugging Face config.json for the supported architecture classes
-// (Llama, Mistral, Mixtral, Qwen2, Qwen2-MoE, Qwen3, Qwen3-MoE, DeepSeek-V2/V3,
-// Gemma, Gemma-2, Phi-3). `id` becomes ModelConfig::id. Errors name the
+// (Llama, Mistral, Mixtral, Qwen2, Qwen2-MoE, Qwen3, Qwen3-MoE, DeepSeek-V2/V3
+// and Kimi-K2, Gemma, Gemma-2, Phi-3, Nemotron NAS (DeciLM block_configs),
+// Llama 4 (text config), gpt-oss, GPT-J). `id` becomes ModelConfig::id. Errors name the
 // JSON field.
 absl::StatusOr<ModelConfig> ParseHuggingFaceConfig(std::string_view json,
                                                    std::string_view id);

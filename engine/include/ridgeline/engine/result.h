@@ -49,8 +49,9 @@ enum class OpKind : uint8_t {
   kAllReduce,        // tensor parallelism: sum partial outputs over devices
   kPipelineSend,     // pipeline parallelism: activations to the next stage
   kAllToAll,         // expert parallelism: token dispatch and combine
+  kLinearReplacement,  // Nemotron NAS: attention or FFN replaced by one matmul
 };
-inline constexpr int kOpKindCount = 27;
+inline constexpr int kOpKindCount = 28;
 std::string_view OpKindName(OpKind k);  // snake_case: "q_projection", "flash_attention", ...
 
 // Bytes read and written, by operand class and memory tier.

@@ -92,10 +92,18 @@ struct AnalysisOptions {
   std::function<bool()> should_stop;
 };
 
-// The chunk runtimes use when a prompt is processed in pieces: llama.cpp's
-// default logical batch (n_batch = 2048, `--batch-size`) and vLLM's
-// chunked-prefill token budget (max_num_batched_tokens 2048 in its
-// engine-argument defaults for chunked prefill).
+// The chunk runtimes use when a prompt is processed in pieces (checked in
+// the sources):
+// - llama.cpp common/common.h (ggml-org/llama.cpp at 001d906a):
+//   `n_batch = 2048; // logical batch size for prompt processing`
+//   (`--batch-size`), split into `n_ubatch = 512` physical batches;
+// - vLLM vllm/engine/arg_utils.py (vllm-project/vllm at 99d7eb5d, the
+//   v0.11 line), EngineArgs defaults with chunked prefill:
+//   max_num_batched_tokens 2048 for `vllm serve` (OPENAI_API_SERVER) on
+//   GPUs under 70 GiB and on A100, 8192 on larger ones (H100, MI300X); 8192
+//   / 16384 for the offline LLM class.
+// 2048 is llama.cpp's logical batch and `vllm serve`'s budget below 70 GiB;
+// a runtime with larger chunks holds more activations but re-reads less KV.
 inline constexpr int64_t kDefaultPrefillChunkTokens = 2048;
 
 // How many devices serve the model together. Tensor parallelism (Megatron
