@@ -169,6 +169,31 @@ const std::vector<FlagSpec>& CommonFlags() {
   return kFlags;
 }
 
+Outcome ClientFor(const ParsedFlags& flags,
+                  std::chrono::seconds default_timeout,
+                  std::unique_ptr<Client>* client) {
+  absl::StatusOr<std::optional<int64_t>> timeout =
+      flags.GetInt("timeout", 1, 86400);
+  if (!timeout.ok()) return Usage(timeout.status());
+  if (std::optional<std::string> server = flags.Get("server")) {
+    if (server->empty() || server->find(':') == std::string::npos) {
+      return Usage(
+          absl::StrCat("--server: expected HOST:PORT, got '", *server, "'"));
+    }
+    *client = MakeGrpcClient(
+        *server, timeout->has_value() ? std::chrono::seconds(**timeout)
+                                      : default_timeout);
+    return std::nullopt;
+  }
+  InProcessOptions options;
+  options.plugin_dir = flags.Get("plugin-dir").value_or("");
+  options.profile_dir = flags.Get("profile-dir").value_or("");
+  absl::StatusOr<std::unique_ptr<Client>> made = MakeInProcessClient(options);
+  if (!made.ok()) return Failed(made.status());
+  *client = std::move(*made);
+  return std::nullopt;
+}
+
 Outcome MakeClient(Context& ctx) {
   std::optional<std::string> fmt = ctx.flags.Get("format");
   if (!fmt || *fmt == "table") {
@@ -181,30 +206,13 @@ Outcome MakeClient(Context& ctx) {
     return Usage(absl::StrCat("--format: expected table, json or csv, got '",
                               *fmt, "'"));
   }
-  absl::StatusOr<std::optional<int64_t>> timeout =
-      ctx.flags.GetInt("timeout", 1, 86400);
-  if (!timeout.ok()) return Usage(timeout.status());
-  if (std::optional<std::string> server = ctx.flags.Get("server")) {
-    if (ctx.flags.Has("plugin-dir") || ctx.flags.Has("profile-dir")) {
-      return Usage(
-          "--plugin-dir and --profile-dir apply in-process only; the server "
-          "named by --server uses its own");
-    }
-    if (server->empty() || server->find(':') == std::string::npos) {
-      return Usage(
-          absl::StrCat("--server: expected HOST:PORT, got '", *server, "'"));
-    }
-    ctx.client =
-        MakeGrpcClient(*server, std::chrono::seconds(timeout->value_or(60)));
-    return std::nullopt;
+  if (ctx.flags.Has("server") &&
+      (ctx.flags.Has("plugin-dir") || ctx.flags.Has("profile-dir"))) {
+    return Usage(
+        "--plugin-dir and --profile-dir apply in-process only; the server "
+        "named by --server uses its own");
   }
-  InProcessOptions options;
-  options.plugin_dir = ctx.flags.Get("plugin-dir").value_or("");
-  options.profile_dir = ctx.flags.Get("profile-dir").value_or("");
-  absl::StatusOr<std::unique_ptr<Client>> client = MakeInProcessClient(options);
-  if (!client.ok()) return Failed(client.status());
-  ctx.client = std::move(*client);
-  return std::nullopt;
+  return ClientFor(ctx.flags, std::chrono::seconds(60), &ctx.client);
 }
 
 }  // namespace ridgeline::cli

@@ -3,6 +3,7 @@
 // flags and the client they choose (in-process or --server).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -68,7 +69,16 @@ struct Context {
   bool csv() const { return format == Format::kCsv; }
 };
 
-// Reads --format and makes the client the common flags ask for.
+// The client the common flags ask for: --server HOST:PORT with each RPC's
+// deadline from --timeout (default `default_timeout`), or in-process with
+// --plugin-dir / --profile-dir. A bad --server or --timeout is a usage
+// error.
+Outcome ClientFor(const ParsedFlags& flags,
+                  std::chrono::seconds default_timeout,
+                  std::unique_ptr<Client>* client);
+
+// Reads --format and makes the client the common flags ask for (deadline
+// 60 s); --plugin-dir or --profile-dir beside --server is a usage error.
 Outcome MakeClient(Context& ctx);
 
 }  // namespace ridgeline::cli

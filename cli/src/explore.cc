@@ -280,23 +280,9 @@ int Explore(const ParsedFlags& f, std::ostream& out, std::ostream& err) {
     return fail->code;
   }
   std::unique_ptr<Client> client;
-  if (auto server = f.Get("server")) {
-    absl::StatusOr<std::optional<int64_t>> t = f.GetInt("timeout", 1, 86400);
-    if (!t.ok()) {
-      err << "ridgeline explore: " << t.status().message() << "\n";
-      return kUsage;
-    }
-    client = MakeGrpcClient(*server, std::chrono::seconds(t->value_or(600)));
-  } else {
-    InProcessOptions o;
-    o.plugin_dir = f.Get("plugin-dir").value_or("");
-    o.profile_dir = f.Get("profile-dir").value_or("");
-    absl::StatusOr<std::unique_ptr<Client>> c = MakeInProcessClient(o);
-    if (!c.ok()) {
-      err << "ridgeline explore: " << c.status() << "\n";
-      return kFailed;
-    }
-    client = std::move(*c);
+  if (Outcome o = ClientFor(f, std::chrono::seconds(600), &client)) {
+    err << "ridgeline explore: " << o->message << "\n";
+    return o->code;
   }
   if (f.Has("sensitivity")) {
     absl::StatusOr<std::optional<int64_t>> at = f.GetInt(

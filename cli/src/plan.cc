@@ -235,28 +235,11 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
     return usage(absl::StrCat("--format: expected table, json or csv, got '",
                               format, "'"));
   }
-  absl::StatusOr<std::optional<int64_t>> timeout =
-      flags->GetInt("timeout", 1, 86400);
-  if (!timeout.ok()) return usage(std::string(timeout.status().message()));
-
   std::unique_ptr<Client> client;
-  if (auto server = flags->Get("server")) {
-    if (server->find(':') == std::string::npos) {
-      return usage(absl::StrCat("--server: expected HOST:PORT, got '",
-                                *server, "'"));
-    }
-    client = MakeGrpcClient(*server,
-                            std::chrono::seconds(timeout->value_or(600)));
-  } else {
-    InProcessOptions options;
-    options.plugin_dir = flags->Get("plugin-dir").value_or("");
-    options.profile_dir = flags->Get("profile-dir").value_or("");
-    absl::StatusOr<std::unique_ptr<Client>> c = MakeInProcessClient(options);
-    if (!c.ok()) {
-      err << "ridgeline plan: " << Failed(c.status()).message << "\n";
-      return kFailed;
-    }
-    client = std::move(*c);
+  if (Outcome o = ClientFor(*flags, std::chrono::seconds(600), &client)) {
+    if (o->code == kUsage) return usage(o->message);
+    err << "ridgeline plan: " << o->message << "\n";
+    return o->code;
   }
   absl::StatusOr<v1::PlanResponse> r = client->Plan(req);
   if (!r.ok()) {
