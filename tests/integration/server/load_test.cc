@@ -21,6 +21,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -56,6 +57,7 @@ class LoadTest : public ServingTest {
   // that were not served at all within 2 s.
   struct Probed {
     std::vector<double> ms;
+    std::map<std::string, std::vector<double>> by_kind;  // the same, per probe
     std::string unserved;  // "" when every call was served
     std::string slow;      // the calls over 100 ms, for the log
   };
@@ -77,6 +79,7 @@ class LoadTest : public ServingTest {
         const double ms =
             std::chrono::duration<double, std::milli>(Clock::now() - start).count();
         out.ms.push_back(ms);
+        out.by_kind[what].push_back(ms);
         if (ms > static_cast<double>(kServed.count())) {
           absl::StrAppend(&out.slow, what, " #", i, ": ", ms, " ms\n");
         }
@@ -118,16 +121,20 @@ class LoadTest : public ServingTest {
   }
 
   // The issue's claim, as strictly as this shared machine allows: every
-  // probe served, the p90 of the latencies under load within 100 ms, and
-  // within kSlowdown x the unloaded p90 of the same probes in the same run
-  // (at least kFloorMs: a baseline of 1 ms would make 4 ms a failure). Not
-  // every call within 100 ms: with ~7 builds on 2 cores (load average
-  // 8-15), single calls miss 100 ms unloaded too (the baseline shows them),
-  // whatever the server does. A server that blocks other clients -- a full
-  // thread pool, a refused accept, a lock -- delays most calls, so it
-  // fails the p90, or serves not at all.
-  static constexpr double kSlowdown = 5;
-  static constexpr double kFloorMs = 10;
+  // probe served (within 2 s), the p90 of the latencies under load within
+  // the issue's 100 ms, and the p50 within kSlowdown x the unloaded p50 of
+  // the same probes in the same run (at least 1 ms: a 0.3 ms baseline
+  // would make 4 ms a failure). Not every call within 100 ms: with ~7
+  // builds on 2 cores (load average 10-16) single calls miss it now and
+  // then, unloaded too, whatever the server does. A server that blocks
+  // other clients -- health behind the work pool, a refused accept, a lock
+  // held by a stream -- delays most calls by the length of that work
+  // (seconds), so it fails the p90, or serves not at all. Measured here
+  // (docs/operations.md, Load tests): under 2,000 slow readers p50 3-7x
+  // the baseline, p90 7-45 ms; under 8 maximum-cost analyses and 10,000
+  // idle connections p50 within 2x, p90 2-7 ms.
+  static constexpr double kSlowdown = 20;
+  static constexpr double kFloorMs = 1;
   void ExpectServed(const Probed& loaded) {
     const double p50 = Quantile(loaded.ms, 0.5), p90 = Quantile(loaded.ms, 0.9),
                  max = Quantile(loaded.ms, 1);
@@ -139,10 +146,16 @@ class LoadTest : public ServingTest {
         "unloaded %zu calls p50 %.1f p90 %.1f max %.1f ms%s%s\n",
         loaded.ms.size(), p50, p90, max, baseline_.ms.size(), b50, b90, bmax,
         loaded.slow.empty() ? "" : "; over 100 ms:\n", loaded.slow.c_str());
+    for (const auto& [kind, ms] : loaded.by_kind) {
+      const auto b = baseline_.by_kind.find(kind);
+      std::printf("  %s: p50 %.1f max %.1f ms (unloaded p50 %.1f)\n",
+                  kind.c_str(), Quantile(ms, 0.5), Quantile(ms, 1),
+                  b == baseline_.by_kind.end() ? 0.0 : Quantile(b->second, 0.5));
+    }
     EXPECT_EQ(loaded.unserved, "");
     EXPECT_FALSE(loaded.ms.empty());
     EXPECT_LE(p90, static_cast<double>(kServed.count())) << loaded.slow;
-    EXPECT_LE(p90, kSlowdown * std::max(b90, kFloorMs)) << loaded.slow;
+    EXPECT_LE(p50, kSlowdown * std::max(b50, kFloorMs)) << loaded.slow;
   }
 
   // The unloaded probes, before any load starts.
