@@ -248,6 +248,55 @@ TEST_F(ExploreServerTest, Nsga2ReportsHypervolumePerGeneration) {
   }
 }
 
+TEST_F(ExploreServerTest, Nsga2StreamsProvisionalFrontsPerGeneration) {
+  // With provisional_fronts, a generation whose front of everything
+  // evaluated so far changed announces it by size and sends it
+  // (provisional = true); the last set sent is the final front, and the
+  // final front equals that of a run without the flag (same seed).
+  v1::ExploreRequest req = Base();
+  req.add_vary("bandwidth_gbs=100:10000:200");
+  req.add_vary("price_usd=1000:50000:200");
+  req.set_nsga2_generations(10);
+  req.set_nsga2_population(16);
+  req.set_nsga2_seed(7);
+  std::vector<v1::ExploreResponse> plain;
+  ASSERT_TRUE(Run(req, &plain).ok());
+  req.set_provisional_fronts(true);
+  std::vector<v1::ExploreResponse> out;
+  ASSERT_TRUE(Run(req, &out).ok());
+  std::vector<uint64_t> last_set, final_front, want;
+  int generations = 0, sets = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const v1::ExploreResponse& m = out[i];
+    if (m.has_progress()) {
+      ++generations;
+      const uint64_t k = m.progress().provisional_front_size();
+      if (k == 0) continue;
+      ++sets;
+      ASSERT_LE(i + k, out.size() - 1);
+      last_set.clear();
+      for (uint64_t j = 1; j <= k; ++j) {
+        ASSERT_TRUE(out[i + j].has_point());
+        EXPECT_TRUE(out[i + j].point().provisional());
+        last_set.push_back(out[i + j].point().index());
+      }
+      i += k;
+    } else if (m.has_point()) {
+      EXPECT_FALSE(m.point().provisional());
+      final_front.push_back(m.point().index());
+    }
+  }
+  for (const auto& m : plain) {
+    if (m.has_point()) want.push_back(m.point().index());
+  }
+  EXPECT_EQ(generations, 11);
+  EXPECT_GE(sets, 1);
+  EXPECT_LE(sets, 11);
+  EXPECT_FALSE(want.empty());
+  EXPECT_EQ(final_front, want);
+  EXPECT_EQ(last_set, want);
+}
+
 }  // namespace
 }  // namespace ridgeline::testing
 
