@@ -33,6 +33,17 @@ v1::ExploreRequest Base() {
   return req;
 }
 
+// 40,000 points searched by NSGA-II, 16 at a time for 10 generations.
+v1::ExploreRequest Nsga2Request() {
+  v1::ExploreRequest req = Base();
+  req.add_vary("bandwidth_gbs=100:10000:200");
+  req.add_vary("price_usd=1000:50000:200");
+  req.set_nsga2_generations(10);
+  req.set_nsga2_population(16);
+  req.set_nsga2_seed(7);
+  return req;
+}
+
 // A stream with provisional fronts, read back: each progress message that
 // announces k provisional points must be followed by k points that are
 // provisional and on a front; the other points are the final front.
@@ -269,12 +280,7 @@ TEST_F(ExploreServerTest, BadFieldsNameFieldRangeAndValue) {
 }
 
 TEST_F(ExploreServerTest, Nsga2ReportsHypervolumePerGeneration) {
-  v1::ExploreRequest req = Base();
-  req.add_vary("bandwidth_gbs=100:10000:200");
-  req.add_vary("price_usd=1000:50000:200");
-  req.set_nsga2_generations(10);
-  req.set_nsga2_population(16);
-  req.set_nsga2_seed(7);
+  v1::ExploreRequest req = Nsga2Request();
   std::vector<v1::ExploreResponse> out;
   ASSERT_TRUE(Run(req, &out).ok());
   int generations = 0;
@@ -297,12 +303,7 @@ TEST_F(ExploreServerTest, Nsga2StreamsProvisionalFrontsPerGeneration) {
   // evaluated so far changed announces it by size and sends it
   // (provisional = true); the last set sent is the final front, and the
   // final front equals that of a run without the flag (same seed).
-  v1::ExploreRequest req = Base();
-  req.add_vary("bandwidth_gbs=100:10000:200");
-  req.add_vary("price_usd=1000:50000:200");
-  req.set_nsga2_generations(10);
-  req.set_nsga2_population(16);
-  req.set_nsga2_seed(7);
+  v1::ExploreRequest req = Nsga2Request();
   std::vector<v1::ExploreResponse> plain;
   ASSERT_TRUE(Run(req, &plain).ok());
   req.set_provisional_fronts(true);
