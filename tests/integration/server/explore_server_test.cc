@@ -114,6 +114,17 @@ class ExploreServerTest : public ::testing::Test {
     }
     return st;
   }
+  // `req` with provisional fronts, read back, and the front of a run
+  // without them.
+  void RunProvisional(v1::ExploreRequest req, ProvisionalStream* got,
+                      std::vector<uint64_t>* plain_front) {
+    std::vector<v1::ExploreResponse> plain, out;
+    ASSERT_TRUE(Run(req, &plain).ok());
+    req.set_provisional_fronts(true);
+    ASSERT_TRUE(Run(req, &out).ok());
+    *got = ReadProvisional(out);
+    *plain_front = FrontIds(plain);
+  }
   void ExpectInvalid(const v1::ExploreRequest& req,
                      std::vector<std::string> says,
                      const std::string& path = "") {
@@ -304,13 +315,9 @@ TEST_F(ExploreServerTest, Nsga2StreamsProvisionalFrontsPerGeneration) {
   // (provisional = true); the last set sent is the final front, and the
   // final front equals that of a run without the flag (same seed).
   v1::ExploreRequest req = Nsga2Request();
-  std::vector<v1::ExploreResponse> plain;
-  ASSERT_TRUE(Run(req, &plain).ok());
-  req.set_provisional_fronts(true);
-  std::vector<v1::ExploreResponse> out;
-  ASSERT_TRUE(Run(req, &out).ok());
-  const ProvisionalStream got = ReadProvisional(out);
-  const std::vector<uint64_t> want = FrontIds(plain);
+  ProvisionalStream got;
+  std::vector<uint64_t> want;
+  RunProvisional(req, &got, &want);
   EXPECT_EQ(got.progress, 11);  // generation 0 and 10 more
   EXPECT_GE(got.sets, 1);
   EXPECT_LE(got.sets, 11);
@@ -418,13 +425,9 @@ TEST_F(ExploreServerTest, ProvisionalFrontsPrecedeTheFinalOne) {
   req.add_vary("bandwidth_gbs=500:8000:400");
   req.add_vary("peak_tflops=50:2000:500");
   req.set_progress_every(1);
-  std::vector<v1::ExploreResponse> plain;
-  ASSERT_TRUE(Run(req, &plain).ok());
-  req.set_provisional_fronts(true);
-  std::vector<v1::ExploreResponse> out;
-  ASSERT_TRUE(Run(req, &out).ok());
-  const ProvisionalStream got = ReadProvisional(out);
-  const std::vector<uint64_t> want = FrontIds(plain);
+  ProvisionalStream got;
+  std::vector<uint64_t> want;
+  RunProvisional(req, &got, &want);
   EXPECT_GE(got.sets, 1);
   EXPECT_EQ(got.final_front, want);
   EXPECT_FALSE(want.empty());
