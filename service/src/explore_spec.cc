@@ -49,6 +49,8 @@ absl::Status ExploreSpaceFromRequest(const Backend& backend,
         "hardware: must be set: one of platform_id or description (the base "
         "part)"), "hardware");
   }
+  // Explore runs no suggestions: the base's cost counts none.
+  base.mutable_options()->set_suggestions(false);
   RETURN_IF_ERROR(backend.ResolveScenario(base, &spec->space.base));
   spec->space.base.options.suggestions = false;
 

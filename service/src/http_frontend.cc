@@ -421,12 +421,13 @@ absl::StatusOr<int> HttpFrontend::Start() {
       observe();
       return;
     }
-    // The request's grpc-timeout header, at most --http-timeout-seconds
-    // (also the deadline of a request without one): every call ends, even
-    // one whose client went away (cpp-httplib 0.11 cannot tell a unary
-    // handler that its connection closed).
+    // The request's grpc-timeout header; for a unary call at most
+    // --http-timeout-seconds, also its deadline without the header: every
+    // unary call ends, even one whose client went away (cpp-httplib 0.11
+    // cannot tell a unary handler that its connection closed). A stream
+    // notices a gone client at its next write, so only its header bounds it.
     std::optional<Clock::time_point> deadline;
-    if (options_.timeout_seconds > 0) {
+    if (options_.timeout_seconds > 0 && route->unary) {
       deadline = start + std::chrono::duration_cast<Clock::duration>(
                              std::chrono::duration<double>(
                                  options_.timeout_seconds));

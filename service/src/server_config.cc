@@ -117,9 +117,10 @@ const std::vector<FlagSpec>& Flags() {
        "Serves POST /v1/<Method>, GET /healthz, /readyz and the UI at /.",
        StringSetting(&ServerConfig::http_listen, true)},
       {"http-timeout-seconds", "RIDGELINE_HTTP_TIMEOUT_SECONDS",
-       "Deadline of an HTTP/JSON request without a grpc-timeout header, and "
-       "the longest one may ask for; past it the call ends 504 and its "
-       "engine work stops. 0..86400, default 300 (0 = none).",
+       "Deadline of a unary HTTP/JSON request without a grpc-timeout header, "
+       "and the longest one may ask for; past it the call ends 504 and its "
+       "engine work stops (streams end when their client goes). 0..86400, "
+       "default 300 (0 = none).",
        DoubleSetting(&ServerConfig::http_timeout_seconds, 0, 86400)},
       {"web-dir", "RIDGELINE_WEB_DIR",
        "Folder of the web UI's static files (default: the installed web "
