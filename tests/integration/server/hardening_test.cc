@@ -482,7 +482,11 @@ TEST_F(HardeningTest, IdleConnectionsAreClosedAndClientsRecover) {
 // SIGTERM every admitted call completes OK within the grace, later calls get
 // UNAVAILABLE, and the server exits 0.
 TEST_F(HardeningTest, SigtermCompletesInFlightCallsAndRefusesNewOnes) {
+  // The calls' estimate, 2.88e12 token-layers (1 x (4096 + 1e6) x 32 + 9
+  // analyses x (1 + 999,999) steps x 32 x 1e4), is over the default cost
+  // cap: raised so they run as long as this test needs them to.
   StartServing({"--work-threads=1", "--shutdown-grace-seconds=20",
+                "--max-request-cost=1e13",
                 std::string("--plugin-dir=") + RIDGELINE_FIXTURE_PLUGIN_DIR});
   // A long decode: the fixture part's efficiency hook depends on each op's
   // shape, so the engine cannot sum the decode steps in closed form and
