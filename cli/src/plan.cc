@@ -18,38 +18,25 @@ constexpr char kUsageText[] =
     "--rate R --ttft-p90-ms MS --tpot-p90-ms MS [flags]\n";
 
 const std::vector<FlagSpec>& PlanFlags() {
-  static const std::vector<FlagSpec> kFlags = {
-      {"model", "ID", "catalog model id (ridgeline models)"},
-      {"hardware", "ID,...", "candidate hardware ids (ridgeline hardware)"},
-      {"prompt", "N|MIN..MAX|V:W,...",
-       "prompt tokens: fixed, uniform range or histogram (value:weight)"},
-      {"gen", "N|MIN..MAX|V:W,...", "generated tokens, same forms"},
-      {"rate", "R", "requests per second over all replicas"},
-      {"ttft-p90-ms", "MS", "p90 time-to-first-token target"},
-      {"tpot-p90-ms", "MS", "p90 time-per-output-token target"},
-      {"tensor-parallel", "N,...", "degrees to try (default 1,2,4,8)"},
-      {"formats", "F,...",
-       "format sets to try, each WEIGHTS[/ACTIVATIONS[/KV]] (default "
-       "bf16,fp8)"},
-      {"framework", "NAME",
-       "calibration framework (vllm, tensorrt-llm, ...); default: pure "
-       "roofline"},
-      {"profile", "NAME", "calibration profile by name"},
-      {"pure-roofline", "", "ignore calibration: the speed upper bound"},
-      {"price-usd", "X", "purchase price per device (amortised, TCO)"},
-      {"usd-per-device-hour", "X", "rental price per device-hour"},
-      {"memory-fraction", "X", "share of device memory the runtime uses (0.9)"},
-      {"max-num-seqs", "N", "sequences per step (256)"},
-      {"max-num-batched-tokens", "N", "tokens per step (8192)"},
-      {"requests", "N", "requests per simulation (600)"},
-      {"seed", "N", "simulation seed (1)"},
-      {"server", "HOST:PORT", "send the request to a ridgeline-server"},
-      {"plugin-dir", "DIR", "in-process: hardware plugin folder"},
-      {"profile-dir", "DIR", "in-process: calibration profile folder"},
-      {"format", "table|json|csv", "output format (default table)"},
-      {"timeout", "SECONDS", "deadline with --server (default 600)"},
-      {"help", "", "show this help"},
-  };
+  static const std::vector<FlagSpec> kFlags = JoinFlags({
+      {{"model", "ID", "catalog model id (ridgeline models)"},
+       {"hardware", "ID,...", "candidate hardware ids (ridgeline hardware)"}},
+      LengthFlags(),
+      {{"rate", "R", "requests per second over all replicas"},
+       {"ttft-p90-ms", "MS", "p90 time-to-first-token target"},
+       {"tpot-p90-ms", "MS", "p90 time-per-output-token target"},
+       {"tensor-parallel", "N,...", "degrees to try (default 1,2,4,8)"},
+       {"formats", "F,...",
+        "format sets to try, each WEIGHTS[/ACTIVATIONS[/KV]] (default "
+        "bf16,fp8)"}},
+      CalibrationFlags(),
+      {{"price-usd", "X", "purchase price per device (amortised, TCO)"},
+       {"usd-per-device-hour", "X", "rental price per device-hour"}},
+      ServingOptionFlags(),
+      {{"requests", "N", "requests per simulation (600)"},
+       {"seed", "N", "simulation seed (1)"}},
+      ClientFlags("output format (default table)"),
+  });
   return kFlags;
 }
 
@@ -153,16 +140,10 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
   for (const std::string& id : flags->GetList("hardware")) {
     req.mutable_candidates()->add_hardware()->set_platform_id(id);
   }
-  for (const char* name : {"prompt", "gen"}) {
-    std::optional<v1::TokenLengths> l = ParseLengths(*flags->Get(name));
-    if (!l) {
-      return usage(absl::StrCat("--", name,
-                                ": expected N, MIN..MAX or V:W,V:W; got '",
-                                *flags->Get(name), "'"));
-    }
-    *(std::string_view(name) == "prompt"
-          ? req.mutable_traffic()->mutable_prompt_tokens()
-          : req.mutable_traffic()->mutable_generated_tokens()) = *l;
+  if (auto m = FillLengths(*flags,
+                           req.mutable_traffic()->mutable_prompt_tokens(),
+                           req.mutable_traffic()->mutable_generated_tokens())) {
+    return usage(*m);
   }
   // Numbers: syntax here, ranges in the service (it names the field).
   struct DoubleFlag {
@@ -179,34 +160,19 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
        [&](double v) { req.mutable_pricing()->set_price_usd(v); }},
       {"usd-per-device-hour",
        [&](double v) { req.mutable_pricing()->set_usd_per_device_hour(v); }},
-      {"memory-fraction",
-       [&](double v) { req.mutable_serving()->set_memory_fraction(v); }},
   };
   for (const DoubleFlag& d : doubles) {
     absl::StatusOr<std::optional<double>> v = flags->GetDouble(d.flag);
     if (!v.ok()) return usage(std::string(v.status().message()));
     if (*v) d.set(**v);
   }
-  struct IntFlag {
-    const char* flag;
-    int64_t lo, hi;
-    std::function<void(int64_t)> set;
-  };
-  const std::vector<IntFlag> ints = {
-      {"max-num-seqs", 1, 65536,
-       [&](int64_t v) { req.mutable_serving()->set_max_num_seqs(v); }},
-      {"max-num-batched-tokens", 1, 10'000'000,
-       [&](int64_t v) {
-         req.mutable_serving()->set_max_num_batched_tokens(v);
-       }},
-      {"requests", 1, 1'000'000'000'000,
-       [&](int64_t v) { req.set_requests(v); }},
-      {"seed", 0, INT64_MAX, [&](int64_t v) { req.set_seed(v); }},
-  };
-  for (const IntFlag& f : ints) {
-    absl::StatusOr<std::optional<int64_t>> v = flags->GetInt(f.flag, f.lo, f.hi);
-    if (!v.ok()) return usage(std::string(v.status().message()));
-    if (*v) f.set(**v);
+  if (auto m = FillServingOptions(*flags, req.mutable_serving())) {
+    return usage(*m);
+  }
+  if (auto m = FillRunFlags(
+          *flags, [&](int64_t v) { req.set_requests(v); },
+          [&](uint64_t v) { req.set_seed(v); })) {
+    return usage(*m);
   }
   absl::StatusOr<std::vector<int64_t>> tps =
       flags->GetIntList("tensor-parallel", 1, 256);
@@ -220,21 +186,14 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
     }
     *req.mutable_candidates()->add_formats() = *formats;
   }
-  if (flags->Has("framework") && flags->Has("profile")) {
-    return usage("--framework and --profile are exclusive");
+  if (auto m = FillCalibration(
+          *flags, req.mutable_candidates()->mutable_calibration(),
+          req.mutable_options())) {
+    return usage(*m);
   }
-  if (auto fw = flags->Get("framework")) {
-    req.mutable_candidates()->mutable_calibration()->set_framework(*fw);
-  }
-  if (auto p = flags->Get("profile")) {
-    req.mutable_candidates()->mutable_calibration()->set_profile(*p);
-  }
-  if (flags->Has("pure-roofline")) req.mutable_options()->set_pure_roofline(true);
-  const std::string format = flags->Get("format").value_or("table");
-  if (format != "table" && format != "csv" && format != "json") {
-    return usage(absl::StrCat("--format: expected table, json or csv, got '",
-                              format, "'"));
-  }
+  std::string format_error;
+  const std::optional<std::string> format = OutputFormat(*flags, &format_error);
+  if (!format) return usage(format_error);
   std::unique_ptr<Client> client;
   if (Outcome o = ClientFor(*flags, std::chrono::seconds(600), &client)) {
     if (o->code == kUsage) return usage(o->message);
@@ -246,9 +205,9 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
     err << "ridgeline plan: " << Failed(r.status()).message << "\n";
     return kFailed;
   }
-  if (format == "json") {
+  if (*format == "json") {
     out << Json(*r) << "\n";
-  } else if (format == "csv") {
+  } else if (*format == "csv") {
     PrintCsv(*r, out);
   } else {
     PrintText(*r, out);
