@@ -1,6 +1,8 @@
 #include "plan.h"
 
+#include <algorithm>
 #include <optional>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -26,6 +28,12 @@ const std::vector<FlagSpec>& PlanFlags() {
        {"ttft-p90-ms", "MS", "p90 time-to-first-token target"},
        {"tpot-p90-ms", "MS", "p90 time-per-output-token target"},
        {"tensor-parallel", "N,...", "degrees to try (default 1,2,4,8)"},
+       {"pipeline-parallel", "N,...",
+        "pipeline stages to try, each dividing the layers (default 1)"},
+       {"expert-parallel", "N,...",
+        "MoE: expert-parallel degrees to try; N > 1 replicates the "
+        "attention over N devices (data-parallel, TP 1) with the experts "
+        "spread; 1 = the TP candidates (default 1)"},
        {"formats", "F,...",
         "format sets to try, each WEIGHTS[/ACTIVATIONS[/KV]] (default "
         "bf16,fp8)"}},
@@ -51,7 +59,8 @@ void PrintCsv(const v1::PlanResponse& r, std::ostream& out) {
            "g_co2e_per_mtoken", "ttft_headroom", "tpot_headroom",
            "max_concurrency", "kv_capacity_tokens",
            "offline_output_tokens_per_second", "limiting_resource",
-           "meets_slo", "feasible", "pareto", "profile", "why"});
+           "meets_slo", "feasible", "pareto", "profile", "why",
+           "pipeline_parallel", "expert_parallel"});
   auto g = [](double v) { return absl::StrFormat("%.10g", v); };
   for (const v1::PlanDeployment& d : r.deployments()) {
     t.rows.push_back(
@@ -68,26 +77,59 @@ void PrintCsv(const v1::PlanResponse& r, std::ostream& out) {
          absl::StrCat(d.kv_capacity_tokens()),
          g(d.offline_output_tokens_per_second()), d.limiting_resource(),
          d.meets_slo() ? "1" : "0", d.feasible() ? "1" : "0",
-         d.pareto() ? "1" : "0", d.profile(), d.why()});
+         d.pareto() ? "1" : "0", d.profile(), d.why(),
+         absl::StrCat(std::max<int64_t>(1, d.pipeline_parallel())),
+         absl::StrCat(std::max<int64_t>(1, d.expert_parallel()))});
   }
   PrintTable(t, TableStyle::kCsv, out);
 }
 
+// "TP 4", "TP 4 PP 2", "EP 8" (attention data-parallel), "EP 8 PP 2".
+std::string ShapeLabel(const v1::PlanDeployment& d) {
+  std::string s = d.expert_parallel() > 1
+                      ? absl::StrCat("EP ", d.expert_parallel())
+                      : absl::StrCat("TP ", d.tensor_parallel());
+  if (d.pipeline_parallel() > 1) {
+    absl::StrAppend(&s, " PP ", d.pipeline_parallel());
+  }
+  return s;
+}
+
 void PrintText(const v1::PlanResponse& r, std::ostream& out) {
   out << r.headline() << "\n\n";
-  Table t({"hardware", ">tp", "formats", ">replicas", ">devices",
-           ">max rate/replica", ">ttft p90", ">tpot p90", ">$/Mtoken",
-           "basis", ">J/token", ">gCO2e/Mtoken", "slo", "pareto"});
+  // pp and ep columns only when a candidate uses them.
+  bool pp = false, ep = false;
+  for (const v1::PlanDeployment& d : r.deployments()) {
+    pp |= d.pipeline_parallel() > 1;
+    ep |= d.expert_parallel() > 1;
+  }
+  std::vector<std::string> header = {"hardware", ">tp"};
+  if (pp) header.push_back(">pp");
+  if (ep) header.push_back(">ep");
+  for (const char* h :
+       {"formats", ">replicas", ">devices", ">max rate/replica", ">ttft p90",
+        ">tpot p90", ">$/Mtoken", "basis", ">J/token", ">gCO2e/Mtoken", "slo",
+        "pareto"}) {
+    header.push_back(h);
+  }
+  Table t(header);
   std::vector<std::string> why;
   for (const v1::PlanDeployment& d : r.deployments()) {
     if (!d.feasible()) {
-      why.push_back(absl::StrCat(d.hardware_id(), " TP ", d.tensor_parallel(),
-                                 " ", d.formats(), ": ", d.why()));
+      why.push_back(absl::StrCat(d.hardware_id(), " ", ShapeLabel(d), " ",
+                                 d.formats(), ": ", d.why()));
       continue;
     }
-    t.rows.push_back(
-        {d.hardware_id(), absl::StrCat(d.tensor_parallel()), d.formats(),
-         absl::StrCat(d.replicas()), absl::StrCat(d.devices()),
+    std::vector<std::string> row = {d.hardware_id(),
+                                    absl::StrCat(d.tensor_parallel())};
+    if (pp) {
+      row.push_back(absl::StrCat(std::max<int64_t>(1, d.pipeline_parallel())));
+    }
+    if (ep) {
+      row.push_back(absl::StrCat(std::max<int64_t>(1, d.expert_parallel())));
+    }
+    const std::vector<std::string> rest = {
+         d.formats(), absl::StrCat(d.replicas()), absl::StrCat(d.devices()),
          absl::StrFormat("%.2f req/s", d.max_rate_per_replica()),
          Seconds(d.ttft_p90_seconds()), Seconds(d.tpot_p90_seconds()),
          d.has_usd_per_mtoken() ? absl::StrFormat("%.3f", d.usd_per_mtoken())
@@ -95,7 +137,9 @@ void PrintText(const v1::PlanResponse& r, std::ostream& out) {
          d.cost_basis(),
          d.has_joules_per_token() ? Num(d.joules_per_token()) : "unknown",
          d.has_g_co2e_per_mtoken() ? Si(d.g_co2e_per_mtoken()) : "unknown",
-         d.meets_slo() ? "met" : "MISSED", d.pareto() ? "*" : ""});
+         d.meets_slo() ? "met" : "MISSED", d.pareto() ? "*" : ""};
+    row.insert(row.end(), rest.begin(), rest.end());
+    t.rows.push_back(std::move(row));
   }
   if (!t.rows.empty()) PrintTable(t, TableStyle::kText, out);
   if (!why.empty()) {
@@ -178,6 +222,19 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
       flags->GetIntList("tensor-parallel", 1, 256);
   if (!tps.ok()) return usage(std::string(tps.status().message()));
   for (const int64_t tp : *tps) req.mutable_candidates()->add_tensor_parallel(tp);
+  // Syntax here; ranges and divisibility by the service (it names the entry).
+  for (const char* name : {"pipeline-parallel", "expert-parallel"}) {
+    absl::StatusOr<std::vector<int64_t>> list =
+        flags->GetIntList(name, INT64_MIN, INT64_MAX);
+    if (!list.ok()) return usage(std::string(list.status().message()));
+    for (const int64_t v : *list) {
+      if (std::string_view(name) == "pipeline-parallel") {
+        req.mutable_candidates()->add_pipeline_parallel(v);
+      } else {
+        req.mutable_candidates()->add_expert_parallel(v);
+      }
+    }
+  }
   for (const std::string& f : flags->GetList("formats")) {
     std::optional<v1::Formats> formats = ParseFormatSet(f);
     if (!formats) {

@@ -35,7 +35,12 @@ const std::vector<FlagSpec>& SimulateFlags() {
        {"trace", "FILE",
         "arrival times in seconds from the start, one per line (or comma / "
         "space separated); '#' starts a comment"},
-       {"tensor-parallel", "N", "devices in the replica (default 1)"},
+       {"tensor-parallel", "N", "tensor-parallel devices (default 1)"},
+       {"pipeline-parallel", "N",
+        "pipeline stages, dividing the layers (default 1)"},
+       {"expert-parallel", "N",
+        "MoE: N > 1 replicates the attention over N devices "
+        "(data-parallel, TP 1), the experts spread (default 1)"},
        {"formats", "WEIGHTS[/ACTIVATIONS[/KV]]",
         "formats (default: the model's)"}},
       CalibrationFlags(),
@@ -142,6 +147,13 @@ void PrintText(const v1::SimulateRequest& req, const std::vector<Load>& loads,
   const v1::Formats& f = req.formats();
   out << req.model().catalog_id() << " on " << req.hardware().platform_id()
       << ", TP " << std::max<int64_t>(1, req.parallelism().tensor_parallel())
+      << (req.parallelism().pipeline_parallel() > 1
+              ? absl::StrCat(" PP ", req.parallelism().pipeline_parallel())
+              : std::string())
+      << (req.parallelism().expert_parallel() > 1
+              ? absl::StrCat(" EP ", req.parallelism().expert_parallel(),
+                             " (attention data-parallel)")
+              : std::string())
       << ", "
       << (f.weights().empty()
               ? std::string("model formats")
@@ -269,6 +281,17 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
       flags->GetInt("tensor-parallel", INT64_MIN, INT64_MAX);
   if (!tp.ok()) return usage(std::string(tp.status().message()));
   if (*tp) req.mutable_parallelism()->set_tensor_parallel(**tp);
+  absl::StatusOr<std::optional<int64_t>> pp =
+      flags->GetInt("pipeline-parallel", INT64_MIN, INT64_MAX);
+  if (!pp.ok()) return usage(std::string(pp.status().message()));
+  if (*pp) req.mutable_parallelism()->set_pipeline_parallel(**pp);
+  absl::StatusOr<std::optional<int64_t>> ep =
+      flags->GetInt("expert-parallel", INT64_MIN, INT64_MAX);
+  if (!ep.ok()) return usage(std::string(ep.status().message()));
+  if (*ep) {
+    req.mutable_parallelism()->set_expert_parallel(**ep);
+    if (**ep > 1) req.mutable_parallelism()->set_attention_data_parallel(true);
+  }
   if (auto m = FillServingOptions(*flags, req.mutable_serving())) {
     return usage(*m);
   }
