@@ -576,14 +576,14 @@ SimulationConfig RankConfig(const SimulationConfig& config) {
   rank.limits.attention_ranks = 1;
   Arrivals& a = rank.arrivals;
   switch (a.kind) {
+    // Rank 0 runs `requests` requests of its share, as a replica without
+    // ranks would (the same queueing statistics for the rate search).
     case Arrivals::Kind::kPoisson:
       // A random split of a Poisson stream is Poisson at rate / e.
       a.rate = config.arrivals.rate / static_cast<double>(e);
-      rank.requests = (config.requests + e - 1) / e;
       break;
     case Arrivals::Kind::kConcurrency:
       a.concurrency = (config.arrivals.concurrency + e - 1) / e;
-      rank.requests = (config.requests + e - 1) / e;
       break;
     case Arrivals::Kind::kTrace:
       // Round robin: rank 0 takes arrivals 0, e, 2e, ...

@@ -174,12 +174,16 @@ TEST(AttentionRanks, SimulateRankZeroAndScaleByHand) {
   // The replica: two ranks alike, 2 x 3 requests and 2 x 9 tokens in 88 ms.
   EXPECT_NEAR(r->requests_per_second, 6 / 0.088, 1e-9);
   EXPECT_NEAR(r->output_tokens_per_second, 18 / 0.088, 1e-9);
-  // Poisson: rank 0 sees rate / 2, ceil(requests / 2).
+  // Poisson: rank 0 sees rate / 2, for as many requests as asked; a closed
+  // loop of 5 clients puts ceil(5 / 2) = 3 on rank 0.
   c.arrivals = Arrivals{};
   c.arrivals.rate = 8;
   c.requests = 101;
   EXPECT_DOUBLE_EQ(RankConfig(c).arrivals.rate, 4);
-  EXPECT_EQ(RankConfig(c).requests, 51);
+  EXPECT_EQ(RankConfig(c).requests, 101);
+  c.arrivals.kind = Arrivals::Kind::kConcurrency;
+  c.arrivals.concurrency = 5;
+  EXPECT_EQ(RankConfig(c).arrivals.concurrency, 3);
 }
 
 TEST(AttentionRanks, MaxThroughputIsRanksTimesOneRank) {

@@ -109,8 +109,9 @@ absl::StatusOr<SimulationResult> Simulate(const StepCost& cost,
                                           const SimulationConfig& config);
 
 // Rank 0's share of `config` when limits.attention_ranks = e > 1: Poisson
-// at rate / e (a random split), ceil(clients / e) clients, ceil(requests /
-// e) requests, or a trace's arrivals 0, e, 2e, ... (round robin).
+// at rate / e (a random split) or ceil(clients / e) clients, each for
+// `requests` requests of rank 0 (the queueing statistics of a replica
+// without ranks), or a trace's arrivals 0, e, 2e, ... (round robin).
 SimulationConfig RankConfig(const SimulationConfig& config);
 
 }  // namespace ridgeline::serving
