@@ -106,9 +106,8 @@ std::optional<std::string> FillLengths(const ParsedFlags& flags,
     const std::string text = flags.Get(name).value_or("");
     std::optional<v1::TokenLengths> l = ParseLengths(text);
     if (!l) {
-      return absl::StrCat("--", name,
-                          ": expected N, MIN..MAX or V:W,V:W; got '", text,
-                          "'");
+      return absl::StrCat(
+          "--", name, ": expected N, MIN..MAX or V:W,V:W; got '", text, "'");
     }
     *(std::string_view(name) == "prompt" ? prompt : generated) = *l;
   }

@@ -12,10 +12,9 @@ namespace {
 
 absl::Status Bad(absl::string_view field, absl::string_view range,
                  int64_t got) {
-  return engine::WithFieldPath(
-      absl::InvalidArgumentError(
-          absl::StrCat(field, ": must be ", range, "; got ", got)),
-      std::string_view(field.data(), field.size()));
+  return engine::WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
+                                   field, ": must be ", range, "; got ", got)),
+                               std::string_view(field.data(), field.size()));
 }
 
 // "1, 2, 4, 5, 8, ..." : the divisors of n up to 256.

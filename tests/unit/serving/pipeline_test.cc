@@ -279,7 +279,8 @@ TEST(ExpertParallelKvCapacity, EachRankHoldsItsShareOfTheExperts) {
 
 TEST(ReplicaParallelism, BadValuesNameTheFieldRangeAndValue) {
   const engine::ModelConfig llama = engine::FindModel("llama-3.1-70b").value();
-  absl::Status s = CheckPipelineStages(llama, 3, "candidates.pipeline_parallel[1]");
+  absl::Status s =
+      CheckPipelineStages(llama, 3, "candidates.pipeline_parallel[1]");
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(engine::FieldPathOf(s), "candidates.pipeline_parallel[1]");
   // 80 layers.
