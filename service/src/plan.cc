@@ -137,6 +137,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   }
   v1::PlanResponse resp;
   resp.set_model_id(model.id);
+  std::vector<std::string> calibration_notes;  // how each profile matched
   for (int h = 0; h < cand.hardware_size(); ++h) {
     const std::string path = absl::StrCat("candidates.hardware[", h, "]");
     const v1::HardwareSpec& spec = cand.hardware(h);
@@ -148,6 +149,13 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
                          "candidates"));
     const engine::Efficiency& eff = cal.efficiency;
     const bool fp16_acc = cal.fp16_accumulation;
+    if (!cal.match.empty()) {
+      calibration_notes.push_back(absl::StrCat("calibration on ", hw.id, ": ",
+                                               cal.match));
+    }
+    if (!cal.warning.empty()) {
+      resp.add_warnings(absl::StrCat(hw.id, ": ", cal.warning));
+    }
     for (const int64_t tp : tps) {
       engine::Scenario s;
       s.model = model;
@@ -203,6 +211,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   resp.add_notes(
       "J/token from board power x time (an upper bound); rental prices are "
       "dated on-demand list prices (see price_source)");
+  for (const std::string& n : calibration_notes) resp.add_notes(n);
   return resp;
 }
 
