@@ -137,7 +137,8 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   }
   v1::PlanResponse resp;
   resp.set_model_id(model.id);
-  std::vector<std::string> calibration_notes;  // how each profile matched
+  // How each hardware's profile was matched: (hardware ids, match).
+  std::vector<std::pair<std::string, std::string>> calibration_notes;
   for (int h = 0; h < cand.hardware_size(); ++h) {
     const std::string path = absl::StrCat("candidates.hardware[", h, "]");
     const v1::HardwareSpec& spec = cand.hardware(h);
@@ -150,8 +151,14 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
     const engine::Efficiency& eff = cal.efficiency;
     const bool fp16_acc = cal.fp16_accumulation;
     if (!cal.match.empty()) {
-      calibration_notes.push_back(absl::StrCat("calibration on ", hw.id, ": ",
-                                               cal.match));
+      auto same = std::find_if(
+          calibration_notes.begin(), calibration_notes.end(),
+          [&](const auto& n) { return n.second == cal.match; });
+      if (same == calibration_notes.end()) {
+        calibration_notes.push_back({hw.id, cal.match});
+      } else {
+        absl::StrAppend(&same->first, ", ", hw.id);
+      }
     }
     if (!cal.warning.empty()) {
       resp.add_warnings(absl::StrCat(hw.id, ": ", cal.warning));
@@ -211,7 +218,9 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   resp.add_notes(
       "J/token from board power x time (an upper bound); rental prices are "
       "dated on-demand list prices (see price_source)");
-  for (const std::string& n : calibration_notes) resp.add_notes(n);
+  for (const auto& [ids, match] : calibration_notes) {
+    resp.add_notes(absl::StrCat("calibration on ", ids, ": ", match));
+  }
   return resp;
 }
 
