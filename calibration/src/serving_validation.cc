@@ -73,11 +73,16 @@ absl::StatusOr<double> ServingMetric(const MeasurementRow& r,
   const int64_t p = *r.prompt_len, g = *r.gen_len;
   // The bound: the largest batch that fits. All of device memory (runtimes
   // reserve less: vLLM 0.9 of it, TensorRT-LLM 0.9-0.95 of what the weights
-  // leave), no max_num_seqs cap below what the KV cache holds; the step
-  // budget of 8192 tokens both vLLM and TensorRT-LLM default to.
+  // leave), no max_num_seqs cap below what the KV cache holds or the step
+  // budget allows (a step of 8192 tokens runs at most 8192 sequences; vLLM
+  // refuses max_num_seqs above max_num_batched_tokens); the step budget of
+  // 8192 tokens both vLLM and TensorRT-LLM default to. (Uncapped, a KV
+  // cache of more sequences than budget tokens made the engine place a
+  // step of one token per sequence, whose activations the capacity had not
+  // counted, and spill to host memory: a bound too low.)
   serving::ServingConfig config;
   config.memory_fraction = 1.0;
-  config.max_num_seqs = 65536;
+  config.max_num_seqs = config.max_num_batched_tokens;
   ASSIGN_OR_RETURN(serving::KvCapacity kv,
                    serving::ComputeKvCapacity(s, config, p, g));
   if (!kv.fits) return absl::FailedPreconditionError(kv.not_fitting);
