@@ -150,7 +150,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
                          "candidates"));
     const engine::Efficiency& eff = cal.efficiency;
     const bool fp16_acc = cal.fp16_accumulation;
-    if (!cal.match.empty()) {
+    if (!cal.match.empty() && !options.pure_roofline) {
       auto same = std::find_if(
           calibration_notes.begin(), calibration_notes.end(),
           [&](const auto& n) { return n.second == cal.match; });
@@ -160,7 +160,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
         absl::StrAppend(&same->first, ", ", hw.id);
       }
     }
-    if (!cal.warning.empty()) {
+    if (!cal.warning.empty() && !options.pure_roofline) {
       resp.add_warnings(absl::StrCat(hw.id, ": ", cal.warning));
     }
     for (const int64_t tp : tps) {

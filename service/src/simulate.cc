@@ -154,9 +154,11 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
   used->set_profile_name(s.efficiency.profile_name);
   used->set_fitted_from(s.efficiency.profile_name.empty() ? "" : cal.fitted_from);
   used->set_selected_by(s.efficiency.profile_name.empty() ? "none" : cal.selected_by);
-  used->set_match(cal.match);
-  used->set_warning(cal.warning);
-  if (!cal.warning.empty()) resp.add_warnings(cal.warning);
+  if (!s.options.pure_roofline) {  // else no calibration was applied
+    used->set_match(cal.match);
+    used->set_warning(cal.warning);
+    if (!cal.warning.empty()) resp.add_warnings(cal.warning);
+  }
   resp.set_offline_max_output_tokens_per_second(off.output_tokens_per_second);
   resp.set_limiting_resource(off.limiting_resource);
   return resp;
