@@ -269,6 +269,9 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
   } else {
     PrintText(*r, out);
   }
+  for (const std::string& w : r->warnings()) {
+    err << "ridgeline plan: warning: " << w << "\n";
+  }
   return kOk;
 }
 

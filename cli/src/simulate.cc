@@ -163,6 +163,9 @@ void PrintText(const v1::SimulateRequest& req, const std::vector<Load>& loads,
       << (first.profile().empty() ? std::string("pure roofline (upper bound)")
                                   : absl::StrCat("profile ", first.profile()))
       << "\n"
+      << (first.calibration().match().empty()
+              ? std::string()
+              : absl::StrCat("calibration: ", first.calibration().match(), "\n"))
       << "KV cache " << Si(static_cast<double>(first.kv_capacity_tokens()))
       << " tokens (" << first.max_concurrency()
       << " running at most: KV cache and max_num_seqs); offline maximum "
@@ -335,6 +338,9 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
     PrintCsv(loads, runs, out);
   } else {
     PrintText(req, loads, runs, out);
+  }
+  for (const std::string& w : runs.front().warnings()) {
+    err << "ridgeline simulate: warning: " << w << "\n";
   }
   return kOk;
 }

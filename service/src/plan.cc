@@ -189,6 +189,8 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   }
   v1::PlanResponse resp;
   resp.set_model_id(model.id);
+  // How each hardware's profile was matched: (hardware ids, match).
+  std::vector<std::pair<std::string, std::string>> calibration_notes;
   for (int h = 0; h < cand.hardware_size(); ++h) {
     const std::string path = absl::StrCat("candidates.hardware[", h, "]");
     const v1::HardwareSpec& spec = cand.hardware(h);
@@ -200,6 +202,19 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
                          "candidates"));
     const engine::Efficiency& eff = cal.efficiency;
     const bool fp16_acc = cal.fp16_accumulation;
+    if (!cal.match.empty() && !options.pure_roofline) {
+      auto same = std::find_if(
+          calibration_notes.begin(), calibration_notes.end(),
+          [&](const auto& n) { return n.second == cal.match; });
+      if (same == calibration_notes.end()) {
+        calibration_notes.push_back({hw.id, cal.match});
+      } else {
+        absl::StrAppend(&same->first, ", ", hw.id);
+      }
+    }
+    if (!cal.warning.empty() && !options.pure_roofline) {
+      resp.add_warnings(absl::StrCat(hw.id, ": ", cal.warning));
+    }
     for (const engine::Parallelism& par : replica_shapes) {
       engine::Scenario s;
       s.model = model;
@@ -256,6 +271,9 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   resp.add_notes(
       "J/token from board power x time (an upper bound); rental prices are "
       "dated on-demand list prices (see price_source)");
+  for (const auto& [ids, match] : calibration_notes) {
+    resp.add_notes(absl::StrCat("calibration on ", ids, ": ", match));
+  }
   return resp;
 }
 

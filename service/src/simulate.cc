@@ -177,6 +177,15 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
   resp.set_kv_capacity_tokens(kv.kv_capacity_tokens);
   resp.set_max_concurrency(kv.max_concurrency);
   resp.set_profile(s.efficiency.profile_name);
+  v1::CalibrationUsed* used = resp.mutable_calibration();
+  used->set_profile_name(s.efficiency.profile_name);
+  used->set_fitted_from(s.efficiency.profile_name.empty() ? "" : cal.fitted_from);
+  used->set_selected_by(s.efficiency.profile_name.empty() ? "none" : cal.selected_by);
+  if (!s.options.pure_roofline) {  // else no calibration was applied
+    used->set_match(cal.match);
+    used->set_warning(cal.warning);
+    if (!cal.warning.empty()) resp.add_warnings(cal.warning);
+  }
   resp.set_offline_max_output_tokens_per_second(off.output_tokens_per_second);
   resp.set_limiting_resource(off.limiting_resource);
   return resp;
