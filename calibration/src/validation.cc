@@ -419,7 +419,8 @@ absl::StatusOr<RowRoofs> PureRoofs(const PreparedRow& p) {
 
 namespace {
 
-// TTFT of a prompt processed in passes of `iteration` tokens: the first
+// Seconds to the first token of a prompt processed in passes of `iteration`
+// tokens (TTFT; prefill tok/s is the prompt over it): the first
 // pass as Analyze times a prompt of that size (per-request overhead
 // included), each later one a step of the step model over the context the
 // earlier passes left (weights read again, KV of the earlier passes read).
@@ -438,9 +439,16 @@ absl::StatusOr<double> IteratedTtftSeconds(const engine::Scenario& s,
   if (prompt <= iteration) return seconds;
   absl::StatusOr<engine::StepEvaluator> ev = engine::StepEvaluator::Create(s);
   if (!ev.ok()) return ev.status();
+  if (!ev->memory().fits) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("does not fit: ", ev->memory().not_fitting));
+  }
   for (int64_t done = iteration; done < prompt; done += iteration) {
-    const engine::StepSequence seq{done, std::min(iteration, prompt - done)};
-    absl::StatusOr<engine::StepTiming> t = ev->Step({&seq, 1});
+    // Every sequence of the batch takes the pass together.
+    const std::vector<engine::StepSequence> batch(
+        static_cast<size_t>(s.workload.batch),
+        engine::StepSequence{done, std::min(iteration, prompt - done)});
+    absl::StatusOr<engine::StepTiming> t = ev->Step(batch);
     if (!t.ok()) return t.status();
     seconds += t->seconds;
   }
