@@ -61,11 +61,13 @@ double Metric(const ServerProcess& server, const std::string& name,
       .value_or(0);
 }
 
-// Polls a metric until it reaches `want` (bounded: 20 s).
+// Polls a metric until it reaches `want` (bounded: 20 s, Scaled()).
 double WaitMetricAtLeast(const ServerProcess& server, const std::string& name,
                          const std::vector<std::string>& labels, double want) {
   double v = 0;
-  for (int i = 0; i < 400; ++i) {
+  const int polls = static_cast<int>(Scaled(std::chrono::seconds(20)) /
+                                     std::chrono::milliseconds(50));
+  for (int i = 0; i < polls; ++i) {
     v = Metric(server, name, labels);
     if (v >= want) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -94,7 +96,7 @@ class HardeningTest : public ::testing::Test {
     ASSERT_TRUE(server_->ok()) << server_->error();
     channel_ = server_->Channel();
     stub_ = RidgelineService::NewStub(channel_);
-    ASSERT_TRUE(WaitServing(channel_, kStartup));
+    ASSERT_TRUE(WaitServing(channel_, Scaled(kStartup)));
   }
   grpc::Status Analyze(const v1::AnalyzeRequest& req,
                        v1::AnalyzeResponse* resp) {
@@ -328,7 +330,9 @@ TEST_F(HardeningTest, StalledSweepReadersAreBoundedAndTimedOut) {
   std::vector<std::unique_ptr<StalledReader>> stalled;
   for (int i = 0; i < kStalled; ++i) {
     auto s = std::make_unique<StalledReader>();
-    s->ctx.set_deadline(In(std::chrono::seconds(60)));
+    // Longer than filling the flow-control windows takes (a sanitized
+    // server computes the points several times slower).
+    s->ctx.set_deadline(In(Scaled(std::chrono::seconds(60))));
     s->reader = stubs[i % kChannels]->Sweep(&s->ctx, huge);
     stalled.push_back(std::move(s));
   }
@@ -445,14 +449,20 @@ TEST_F(HardeningTest, IdleConnectionsAreClosedAndClientsRecover) {
 // SIGTERM every admitted call completes OK within the grace, later calls get
 // UNAVAILABLE, and the server exits 0.
 TEST_F(HardeningTest, SigtermCompletesInFlightCallsAndRefusesNewOnes) {
-  StartServing({"--work-threads=1", "--shutdown-grace-seconds=20",
+  // The grace must outlast the eight analyses, which a sanitized server
+  // computes several times slower (TimeScale()): it gets shorter analyses
+  // and a longer grace, so the calls are still queued at the SIGTERM.
+  const int64_t grace_s = Scaled(std::chrono::seconds(20)).count() / 1000;
+  StartServing({"--work-threads=1",
+                absl::StrCat("--shutdown-grace-seconds=", grace_s),
                 std::string("--plugin-dir=") + RIDGELINE_FIXTURE_PLUGIN_DIR});
   // A long decode: the fixture part's efficiency hook depends on each op's
   // shape, so the engine cannot sum the decode steps in closed form and
   // walks every one of the generated tokens.
   v1::AnalyzeRequest slow = Llama2("fixture-basic-a");
   slow.mutable_workload()->set_prompt_tokens(4096);
-  slow.mutable_workload()->set_generated_tokens(1'000'000);
+  slow.mutable_workload()->set_generated_tokens(
+      static_cast<int64_t>(1'000'000 / TimeScale()));
   constexpr int kCalls = 8;
   std::vector<grpc::Status> results(kCalls);
   std::vector<std::thread> callers;
@@ -460,7 +470,7 @@ TEST_F(HardeningTest, SigtermCompletesInFlightCallsAndRefusesNewOnes) {
   for (int i = 0; i < kCalls; ++i) {
     callers.emplace_back([&, i] {
       grpc::ClientContext ctx;
-      ctx.set_deadline(In(std::chrono::seconds(60)));
+      ctx.set_deadline(In(Scaled(std::chrono::seconds(60))));
       v1::AnalyzeResponse resp;
       started.fetch_add(1);
       results[i] = stub_->Analyze(&ctx, slow, &resp);
@@ -488,7 +498,7 @@ TEST_F(HardeningTest, SigtermCompletesInFlightCallsAndRefusesNewOnes) {
         << i << ": " << results[i].error_code() << " "
         << results[i].error_message();
   }
-  EXPECT_EQ(server_->WaitExit(std::chrono::seconds(30)), 0);
+  EXPECT_EQ(server_->WaitExit(Scaled(std::chrono::seconds(30))), 0);
 }
 
 // --reflection=false: the reflection service is not served.
