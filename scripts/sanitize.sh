@@ -22,7 +22,7 @@ export BUILD_DIR="${BUILD_DIR:-build-fuzz}"
 JOBS="${JOBS:-2}"
 targets=(all)
 if [ "${1:-}" = "--targets" ]; then
-  read -r -a targets <<<"$2"
+  read -r -d '' -a targets <<<"$2" || true  # any whitespace, newlines too
   shift 2
 fi
 start=$(date +%s)
