@@ -3,10 +3,12 @@
 // Output (one format for both commands, so merge reproduces explore):
 //   csv   header: one column per axis (named as given to --vary), one per
 //         objective (named as given to --objective), then feasible, fits,
-//         pareto (1/0). Rows in grid order (axis values ascending, the
-//         first axis slowest). Numbers in the shortest form that parses
-//         back to the same double, so merge recomputes the front exactly.
-//         Without --all only the front's points.
+//         pareto (1/0), and with --all violation (0 when feasible, else
+//         how far the constraints are missed). Rows in grid order (axis
+//         values ascending, the first axis slowest). Numbers in the
+//         shortest form that parses back to the same double, so merge
+//         recomputes the front exactly. Without --all only the front's
+//         points.
 //   json  JSON Lines: {"point": {...}} per row, then {"summary": {...}}
 //         (canonical proto3 JSON of ExploreResponse; no timing, so shard
 //         merges are byte-identical).
@@ -146,6 +148,7 @@ void Print(const Output& o, const std::string& format, bool all,
   for (const auto& a : o.axis_names) t.headers.push_back(csv ? a : ">" + a);
   for (const auto& n : o.objective_names) t.headers.push_back(csv ? n : ">" + n);
   for (const char* h : {"feasible", "fits", "pareto"}) t.headers.push_back(h);
+  if (all) t.headers.push_back(csv ? "violation" : ">violation");
   for (const Row& r : o.rows) {
     if (!all && !r.point.pareto) continue;
     std::vector<std::string> cells = r.axes;
@@ -153,6 +156,10 @@ void Print(const Output& o, const std::string& format, bool all,
     cells.push_back(r.point.feasible ? "1" : "0");
     cells.push_back(r.point.fits ? "1" : "0");
     cells.push_back(r.point.pareto ? "1" : "0");
+    if (all) {
+      const double v = r.point.violation;
+      cells.push_back(csv ? Num(v) : (v == 0 ? "0" : Human(v)));
+    }
     t.rows.push_back(std::move(cells));
   }
   PrintTable(t, csv ? TableStyle::kCsv : TableStyle::kText, out, csv ? 0 : 0);
@@ -337,7 +344,8 @@ int Explore(const ParsedFlags& f, std::ostream& out, std::ostream& err) {
   o.axis_names.assign(req.vary().begin(), req.vary().end());
   for (auto& n : o.axis_names) n = n.substr(0, n.find('='));
   o.objective_names.assign(req.objectives().begin(), req.objectives().end());
-  Print(o, format, true, out);
+  // Without --all the server sent the front only: the filter keeps it all.
+  Print(o, format, f.Has("all"), out);
   if (format == "table") {
     err << absl::StrFormat("explored in %.3f s\n", o.seconds);
   }
@@ -384,22 +392,27 @@ std::optional<Failure> ReadCsv(const std::string& path, std::istream& in,
   std::string line;
   if (!std::getline(in, line)) return Failure{kFailed, absl::StrCat(path, ": empty")};
   std::vector<std::string> head = SplitCsvLine(line);
-  if (head.size() < 5 || head[head.size() - 3] != "feasible" ||
-      head[head.size() - 2] != "fits" || head.back() != "pareto") {
+  // Made with --all: a violation column after pareto.
+  const bool has_violation = !head.empty() && head.back() == "violation";
+  const size_t flags_end = head.size() - (has_violation ? 1 : 0);
+  if (flags_end < 5 || head[flags_end - 3] != "feasible" ||
+      head[flags_end - 2] != "fits" || head[flags_end - 1] != "pareto") {
     return Failure{kFailed, absl::StrCat(path, ": not a ridgeline explore CSV "
                                                "(header must end with "
-                                               "feasible,fits,pareto)")};
+                                               "feasible,fits,pareto or "
+                                               "feasible,fits,pareto,violation)")};
   }
   // Objective columns parse as METRIC[:dir]; the columns before them are
   // axes.
   size_t n_obj = 0;
-  for (size_t k = head.size() - 3; k-- > 0;) {
+  for (size_t k = flags_end - 3; k-- > 0;) {
     if (!explore::ParseObjective(head[k], "").ok()) break;
     ++n_obj;
   }
-  const size_t n_axes = head.size() - 3 - n_obj;
+  const size_t n_axes = flags_end - 3 - n_obj;
   std::vector<std::string> axes(head.begin(), head.begin() + n_axes);
-  std::vector<std::string> objs(head.begin() + n_axes, head.end() - 3);
+  std::vector<std::string> objs(head.begin() + n_axes,
+                                head.begin() + (flags_end - 3));
   if (first) {
     o->axis_names = axes;
     o->objective_names = objs;
@@ -426,8 +439,12 @@ std::optional<Failure> ReadCsv(const std::string& path, std::istream& in,
       }
       r.point.objectives.push_back(v);
     }
-    r.point.feasible = cells[head.size() - 3] == "1";
-    r.point.fits = cells[head.size() - 2] == "1";
+    r.point.feasible = cells[flags_end - 3] == "1";
+    r.point.fits = cells[flags_end - 2] == "1";
+    if (has_violation && !absl::SimpleAtod(cells.back(), &r.point.violation)) {
+      return Failure{kFailed, absl::StrCat(path, ":", n, ": bad violation '",
+                                           cells.back(), "'")};
+    }
     o->rows.push_back(std::move(r));
   }
   return std::nullopt;

@@ -28,6 +28,7 @@
 #include "placement.h"
 #include "ridgeline/engine/result.h"
 #include "ridgeline/engine/scenario.h"
+#include "ridgeline/engine/work.h"
 
 namespace ridgeline::engine::internal {
 
@@ -64,7 +65,7 @@ class Evaluator {
     if (options.pure_roofline) return;
     eta_c_ = e.compute;
     eta_m_ = e.memory;
-    use_hook_ = e.profile_name.empty() && bool(hw.efficiency_hook);
+    use_hook_ = UsesEfficiencyHook(hw, e, options);
     per_kernel_ = e.per_kernel_overhead_seconds;
     if (!e.profile_name.empty() && per_kernel_ == 0) {
       per_kernel_ = hw.kernel_launch_seconds;

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "absl/status/status.h"
+#include "ridgeline/engine/work.h"
 
 namespace ridgeline::engine::internal {
 
@@ -35,11 +36,8 @@ class StopPoll {
   bool stopped_ = false;
 };
 
-// What an analysis stopped by should_stop returns.
-inline absl::Status StoppedError() {
-  return absl::CancelledError(
-      "analysis stopped: the caller's deadline passed or it cancelled");
-}
+// What an analysis stopped by should_stop returns (public: work.h).
+using ::ridgeline::engine::StoppedError;
 
 // Asks once (between stages): true when should_stop says stop.
 inline bool ShouldStopNow(const std::function<bool()>& should_stop) {

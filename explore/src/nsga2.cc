@@ -98,7 +98,7 @@ bool Better(const Individual& a, const Individual& b) {
 
 absl::StatusOr<Nsga2Result> RunNsga2(
     const ExploreSpec& spec, const Nsga2Options& opt,
-    const std::function<bool(const Nsga2Generation&)>& on_generation) {
+    const Nsga2Callback& on_generation) {
   RETURN_IF_ERROR(ValidateSpec(spec));
   if (opt.population < 4 || opt.population > 4096 || opt.population % 2 != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -118,6 +118,38 @@ absl::StatusOr<Nsga2Result> RunNsga2(
   };
   std::unordered_map<uint64_t, Individual> cache;
   Nsga2Result res;
+  // The front of every feasible point evaluated, kept as we go: a point
+  // once dominated stays dominated (dominance is transitive), so the front
+  // of (archive + points evaluated since) is the front of all of them.
+  std::vector<uint64_t> archive;  // grid indices, ascending
+  std::vector<uint64_t> fresh;    // evaluated since the archive's update
+  auto update_archive = [&] {
+    std::vector<uint64_t> ids = archive;
+    for (uint64_t id : fresh) {
+      if (cache.at(id).violation == 0) ids.push_back(id);
+    }
+    fresh.clear();
+    std::sort(ids.begin(), ids.end());
+    PointSet set;
+    set.dims = d;
+    for (uint64_t id : ids) set.Add(cache.at(id).obj.data());
+    archive.clear();
+    for (size_t i : ParetoFront(set)) archive.push_back(ids[i]);
+  };
+  auto archive_rows = [&] {
+    std::vector<PointRow> rows;
+    for (uint64_t id : archive) {
+      PointRow r;
+      r.index = id;
+      r.objectives = cache.at(id).obj;
+      for (int k = 0; k < d; ++k) {
+        if (spec.objectives[k].maximize) r.objectives[k] = -r.objectives[k];
+      }
+      r.feasible = r.fits = r.pareto = true;
+      rows.push_back(std::move(r));
+    }
+    return rows;
+  };
 
   auto evaluate = [&](Individual* ind) -> absl::Status {
     ind->index = grid.Encode(ind->genes.data());
@@ -131,6 +163,7 @@ absl::StatusOr<Nsga2Result> RunNsga2(
       e.violation = Violation(out.metrics, out.fits, out.memory_overflow,
                               spec.objectives, spec.constraints);
       it = cache.emplace(ind->index, std::move(e)).first;
+      fresh.push_back(ind->index);
     }
     ind->obj = it->second.obj;
     ind->violation = it->second.violation;
@@ -176,7 +209,8 @@ absl::StatusOr<Nsga2Result> RunNsga2(
       g.hypervolume_exact = hv.exact;
     }
     res.generations.push_back(g);
-    return !on_generation || on_generation(g);
+    update_archive();
+    return !on_generation || on_generation(g, archive_rows());
   };
   if (!report(0)) return absl::CancelledError("nsga2 stopped at generation 0");
 
@@ -242,27 +276,8 @@ absl::StatusOr<Nsga2Result> RunNsga2(
 
   // The exact front of every feasible point evaluated (not only the last
   // population): nothing found is thrown away.
-  std::vector<uint64_t> ids;
-  PointSet all;
-  all.dims = d;
-  for (const auto& [index, ind] : cache) {
-    if (ind.violation == 0) {
-      ids.push_back(index);
-    }
-  }
-  std::sort(ids.begin(), ids.end());
-  for (uint64_t id : ids) all.Add(cache[id].obj.data());
-  for (size_t i : ParetoFront(all)) {
-    PointRow r;
-    r.index = ids[i];
-    r.objectives.resize(d);
-    for (int k = 0; k < d; ++k) {
-      r.objectives[k] =
-          spec.objectives[k].maximize ? -all.row(i)[k] : all.row(i)[k];
-    }
-    r.feasible = r.fits = r.pareto = true;
-    res.front.push_back(std::move(r));
-  }
+  update_archive();
+  res.front = archive_rows();
   res.evaluations = cache.size();
   return res;
 }

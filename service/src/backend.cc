@@ -101,8 +101,7 @@ absl::StatusOr<engine::AnalysisResult> RunEngine(const engine::Scenario& s,
       // A suggestion stopped by should_stop is dropped there; say here why
       // the list is short.
       if (s.options.should_stop && s.options.should_stop()) {
-        r = absl::CancelledError(
-            "analysis stopped: the caller's deadline passed or it cancelled");
+        r = engine::StoppedError();
       }
     }
   } catch (const std::exception& e) {
@@ -134,9 +133,6 @@ absl::StatusOr<Chosen> ResolveScenarioFields(
   RETURN_IF_ERROR(
       ResolveHardwareInto(registry, req.hardware(), "hardware", &s.hardware));
   RETURN_IF_ERROR(CheckWorkload(req.workload(), &s.workload));
-  RETURN_IF_ERROR(CheckRequestCost(s.workload.batch, s.workload.prompt_tokens,
-                                   s.workload.generated_tokens,
-                                   s.model.num_layers, limits));
   ASSIGN_OR_RETURN(s.precision, ResolveFormats(req.formats(), "formats"));
   ASSIGN_OR_RETURN(Common c,
                    ResolveCommon(req.placement(), req.options(), req.economics(),
@@ -153,6 +149,8 @@ absl::StatusOr<Chosen> ResolveScenarioFields(
   if (s.options.pure_roofline) chosen = Chosen{};
   if (observer != nullptr) observer->OnCalibration(chosen.selected_by);
   ApplyProfile(chosen, req.options(), &s);
+  // With options and calibration known: they decide the engine's steps.
+  RETURN_IF_ERROR(CheckRequestCost(CostInputsOf(s), limits));
   return chosen;
 }
 
@@ -300,11 +298,6 @@ absl::Status Backend::Sweep(
     most_layers = std::max(most_layers, m.num_layers);
     models.push_back(std::move(m));
   }
-  // The largest point of the sweep, before any point is sent.
-  RETURN_IF_ERROR(CheckRequestCost(
-      *std::max_element(batches.begin(), batches.end()),
-      *std::max_element(prompts.begin(), prompts.end()),
-      *std::max_element(gens.begin(), gens.end()), most_layers, limits_));
   ASSIGN_OR_RETURN(Common c,
                    ResolveCommon(req.placement(), req.options(), req.economics(),
                                  req.parallelism(), false));
@@ -321,6 +314,30 @@ absl::Status Backend::Sweep(
     if (observer_ != nullptr) observer_->OnCalibration(chosen.selected_by);
     hardware.push_back(std::move(hw));
     profiles.push_back(chosen);
+  }
+  // The largest point of the sweep, before any point is sent: the longest
+  // lengths on the part that steps the most (an efficiency hook walks the
+  // decode; a profile would not, so none is assumed: an upper bound).
+  {
+    CostInputs largest;
+    largest.batch = *std::max_element(batches.begin(), batches.end());
+    largest.prompt_tokens = *std::max_element(prompts.begin(), prompts.end());
+    largest.generated_tokens = *std::max_element(gens.begin(), gens.end());
+    largest.layers = most_layers;
+    largest.prefill_chunk_tokens = c.options.prefill_chunk_tokens;
+    largest.analyses =
+        1 + (c.options.suggestions ? explore::kMaxSuggestionAnalyses : 0);
+    const engine::Workload w{largest.batch, largest.prompt_tokens,
+                             largest.generated_tokens};
+    for (const engine::Hardware& hw : hardware) {
+      const engine::TimedSteps t =
+          engine::CountTimedSteps(w, hw, engine::Efficiency{}, c.options);
+      largest.steps.prefill_chunks =
+          std::max(largest.steps.prefill_chunks, t.prefill_chunks);
+      largest.steps.walked_decode_steps =
+          std::max(largest.steps.walked_decode_steps, t.walked_decode_steps);
+    }
+    RETURN_IF_ERROR(CheckRequestCost(largest, limits_));
   }
   std::vector<engine::Precision> formats;
   if (req.formats_size() == 0) formats.push_back(engine::DefaultPrecision());
@@ -437,8 +454,9 @@ absl::StatusOr<v1::AnalyzeKernelResponse> Backend::AnalyzeKernel(
   return resp;
 }
 
-absl::Status Backend::AnalyzeKernel(const v1::AnalyzeKernelRequest& req,
-                                    v1::AnalyzeKernelResponse* resp) const {
+absl::Status Backend::AnalyzeKernel(
+    const v1::AnalyzeKernelRequest& req, v1::AnalyzeKernelResponse* resp,
+    const std::function<bool()>& should_stop) const {
   if (req.shape_case() == v1::AnalyzeKernelRequest::SHAPE_NOT_SET) {
     return OutOfRange("shape", "set: one of decode_attention or gemm",
                       "neither");
@@ -481,9 +499,13 @@ absl::Status Backend::AnalyzeKernel(const v1::AnalyzeKernelRequest& req,
     const auto start = std::chrono::steady_clock::now();
     absl::StatusOr<engine::KernelCost> cost = absl::InternalError("");
     absl::StatusOr<engine::KernelCost> bound = absl::InternalError("");
+    auto stopped = [&] { return should_stop && should_stop(); };
     try {
-      cost = kernel(efficiency, options);
-      if (cost.ok()) bound = kernel(engine::Efficiency{}, bound_options);
+      cost = stopped() ? engine::StoppedError() : kernel(efficiency, options);
+      if (cost.ok()) {
+        bound = stopped() ? engine::StoppedError()
+                          : kernel(engine::Efficiency{}, bound_options);
+      }
     } catch (const std::exception& e) {
       cost = absl::InternalError(absl::StrCat("engine fault: ", e.what()));
     }
@@ -690,6 +712,8 @@ absl::Status Backend::ResolveStepScenario(const v1::StepScenario& in,
   if (s->options.pure_roofline) chosen = Chosen{};
   if (observer_ != nullptr) observer_->OnCalibration(chosen.selected_by);
   ApplyProfile(chosen, in.options(), s);
+  // The capacity is the workload Prepare builds (and chunks) once.
+  RETURN_IF_ERROR(CheckRequestCost(CostInputsOf(*s), limits_));
   used->set_selected_by(chosen.selected_by);
   if (chosen.profile != nullptr) {
     used->set_profile_name(chosen.profile->name);

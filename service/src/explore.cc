@@ -107,8 +107,11 @@ absl::Status Backend::Explore(
     opt.generations = req.nsga2_generations();
     if (req.nsga2_population() != 0) opt.population = req.nsga2_population();
     opt.seed = req.nsga2_seed();
+    std::vector<uint64_t> last_sent;  // the provisional front's indices
     absl::StatusOr<explore::Nsga2Result> r = explore::RunNsga2(
-        spec, opt, [&](const explore::Nsga2Generation& g) {
+        spec, opt,
+        [&](const explore::Nsga2Generation& g,
+            const std::vector<explore::PointRow>& so_far) {
           msg.Clear();
           v1::ExploreProgress* p = msg.mutable_progress();
           p->set_points_done(g.evaluations);
@@ -120,7 +123,22 @@ absl::Status Backend::Explore(
           eg->set_evaluations(g.evaluations);
           eg->set_front_size(g.front_size);
           eg->set_hypervolume(g.hypervolume);
-          if (!emit(msg) || (should_stop && should_stop())) client_gone = true;
+          // Sent, as in a grid, when it changed and while it is small.
+          std::vector<uint64_t> ids;
+          for (const explore::PointRow& row : so_far) ids.push_back(row.index);
+          const bool send = req.provisional_fronts() && ids != last_sent &&
+                            !so_far.empty() &&
+                            so_far.size() <= explore::kProvisionalFrontMax;
+          if (send) p->set_provisional_front_size(so_far.size());
+          if (!emit(msg)) client_gone = true;
+          for (size_t i = 0; send && i < so_far.size() && !client_gone; ++i) {
+            msg.Clear();
+            FillPoint(spec, grid, so_far[i], msg.mutable_point());
+            msg.mutable_point()->set_provisional(true);
+            if (!emit(msg)) client_gone = true;
+          }
+          if (send) last_sent = std::move(ids);
+          if (should_stop && should_stop()) client_gone = true;
           return !client_gone;
         });
     if (!r.ok()) return r.status();

@@ -1,6 +1,9 @@
 // Explore request -> ExploreSpec (explore_spec.h). No math here.
 #include "explore_spec.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -46,6 +49,8 @@ absl::Status ExploreSpaceFromRequest(const Backend& backend,
         "hardware: must be set: one of platform_id or description (the base "
         "part)"), "hardware");
   }
+  // Explore runs no suggestions: the base's cost counts none.
+  base.mutable_options()->set_suggestions(false);
   RETURN_IF_ERROR(backend.ResolveScenario(base, &spec->space.base));
   spec->space.base.options.suggestions = false;
 
@@ -60,6 +65,21 @@ absl::Status ExploreSpaceFromRequest(const Backend& backend,
     ASSIGN_OR_RETURN(explore::Axis a, explore::ParseAxis(req.vary(i), field));
     spec->space.axes.push_back(std::move(a));
   }
+  // A deployment axis re-prepares its points: the cost cap applies to the
+  // largest deployment as it does to one Analyze (the hardware axes only
+  // re-time a precomputed op table, nanoseconds a point, capped by
+  // --max-explore-points).
+  engine::Scenario largest = spec->space.base;
+  for (const explore::Axis& a : spec->space.axes) {
+    if (a.values.empty()) continue;
+    // Values are range-checked later; clamp so the estimate is finite.
+    const double top = std::min(a.values.back(), 1e9);
+    const int64_t v = static_cast<int64_t>(std::llround(top));
+    if (a.kind == explore::AxisKind::kBatch) largest.workload.batch = v;
+    if (a.kind == explore::AxisKind::kPrompt) largest.workload.prompt_tokens = v;
+    if (a.kind == explore::AxisKind::kGen) largest.workload.generated_tokens = v;
+  }
+  RETURN_IF_ERROR(CheckRequestCost(CostInputsOf(largest), backend.limits()));
   for (int i = 0; i < req.objectives_size(); ++i) {
     const std::string field = absl::StrCat("objectives[", i, "]");
     if (req.objectives(i).size() > kMaxSpecChars)

@@ -32,11 +32,15 @@ using google::protobuf::Message;
 struct Route {
   std::string method;  // "Analyze"
   std::function<std::unique_ptr<Message>()> new_request;
-  std::function<absl::StatusOr<std::unique_ptr<Message>>(const Backend&,
-                                                         const Message&)>
+  // `stop` says the request's deadline passed or the server is stopping:
+  // long work polls it and ends with CANCELLED.
+  using Stop = std::function<bool()>;
+  std::function<absl::StatusOr<std::unique_ptr<Message>>(
+      const Backend&, const Message&, const Stop& stop)>
       unary;
   std::function<absl::Status(const Backend&, const Message&,
-                             const std::function<bool(const Message&)>&)>
+                             const std::function<bool(const Message&)>&,
+                             const Stop& stop)>
       stream;
 };
 
@@ -45,9 +49,9 @@ Route Unary(std::string method, F f) {
   Route r;
   r.method = std::move(method);
   r.new_request = [] { return std::make_unique<Req>(); };
-  r.unary = [f](const Backend& b,
-                const Message& m) -> absl::StatusOr<std::unique_ptr<Message>> {
-    absl::StatusOr<Resp> resp = f(b, static_cast<const Req&>(m));
+  r.unary = [f](const Backend& b, const Message& m, const Route::Stop& stop)
+      -> absl::StatusOr<std::unique_ptr<Message>> {
+    absl::StatusOr<Resp> resp = f(b, static_cast<const Req&>(m), stop);
     if (!resp.ok()) return resp.status();
     return std::make_unique<Resp>(std::move(*resp));
   };
@@ -60,9 +64,10 @@ Route Streaming(std::string method, F f) {
   r.method = std::move(method);
   r.new_request = [] { return std::make_unique<Req>(); };
   r.stream = [f](const Backend& b, const Message& m,
-                 const std::function<bool(const Message&)>& emit) {
+                 const std::function<bool(const Message&)>& emit,
+                 const Route::Stop& stop) {
     return f(b, static_cast<const Req&>(m),
-             [&emit](const Item& item) { return emit(item); });
+             [&emit](const Item& item) { return emit(item); }, stop);
   };
   return r;
 }
@@ -72,38 +77,56 @@ Route Streaming(std::string method, F f) {
 const std::vector<Route>& Routes() {
   static const std::vector<Route>* routes = new std::vector<Route>{
       Unary<v1::AnalyzeRequest, v1::AnalyzeResponse>(
-          "Analyze", [](auto& b, auto& r) { return b.Analyze(r); }),
+          "Analyze",
+          [](auto& b, auto& r, auto& stop) -> absl::StatusOr<v1::AnalyzeResponse> {
+            v1::AnalyzeResponse resp;
+            absl::Status st = b.Analyze(r, &resp, stop);
+            if (!st.ok()) return st;
+            return resp;
+          }),
       Streaming<v1::SweepRequest, v1::SweepPoint>(
           "Sweep",
-          [](auto& b, auto& r, auto emit) { return b.Sweep(r, emit); }),
+          [](auto& b, auto& r, auto emit, auto&) { return b.Sweep(r, emit); }),
       Unary<v1::ListHardwareRequest, v1::ListHardwareResponse>(
-          "ListHardware", [](auto& b, auto& r) { return b.ListHardware(r); }),
+          "ListHardware",
+          [](auto& b, auto& r, auto&) { return b.ListHardware(r); }),
       Unary<v1::GetHardwareRequest, v1::GetHardwareResponse>(
-          "GetHardware", [](auto& b, auto& r) { return b.GetHardware(r); }),
+          "GetHardware",
+          [](auto& b, auto& r, auto&) { return b.GetHardware(r); }),
       Unary<v1::ListModelsRequest, v1::ListModelsResponse>(
-          "ListModels", [](auto& b, auto& r) { return b.ListModels(r); }),
+          "ListModels",
+          [](auto& b, auto& r, auto&) { return b.ListModels(r); }),
       Unary<v1::GetModelRequest, v1::GetModelResponse>(
-          "GetModel", [](auto& b, auto& r) { return b.GetModel(r); }),
+          "GetModel", [](auto& b, auto& r, auto&) { return b.GetModel(r); }),
       Unary<v1::AnalyzeKernelRequest, v1::AnalyzeKernelResponse>(
-          "AnalyzeKernel", [](auto& b, auto& r) { return b.AnalyzeKernel(r); }),
+          "AnalyzeKernel",
+          [](auto& b, auto& r,
+             auto& stop) -> absl::StatusOr<v1::AnalyzeKernelResponse> {
+            v1::AnalyzeKernelResponse resp;
+            absl::Status st = b.AnalyzeKernel(r, &resp, stop);
+            if (!st.ok()) return st;
+            return resp;
+          }),
       Unary<v1::StepTimeRequest, v1::StepTimeResponse>(
           "StepTime",
-          [](auto& b, auto& r) -> absl::StatusOr<v1::StepTimeResponse> {
+          [](auto& b, auto& r, auto& stop) -> absl::StatusOr<v1::StepTimeResponse> {
             v1::StepTimeResponse resp;
-            absl::Status st = b.StepTime(r, &resp);
+            absl::Status st = b.StepTime(r, &resp, stop);
             if (!st.ok()) return st;
             return resp;
           }),
       Streaming<v1::ExploreRequest, v1::ExploreResponse>(
-          "Explore",
-          [](auto& b, auto& r, auto emit) { return b.Explore(r, emit); }),
+          "Explore", [](auto& b, auto& r, auto emit, auto& stop) {
+            return b.Explore(r, emit, stop);
+          }),
       Unary<v1::PlanRequest, v1::PlanResponse>(
-          "Plan", [](auto& b, auto& r) { return b.Plan(r); }),
+          "Plan", [](auto& b, auto& r, auto& stop) { return b.Plan(r, stop); }),
       Unary<v1::SimulateRequest, v1::SimulateResponse>(
-          "Simulate", [](auto& b, auto& r) { return b.Simulate(r); }),
+          "Simulate",
+          [](auto& b, auto& r, auto& stop) { return b.Simulate(r, stop); }),
       Unary<v1::ExploreSensitivityRequest, v1::ExploreSensitivityResponse>(
           "ExploreSensitivity",
-          [](auto& b, auto& r) { return b.ExploreSensitivity(r); }),
+          [](auto& b, auto& r, auto&) { return b.ExploreSensitivity(r); }),
   };
   return *routes;
 }
@@ -398,7 +421,17 @@ absl::StatusOr<int> HttpFrontend::Start() {
       observe();
       return;
     }
+    // The request's grpc-timeout header; for a unary call at most
+    // --http-timeout-seconds, also its deadline without the header: every
+    // unary call ends, even one whose client went away (cpp-httplib 0.11
+    // cannot tell a unary handler that its connection closed). A stream
+    // notices a gone client at its next write, so only its header bounds it.
     std::optional<Clock::time_point> deadline;
+    if (options_.timeout_seconds > 0 && route->unary) {
+      deadline = start + std::chrono::duration_cast<Clock::duration>(
+                             std::chrono::duration<double>(
+                                 options_.timeout_seconds));
+    }
     if (req.has_header("grpc-timeout")) {
       absl::StatusOr<double> t =
           ParseGrpcTimeout(req.get_header_value("grpc-timeout"));
@@ -407,11 +440,18 @@ absl::StatusOr<int> HttpFrontend::Start() {
         observe();
         return;
       }
-      deadline = start + std::chrono::duration_cast<Clock::duration>(
-                             std::chrono::duration<double>(*t));
+      const Clock::time_point asked =
+          start + std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double>(*t));
+      if (!deadline.has_value() || asked < *deadline) deadline = asked;
     }
     auto expired = [deadline] {
       return deadline.has_value() && Clock::now() >= *deadline;
+    };
+    // Polled by the engine's long loops: the deadline, or the server
+    // stopping.
+    const Route::Stop stop = [this, expired] {
+      return stopping_.load() || expired();
     };
     const Backend* backend = backend_();
     if (backend == nullptr) {
@@ -442,9 +482,12 @@ absl::StatusOr<int> HttpFrontend::Start() {
 
     if (route->unary) {
       absl::StatusOr<std::unique_ptr<Message>> r =
-          route->unary(*backend, *request);
-      if (r.ok() && expired()) {
-        r = absl::DeadlineExceededError("the deadline passed");
+          route->unary(*backend, *request, stop);
+      if ((r.ok() || absl::IsCancelled(r.status())) && expired()) {
+        r = absl::DeadlineExceededError(
+            "the deadline passed (grpc-timeout or --http-timeout-seconds)");
+      } else if (absl::IsCancelled(r.status()) && stopping_.load()) {
+        r = absl::UnavailableError("stopped: the server is shutting down");
       }
       if (!r.ok()) {
         SetError(res, r.status());
@@ -461,14 +504,18 @@ absl::StatusOr<int> HttpFrontend::Start() {
     // (the Backend validates the whole request before emitting anything).
     auto relay = std::make_shared<StreamRelay>(
         kStreamQueueLines,
-        [this, backend, request, route, expired](const StreamRelay::Emit& emit) {
-          return route->stream(*backend, *request, [&](const Message& m) {
-            // Checked between items: an expired deadline or a stopping
-            // server ends the stream within one item (a gone client
-            // cancels the relay).
-            if (stopping_.load() || expired()) return false;
-            return emit(ToJson(m) + "\n");
-          });
+        [this, backend, request, route, expired,
+         stop](const StreamRelay::Emit& emit) {
+          return route->stream(
+              *backend, *request,
+              [&](const Message& m) {
+                // Checked between items: an expired deadline or a stopping
+                // server ends the stream within one item (a gone client
+                // cancels the relay).
+                if (stopping_.load() || expired()) return false;
+                return emit(ToJson(m) + "\n");
+              },
+              stop);
         });
     if (absl::Status first = relay->WaitFirst();
         !first.ok() && !absl::IsCancelled(first)) {

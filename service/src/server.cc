@@ -227,6 +227,7 @@ int RunServer(const ServerConfig& cfg) {
     options.auth = &auth;
     options.listen = cfg.http_listen;
     options.max_body_bytes = cfg.max_message_bytes;
+    options.timeout_seconds = cfg.http_timeout_seconds;
     options.web_dir = cfg.web_dir.empty() ? DefaultWebDir() : cfg.web_dir;
     http = std::make_unique<HttpFrontend>(
         options, [&http_backend] { return http_backend.load(); }, &metrics);

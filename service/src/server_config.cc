@@ -116,6 +116,12 @@ const std::vector<FlagSpec>& Flags() {
        "picks a free port, printed as \"http listening on HOST:PORT\". "
        "Serves POST /v1/<Method>, GET /healthz, /readyz and the UI at /.",
        StringSetting(&ServerConfig::http_listen, true)},
+      {"http-timeout-seconds", "RIDGELINE_HTTP_TIMEOUT_SECONDS",
+       "Deadline of a unary HTTP/JSON request without a grpc-timeout header, "
+       "and the longest one may ask for; past it the call ends 504 and its "
+       "engine work stops (streams end when their client goes). 0..86400, "
+       "default 300 (0 = none).",
+       DoubleSetting(&ServerConfig::http_timeout_seconds, 0, 86400)},
       {"web-dir", "RIDGELINE_WEB_DIR",
        "Folder of the web UI's static files (default: the installed web "
        "folder, or the source tree's web/ for an uninstalled binary).",
@@ -149,8 +155,11 @@ const std::vector<FlagSpec>& Flags() {
        "1024..1073741824, default 1048576.",
        IntSetting(&ServerConfig::max_inline_config_bytes, 1024, 1 << 30)},
       {"max-request-cost", "RIDGELINE_MAX_REQUEST_COST",
-       "Largest estimated cost of one scenario, batch x (prompt + generated "
-       "tokens) x layers; more is RESOURCE_EXHAUSTED. 1..1e18, default 1e12.",
+       "Largest estimated cost of one scenario in token-layers: batch x "
+       "(prompt + generated tokens) x layers, plus 1e4 x layers for every "
+       "step timed one by one (prefill chunks after the first, decode steps "
+       "under a plugin hook) in each analysis (suggestions run up to 8 "
+       "more); more is RESOURCE_EXHAUSTED. 1..1e18, default 1e12.",
        DoubleSetting(&ServerConfig::max_request_cost, 1, 1e18)},
       {"work-threads", "RIDGELINE_WORK_THREADS",
        "Threads running Analyze/AnalyzeKernel (health checks and cheap calls "

@@ -275,7 +275,9 @@ grpc::ServerUnaryReactor* RidgelineServiceImpl::AnalyzeKernel(
     v1::AnalyzeKernelResponse* resp) {
   return Offloaded(
       this, ctx, backend_.load(), resp,
-      [req, resp](const Backend& b) { return b.AnalyzeKernel(*req, resp); });
+      [req, resp, ctx](const Backend& b) {
+        return b.AnalyzeKernel(*req, resp, [ctx] { return Stopped(ctx); });
+      });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::ListHardware(
@@ -341,11 +343,11 @@ grpc::Status RidgelineServiceImpl::StepTime(grpc::ServerContext* ctx,
                                             v1::StepTimeResponse* resp) {
   const Backend* b = backend_.load();
   if (b == nullptr) return NotReady();
-  if (ctx->IsCancelled()) {
-    return grpc::Status(grpc::StatusCode::CANCELLED, "step time: cancelled");
-  }
-  absl::Status s = b->StepTime(*req, resp);
+  if (Stopped(ctx)) return StoppedStatus(ctx, "step time");
+  // Polled while the scenario is prepared and between steps.
+  absl::Status s = b->StepTime(*req, resp, [ctx] { return Stopped(ctx); });
   if (!s.ok()) resp->Clear();
+  if (absl::IsCancelled(s)) return StoppedStatus(ctx, "step time");
   return ToGrpcStatus(s, ctx);
 }
 
@@ -368,13 +370,17 @@ grpc::Status RidgelineServiceImpl::StepTimeStream(
     return ToGrpcStatus(absl::InvalidArgumentError(
         "scenario: must be set in the stream's first message; got unset"));
   }
+  // Polled while the scenario is prepared and before every step; the
+  // lambda lives as long as the session (this handler).
+  const std::function<bool()> should_stop = [ctx] { return Stopped(ctx); };
   absl::StatusOr<std::unique_ptr<Backend::StepSession>> session =
-      b->OpenStepSession(req.scenario());
+      b->OpenStepSession(req.scenario(), should_stop);
+  if (absl::IsCancelled(session.status())) return stopped();
   if (!session.ok()) return ToGrpcStatus(session.status(), ctx);
   v1::StepTimeResponse resp;
   bool first = true;
   do {
-    if (ctx->IsCancelled()) return stopped();
+    if (Stopped(ctx)) return stopped();
     resp.Clear();
     if (!first && req.has_scenario()) {
       // Only the first message sets the scenario; this one is refused in
@@ -389,6 +395,9 @@ grpc::Status RidgelineServiceImpl::StepTimeStream(
       continue;  // the scenario alone: nothing to answer yet
     } else {
       (*session)->Answer(req, &resp);
+      // Stopped during the message: its later steps say CANCELLED; the
+      // stream ends with the reason.
+      if (Stopped(ctx)) return stopped();
     }
     first = false;
     if (!stream->Write(resp)) return stopped();

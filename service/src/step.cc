@@ -2,6 +2,7 @@
 // steps, runs engine::StepEvaluator::Step and converts the timings back.
 // Math is the engine's; here only ranges, field paths and conversion.
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/engine/step.h"
+#include "ridgeline/engine/work.h"
 #include "ridgeline/service/backend.h"
 #include "ridgeline/engine/ranges.h"
 #include "ridgeline/service/convert.h"
@@ -115,11 +117,16 @@ absl::Status CheckStepCount(int n) {
 class Session final : public Backend::StepSession {
  public:
   Session(engine::StepEvaluator ev, v1::CalibrationUsed used, bool pure,
-          int64_t max_context)
+          int64_t max_context, std::function<bool()> should_stop)
       : ev_(std::move(ev)),
         used_(std::move(used)),
         pure_(pure),
-        max_context_(max_context) {}
+        max_context_(max_context),
+        should_stop_(std::move(should_stop)) {}
+
+  // Asked before every step: a step is one graph (and, under a plugin's
+  // hook, one hook call per op), so a stopped call ends within one step.
+  bool Stopped() const { return should_stop_ && should_stop_(); }
 
   // One step into `out`; an invalid step is the returned error (out unset).
   absl::Status Time(const v1::Step& step, int index, bool per_op,
@@ -169,7 +176,9 @@ class Session final : public Backend::StepSession {
     resp->mutable_steps()->Reserve(req.steps_size());
     for (int i = 0; i < req.steps_size(); ++i) {
       v1::StepTimeResult* r = resp->add_steps();
-      const absl::Status s = Time(req.steps(i), i, req.per_op(), &seqs, &ops, r);
+      const absl::Status s = Stopped() ? engine::StoppedError()
+                                       : Time(req.steps(i), i, req.per_op(),
+                                              &seqs, &ops, r);
       if (!s.ok()) {
         r->Clear();
         r->set_error_code(static_cast<int32_t>(s.code()));
@@ -207,17 +216,24 @@ class Session final : public Backend::StepSession {
   v1::CalibrationUsed used_;
   bool pure_;
   int64_t max_context_;
+  std::function<bool()> should_stop_;
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Backend::StepSession>> Backend::OpenStepSession(
-    const v1::StepScenario& scenario) const {
+    const v1::StepScenario& scenario,
+    const std::function<bool()>& should_stop) const {
   engine::Scenario s;
   v1::CalibrationUsed used;
   RETURN_IF_ERROR(ResolveStepScenario(scenario, "scenario", &s, &used));
+  // Prepare polls it while it chunks the capacity's prefill.
+  s.options.should_stop = should_stop;
   absl::StatusOr<engine::StepEvaluator> ev = engine::StepEvaluator::Create(s);
-  if (!ev.ok()) return request::Prefixed("scenario", ev.status());
+  if (!ev.ok()) {
+    if (absl::IsCancelled(ev.status())) return ev.status();
+    return request::Prefixed("scenario", ev.status());
+  }
   // The bound: no profile applied and no plugin hook consulted.
   const bool pure = s.options.pure_roofline ||
                     (used.profile_name().empty() && !s.hardware.efficiency_hook);
@@ -225,18 +241,19 @@ absl::StatusOr<std::unique_ptr<Backend::StepSession>> Backend::OpenStepSession(
                                   ? s.model.max_context
                                   : std::numeric_limits<int64_t>::max();
   return std::make_unique<Session>(std::move(*ev), std::move(used), pure,
-                                   max_context);
+                                   max_context, should_stop);
 }
 
 absl::Status Backend::StepTime(const v1::StepTimeRequest& req,
-                               v1::StepTimeResponse* resp) const {
+                               v1::StepTimeResponse* resp,
+                               const std::function<bool()>& should_stop) const {
   if (!req.has_scenario()) {
     return OutOfRange("scenario", "set (model and hardware at least)",
                       "unset");
   }
   RETURN_IF_ERROR(CheckStepCount(req.steps_size()));
   ASSIGN_OR_RETURN(std::unique_ptr<StepSession> base,
-                   OpenStepSession(req.scenario()));
+                   OpenStepSession(req.scenario(), should_stop));
   const auto& session = static_cast<const Session&>(*base);
   *resp->mutable_calibration() = session.used();
   resp->set_pure_roofline(session.pure());
@@ -244,6 +261,7 @@ absl::Status Backend::StepTime(const v1::StepTimeRequest& req,
   std::vector<engine::StepSequence> seqs;
   std::vector<engine::OpResult> ops;
   for (int i = 0; i < req.steps_size(); ++i) {
+    if (session.Stopped()) return engine::StoppedError();
     RETURN_IF_ERROR(session.Time(req.steps(i), i, req.per_op(), &seqs, &ops,
                                  resp->add_steps()));
   }

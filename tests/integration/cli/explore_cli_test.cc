@@ -71,6 +71,31 @@ TEST(ExploreCliTest, CsvColumnsAreAxesObjectivesThenFlags) {
   EXPECT_THAT(r.err, Not(HasSubstr("[#")));
 }
 
+TEST(ExploreCliTest, AllRowsSayHowFarTheConstraintsAreMissed) {
+  // gbs_per_mm2 <= 8: 4000 GB/s on 400 mm2 is 10 GB/s per mm2, missed by
+  // (10 - 8) / 8 = 0.25; on 600 mm2 it is 6.67: feasible, violation 0.
+  const CliRun r = RunCliBinary(
+      {"explore", "--plugin-dir", RIDGELINE_TEST_PLUGIN_DIR, "--model",
+       "llama-3-8b", "--hardware", "nvidia-h100-sxm-80gb", "--vary",
+       "bandwidth_gbs=4000", "--vary", "die_area_mm2=400,600", "--objective",
+       "decode_tok_s:max", "--objective", "tpot_ms:min", "--constraint",
+       "gbs_per_mm2<=8", "--all",
+       "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string header, a, b;
+  std::getline(lines, header);
+  std::getline(lines, a);
+  std::getline(lines, b);
+  EXPECT_EQ(header,
+            "bandwidth_gbs,die_area_mm2,decode_tok_s:max,tpot_ms:min,feasible,"
+            "fits,pareto,violation");
+  EXPECT_TRUE(a.starts_with("4000,400,")) << a;
+  EXPECT_TRUE(a.ends_with(",0,1,0,0.25")) << a;
+  EXPECT_TRUE(b.starts_with("4000,600,")) << b;
+  EXPECT_TRUE(b.ends_with(",1,1,1,0")) << b;
+}
+
 TEST(ExploreCliTest, ShardsMergeIntoExactlyTheSingleProcessOutput) {
   for (const std::string format : {"csv", "json"}) {
     for (const bool all : {false, true}) {

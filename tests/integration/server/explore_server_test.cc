@@ -33,6 +33,61 @@ v1::ExploreRequest Base() {
   return req;
 }
 
+// 40,000 points searched by NSGA-II, 16 at a time for 10 generations.
+v1::ExploreRequest Nsga2Request() {
+  v1::ExploreRequest req = Base();
+  req.add_vary("bandwidth_gbs=100:10000:200");
+  req.add_vary("price_usd=1000:50000:200");
+  req.set_nsga2_generations(10);
+  req.set_nsga2_population(16);
+  req.set_nsga2_seed(7);
+  return req;
+}
+
+// A stream with provisional fronts, read back: each progress message that
+// announces k provisional points must be followed by k points that are
+// provisional and on a front; the other points are the final front.
+struct ProvisionalStream {
+  int progress = 0;  // progress messages
+  int sets = 0;      // provisional sets
+  std::vector<uint64_t> last_set;
+  std::vector<uint64_t> final_front;
+};
+
+ProvisionalStream ReadProvisional(const std::vector<v1::ExploreResponse>& out) {
+  ProvisionalStream r;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const v1::ExploreResponse& m = out[i];
+    if (m.has_progress()) {
+      ++r.progress;
+      const uint64_t k = m.progress().provisional_front_size();
+      if (k == 0) continue;
+      ++r.sets;
+      EXPECT_LE(i + k, out.size() - 1);
+      r.last_set.clear();
+      for (uint64_t j = 1; j <= k && i + j < out.size(); ++j) {
+        EXPECT_TRUE(out[i + j].has_point());
+        EXPECT_TRUE(out[i + j].point().provisional());
+        EXPECT_TRUE(out[i + j].point().pareto());
+        r.last_set.push_back(out[i + j].point().index());
+      }
+      i += k;
+    } else if (m.has_point()) {
+      EXPECT_FALSE(m.point().provisional());
+      r.final_front.push_back(m.point().index());
+    }
+  }
+  return r;
+}
+
+std::vector<uint64_t> FrontIds(const std::vector<v1::ExploreResponse>& out) {
+  std::vector<uint64_t> ids;
+  for (const auto& m : out) {
+    if (m.has_point()) ids.push_back(m.point().index());
+  }
+  return ids;
+}
+
 class ExploreServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -58,6 +113,17 @@ class ExploreServerTest : public ::testing::Test {
       }
     }
     return st;
+  }
+  // `req` with provisional fronts, read back, and the front of a run
+  // without them.
+  void RunProvisional(v1::ExploreRequest req, ProvisionalStream* got,
+                      std::vector<uint64_t>* plain_front) {
+    std::vector<v1::ExploreResponse> plain, out;
+    ASSERT_TRUE(Run(req, &plain).ok());
+    req.set_provisional_fronts(true);
+    ASSERT_TRUE(Run(req, &out).ok());
+    *got = ReadProvisional(out);
+    *plain_front = FrontIds(plain);
   }
   void ExpectInvalid(const v1::ExploreRequest& req,
                      std::vector<std::string> says,
@@ -225,12 +291,7 @@ TEST_F(ExploreServerTest, BadFieldsNameFieldRangeAndValue) {
 }
 
 TEST_F(ExploreServerTest, Nsga2ReportsHypervolumePerGeneration) {
-  v1::ExploreRequest req = Base();
-  req.add_vary("bandwidth_gbs=100:10000:200");
-  req.add_vary("price_usd=1000:50000:200");
-  req.set_nsga2_generations(10);
-  req.set_nsga2_population(16);
-  req.set_nsga2_seed(7);
+  v1::ExploreRequest req = Nsga2Request();
   std::vector<v1::ExploreResponse> out;
   ASSERT_TRUE(Run(req, &out).ok());
   int generations = 0;
@@ -246,6 +307,23 @@ TEST_F(ExploreServerTest, Nsga2ReportsHypervolumePerGeneration) {
   for (size_t i = 0; i + 1 < out.size(); ++i) {
     EXPECT_EQ(again[i].SerializeAsString(), out[i].SerializeAsString()) << i;
   }
+}
+
+TEST_F(ExploreServerTest, Nsga2StreamsProvisionalFrontsPerGeneration) {
+  // With provisional_fronts, a generation whose front of everything
+  // evaluated so far changed announces it by size and sends it
+  // (provisional = true); the last set sent is the final front, and the
+  // final front equals that of a run without the flag (same seed).
+  v1::ExploreRequest req = Nsga2Request();
+  ProvisionalStream got;
+  std::vector<uint64_t> want;
+  RunProvisional(req, &got, &want);
+  EXPECT_EQ(got.progress, 11);  // generation 0 and 10 more
+  EXPECT_GE(got.sets, 1);
+  EXPECT_LE(got.sets, 11);
+  EXPECT_FALSE(want.empty());
+  EXPECT_EQ(got.final_front, want);
+  EXPECT_EQ(got.last_set, want);
 }
 
 }  // namespace
@@ -347,35 +425,11 @@ TEST_F(ExploreServerTest, ProvisionalFrontsPrecedeTheFinalOne) {
   req.add_vary("bandwidth_gbs=500:8000:400");
   req.add_vary("peak_tflops=50:2000:500");
   req.set_progress_every(1);
-  std::vector<v1::ExploreResponse> plain;
-  ASSERT_TRUE(Run(req, &plain).ok());
-  req.set_provisional_fronts(true);
-  std::vector<v1::ExploreResponse> out;
-  ASSERT_TRUE(Run(req, &out).ok());
-  std::vector<uint64_t> final_front, want;
-  int snapshots = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    const v1::ExploreResponse& m = out[i];
-    if (m.has_progress() && m.progress().provisional_front_size() > 0) {
-      ++snapshots;
-      const uint64_t k = m.progress().provisional_front_size();
-      ASSERT_LE(i + k, out.size() - 1);
-      for (uint64_t j = 1; j <= k; ++j) {
-        ASSERT_TRUE(out[i + j].has_point());
-        EXPECT_TRUE(out[i + j].point().provisional());
-        EXPECT_TRUE(out[i + j].point().pareto());
-      }
-      i += k;
-    } else if (m.has_point()) {
-      EXPECT_FALSE(m.point().provisional());
-      final_front.push_back(m.point().index());
-    }
-  }
-  for (const auto& m : plain) {
-    if (m.has_point()) want.push_back(m.point().index());
-  }
-  EXPECT_GE(snapshots, 1);
-  EXPECT_EQ(final_front, want);
+  ProvisionalStream got;
+  std::vector<uint64_t> want;
+  RunProvisional(req, &got, &want);
+  EXPECT_GE(got.sets, 1);
+  EXPECT_EQ(got.final_front, want);
   EXPECT_FALSE(want.empty());
 }
 

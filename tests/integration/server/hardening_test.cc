@@ -20,6 +20,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
 #include "ridgeline/v1/ridgeline.grpc.pb.h"
+#include "server_fixture.h"
 #include "server_process.h"
 
 namespace ridgeline::testing {
@@ -31,22 +32,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using Health = ::grpc::health::v1::HealthCheckResponse;
 
-constexpr auto kStartup = std::chrono::seconds(20);
-
-std::chrono::system_clock::time_point In(std::chrono::milliseconds d) {
-  return std::chrono::system_clock::now() + d;
-}
-
-v1::AnalyzeRequest Llama2(const std::string& platform_id) {
-  v1::AnalyzeRequest req;
-  req.mutable_model()->set_catalog_id("llama-2-7b");
-  req.mutable_hardware()->set_platform_id(platform_id);
-  req.mutable_workload()->set_batch(1);
-  req.mutable_workload()->set_prompt_tokens(512);
-  req.mutable_workload()->set_generated_tokens(128);
-  return req;
-}
-
 // Inline config.json of Llama-2-7B's shape with `extra` fields appended.
 std::string LlamaConfig(const std::string& extra) {
   return std::string(R"({"model_type": "llama", "vocab_size": 32000,
@@ -55,59 +40,14 @@ std::string LlamaConfig(const std::string& extra) {
          extra + "}";
 }
 
-double Metric(const ServerProcess& server, const std::string& name,
-              const std::vector<std::string>& labels) {
-  return MetricValue(HttpGet(server.metrics_port(), "/metrics"), name, labels)
-      .value_or(0);
-}
-
-// Polls a metric until it reaches `want` (bounded: 20 s, Scaled()).
-double WaitMetricAtLeast(const ServerProcess& server, const std::string& name,
-                         const std::vector<std::string>& labels, double want) {
-  double v = 0;
-  const int polls = static_cast<int>(Scaled(std::chrono::seconds(20)) /
-                                     std::chrono::milliseconds(50));
-  for (int i = 0; i < polls; ++i) {
-    v = Metric(server, name, labels);
-    if (v >= want) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return v;
-}
-
-grpc::Status HealthCheck(const std::shared_ptr<grpc::Channel>& channel,
-                         std::chrono::milliseconds deadline) {
-  auto stub = ::grpc::health::v1::Health::NewStub(channel);
-  grpc::ClientContext ctx;
-  ctx.set_deadline(In(deadline));
-  ::grpc::health::v1::HealthCheckRequest req;
-  Health resp;
-  grpc::Status s = stub->Check(&ctx, req, &resp);
-  if (s.ok() && resp.status() != Health::SERVING) {
-    return grpc::Status(StatusCode::UNKNOWN, "not SERVING");
-  }
-  return s;
-}
-
-class HardeningTest : public ::testing::Test {
+class HardeningTest : public ServingTest {
  protected:
-  void StartServing(const std::vector<std::string>& extra = {}) {
-    server_ = std::make_unique<ServerProcess>(extra);
-    ASSERT_TRUE(server_->ok()) << server_->error();
-    channel_ = server_->Channel();
-    stub_ = RidgelineService::NewStub(channel_);
-    ASSERT_TRUE(WaitServing(channel_, Scaled(kStartup)));
-  }
+  using ServingTest::Analyze;
+  // With a generous 30 s deadline.
   grpc::Status Analyze(const v1::AnalyzeRequest& req,
                        v1::AnalyzeResponse* resp) {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(In(std::chrono::seconds(30)));
-    return stub_->Analyze(&ctx, req, resp);
+    return Analyze(req, std::chrono::seconds(30), resp);
   }
-
-  std::unique_ptr<ServerProcess> server_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<RidgelineService::Stub> stub_;
 };
 
 // Defect 1: a ~70,000-deep nested value (a 140 KB request) used to overflow
@@ -184,6 +124,111 @@ TEST_F(HardeningTest, RequestCostAboveTheCapIsResourceExhausted) {
                         "server's limit of 1e+06 (--max-request-cost)"));
   // 1 x (512 + 128) x 32 = 20,480: allowed.
   EXPECT_TRUE(Analyze(Llama2("nvidia-h100-sxm-80gb"), &resp).ok());
+}
+
+// Item 1 of the production review: the estimate counts the steps the
+// engine times one by one, so the longest prompt in 1-token chunks (10^7
+// prefill graphs, ~25 CPU-seconds before) is refused up front, on every
+// RPC that prepares a scenario, with the field, the estimate, the limit
+// and its flag. Derivations in tests/unit/service/request_cost_test.cc:
+// 1 x (1e7 + g) x 32 + (1e7 - 1) x 32 x 1e4 > 3.2e12 > 1e12.
+TEST_F(HardeningTest, OneTokenPrefillChunksOfTheLongestPromptAreRefused) {
+  StartServing();
+  const std::string why =
+      "10000000 prefill chunks of options.prefill_chunk_tokens 1";
+  const std::string limit =
+      "exceeds the server's limit of 1e+12 (--max-request-cost)";
+  v1::AnalyzeRequest req = Llama2("nvidia-h100-sxm-80gb");
+  req.mutable_workload()->set_prompt_tokens(10'000'000);
+  req.mutable_options()->set_prefill_chunk_tokens(1);
+  req.mutable_options()->set_suggestions(false);
+  v1::AnalyzeResponse resp;
+  // Refused before any engine work: a 5 s deadline is ample.
+  grpc::Status s = Analyze(req, std::chrono::seconds(5), &resp);
+  EXPECT_EQ(s.error_code(), StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_THAT(s.error_message(), HasSubstr(why));
+  EXPECT_THAT(s.error_message(), HasSubstr(limit));
+
+  // StepTime: the capacity's prefill is prepared (and chunked) once.
+  v1::StepTimeRequest step;
+  step.mutable_scenario()->mutable_model()->set_catalog_id("llama-2-7b");
+  step.mutable_scenario()->mutable_hardware()->set_platform_id(
+      "nvidia-h100-sxm-80gb");
+  step.mutable_scenario()->mutable_capacity()->set_max_context_tokens(
+      10'000'000);
+  step.mutable_scenario()->mutable_options()->set_prefill_chunk_tokens(1);
+  v1::StepSequence* q = step.add_steps()->add_sequences();
+  q->set_context_tokens(100);
+  q->set_new_tokens(1);
+  {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(In(std::chrono::seconds(5)));
+    v1::StepTimeResponse out;
+    s = stub_->StepTime(&ctx, step, &out);
+  }
+  EXPECT_EQ(s.error_code(), StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_THAT(s.error_message(), HasSubstr(why));
+
+  // Sweep: its largest point, before any point is sent.
+  v1::SweepRequest sweep;
+  *sweep.add_models() = req.model();
+  sweep.add_hardware()->set_platform_id("nvidia-h100-sxm-80gb");
+  sweep.add_prompt_tokens(512);
+  sweep.add_prompt_tokens(10'000'000);
+  *sweep.mutable_options() = req.options();
+  {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(In(std::chrono::seconds(5)));
+    auto reader = stub_->Sweep(&ctx, sweep);
+    v1::SweepPoint point;
+    EXPECT_FALSE(reader->Read(&point));
+    s = reader->Finish();
+  }
+  EXPECT_EQ(s.error_code(), StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_THAT(s.error_message(), HasSubstr(why));
+
+  // Explore: a prompt axis re-prepares its points; its largest value is
+  // checked as one Analyze.
+  v1::ExploreRequest explore;
+  *explore.mutable_model() = req.model();
+  *explore.mutable_hardware() = req.hardware();
+  *explore.mutable_options() = req.options();
+  explore.add_vary("prompt=512,10000000");
+  {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(In(std::chrono::seconds(5)));
+    auto reader = stub_->Explore(&ctx, explore);
+    v1::ExploreResponse m;
+    EXPECT_FALSE(reader->Read(&m));
+    s = reader->Finish();
+  }
+  EXPECT_EQ(s.error_code(), StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_THAT(s.error_message(), HasSubstr(why));
+}
+
+// The chunk count at the edge of a lowered limit: 10,000 prompt tokens of
+// llama-2-7b (32 layers), 128 generated, no suggestions, limit 1e9. Size
+// 1 x (10000 + 128) x 32 = 324,096. Chunks of 1: 9,999 more steps x 32 x
+// 1e4 = 3,199,680,000, total 3,200,004,096 > 1e9: refused. Chunks of 4:
+// 2,500 steps, 2,499 x 32 x 1e4 = 799,680,000, total 800,004,096 <= 1e9:
+// analysed.
+TEST_F(HardeningTest, PrefillChunksCountAgainstALoweredCostLimit) {
+  StartServing({"--max-request-cost=1e9"});
+  v1::AnalyzeRequest req = Llama2("nvidia-h100-sxm-80gb");
+  req.mutable_workload()->set_prompt_tokens(10'000);
+  req.mutable_options()->set_suggestions(false);
+  req.mutable_options()->set_prefill_chunk_tokens(1);
+  v1::AnalyzeResponse resp;
+  grpc::Status s = Analyze(req, &resp);
+  EXPECT_EQ(s.error_code(), StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(s.error_message(),
+              HasSubstr("= 3.2e+09 token-layers exceeds the server's limit of "
+                        "1e+09 (--max-request-cost)"));
+  req.mutable_options()->set_prefill_chunk_tokens(4);
+  s = Analyze(req, &resp);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  // The chunks were timed: 2,500 prefill steps.
+  EXPECT_EQ(resp.result().prefill().steps(), 2500);
 }
 
 // Defects 5 and 10 through the server: hooks that return an error with code
@@ -403,16 +448,6 @@ TEST_F(HardeningTest, SweepStreamsAreBoundedInTotal) {
   for (auto& o : open) o->ctx.TryCancel();
 }
 
-int OpenFds(pid_t pid) {
-  int n = 0;
-  std::error_code ec;
-  for (auto it = std::filesystem::directory_iterator(
-           "/proc/" + std::to_string(pid) + "/fd", ec);
-       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
-    ++n;
-  }
-  return n;
-}
 
 // Defect 4: idle connections are closed after --max-connection-idle-seconds,
 // so their descriptors come back, and the same clients are served again
@@ -453,8 +488,12 @@ TEST_F(HardeningTest, SigtermCompletesInFlightCallsAndRefusesNewOnes) {
   // computes several times slower (TimeScale()): it gets shorter analyses
   // and a longer grace, so the calls are still queued at the SIGTERM.
   const int64_t grace_s = Scaled(std::chrono::seconds(20)).count() / 1000;
+  // The calls' estimate, 2.88e12 token-layers (1 x (4096 + 1e6) x 32 + 9
+  // analyses x (1 + 999,999) steps x 32 x 1e4), is over the default cost
+  // cap: raised so they run as long as this test needs them to.
   StartServing({"--work-threads=1",
                 absl::StrCat("--shutdown-grace-seconds=", grace_s),
+                "--max-request-cost=1e13",
                 std::string("--plugin-dir=") + RIDGELINE_FIXTURE_PLUGIN_DIR});
   // A long decode: the fixture part's efficiency hook depends on each op's
   // shape, so the engine cannot sum the decode steps in closed form and

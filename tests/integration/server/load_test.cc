@@ -11,25 +11,32 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <httplib.h>
+
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/json_util.h"
 #include "gmock/gmock.h"
 #include "grpc_std.grpc.pb.h"
 #include "grpcpp/alarm.h"
 #include "gtest/gtest.h"
 #include "ridgeline/v1/ridgeline.grpc.pb.h"
+#include "server_fixture.h"
 #include "server_process.h"
 
 namespace ridgeline::testing {
@@ -41,156 +48,124 @@ using ::testing::HasSubstr;
 using Health = ::grpc::health::v1::HealthCheckResponse;
 using Clock = std::chrono::steady_clock;
 
-constexpr auto kStartup = std::chrono::seconds(20);
 // The issue's bound for other clients while the server is under load, for
 // an optimised build (a sanitized one stretches it: Scaled()).
 constexpr auto kServed = std::chrono::milliseconds(100);
 
-std::chrono::system_clock::time_point In(std::chrono::milliseconds d) {
-  return std::chrono::system_clock::now() + d;
-}
-
-v1::AnalyzeRequest Llama2(const std::string& platform_id) {
-  v1::AnalyzeRequest req;
-  req.mutable_model()->set_catalog_id("llama-2-7b");
-  req.mutable_hardware()->set_platform_id(platform_id);
-  req.mutable_workload()->set_batch(1);
-  req.mutable_workload()->set_prompt_tokens(512);
-  req.mutable_workload()->set_generated_tokens(128);
-  return req;
-}
-
-double Metric(const ServerProcess& server, const std::string& name,
-              const std::vector<std::string>& labels) {
-  return MetricValue(HttpGet(server.metrics_port(), "/metrics"), name, labels)
-      .value_or(0);
-}
-
-grpc::Status HealthCheck(const std::shared_ptr<grpc::Channel>& channel,
-                         std::chrono::milliseconds deadline) {
-  auto stub = ::grpc::health::v1::Health::NewStub(channel);
-  grpc::ClientContext ctx;
-  ctx.set_deadline(In(deadline));
-  ::grpc::health::v1::HealthCheckRequest req;
-  Health resp;
-  grpc::Status s = stub->Check(&ctx, req, &resp);
-  if (s.ok() && resp.status() != Health::SERVING) {
-    return grpc::Status(StatusCode::UNKNOWN, "not SERVING");
-  }
-  return s;
-}
-
-int OpenFds(pid_t pid) {
-  int n = 0;
-  std::error_code ec;
-  for (auto it = std::filesystem::directory_iterator(
-           "/proc/" + std::to_string(pid) + "/fd", ec);
-       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
-    ++n;
-  }
-  return n;
-}
-
-class LoadTest : public ::testing::Test {
+class LoadTest : public ServingTest {
  protected:
-  void StartServing(const std::vector<std::string>& extra = {}) {
-    server_ = std::make_unique<ServerProcess>(extra);
-    ASSERT_TRUE(server_->ok()) << server_->error();
-    channel_ = server_->Channel();
-    stub_ = RidgelineService::NewStub(channel_);
-    ASSERT_TRUE(WaitServing(channel_, Scaled(kStartup)));
-  }
-
-  grpc::Status Analyze(const v1::AnalyzeRequest& req,
-                       std::chrono::milliseconds deadline) {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(In(deadline));
-    v1::AnalyzeResponse resp;
-    return stub_->Analyze(&ctx, req, &resp);
-  }
-
-  // What other clients saw: calls that were not served at all (even with a
-  // 2 s retry), and rounds in which some call missed the 100 ms bound.
+  // What other clients saw: each probe call's latency (ms), and the calls
+  // that were not served at all within 2 s.
   struct Probed {
+    std::vector<double> ms;
+    std::map<std::string, std::vector<double>> by_kind;  // the same, per probe
     std::string unserved;  // "" when every call was served
-    int slow_rounds = 0;
-    std::string slow;      // the calls that missed 100 ms
+    std::string slow;      // the calls over 100 ms, for the log
   };
 
-  // Other clients while the server is loaded: `rounds` x (health on the
-  // test's connection, health on a new connection, ListModels, a small
-  // Analyze), each with the 100 ms deadline; one that misses it is retried
-  // with 2 s and must then be served.
+  // Other clients: `rounds` x (health on the test's connection, health on
+  // a new connection, ListModels, a small Analyze), each with a 2 s
+  // deadline, timed from the call to its answer. Run once unloaded (the
+  // baseline of this machine, now) and once under load.
   Probed ProbeOthers(int rounds, bool analyze = true) {
     Probed out;
     v1::AnalyzeRequest small = Llama2("nvidia-h100-sxm-80gb");
     small.set_view(v1::ANALYSIS_VIEW_BASIC);
     small.mutable_options()->set_suggestions(false);
+    const auto kServedAtAll = Scaled(std::chrono::seconds(2));
     for (int i = 0; i < rounds; ++i) {
-      bool slow = false;
-      auto probe = [&](const char* what,
-                       const std::function<grpc::Status(
-                           std::chrono::milliseconds)>& call) {
-        grpc::Status s = call(Scaled(kServed));
-        if (s.ok()) return;
-        slow = true;
-        absl::StrAppend(&out.slow, what, " #", i, ": ", s.error_code(), "\n");
-        s = call(Scaled(std::chrono::seconds(2)));
+      auto probe = [&](const char* what, const std::function<grpc::Status()>& call) {
+        const auto start = Clock::now();
+        grpc::Status s = call();
+        const double ms =
+            std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        out.ms.push_back(ms);
+        out.by_kind[what].push_back(ms);
+        if (ms > static_cast<double>(kServed.count())) {
+          absl::StrAppend(&out.slow, what, " #", i, ": ", ms, " ms\n");
+        }
         if (!s.ok()) {
           absl::StrAppend(&out.unserved, what, " #", i, ": ", s.error_code(),
                           " ", s.error_message(), "\n");
         }
       };
-      probe("health", [&](std::chrono::milliseconds d) {
-        return HealthCheck(channel_, d);
-      });
-      probe("health (new connection)", [&](std::chrono::milliseconds d) {
+      probe("health", [&] { return HealthCheck(channel_, kServedAtAll); });
+      probe("health (new connection)", [&] {
         // A new client: its connection must be accepted and served too.
         grpc::ChannelArguments args;
         args.SetInt("ridgeline.test.probe", i);
-        args.SetInt("ridgeline.test.deadline", static_cast<int>(d.count()));
         return HealthCheck(
             grpc::CreateCustomChannel(server_->address(),
                                       grpc::InsecureChannelCredentials(), args),
-            d);
+            kServedAtAll);
       });
-      probe("ListModels", [&](std::chrono::milliseconds d) {
+      probe("ListModels", [&] {
         grpc::ClientContext ctx;
-        ctx.set_deadline(In(d));
+        ctx.set_deadline(In(kServedAtAll));
         v1::ListModelsResponse resp;
         return stub_->ListModels(&ctx, {}, &resp);
       });
       if (analyze) {
-        probe("Analyze", [&](std::chrono::milliseconds d) {
-          return Analyze(small, d);
-        });
+        probe("Analyze", [&] { return Analyze(small, kServedAtAll); });
       }
-      if (slow) ++out.slow_rounds;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return out;
   }
 
-  // Every call served (within 2 s at worst), and every call of at least
-  // half the rounds within 100 ms. Not all: on a shared 2-core machine
-  // (load average ~15 from other builds) single calls miss 100 ms now and
-  // then whatever the server does (the soak saw one stall of every kind at
-  // once). A server that blocks other clients -- a full thread pool, a
-  // refused accept -- misses in every round, or serves not at all. The
-  // slow calls are printed either way.
-  static void ExpectServed(const Probed& p, int rounds) {
-    std::printf("probes: %d of %d rounds had a call over %lld ms%s%s",
-                p.slow_rounds, rounds,
-                static_cast<long long>(Scaled(kServed).count()),
-                p.slow.empty() ? "" : ":\n", p.slow.c_str());
-    std::printf("\n");
-    EXPECT_EQ(p.unserved, "");
-    EXPECT_LE(p.slow_rounds, rounds / 2) << p.slow;
+  // The q-quantile (nearest rank) of `ms`.
+  static double Quantile(std::vector<double> ms, double q) {
+    if (ms.empty()) return 0;
+    std::sort(ms.begin(), ms.end());
+    const size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(ms.size())));
+    return ms[std::min(ms.size(), std::max<size_t>(rank, 1)) - 1];
   }
 
-  std::unique_ptr<ServerProcess> server_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<RidgelineService::Stub> stub_;
+  // The issue's claim, as strictly as this shared machine allows: every
+  // probe served (within 2 s), the p90 of the latencies under load within
+  // the issue's 100 ms, and the p50 within kSlowdown x the unloaded p50 of
+  // the same probes in the same run (at least 1 ms: a 0.3 ms baseline
+  // would make 4 ms a failure). Not every call within 100 ms: with ~7
+  // builds on 2 cores (load average 10-16) single calls miss it now and
+  // then, unloaded too, whatever the server does. A server that blocks
+  // other clients -- health behind the work pool, a refused accept, a lock
+  // held by a stream -- delays most calls by the length of that work
+  // (seconds), so it fails the p90, or serves not at all. Measured here
+  // (docs/operations.md, Load tests): under 2,000 slow readers p50 3-7x
+  // the baseline, p90 7-45 ms; under 8 maximum-cost analyses and 10,000
+  // idle connections p50 within 2x, p90 2-7 ms.
+  static constexpr double kSlowdown = 20;
+  static constexpr double kFloorMs = 1;
+  void ExpectServed(const Probed& loaded) {
+    const double p50 = Quantile(loaded.ms, 0.5), p90 = Quantile(loaded.ms, 0.9),
+                 max = Quantile(loaded.ms, 1);
+    const double b50 = Quantile(baseline_.ms, 0.5),
+                 b90 = Quantile(baseline_.ms, 0.9),
+                 bmax = Quantile(baseline_.ms, 1);
+    std::printf(
+        "probes: %zu calls under load p50 %.1f p90 %.1f max %.1f ms; "
+        "unloaded %zu calls p50 %.1f p90 %.1f max %.1f ms%s%s\n",
+        loaded.ms.size(), p50, p90, max, baseline_.ms.size(), b50, b90, bmax,
+        loaded.slow.empty() ? "" : "; over 100 ms:\n", loaded.slow.c_str());
+    for (const auto& [kind, ms] : loaded.by_kind) {
+      const auto b = baseline_.by_kind.find(kind);
+      std::printf("  %s: p50 %.1f max %.1f ms (unloaded p50 %.1f)\n",
+                  kind.c_str(), Quantile(ms, 0.5), Quantile(ms, 1),
+                  b == baseline_.by_kind.end() ? 0.0 : Quantile(b->second, 0.5));
+    }
+    EXPECT_EQ(loaded.unserved, "");
+    EXPECT_FALSE(loaded.ms.empty());
+    EXPECT_LE(p90, static_cast<double>(Scaled(kServed).count())) << loaded.slow;
+    EXPECT_LE(p50, kSlowdown * std::max(b50, kFloorMs)) << loaded.slow;
+  }
+
+  // The unloaded probes, before any load starts.
+  void MeasureBaseline(bool analyze = true) {
+    baseline_ = ProbeOthers(10, analyze);
+    EXPECT_EQ(baseline_.unserved, "");
+  }
+
+  Probed baseline_;
 };
 
 // A decode walked step by step: the slow-hook fixture's efficiency hook
@@ -271,6 +246,119 @@ TEST_F(LoadTest, CancelledRunningAnalysisFreesItsWorker) {
   EXPECT_TRUE(next.ok()) << next.error_code() << " " << next.error_message();
 }
 
+// 4,096 decode steps of one sequence on the slow-hook part: each step times
+// its ops through the 1 ms hook, so the request takes over a minute unless
+// the server stops it between steps.
+v1::StepTimeRequest SlowHookSteps() {
+  v1::StepTimeRequest req;
+  req.mutable_scenario()->mutable_model()->set_catalog_id("llama-2-7b");
+  req.mutable_scenario()->mutable_hardware()->set_platform_id(
+      "fixture-slow-hook-a");
+  req.mutable_scenario()->mutable_capacity()->set_max_context_tokens(4096);
+  for (int i = 0; i < 4096; ++i) {
+    v1::StepSequence* q = req.add_steps()->add_sequences();
+    q->set_context_tokens(1000);
+    q->set_new_tokens(1);
+  }
+  return req;
+}
+
+// The server ended `method` `n` times itself: DEADLINE_EXCEEDED, or
+// CANCELLED when the client's reset arrived first (bounded wait: 20 s).
+double WaitEnded(const ServerProcess& server, const std::string& method,
+                 double n) {
+  auto ended = [&] {
+    return Metric(server, "grpc_server_handled_total",
+                  {absl::StrCat("grpc_method=\"", method, "\""),
+                   "grpc_code=\"DeadlineExceeded\""}) +
+           Metric(server, "grpc_server_handled_total",
+                  {absl::StrCat("grpc_method=\"", method, "\""),
+                   "grpc_code=\"Canceled\""});
+  };
+  for (int i = 0; i < 400 && ended() < n; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return ended();
+}
+
+// Item 2 of the production review: StepTime stops at its deadline between
+// steps (before, it ran all 4,096 steps, a minute of hook calls).
+TEST_F(LoadTest, RunningStepTimeStopsAtItsDeadline) {
+  StartServing(SlowHookServer());
+  grpc::ClientContext ctx;
+  ctx.set_deadline(In(std::chrono::seconds(1)));
+  v1::StepTimeResponse resp;
+  grpc::Status s = stub_->StepTime(&ctx, SlowHookSteps(), &resp);
+  EXPECT_EQ(s.error_code(), StatusCode::DEADLINE_EXCEEDED) << s.error_message();
+  // Ended by the server well before the minute its steps would take.
+  EXPECT_EQ(WaitEnded(*server_, "StepTime", 1), 1);
+  EXPECT_EQ(Metric(*server_, "grpc_server_handled_total",
+                   {"grpc_method=\"StepTime\"", "grpc_code=\"OK\""}),
+            0);
+}
+
+// The same for a StepTimeStream whose client cancels in the middle of a
+// message's steps.
+TEST_F(LoadTest, CancelledStepTimeStreamStopsMidMessage) {
+  StartServing(SlowHookServer());
+  grpc::ClientContext ctx;
+  ctx.set_deadline(In(std::chrono::seconds(120)));
+  auto stream = stub_->StepTimeStream(&ctx);
+  const v1::StepTimeRequest steps = SlowHookSteps();
+  v1::StepTimeStreamRequest msg;
+  *msg.mutable_scenario() = steps.scenario();
+  *msg.mutable_steps() = steps.steps();
+  ASSERT_TRUE(stream->Write(msg));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto cancelled = Clock::now();
+  ctx.TryCancel();
+  v1::StepTimeResponse resp;
+  while (stream->Read(&resp)) {
+  }
+  EXPECT_EQ(stream->Finish().error_code(), StatusCode::CANCELLED);
+  // The server's handler returned (its thread is free) within seconds of
+  // the cancel, not after the message's minute of steps.
+  EXPECT_EQ(WaitEnded(*server_, "StepTimeStream", 1), 1);
+  EXPECT_LT(Clock::now() - cancelled, std::chrono::seconds(20));
+}
+
+// Item 2: an HTTP request's deadline (its grpc-timeout header, or the
+// server's --http-timeout-seconds without one) stops the engine like a gRPC
+// deadline: 504 within seconds, and the next request is served. The
+// server does not learn that a unary call's client went away (cpp-httplib
+// 0.11 has no such API), so the deadline is what bounds an abandoned one.
+TEST_F(LoadTest, HttpAnalyzeStopsAtItsTimeout) {
+  std::vector<std::string> args = SlowHookServer();
+  args.push_back("--http-listen=127.0.0.1:0");
+  args.push_back("--http-timeout-seconds=2");
+  StartServing(args);
+  std::string body;
+  ASSERT_TRUE(
+      google::protobuf::util::MessageToJsonString(SlowHookAnalysis(), &body)
+          .ok());
+  httplib::Client http("127.0.0.1", server_->http_port());
+  http.set_read_timeout(60, 0);
+  for (const bool header : {true, false}) {
+    const auto start = Clock::now();
+    httplib::Headers headers;
+    if (header) headers.emplace("grpc-timeout", "1S");
+    httplib::Result r = http.Post("/v1/Analyze", headers, body, "application/json");
+    ASSERT_TRUE(r) << "no answer: " << httplib::to_string(r.error());
+    EXPECT_EQ(r->status, 504) << r->body;
+    EXPECT_THAT(r->body, HasSubstr("deadline passed"));
+    // 1 s (header) or 2 s (flag), plus the engine's stop within a few
+    // steps; far less than the hour the analysis would take.
+    EXPECT_LT(Clock::now() - start, std::chrono::seconds(20)) << header;
+  }
+  std::string quick;
+  ASSERT_TRUE(
+      google::protobuf::util::MessageToJsonString(QuickHookAnalysis(), &quick)
+          .ok());
+  httplib::Result next = http.Post("/v1/Analyze", quick, "application/json");
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->status, 200) << next->body;
+}
+
 // One Sweep stream read slowly: a point every 200 ms.
 struct SlowReader {
   grpc::ClientContext ctx;
@@ -294,6 +382,7 @@ void* Tag(size_t index, Op op) {
 TEST_F(LoadTest, TwoThousandSlowStreamingReadersDoNotStopOthers) {
   StartServing({"--max-sweep-points=100000000", "--max-sweep-streams=64",
                 "--max-sweep-streams-per-client=64"});
+  MeasureBaseline();
   constexpr size_t kReaders = 2000;
   v1::SweepRequest huge;  // 16.7 M points: longer than any test
   *huge.add_models() = Llama2("nvidia-h100-sxm-80gb").model();
@@ -351,7 +440,7 @@ TEST_F(LoadTest, TwoThousandSlowStreamingReadersDoNotStopOthers) {
   }
   EXPECT_EQ(streaming.load(), 64u);
   EXPECT_EQ(finished.load(), kReaders - 64);
-  ExpectServed(ProbeOthers(10), 10);
+  ExpectServed(ProbeOthers(10));
   stop.store(true);
   for (auto& r : readers) r->ctx.TryCancel();
   const auto end = Clock::now() + std::chrono::seconds(60);
@@ -378,28 +467,34 @@ TEST_F(LoadTest, TwoThousandSlowStreamingReadersDoNotStopOthers) {
   pump.join();
 }
 
-// The most expensive Analyze the default limits admit: llama-2-7b with
-// prompt and generated tokens at their maximum (10^7 each; batch 1: 1 x 2e7
-// x 32 layers = 6.4e8 token-layers, under the 1e12 cost cap), the prompt in
-// 1-token chunks (10^7 prefill chunk graphs), the full view and the
-// what-if suggestions (each one more analysis). Run to completion it costs
-// about 25 CPU-seconds (measured in-process: 24.6 s user).
+// The most expensive Analyze the default limits admit: llama-2-7b (32
+// layers) with prompt and generated tokens at their maximum (10^7 each),
+// the full view and the what-if suggestions (up to 8 more analyses), the
+// prompt in the smallest chunks the cost cap allows. Estimate
+// (service/src/request_limits.cc): size 1 x 2e7 x 32 = 6.4e8; chunks of 29
+// tokens: ceil(1e7 / 29) = 344,828 prefill steps, 344,827 beyond the
+// first, x 9 analyses x 32 layers x 1e4 = 9.93101760e11; total
+// 9.9374176e11 <= 1e12. (Chunks of 28: 357,143 steps, 1.0286e12: refused;
+// before the cap counted chunks, 1-token chunks passed and cost ~25
+// CPU-seconds.) Run to completion it takes about a CPU-second.
 v1::AnalyzeRequest MaximumCost() {
   v1::AnalyzeRequest req = Llama2("nvidia-h100-sxm-80gb");
   req.mutable_workload()->set_prompt_tokens(10'000'000);
   req.mutable_workload()->set_generated_tokens(10'000'000);
-  req.mutable_options()->set_prefill_chunk_tokens(1);
+  req.mutable_options()->set_prefill_chunk_tokens(29);
   req.mutable_options()->set_suggestions(true);
   req.set_view(v1::ANALYSIS_VIEW_FULL);
   return req;
 }
 
-// Defect 2: eight maximum-cost requests (with a 3 s deadline; each would
-// run far longer) neither delay health and the catalog past 100 ms while
-// they run, nor hold the work threads past their deadline: afterwards an
-// Analyze is served within 100 ms again.
+// Defect 2: eight maximum-cost requests (with a 3 s deadline: the eight
+// need more CPU than two cores give in 3 s) neither delay health and the
+// catalog while they run, nor hold the work threads past their deadline:
+// each completes or is ended by the server at its deadline, and afterwards
+// an Analyze is served promptly again.
 TEST_F(LoadTest, EightMaximumCostRequestsDoNotStopOthers) {
   StartServing();
+  MeasureBaseline();
   constexpr int kExpensive = 8;
   const v1::AnalyzeRequest expensive = MaximumCost();
   std::vector<grpc::Status> results(kExpensive);
@@ -418,34 +513,37 @@ TEST_F(LoadTest, EightMaximumCostRequestsDoNotStopOthers) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   // While they run (the work threads are all theirs): health and the
   // catalog, which never queue for a work thread.
-  ExpectServed(ProbeOthers(10, /*analyze=*/false), 10);
+  ExpectServed(ProbeOthers(10, /*analyze=*/false));
   for (int i = 0; i < 1000 && done.load() < kExpensive; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ASSERT_EQ(done.load(), kExpensive);
   for (int i = 0; i < kExpensive; ++i) {
-    EXPECT_EQ(results[i].error_code(), StatusCode::DEADLINE_EXCEEDED)
+    EXPECT_THAT(results[i].error_code(),
+                ::testing::AnyOf(StatusCode::OK, StatusCode::DEADLINE_EXCEEDED))
         << i << ": " << results[i].error_message();
   }
-  // Every one was ended by the server, not just abandoned by the client:
-  // the running ones by the engine's check, the queued ones before they
-  // started. The server says DEADLINE_EXCEEDED, or CANCELLED when the
-  // client's reset (sent at its own, slightly earlier, deadline) arrives
-  // first; none completed.
+  // Every one was answered by the server, not just abandoned by the
+  // client: completed, or ended by the engine's check (the running ones)
+  // or before it started (the queued ones). The server says
+  // DEADLINE_EXCEEDED, or CANCELLED when the client's reset (sent at its
+  // own, slightly earlier, deadline) arrives first.
   auto ended = [&] {
-    return Metric(*server_, "grpc_server_handled_total",
-                  {"grpc_method=\"Analyze\"", "grpc_code=\"DeadlineExceeded\""}) +
-           Metric(*server_, "grpc_server_handled_total",
-                  {"grpc_method=\"Analyze\"", "grpc_code=\"Canceled\""});
+    double n = 0;
+    for (const char* code : {"OK", "DeadlineExceeded", "Canceled"}) {
+      n += Metric(*server_, "grpc_server_handled_total",
+                  {"grpc_method=\"Analyze\"",
+                   absl::StrCat("grpc_code=\"", code, "\"")});
+    }
+    return n;
   };
-  for (int i = 0; i < 400 && ended() < kExpensive; ++i) {
+  // The probes' own Analyze calls are not among them: none ran yet.
+  for (int i = 0; i < 400 && ended() < kExpensive + 10; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  EXPECT_EQ(ended(), kExpensive);
-  EXPECT_EQ(Metric(*server_, "grpc_server_handled_total",
-                   {"grpc_method=\"Analyze\"", "grpc_code=\"OK\""}),
-            0);
-  ExpectServed(ProbeOthers(10), 10);
+  // 10 baseline Analyze probes (OK) + the eight.
+  EXPECT_EQ(ended(), kExpensive + 10);
+  ExpectServed(ProbeOthers(10));
 }
 
 // Raises this process's open-file limit to its hard limit (as the server
@@ -501,6 +599,7 @@ TEST_F(LoadTest, TenThousandIdleConnectionsDoNotStopOthers) {
                  << ")";
   }
   StartServing();
+  MeasureBaseline();
   const int baseline = OpenFds(server_->pid());
   std::vector<int> fds;
   fds.reserve(kIdle);
@@ -532,7 +631,7 @@ TEST_F(LoadTest, TenThousandIdleConnectionsDoNotStopOthers) {
                               grpc::InsecureChannelCredentials(), settle),
                           Scaled(std::chrono::seconds(30)))
                   .ok());
-  ExpectServed(ProbeOthers(10), 10);
+  ExpectServed(ProbeOthers(10));
   for (int fd : fds) close(fd);
   // Recovery: the descriptors come back and clients are still served.
   int left = 0;
@@ -542,7 +641,7 @@ TEST_F(LoadTest, TenThousandIdleConnectionsDoNotStopOthers) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_LT(left, 100);
-  ExpectServed(ProbeOthers(10), 10);
+  ExpectServed(ProbeOthers(10));
 }
 
 }  // namespace

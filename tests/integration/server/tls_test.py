@@ -19,36 +19,12 @@ import unittest
 
 import grpc
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tls_certs import make_ca, make_leaf  # noqa: E402
+
 ARGS = None
 SERVING = b"\x08\x01"
 LOCAL_POOL = [("grpc.use_local_subchannel_pool", 1)]
-
-
-def openssl(*args, cwd):
-    subprocess.run(["openssl", *args], cwd=cwd, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def make_ca(d, name):
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-            "-subj", "/CN=" + name, "-keyout", name + ".key",
-            "-out", name + ".crt", cwd=d)
-
-
-def make_leaf(d, ca, name, server):
-    """A key and a certificate for `name` signed by `ca`."""
-    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=" + name,
-            "-keyout", name + ".key", "-out", name + ".csr", cwd=d)
-    ext = os.path.join(d, name + ".ext")
-    with open(ext, "w") as f:
-        if server:
-            f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\n"
-                    "extendedKeyUsage=serverAuth\n")
-        else:
-            f.write("extendedKeyUsage=clientAuth\n")
-    openssl("x509", "-req", "-in", name + ".csr", "-CA", ca + ".crt",
-            "-CAkey", ca + ".key", "-CAcreateserial", "-days", "2",
-            "-extfile", ext, "-out", name + ".crt", cwd=d)
 
 
 def read(d, name):

@@ -37,8 +37,8 @@ import zipfile
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCENARIOS = ("default", "tls", "vendor-plugins", "vendor-image-volume", "servicemonitor", "sharded",
-             "sharded-explore")
+SCENARIOS = ("default", "tls", "http", "vendor-plugins", "vendor-image-volume", "servicemonitor",
+             "sharded", "sharded-explore")
 SKIP = 77  # ctest SKIP_RETURN_CODE
 
 
@@ -238,8 +238,7 @@ def check_render(a, helm, scenario):
     if netpol["policyTypes"] != ["Ingress"] or len(netpol["ingress"]) != 2:
         fail(f"NetworkPolicy: expected two ingress rules: {netpol}")
     client_rule, metrics_rule = netpol["ingress"]
-    if {p["port"] for p in client_rule["ports"]} != {"grpc"} | ({"http"} if "http" in ports else set()):
-        fail(f"NetworkPolicy client rule must open only gRPC/HTTP: {client_rule}")
+    check_port_protocols(scenario, tls, ports, services, client_rule)
     if [p["port"] for p in metrics_rule["ports"]] != ["metrics"]:
         fail(f"NetworkPolicy metrics rule must open only metrics: {metrics_rule}")
     namespaces = client_rule["from"][0]["namespaceSelector"]["matchExpressions"][0]["values"]
@@ -278,6 +277,34 @@ def check_render(a, helm, scenario):
             fail(f"shard script does not pass --shard $JOB_COMPLETION_INDEX/N:\n{script}")
     print(f"ok: {scenario}: {len(docs)} objects; hardening, probes, grace {grace}s < "
           f"{pod['terminationGracePeriodSeconds']}s, selectors and NetworkPolicy checked")
+
+
+def check_port_protocols(scenario, tls, ports, services, client_rule):
+    """The HTTP port is named (container port, both Services, NetworkPolicy)
+    and labelled (appProtocol) https when TLS is on, http when not; the gRPC
+    port's appProtocol is grpc in plaintext, https (HTTP/2 over TLS) with
+    TLS. The scenarios "http" (plaintext) and "tls" both serve HTTP."""
+    http_name = "https" if tls else "http"
+    other = "http" if tls else "https"
+    if scenario in ("http", "tls") and http_name not in ports:
+        fail(f"scenario {scenario} serves HTTP: no container port {http_name}: {ports}")
+    if other in ports:
+        fail(f"container port {other} with tls.enabled={tls}: {ports}")
+    for svc in services:
+        by_name = {p["name"]: p for p in svc["spec"]["ports"]}
+        want = {"grpc": "https" if tls else "grpc"}
+        if http_name in ports:
+            want[http_name] = http_name
+        for name, proto in want.items():
+            p = by_name.get(name) or fail(f"Service {svc['metadata']['name']} has no port {name}: {by_name}")
+            if p.get("appProtocol") != proto or p["targetPort"] != name:
+                fail(f"Service {svc['metadata']['name']} port {name}: expected appProtocol {proto} "
+                     f"and targetPort {name}: {p}")
+        if other in by_name:
+            fail(f"Service {svc['metadata']['name']} names a port {other} with tls.enabled={tls}")
+    opened = {p["port"] for p in client_rule["ports"]}
+    if opened != {"grpc"} | ({http_name} if http_name in ports else set()):
+        fail(f"NetworkPolicy client rule must open only gRPC/{http_name}: {client_rule}")
 
 
 def check_image_volume(pod):

@@ -5,6 +5,7 @@
 
 #include "ridgeline/explore/explore.h"
 #include "ridgeline/explore/nsga2.h"
+#include "ridgeline/explore/pareto.h"
 #include "ridgeline/explore/sensitivity.h"
 #include "test_hardware.h"
 
@@ -61,6 +62,50 @@ TEST(Nsga2Test, ReproducibleFeasibleAndExactWhenCovered) {
     // 8 GiB (8.6e9 B) cannot hold 8.03e9 x 2 B = 16.1e9 B of bf16 weights
     // (16 GiB = 17.2e9 B can): capacity digit 0 is never on the front.
     EXPECT_GE(a->front[i].index % 6, 1u);
+  }
+}
+
+TEST(Nsga2Test, FrontSoFarOnlyImprovesAndEndsAsTheResult) {
+  // Each generation's front_so_far is a front (no point dominates another),
+  // every point of an earlier one is still on a later one or dominated by
+  // one of its points (nothing found is lost), and the last one is the
+  // result's front.
+  const ExploreSpec spec = Spec();
+  Nsga2Options opt;
+  opt.population = 16;
+  opt.generations = 12;
+  opt.seed = 3;
+  std::vector<std::vector<PointRow>> seen;
+  absl::StatusOr<Nsga2Result> r = RunNsga2(
+      spec, opt, [&](const Nsga2Generation&, const std::vector<PointRow>& f) {
+        seen.push_back(f);
+        return true;
+      });
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(seen.size(), 13u);  // generation 0 and 12 more
+  // Minimised copies: decode_tok_s is maximised.
+  auto min = [](const PointRow& p) {
+    return std::vector<double>{-p.objectives[0], p.objectives[1]};
+  };
+  for (size_t g = 0; g < seen.size(); ++g) {
+    for (const PointRow& a : seen[g]) {
+      EXPECT_TRUE(a.feasible && a.pareto);
+      for (const PointRow& b : seen[g]) {
+        EXPECT_FALSE(Dominates(min(b).data(), min(a).data(), 2));
+      }
+      if (g + 1 == seen.size()) continue;
+      bool kept = false;
+      for (const PointRow& b : seen[g + 1]) {
+        kept = kept || b.index == a.index ||
+               Dominates(min(b).data(), min(a).data(), 2);
+      }
+      EXPECT_TRUE(kept) << "generation " << g << " point " << a.index;
+    }
+  }
+  ASSERT_EQ(seen.back().size(), r->front.size());
+  for (size_t i = 0; i < r->front.size(); ++i) {
+    EXPECT_EQ(seen.back()[i].index, r->front[i].index);
+    EXPECT_EQ(seen.back()[i].objectives, r->front[i].objectives);
   }
 }
 

@@ -327,3 +327,45 @@ TEST_F(BackendTest, ErrorsCarryTheFieldPathAsData) {
 
 }  // namespace
 }  // namespace ridgeline::service
+
+namespace ridgeline::service {
+namespace {
+
+// should_stop reaches AnalyzeKernel (asked before each of its two kernel
+// evaluations) and StepTime (asked while preparing and before every step):
+// a stop ends them with engine::StoppedError, not a result.
+TEST_F(BackendTest, KernelAndStepTimeEndWhenAskedToStop) {
+  v1::AnalyzeKernelRequest kernel;
+  *kernel.mutable_hardware()->mutable_description() = Device();
+  kernel.mutable_gemm()->set_m(16);
+  kernel.mutable_gemm()->set_n(4096);
+  kernel.mutable_gemm()->set_k(4096);
+  kernel.mutable_gemm()->set_a_format("bf16");  // the device's peak
+  v1::AnalyzeKernelResponse kr;
+  EXPECT_TRUE(backend_->AnalyzeKernel(kernel, &kr, [] { return false; }).ok());
+  absl::Status s = backend_->AnalyzeKernel(kernel, &kr, [] { return true; });
+  EXPECT_EQ(s, engine::StoppedError());
+
+  v1::StepTimeRequest step;
+  step.mutable_scenario()->mutable_model()->set_catalog_id("llama-2-7b");
+  *step.mutable_scenario()->mutable_hardware()->mutable_description() =
+      Device();
+  for (int i = 0; i < 3; ++i) {
+    v1::StepSequence* q = step.add_steps()->add_sequences();
+    q->set_context_tokens(100);
+    q->set_new_tokens(1);
+  }
+  v1::StepTimeResponse sr;
+  EXPECT_TRUE(backend_->StepTime(step, &sr, [] { return false; }).ok());
+  EXPECT_EQ(sr.steps_size(), 3);
+  // Asked before each step (preparing asks only while it chunks a
+  // prefill; this capacity fits whole): stop before the second.
+  int asked = 0;
+  sr.Clear();
+  s = backend_->StepTime(step, &sr, [&asked] { return ++asked > 1; });
+  EXPECT_EQ(s, engine::StoppedError());
+  EXPECT_EQ(sr.steps_size(), 1);
+}
+
+}  // namespace
+}  // namespace ridgeline::service

@@ -188,3 +188,18 @@ refuses plugin folders that others can write.
 {{- end }}
 {{- end }}
 {{- end -}}
+
+{{/* The HTTP port's name and appProtocol: "https" when the server serves it
+     with TLS (it uses the gRPC port's files), else "http". The container
+     port, both Services and the NetworkPolicy use this one name. */}}
+{{- define "ridgeline.httpPortName" -}}
+{{- if .Values.tls.enabled }}https{{ else }}http{{ end }}
+{{- end -}}
+
+{{/* The gRPC port's appProtocol: "grpc" in plaintext; with TLS it is HTTP/2
+     over TLS, whose IANA service name is "https" (Kubernetes reserves
+     unprefixed appProtocol values for IANA names), so a mesh or gateway
+     passes it through as TLS instead of parsing it as cleartext gRPC. */}}
+{{- define "ridgeline.grpcAppProtocol" -}}
+{{- if .Values.tls.enabled }}https{{ else }}grpc{{ end }}
+{{- end -}}

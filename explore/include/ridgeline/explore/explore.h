@@ -49,6 +49,10 @@ struct ExploreResult {
   double seconds = 0;
 };
 
+// Provisional fronts larger than this are not streamed (they would cost
+// more to send than they tell).
+inline constexpr size_t kProvisionalFrontMax = 4096;
+
 struct ExploreCallbacks {
   // Called about every `progress_every` points (and at the end) with
   // (evaluated, shard_points). Return false to stop (cancel, deadline):
@@ -70,7 +74,7 @@ struct ExploreCallbacks {
   // the order workers finished them), the rows.
   std::function<bool(uint64_t, const std::vector<PointRow>&)>
       provisional_front;
-  size_t provisional_max = 4096;
+  size_t provisional_max = kProvisionalFrontMax;
 };
 
 // Evaluates with `threads` workers (0: one per core, at most 8); the

@@ -45,10 +45,17 @@ struct Nsga2Result {
   uint64_t evaluations = 0;
 };
 
-// spec.shard, resume_from and keep_all are ignored. `on_generation`
-// (optional) returns false to stop early (CANCELLED).
-absl::StatusOr<Nsga2Result> RunNsga2(
-    const ExploreSpec& spec, const Nsga2Options& options,
-    const std::function<bool(const Nsga2Generation&)>& on_generation = {});
+// Called after each generation (0 = the initial population) with its
+// figures and `front_so_far`: the front of every feasible point evaluated
+// so far, by index, which is the result's front if the run stopped there
+// (the last call's is the result's). Returns false to stop early.
+using Nsga2Callback = std::function<bool(
+    const Nsga2Generation&, const std::vector<PointRow>& front_so_far)>;
+
+// spec.shard, resume_from and keep_all are ignored. Stopped by
+// `on_generation` (optional): CANCELLED.
+absl::StatusOr<Nsga2Result> RunNsga2(const ExploreSpec& spec,
+                                     const Nsga2Options& options,
+                                     const Nsga2Callback& on_generation = {});
 
 }  // namespace ridgeline::explore

@@ -11,6 +11,11 @@
 
 namespace ridgeline::explore {
 
+// The most analyses AddSuggestions runs: 3 formats (int4 weights, fp8
+// weights and activations, fp8 KV), 2 batch sizes, 3 unpinned tiers. The
+// service's cost cap counts them (service/src/request_limits.cc).
+inline constexpr int kMaxSuggestionAnalyses = 8;
+
 // Appends to r->suggestions, best gain first. `r` is the full
 // engine::Analyze result of `s` (it reads the bottleneck, the first decode
 // step's ops, the ridge point and the fit).

@@ -14,6 +14,7 @@
 #include "absl/strings/string_view.h"
 #include "ridgeline/calibration/profiles.h"
 #include "ridgeline/engine/scenario.h"
+#include "ridgeline/engine/work.h"
 #include "ridgeline/plugin_host/registry.h"
 #include "ridgeline/v1/ridgeline.pb.h"
 
@@ -32,9 +33,11 @@ struct Limits {
   // costs ~20x its size in memory, so this is capped apart from the message
   // size (issue 14, defect 9). More is RESOURCE_EXHAUSTED.
   int64_t max_inline_config_bytes = 1 << 20;
-  // Estimated cost of one scenario, in token-layers: batch x (prompt +
-  // generated tokens) x layers. More is RESOURCE_EXHAUSTED naming the limit
-  // (for a Sweep: its largest point, checked before any point is sent).
+  // Estimated cost of one scenario, in token-layers (EstimateRequestCost:
+  // its size, batch x (prompt + generated tokens) x layers, plus the steps
+  // the engine times one by one). More is RESOURCE_EXHAUSTED naming the
+  // limit (for a Sweep: its largest point, checked before any point is
+  // sent; for an Explore: its largest deployment).
   double max_request_cost = 1e12;
 };
 
@@ -42,12 +45,35 @@ struct Limits {
 // limit; `path` is the spec's field path ("model", "models[2]").
 absl::Status CheckInlineConfigSize(const v1::ModelSpec& spec,
                                    absl::string_view path, const Limits& limits);
-// RESOURCE_EXHAUSTED when batch x (prompt + generated) x layers exceeds
-// limits.max_request_cost; the message names the limit, the estimate and its
-// factors.
-absl::Status CheckRequestCost(int64_t batch, int64_t prompt_tokens,
-                              int64_t generated_tokens, int64_t layers,
-                              const Limits& limits);
+// What the request-cost estimate weighs (service/src/request_limits.cc, the
+// one place of the estimate): the scenario's size and the steps the engine
+// times one graph at a time, for every analysis the request runs.
+struct CostInputs {
+  int64_t batch = 1;
+  int64_t prompt_tokens = 0;
+  int64_t generated_tokens = 0;
+  int64_t layers = 0;  // bounds the layer groups a step's graph walks
+  engine::TimedSteps steps;
+  int64_t prefill_chunk_tokens = 0;  // as asked (0: the default), to name it
+  // 1, plus explore::kMaxSuggestionAnalyses when suggestions are on.
+  int64_t analyses = 1;
+};
+// Each step timed beyond the first prefill step (a prefill chunk, a decode
+// step walked under a plugin hook) costs the engine about what 10^4 tokens
+// of one layer are charged: measured, a 1-token prefill chunk of
+// llama-2-7b (32 layers) takes ~0.3 us of CPU, ~1e-8 s per step-layer, so
+// the default limit of 1e12 allows ~1 CPU-second of stepping.
+inline constexpr double kTokenLayersPerStepLayer = 1e4;
+// In token-layers: batch x (prompt + generated) x layers + analyses x
+// (prefill_chunks - 1 + walked_decode_steps) x layers x
+// kTokenLayersPerStepLayer.
+double EstimateRequestCost(const CostInputs& in);
+// The inputs of a resolved scenario (calibration applied, options set).
+CostInputs CostInputsOf(const engine::Scenario& s);
+// RESOURCE_EXHAUSTED when EstimateRequestCost(in) exceeds
+// limits.max_request_cost; the message names the fields, the estimate and
+// its factors, the limit and its flag.
+absl::Status CheckRequestCost(const CostInputs& in, const Limits& limits);
 
 // Optional observer of the engine work the backend does (metrics). Called
 // from the request thread; implementations must be thread-safe.
@@ -89,8 +115,11 @@ class Backend {
   // pure roofline bound.
   absl::StatusOr<v1::AnalyzeKernelResponse> AnalyzeKernel(
       const v1::AnalyzeKernelRequest& request) const;
+  // `should_stop` (may be empty) is asked before each of the two kernel
+  // evaluations: true ends the call with engine::StoppedError (CANCELLED).
   absl::Status AnalyzeKernel(const v1::AnalyzeKernelRequest& request,
-                             v1::AnalyzeKernelResponse* response) const;
+                             v1::AnalyzeKernelResponse* response,
+                             const std::function<bool()>& should_stop = {}) const;
 
   // Validates the whole request first (INVALID_ARGUMENT / NOT_FOUND /
   // RESOURCE_EXHAUSTED before any point is emitted), then emits each point
@@ -115,8 +144,12 @@ class Backend {
   // StepTime: every step of the request against one scenario. A bad step
   // fails the whole call with INVALID_ARGUMENT naming
   // "steps[3].sequences[17].context_tokens", the range and the value.
+  // `should_stop` (may be empty) is polled while the scenario is prepared
+  // and before every step: true ends the call with engine::StoppedError
+  // (CANCELLED; the frontend says DEADLINE_EXCEEDED when that is why).
   absl::Status StepTime(const v1::StepTimeRequest& request,
-                        v1::StepTimeResponse* response) const;
+                        v1::StepTimeResponse* response,
+                        const std::function<bool()>& should_stop = {}) const;
 
   // A StepTimeStream's state: the scenario of its first message, resolved
   // and prepared once. Thread-compatible (one per stream); Answer is const.
@@ -125,14 +158,18 @@ class Backend {
     virtual ~StepSession() = default;
     // Answers `steps` into `response` (one result per step, in order). A
     // bad step is answered in its result (error_code = INVALID_ARGUMENT,
-    // error_message naming "steps[i]..."); the session stays usable.
+    // error_message naming "steps[i]..."); the session stays usable. Steps
+    // after the session's should_stop said stop are answered CANCELLED.
     virtual void Answer(const v1::StepTimeStreamRequest& request,
                         v1::StepTimeResponse* response) const = 0;
   };
   // INVALID_ARGUMENT / NOT_FOUND naming "scenario.<field>" for a bad
   // scenario (the stream then ends with it).
+  // `should_stop` (may be empty; must outlive the session) is polled while
+  // the scenario is prepared (CANCELLED) and before every step.
   absl::StatusOr<std::unique_ptr<StepSession>> OpenStepSession(
-      const v1::StepScenario& scenario) const;
+      const v1::StepScenario& scenario,
+      const std::function<bool()>& should_stop = {}) const;
 
   // Capacity planning (service/src/plan.cc). `stop` (may be empty) is
   // polled during the simulations: true ends the call with

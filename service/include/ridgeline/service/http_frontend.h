@@ -55,6 +55,10 @@ struct HttpOptions {
   // with mutual TLS when client_ca_path is set; re-read every
   // reload_seconds like gRPC's.
   TlsSettings tls;
+  // Deadline of a unary request without a grpc-timeout header, and the
+  // longest one may ask for; 0 = none. Past it the call ends 504 (engine
+  // work stops within a few steps). Streams end when their client goes.
+  double timeout_seconds = 300;
 };
 
 // The HTTP status for a canonical (gRPC) code: Google's published mapping

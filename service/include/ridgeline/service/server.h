@@ -22,6 +22,9 @@ struct ServerConfig {
   std::string listen = "0.0.0.0:50051";
   std::string metrics_listen = "0.0.0.0:9464";  // "" or "off": no metrics
   std::string http_listen;  // "" or "off": no HTTP/JSON API and web UI
+  // HTTP requests' deadline without a grpc-timeout header, and the longest
+  // one may ask for; 0 = none (HttpOptions::timeout_seconds).
+  double http_timeout_seconds = 300;
   std::string web_dir;      // "" = DefaultWebDir()
   std::string plugin_dir;   // "" = plugin_host::DefaultPluginDir()
   std::string profile_dir;  // "" = calibration::DefaultProfileDir()
