@@ -2,7 +2,8 @@
 // <= 0.2 s on the project's 2-core build machine). Two step models: a
 // constant-cost one (the simulator's own overhead) and the engine's mixed step
 // for Llama-3.1-8B fp8 on an H100-like part (cache misses included: each
-// iteration builds a fresh EngineStepCost).
+// iteration builds a fresh EngineStepCost). The *Pipelined variants run
+// the same traffic through a replica of 2 or 4 pipeline stages.
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -89,6 +90,60 @@ void BM_Simulate10kRequests_Engine(benchmark::State& state) {
 }
 BENCHMARK(BM_Simulate10kRequests_Engine)
     ->Arg(128)->Arg(512)->Unit(benchmark::kMillisecond);
+
+// Pipelined replicas: Arg(0) = generated tokens, Arg(1) = stages. The
+// constant step has an interval of latency / stages (balanced stages); the
+// engine one is Llama-3.1-8B fp8 split over that many stages (2,062,944 KV
+// tokens per stage at PP 2: the PP KV golden's capacity).
+class ConstantPipelinedStep final : public serving::StepCost {
+ public:
+  explicit ConstantPipelinedStep(int64_t stages) : stages_(stages) {}
+  absl::StatusOr<serving::StepTime> Time(
+      std::span<const serving::SequenceInStep> seqs) const override {
+    const double t = 0.01 + 1e-6 * static_cast<double>(seqs.size());
+    return serving::StepTime{t, engine::Bound::kMemory,
+                             t / static_cast<double>(stages_)};
+  }
+
+ private:
+  int64_t stages_;
+};
+
+void BM_Simulate10kRequests_ConstantStepPipelined(benchmark::State& state) {
+  ConstantPipelinedStep cost(state.range(1));
+  serving::SimulationConfig c = TenThousand(state.range(0));
+  c.limits.pipeline_stages = state.range(1);
+  for (auto _ : state) {
+    auto r = serving::Simulate(cost, c);
+    if (!r.ok()) state.SkipWithError(std::string(r.status().message()).c_str());
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations() * c.requests);
+}
+BENCHMARK(BM_Simulate10kRequests_ConstantStepPipelined)
+    ->Args({128, 2})->Args({512, 2})->Args({512, 4})
+    ->Unit(benchmark::kMillisecond);
+
+void BM_Simulate10kRequests_EnginePipelined(benchmark::State& state) {
+  engine::Scenario s = Llama8bFp8H100();
+  s.parallelism.pipeline_parallel = state.range(1);
+  s.parallelism.pipeline_micro_batches = 1;
+  s.workload =
+      serving::EngineStepCost::ServingWorkload(256, 3072, state.range(0), 8192);
+  serving::SimulationConfig c = TenThousand(state.range(0));
+  c.limits.kv_capacity_tokens = 2'062'944;
+  c.limits.pipeline_stages = state.range(1);
+  for (auto _ : state) {
+    auto cost = serving::EngineStepCost::Create(s);
+    auto r = serving::Simulate(**cost, c);
+    if (!r.ok()) state.SkipWithError(std::string(r.status().message()).c_str());
+    benchmark::DoNotOptimize(r);
+    state.counters["step_shapes"] = static_cast<double>((*cost)->cache_size());
+  }
+  state.SetItemsProcessed(state.iterations() * c.requests);
+}
+BENCHMARK(BM_Simulate10kRequests_EnginePipelined)
+    ->Args({128, 2})->Args({512, 2})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

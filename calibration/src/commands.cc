@@ -57,6 +57,20 @@ std::vector<PreparedRow> PrepareAll(const std::vector<MeasurementRow>& rows,
   return out;
 }
 
+// Every file's rows, in order: one data set (a repeated --measurements).
+absl::StatusOr<std::vector<MeasurementRow>> ReadAll(
+    const std::filesystem::path& first,
+    const std::vector<std::filesystem::path>& more) {
+  absl::StatusOr<std::vector<MeasurementRow>> rows = ReadMeasurementsCsv(first);
+  for (const std::filesystem::path& p : more) {
+    if (!rows.ok()) break;
+    absl::StatusOr<std::vector<MeasurementRow>> next = ReadMeasurementsCsv(p);
+    if (!next.ok()) return next.status();
+    rows->insert(rows->end(), next->begin(), next->end());
+  }
+  return rows;
+}
+
 // The leave-one-platform-out summary with the accuracy targets
 // (docs/validation.md).
 void WriteCrossValidation(const Summary& s, std::ostream& out) {
@@ -88,11 +102,11 @@ void WriteCrossValidation(const Summary& s, std::ostream& out) {
 int Validate(const ValidateOptions& options, std::ostream& out,
              std::ostream& err) {
   // Serving measurements (a `concurrency` column) run the serving model.
-  if (IsServingMeasurements(options.measurements)) {
+  if (IsServingMeasurements(options.measurements, options.more_measurements)) {
     return ValidateServing(options, out, err);
   }
   absl::StatusOr<std::vector<MeasurementRow>> rows =
-      ReadMeasurementsCsv(options.measurements.string());
+      ReadAll(options.measurements, options.more_measurements);
   if (!rows.ok()) {
     err << rows.status().message() << "\n";
     return 1;
@@ -137,11 +151,12 @@ int Validate(const ValidateOptions& options, std::ostream& out,
 int Calibrate(const CalibrateOptions& options, std::ostream& out,
               std::ostream& err) {
   // Serving measurements fit serving profiles (serving_validation.h).
-  if (IsServingMeasurements(options.measurements)) {
+  if (IsServingMeasurements(options.measurements, options.more_measurements)) {
     return CalibrateServing(options, out, err);
   }
   const std::string file = options.measurements.string();
-  absl::StatusOr<std::vector<MeasurementRow>> rows = ReadMeasurementsCsv(file);
+  absl::StatusOr<std::vector<MeasurementRow>> rows =
+      ReadAll(options.measurements, options.more_measurements);
   if (!rows.ok()) {
     err << rows.status().message() << "\n";
     return 1;

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -286,19 +287,62 @@ Profile MakeProfile(std::string name, std::string hardware_id, std::string famil
 
 }  // namespace
 
+namespace {
+
+using FamilyKey = std::pair<std::string, std::string>;  // family, framework
+using MemoryKey = std::tuple<std::string, std::string, std::string>;  // + memory
+
+// Decode rows of a family + framework split by device memory technology,
+// only where they span more than one technology (an Apple family, all
+// unified memory, gets no such level). Only decode rows: the technology
+// decides how much of the peak bandwidth a memory-bound step reaches (eta_m
+// and the per-step cost), not compute efficiency, so a level fitted on them
+// keeps the family's eta_c and per-request overhead.
+std::map<MemoryKey, std::vector<const PreparedRow*>> ByMemory(
+    const std::vector<const PreparedRow*>& all) {
+  std::vector<const PreparedRow*> rows;
+  for (const PreparedRow* r : all) {
+    if (r->regime == Regime::kDecode) rows.push_back(r);
+  }
+  std::map<FamilyKey, std::set<std::string>> kinds;
+  for (const PreparedRow* r : rows) {
+    if (!r->memory_technology.empty()) {
+      kinds[{r->family, r->framework_key}].insert(r->memory_technology);
+    }
+  }
+  std::map<MemoryKey, std::vector<const PreparedRow*>> out;
+  for (const PreparedRow* r : rows) {
+    if (r->memory_technology.empty() ||
+        kinds[{r->family, r->framework_key}].size() < 2)
+      continue;
+    out[{r->family, r->memory_technology, r->framework_key}].push_back(r);
+  }
+  return out;
+}
+
+std::string MemoryProfileName(const MemoryKey& key) {
+  const auto& [family, memory, fw] = key;
+  return absl::StrCat(family, "-", memory, ".", fw);
+}
+
+}  // namespace
+
 std::vector<Profile> FitProfiles(const std::vector<PreparedRow>& rows,
                                  const FitOptions& options) {
   std::map<std::string, std::vector<const PreparedRow*>> by_fw;
-  std::map<std::pair<std::string, std::string>, std::vector<const PreparedRow*>> by_family;
+  std::map<FamilyKey, std::vector<const PreparedRow*>> by_family;
   std::map<std::pair<std::string, std::string>, std::vector<const PreparedRow*>> by_id;
+  std::vector<const PreparedRow*> all;
   for (const PreparedRow& r : rows) {
     by_fw[r.framework_key].push_back(&r);
     by_family[{r.family, r.framework_key}].push_back(&r);
     by_id[{r.row.hardware_id, r.framework_key}].push_back(&r);
+    all.push_back(&r);
   }
   std::vector<Profile> out;
   std::map<std::string, engine::Efficiency> fw_eff;
-  std::map<std::pair<std::string, std::string>, engine::Efficiency> family_eff;
+  std::map<FamilyKey, engine::Efficiency> family_eff;
+  std::map<MemoryKey, engine::Efficiency> memory_eff;
   for (const auto& [fw, members] : by_fw) {
     fw_eff[fw] = FitEfficiency(members, engine::Efficiency{}, options);
     out.push_back(MakeProfile(absl::StrCat("any.", fw), "", "", fw, fw_eff[fw],
@@ -310,9 +354,20 @@ std::vector<Profile> FitProfiles(const std::vector<PreparedRow>& rows,
     out.push_back(MakeProfile(absl::StrCat(family, ".", fw), "", family, fw,
                               family_eff[key], members, options));
   }
+  for (const auto& [key, members] : ByMemory(all)) {
+    const auto& [family, memory, fw] = key;
+    memory_eff[key] = FitEfficiency(members, family_eff[{family, fw}], options);
+    out.push_back(MakeProfile(MemoryProfileName(key), "", family, fw,
+                              memory_eff[key], members, options));
+    out.back().memory = memory;
+  }
   for (const auto& [key, members] : by_id) {
     const auto& [id, fw] = key;
-    const engine::Efficiency& base = family_eff[{members.front()->family, fw}];
+    const PreparedRow& first = *members.front();
+    const MemoryKey mkey{first.family, first.memory_technology, fw};
+    const engine::Efficiency& base = memory_eff.contains(mkey)
+                                         ? memory_eff[mkey]
+                                         : family_eff[{first.family, fw}];
     out.push_back(MakeProfile(absl::StrCat(id, ".", fw), id, "", fw,
                               FitEfficiency(members, base, options), members,
                               options));
@@ -349,19 +404,42 @@ std::vector<RowResult> CrossValidate(const std::vector<PreparedRow>& rows,
       profiles.push_back(MakeProfile(absl::StrCat("any.", fw), "", "", fw,
                                      fw_eff[fw], train, options));
     }
+    std::map<FamilyKey, engine::Efficiency> family_eff;
+    std::vector<const PreparedRow*> others;
+    for (const PreparedRow& r : rows) {
+      if (r.row.hardware_id != platform) others.push_back(&r);
+    }
     for (const auto& [family, fw] : family_fw) {
       std::vector<const PreparedRow*> train;
-      for (const PreparedRow& r : rows) {
-        if (r.row.hardware_id != platform && r.framework_key == fw &&
-            r.family == family)
-          train.push_back(&r);
+      for (const PreparedRow* r : others) {
+        if (r->framework_key == fw && r->family == family) train.push_back(r);
       }
       if (train.empty()) continue;
+      family_eff[{family, fw}] = FitEfficiency(
+          train, fw_eff.contains(fw) ? fw_eff[fw] : engine::Efficiency{}, options);
+      profiles.push_back(MakeProfile(absl::StrCat(family, ".", fw), "", family,
+                                     fw, family_eff[{family, fw}], train, options));
+    }
+    // The held-out platform's memory technology level, from the other
+    // platforms of that technology (decided on the training rows alone).
+    const std::map<MemoryKey, std::vector<const PreparedRow*>> by_memory =
+        ByMemory(others);
+    std::set<MemoryKey> wanted;
+    for (const PreparedRow* r : held) {
+      wanted.insert({r->family, r->memory_technology, r->framework_key});
+    }
+    for (const MemoryKey& key : wanted) {
+      auto it = by_memory.find(key);
+      if (it == by_memory.end()) continue;
+      const auto& [family, memory, fw] = key;
+      auto base = family_eff.find({family, fw});
       profiles.push_back(MakeProfile(
-          absl::StrCat(family, ".", fw), "", family, fw,
-          FitEfficiency(train, fw_eff.contains(fw) ? fw_eff[fw] : engine::Efficiency{},
+          MemoryProfileName(key), "", family, fw,
+          FitEfficiency(it->second,
+                        base != family_eff.end() ? base->second : engine::Efficiency{},
                         options),
-          train, options));
+          it->second, options));
+      profiles.back().memory = memory;
     }
     std::shared_ptr<const ProfileStore> store = ProfileStore::FromProfiles(profiles);
     for (const PreparedRow* r : held) out.push_back(EvaluatePrepared(*r, store.get()));

@@ -91,6 +91,16 @@ int FrameworkMatchLength(std::string_view key, std::string_view query) {
 
 }  // namespace
 
+std::string DeviceMemoryTechnology(const engine::Hardware& hardware) {
+  for (const engine::MemoryTier& t : hardware.tiers) {
+    if (t.kind == engine::TierKind::kSram || t.kind == engine::TierKind::kHostLink ||
+        t.kind == engine::TierKind::kFlash)
+      continue;
+    return std::string(engine::TierKindName(t.kind));
+  }
+  return "";
+}
+
 bool FrameworkCovers(std::string_view key, std::string_view query) {
   return CoverLength(key, query) >= 0;
 }
@@ -107,7 +117,10 @@ std::string DescribeMatch(const Profile& p, std::string_view hardware_id_view,
       !p.hardware_id.empty()
           ? absl::StrCat("hardware \"", p.hardware_id, "\"")
           : !p.family.empty()
-                ? absl::StrCat("other hardware of family \"", p.family, "\"")
+                ? absl::StrCat("other hardware of family \"", p.family, "\"",
+                               p.memory.empty()
+                                   ? std::string()
+                                   : absl::StrCat(" with ", p.memory, " memory"))
                 : std::string("any hardware");
   if (SameFramework(p.framework, framework)) {
     return absl::StrCat(hw, " + framework \"", p.framework, "\"",
@@ -143,6 +156,21 @@ absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
   if (auto st = ReadString(j, file, "hardware_id", false, &p.hardware_id); !st.ok()) return st;
   if (auto st = ReadString(j, file, "family", false, &p.family); !st.ok()) return st;
   if (auto st = ReadString(j, file, "framework", false, &p.framework); !st.ok()) return st;
+  if (auto st = ReadString(j, file, "memory", false, &p.memory); !st.ok()) return st;
+  if (!p.memory.empty()) {
+    bool known = false;
+    for (engine::TierKind k : {engine::TierKind::kHbm, engine::TierKind::kGddr,
+                               engine::TierKind::kLpddr, engine::TierKind::kDdr,
+                               engine::TierKind::kUnified}) {
+      known = known || engine::TierKindName(k) == p.memory;
+    }
+    if (!known || p.family.empty() || !p.hardware_id.empty()) {
+      return Bad(file, "memory",
+                 "\"\" or one of hbm, gddr, lpddr, ddr, unified, on a family "
+                 "profile (hardware_id \"\")",
+                 json(p.memory));
+    }
+  }
   if (auto st = ReadString(j, file, "fitted_from", false, &p.fitted_from); !st.ok()) return st;
   if (j.contains("fp16_accumulation")) {
     if (!j["fp16_accumulation"].is_boolean()) {
@@ -211,6 +239,7 @@ std::string ProfileToJson(const Profile& p) {
   j["hardware_id"] = p.hardware_id;
   j["family"] = p.family;
   j["framework"] = p.framework;
+  if (!p.memory.empty()) j["memory"] = p.memory;
   j["fp16_accumulation"] = p.fp16_accumulation;
   j["efficiency"] = {
       {"compute", compute},
@@ -318,16 +347,19 @@ absl::StatusOr<const Profile*> ProfileStore::Find(std::string_view name) const {
 
 const Profile* ProfileStore::Match(std::string_view hardware_id,
                                    std::string_view family,
-                                   std::string_view framework) const {
-  // Tiers, best first: 0 id + framework, 1 family + framework, 2 framework
-  // alone, 3 id (framework-less profile first), 4 family (likewise).
+                                   std::string_view framework,
+                                   std::string_view memory) const {
+  // Tiers, best first: 0 id + framework, 1 family + memory technology +
+  // framework, 2 family + framework, 3 framework alone, 4 id (framework-less
+  // profile first), 5 family (likewise; technology-matched first).
   const Profile* best = nullptr;
   int best_tier = 100;
   int best_len = -1;
   for (const Profile& p : profiles_) {
     const bool id_match = !p.hardware_id.empty() && p.hardware_id == hardware_id;
     const bool family_match =
-        p.hardware_id.empty() && !p.family.empty() && p.family == family;
+        p.hardware_id.empty() && !p.family.empty() && p.family == family &&
+        (p.memory.empty() || p.memory == memory);
     const bool wildcard_hw = p.hardware_id.empty() && p.family.empty();
     const int fw = FrameworkMatchLength(p.framework, framework);  // -1: none
     int tier = 100;
@@ -335,15 +367,15 @@ const Profile* ProfileStore::Match(std::string_view hardware_id,
     if (id_match && fw >= 0) {
       tier = 0;
     } else if (family_match && fw >= 0) {
-      tier = 1;
+      tier = p.memory.empty() ? 2 : 1;
     } else if (wildcard_hw && fw >= 0) {
-      tier = 2;
-    } else if (id_match) {
       tier = 3;
-      len = p.framework.empty() ? 1 : 0;
-    } else if (family_match) {
+    } else if (id_match) {
       tier = 4;
       len = p.framework.empty() ? 1 : 0;
+    } else if (family_match) {
+      tier = 5;
+      len = (p.framework.empty() ? 2 : 0) + (p.memory.empty() ? 0 : 1);
     }
     if (tier < best_tier || (tier == best_tier && len > best_len)) {
       best = tier < 100 ? &p : best;

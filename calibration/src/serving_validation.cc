@@ -5,13 +5,16 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "ridgeline/calibration/profiles.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/plugin_host/registry.h"
@@ -70,11 +73,16 @@ absl::StatusOr<double> ServingMetric(const MeasurementRow& r,
   const int64_t p = *r.prompt_len, g = *r.gen_len;
   // The bound: the largest batch that fits. All of device memory (runtimes
   // reserve less: vLLM 0.9 of it, TensorRT-LLM 0.9-0.95 of what the weights
-  // leave), no max_num_seqs cap below what the KV cache holds; the step
-  // budget of 8192 tokens both vLLM and TensorRT-LLM default to.
+  // leave), no max_num_seqs cap below what the KV cache holds or the step
+  // budget allows (a step of 8192 tokens runs at most 8192 sequences; vLLM
+  // refuses max_num_seqs above max_num_batched_tokens); the step budget of
+  // 8192 tokens both vLLM and TensorRT-LLM default to. (Uncapped, a KV
+  // cache of more sequences than budget tokens made the engine place a
+  // step of one token per sequence, whose activations the capacity had not
+  // counted, and spill to host memory: a bound too low.)
   serving::ServingConfig config;
   config.memory_fraction = 1.0;
-  config.max_num_seqs = 65536;
+  config.max_num_seqs = config.max_num_batched_tokens;
   ASSIGN_OR_RETURN(serving::KvCapacity kv,
                    serving::ComputeKvCapacity(s, config, p, g));
   if (!kv.fits) return absl::FailedPreconditionError(kv.not_fitting);
@@ -151,6 +159,25 @@ bool IsServingMeasurements(const std::filesystem::path& path) {
   return header.find("concurrency") != std::string::npos;
 }
 
+bool IsServingMeasurements(const std::filesystem::path& first,
+                           const std::vector<std::filesystem::path>& more) {
+  if (IsServingMeasurements(first)) return true;
+  return std::any_of(more.begin(), more.end(), [](const auto& p) {
+    return IsServingMeasurements(p);
+  });
+}
+
+std::string ServingFrameworkKey(std::string_view framework) {
+  std::string key = FrameworkKey(framework);
+  for (const std::string suffix : {"-rocm", "-cuda"}) {
+    if (key.size() > suffix.size() && key.ends_with(suffix)) {
+      key.resize(key.size() - suffix.size());
+      break;
+    }
+  }
+  return key;
+}
+
 std::vector<ServingRowResult> EvaluateServingRows(
     const std::vector<MeasurementRow>& rows,
     const std::vector<std::string>& concurrency, const HardwareLookup& lookup,
@@ -216,25 +243,36 @@ std::vector<ServingRowResult> EvaluateServingRows(
     out.push_back(std::move(res));
   }
 
-  // Leave-one-platform-out on max-throughput rows: per framework key, eta =
-  // median(measured / bound) over the key's rows on other hardware; the
-  // held-out row is predicted as eta x bound.
+  // The serving fit, per runtime (ServingFrameworkKey): its max-throughput
+  // rows, and its static-batch rows of whole runs (end-to-end latency or
+  // throughput: a prefill and every decode step, as a served request), which
+  // time the same runtime's steps at a known batch (small batches pin the
+  // memory efficiency, large ones the compute efficiency). Single-phase
+  // rows (TTFT, batch-1 decode) are the kernel profiles' business. Static
+  // rows join only runtimes that have a max-throughput row: the profile is
+  // for serving under load.
   ServingSummary sum;
   std::map<std::string, std::vector<size_t>> by_key;
+  std::map<std::string, std::vector<size_t>> static_by_key;
   for (size_t i = 0; i < out.size(); ++i) {
     const RowResult& r = out[i].row;
     ++sum.rows;
     if (!r.evaluated) continue;
     ++sum.evaluated;
     if (!r.beats_bound) ++sum.inside_bound;
+    const std::string key = ServingFrameworkKey(r.framework);
     if (out[i].mode == "offline-max" && r.metric == "throughput_tok_s") {
-      by_key[FrameworkKey(r.framework)].push_back(i);
+      by_key[key].push_back(i);
+    } else if (out[i].mode == "static batch" && rows[i].usable &&
+               (r.metric == "e2e_latency_ms" ||
+                r.metric == "throughput_tok_s")) {
+      static_by_key[key].push_back(i);
     }
   }
-  // The fit: one compute and one memory efficiency per framework (all op
-  // classes), on a grid of 0.1 steps; each row's prediction at each grid
-  // point is computed once, then every fold picks the point with the
-  // lowest median error on the other platforms' rows.
+  // One compute and one memory efficiency per runtime (all op classes), on
+  // a grid of 0.1 steps; each row's prediction at each grid point is
+  // computed once, then every fold picks the point with the lowest median
+  // error on the other platforms' rows.
   std::vector<double> grid;
   for (int k = 1; k <= 10; ++k) grid.push_back(k / 10.0);  // 0.1 .. 1 exactly
   const size_t g = grid.size();
@@ -243,40 +281,68 @@ std::vector<ServingRowResult> EvaluateServingRows(
     // Not a structured binding: clang 14 (the fuzz and sanitizer builds)
     // cannot capture one in the lambdas below.
     const auto& key = entry.first;
-    const auto& idx = entry.second;
+    std::vector<size_t> idx = entry.second;
+    const size_t n_max = idx.size();
+    for (size_t i : static_by_key[key]) {
+      if (PrepareRow(rows[i], lookup).ok()) idx.push_back(i);
+    }
     ServingSummary::Framework f;
     f.key = key;
-    std::vector<double> apes;
+    f.max_rows = static_cast<int>(n_max);
+    f.static_rows = static_cast<int>(idx.size() - n_max);
+    for (size_t i : idx) {
+      if (std::find(f.platforms.begin(), f.platforms.end(),
+                    out[i].row.hardware_id) == f.platforms.end()) {
+        f.platforms.push_back(out[i].row.hardware_id);
+      }
+    }
+    std::sort(f.platforms.begin(), f.platforms.end());
     // pred[row][c * g + m]
     std::vector<std::vector<double>> pred(idx.size(),
                                           std::vector<double>(g * g, 0));
     for (size_t a = 0; a < idx.size(); ++a) {
       const size_t i = idx[a];
+      std::optional<PreparedRow> prepared;
+      if (a >= n_max) prepared = *PrepareRow(rows[i], lookup);
       for (size_t c = 0; c < g; ++c) {
         for (size_t m = 0; m < g; ++m) {
-          engine::Scenario sc = scenarios[i];
-          sc.efficiency.compute.fill(grid[c]);
-          sc.efficiency.memory.fill(grid[m]);
-          sc.efficiency.profile_name = "serving-fit";
-          std::string mode;
-          absl::StatusOr<double> v = ServingMetric(
-              rows[i], "max", sc, out[i].replicas,
-              &mode);
+          engine::Efficiency eff;
+          eff.compute.fill(grid[c]);
+          eff.memory.fill(grid[m]);
+          eff.profile_name = "serving-fit";
+          absl::StatusOr<double> v = absl::InternalError("");
+          if (prepared) {
+            v = PredictRow(*prepared, eff, /*pure=*/false);
+          } else {
+            engine::Scenario sc = scenarios[i];
+            sc.efficiency = eff;
+            std::string mode;
+            v = ServingMetric(rows[i], "max", sc, out[i].replicas, &mode);
+          }
           pred[a][c * g + m] = v.ok() ? *v : 0;
         }
       }
     }
+    auto error_at = [&](size_t a, size_t k) {
+      return std::abs(pred[a][k] / out[idx[a]].row.measured - 1);
+    };
+    // Lowest median error; a tie (a direction the rows do not pin down)
+    // goes to the point nearest compute == memory, then to the higher one.
     auto best_point = [&](const std::vector<size_t>& train) {
       size_t best = g * g - 1;
       double best_err = 1e300;
+      auto skew = [&](size_t k) {
+        return std::abs(static_cast<int>(k / g) - static_cast<int>(k % g));
+      };
       for (size_t k = 0; k < g * g; ++k) {
         std::vector<double> e;
-        for (size_t a : train) {
-          e.push_back(std::abs(pred[a][k] / out[idx[a]].row.measured - 1));
-        }
+        for (size_t a : train) e.push_back(error_at(a, k));
         const double med = Median(e);
-        if (med < best_err) {
-          best_err = med;
+        const bool tie = std::abs(med - best_err) <= 1e-12 * best_err;
+        if ((!tie && med < best_err) ||
+            (tie && (skew(k) < skew(best) ||
+                     (skew(k) == skew(best) && k > best)))) {
+          best_err = std::min(best_err, med);
           best = k;
         }
       }
@@ -287,6 +353,12 @@ std::vector<ServingRowResult> EvaluateServingRows(
     const size_t all_k = best_point(everyone);
     f.eta_all = grid[all_k / g];
     f.eta_memory_all = grid[all_k % g];
+    std::vector<double> in_sample;
+    for (size_t a = 0; a < idx.size(); ++a) in_sample.push_back(error_at(a, all_k));
+    f.in_sample_median_ape = Median(in_sample);
+    f.in_sample_max_median_ape = Median(
+        std::vector<double>(in_sample.begin(), in_sample.begin() + n_max));
+    std::vector<double> apes;
     for (size_t a = 0; a < idx.size(); ++a) {
       std::vector<size_t> train;
       for (size_t b = 0; b < idx.size(); ++b) {
@@ -296,16 +368,27 @@ std::vector<ServingRowResult> EvaluateServingRows(
       }
       RowResult& r = out[idx[a]].row;
       if (train.empty()) {
-        r.status = "ok (no other platform of this framework to cross-validate)";
+        // One platform: the fit's own rows, so the error is in-sample.
+        r.predicted = pred[a][all_k];
+        r.ape = error_at(a, all_k);
+        r.in_sample = true;
+        r.profile = absl::StrFormat("in-sample eta compute %.1f memory %.1f",
+                                    f.eta_all, f.eta_memory_all);
+        r.status = absl::StrCat(
+            "ok (in-sample: fitted on this row; no other platform of ", key,
+            " to cross-validate)");
         continue;
       }
       const size_t k = best_point(train);
       r.predicted = pred[a][k];
-      r.ape = std::abs(*r.predicted / r.measured - 1);
-      apes.push_back(*r.ape);
-      all_ape.push_back(*r.ape);
+      r.ape = error_at(a, k);
+      r.in_sample = false;
       r.profile = absl::StrFormat("lopo eta compute %.1f memory %.1f",
                                   grid[k / g], grid[k % g]);
+      if (a < n_max) {
+        apes.push_back(*r.ape);
+        all_ape.push_back(*r.ape);
+      }
     }
     f.rows = static_cast<int>(apes.size());
     if (!apes.empty()) f.median_ape = Median(apes);
@@ -320,8 +403,8 @@ std::vector<ServingRowResult> EvaluateServingRows(
 namespace {
 
 // The rows of a serving CSV and each row's `concurrency` cell (the
-// measurement parser ignores that column).
-absl::Status ReadServingRows(const std::filesystem::path& path,
+// measurement parser ignores that column; a file without it gives blanks).
+absl::Status ReadServingFile(const std::filesystem::path& path,
                              std::vector<MeasurementRow>* rows,
                              std::vector<std::string>* conc) {
   absl::StatusOr<std::vector<MeasurementRow>> read = ReadMeasurementsCsv(path);
@@ -344,10 +427,65 @@ absl::Status ReadServingRows(const std::filesystem::path& path,
     const size_t c = col - header.begin(), k = id_col - header.begin();
     if (c < rec.size() && k < rec.size()) conc_by_id[rec[k]] = rec[c];
   }
-  *rows = *std::move(read);
-  conc->clear();
-  for (const MeasurementRow& r : *rows) conc->push_back(conc_by_id[r.id]);
+  for (const MeasurementRow& r : *read) conc->push_back(conc_by_id[r.id]);
+  rows->insert(rows->end(), read->begin(), read->end());
   return absl::OkStatus();
+}
+
+// Every file's rows in order (a repeated --measurements); ids must not
+// repeat across them.
+absl::Status ReadServingRows(const std::filesystem::path& first,
+                             const std::vector<std::filesystem::path>& more,
+                             std::vector<MeasurementRow>* rows,
+                             std::vector<std::string>* conc) {
+  rows->clear();
+  conc->clear();
+  std::vector<std::filesystem::path> files = {first};
+  files.insert(files.end(), more.begin(), more.end());
+  for (const std::filesystem::path& f : files) {
+    RETURN_IF_ERROR(ReadServingFile(f, rows, conc));
+  }
+  std::map<std::string, int> seen;
+  for (const MeasurementRow& r : *rows) {
+    if (++seen[r.id] > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "id: \"", r.id, "\" appears more than once in the measurement files"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// One runtime's fit in a line, saying whether its error is cross-validated.
+std::string FitLine(const ServingSummary::Framework& f) {
+  std::string line = absl::StrFormat(
+      "%-16s fit on all %d rows (%d max-throughput, %d static batches, "
+      "platforms: %s): eta compute %.1f, memory %.1f; ",
+      f.key, f.max_rows + f.static_rows, f.max_rows, f.static_rows,
+      absl::StrJoin(f.platforms, ", "), f.eta_all, f.eta_memory_all);
+  if (f.median_ape) {
+    absl::StrAppend(&line, absl::StrFormat(
+                               "LOPO median error %.1f%% over %d max-throughput "
+                               "rows",
+                               *f.median_ape * 100, f.rows));
+  } else {
+    absl::StrAppend(&line, absl::StrFormat(
+                               "IN-SAMPLE median error %.1f%%, %.1f%% on its "
+                               "max-throughput rows (one platform: no "
+                               "leave-one-platform-out)",
+                               f.in_sample_median_ape.value_or(0) * 100,
+                               f.in_sample_max_median_ape.value_or(0) * 100));
+  }
+  return line;
+}
+
+// "--measurements a.csv --measurements b.csv", for provenance.
+std::string SourceFlags(const std::filesystem::path& first,
+                        const std::vector<std::filesystem::path>& more) {
+  std::string s = absl::StrCat("--measurements ", first.filename().string());
+  for (const auto& p : more) {
+    absl::StrAppend(&s, " --measurements ", p.filename().string());
+  }
+  return s;
 }
 
 HardwareLookup RegistryLookupOf(const std::optional<std::filesystem::path>& dir) {
@@ -368,7 +506,8 @@ int ValidateServing(const ValidateOptions& options, std::ostream& out,
                     std::ostream& err) {
   std::vector<MeasurementRow> rows;
   std::vector<std::string> conc;
-  if (absl::Status st = ReadServingRows(options.measurements, &rows, &conc);
+  if (absl::Status st = ReadServingRows(options.measurements,
+                                       options.more_measurements, &rows, &conc);
       !st.ok()) {
     err << st.message() << "\n";
     return 1;
@@ -420,14 +559,7 @@ int ValidateServing(const ValidateOptions& options, std::ostream& out,
         "\nserving rows: %d, evaluated %d, inside the bound %d (%.1f%%)\n",
         sum.rows, sum.evaluated, sum.inside_bound,
         sum.evaluated ? 100.0 * sum.inside_bound / sum.evaluated : 0.0);
-    for (const auto& f : sum.frameworks) {
-      out << absl::StrFormat(
-          "  %-16s fit on all rows: eta compute %.1f, memory %.1f; LOPO "
-          "median error %s over %d rows\n",
-          f.key, f.eta_all, f.eta_memory_all,
-          f.median_ape ? absl::StrFormat("%.1f%%", *f.median_ape * 100) : "n/a",
-          f.rows);
-    }
+    for (const auto& f : sum.frameworks) out << "  " << FitLine(f) << "\n";
     if (sum.max_cv_median_ape) {
       out << absl::StrFormat(
           "max-throughput rows, leave-one-platform-out median error: %.1f%% "
@@ -442,18 +574,36 @@ std::vector<Profile> ServingProfiles(const ServingSummary& summary,
                                      const std::string& source) {
   std::vector<Profile> out;
   for (const ServingSummary::Framework& f : summary.frameworks) {
-    if (!f.median_ape) continue;  // one platform: nothing cross-validates it
+    // Two efficiencies need two rows; the max-throughput row is there by
+    // construction (EvaluateServingRows).
+    if (f.max_rows + f.static_rows < 2) continue;
     Profile p;
     p.name = absl::StrCat("serving.", f.key);
     p.framework = f.key;
     p.efficiency.compute.fill(f.eta_all);
     p.efficiency.memory.fill(f.eta_memory_all);
+    const std::string rows =
+        f.static_rows == 0
+            ? absl::StrFormat("%d max-throughput rows", f.max_rows)
+            : absl::StrFormat("%d rows (%d max-throughput, %d static batches)",
+                              f.max_rows + f.static_rows, f.max_rows,
+                              f.static_rows);
+    const std::string checked =
+        f.median_ape
+            ? absl::StrFormat("leave-one-platform-out median error %.1f%%",
+                              *f.median_ape * 100)
+            : absl::StrFormat(
+                  "IN-SAMPLE ONLY, every row from one platform (%s) so "
+                  "nothing cross-validates it: in-sample median error %.1f%% "
+                  "(%.1f%% on its max-throughput rows)",
+                  absl::StrJoin(f.platforms, ", "),
+                  f.in_sample_median_ape.value_or(0) * 100,
+                  f.in_sample_max_median_ape.value_or(0) * 100);
     p.fitted_from = absl::StrFormat(
-        "ridgeline calibrate --measurements %s: serving model (offline "
-        "maximum throughput), one compute and one memory efficiency for all "
-        "op classes on a 0.1 grid, lowest median error over %d "
-        "max-throughput rows; leave-one-platform-out median error %.1f%%",
-        source, f.rows, *f.median_ape * 100);
+        "ridgeline calibrate %s: serving model (offline maximum throughput; "
+        "static batches on the engine), one compute and one memory efficiency "
+        "for all op classes on a 0.1 grid, lowest median error over %s; %s",
+        source, rows, checked);
     out.push_back(std::move(p));
   }
   return out;
@@ -463,7 +613,8 @@ int CalibrateServing(const CalibrateOptions& options, std::ostream& out,
                      std::ostream& err) {
   std::vector<MeasurementRow> rows;
   std::vector<std::string> conc;
-  if (absl::Status st = ReadServingRows(options.measurements, &rows, &conc);
+  if (absl::Status st = ReadServingRows(options.measurements,
+                                       options.more_measurements, &rows, &conc);
       !st.ok()) {
     err << st.message() << "\n";
     return 1;
@@ -473,7 +624,7 @@ int CalibrateServing(const CalibrateOptions& options, std::ostream& out,
   EvaluateServingRows(rows, conc, RegistryLookupOf(options.plugin_dir),
                       nullptr, &sum);
   std::vector<Profile> profiles = ServingProfiles(
-      sum, options.measurements.filename().string());
+      sum, SourceFlags(options.measurements, options.more_measurements));
   const std::filesystem::path dir = options.out / "serving";
   if (absl::Status st = WriteProfiles(dir, profiles); !st.ok()) {
     err << st.message() << "\n";
@@ -482,11 +633,7 @@ int CalibrateServing(const CalibrateOptions& options, std::ostream& out,
   out << absl::StrFormat(
       "fitted %d serving profiles from %d max-throughput rows into %s\n",
       profiles.size(), sum.max_rows_cv, dir.string());
-  for (const Profile& p : profiles) {
-    out << "  " << p.name << ": eta compute "
-        << absl::StrFormat("%.1f", p.efficiency.compute[0]) << ", memory "
-        << absl::StrFormat("%.1f", p.efficiency.memory[0]) << "\n";
-  }
+  for (const auto& f : sum.frameworks) out << "  " << FitLine(f) << "\n";
   if (sum.max_cv_median_ape) {
     out << absl::StrFormat(
         "max-throughput rows, leave-one-platform-out median error: %.1f%% "

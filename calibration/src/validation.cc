@@ -17,9 +17,19 @@
 #include "ridgeline/engine/analyze.h"
 #include "ridgeline/engine/formats.h"
 #include "ridgeline/engine/model.h"
+#include "ridgeline/engine/step.h"
 
 namespace ridgeline::calibration {
 namespace {
+
+// Qualcomm Genie's prompt-processor graph: 128 tokens per iteration
+// (github:quic/ai-hub-models@52c080d, llama_v3_* info.yaml: "up to 128
+// tokens = one prompt-processor iteration"; its TTFT for a 4096-token prompt
+// is 32 x the 128-token one).
+constexpr int64_t kGeniePromptIterationTokens = 128;
+// llama.cpp's physical batch (n_ubatch) default, the chunk
+// engine::kDefaultPrefillChunkTokens cites.
+constexpr int64_t kLlamaCppUbatchTokens = 512;
 
 absl::Status Skip(const std::string& why) { return absl::FailedPreconditionError(why); }
 std::string Msg(const absl::Status& st) { return std::string(st.message()); }
@@ -185,6 +195,7 @@ absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
     return Skip(absl::StrCat("hardware: ", hw.status().message()));
   }
   p.family = hw->family;
+  p.memory_technology = DeviceMemoryTechnology(*hw);
   // No published peak ("compute roof unknown"): the engine bounds only
   // memory time, which is a real bound for memory-bound metrics (decode,
   // decode-attention kernels) but says nothing of compute-bound ones.
@@ -294,6 +305,15 @@ absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
   // ggml-cuda.cu, ggml_cuda_op_mul_mat_cublas): GeForce parts do that at
   // twice their FP32-accumulate rate.
   s.options.fp16_accumulation = p.framework_key == "llama.cpp-cuda";
+  // llama-bench ran without flash attention (`-fa` defaulted to 0 in every
+  // build the rows cite, May 2024 and earlier): the graph materialises
+  // K^T Q, softmax and the score x V product as separate ops, so the score
+  // matrix is written and read between them (the engine's unfused
+  // attention). At pp4096 that traffic is what makes a 4096-token prompt
+  // slower per token than a 512-token one (RTX 4090 fp16: 6,531 vs 9,382
+  // tok/s).
+  const bool llama_cpp = absl::StartsWith(p.framework_key, "llama.cpp");
+  if (llama_cpp) s.options.flash_attention = false;
 
   engine::Workload& w = s.workload;
   if (!row.batch) return Skip("batch not stated (runtime-chosen)");
@@ -318,10 +338,21 @@ absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
     if (prompt <= 0) return Skip("prefill_tok_s without prompt_len");
     w.prompt_tokens = prompt;
     w.generated_tokens = 0;
+    // llama.cpp computes a prompt in physical batches of n_ubatch = 512
+    // tokens (common/common.h, ggml-org/llama.cpp at 001d906a), each a
+    // forward pass over the weights and the KV of the batches before it.
+    if (llama_cpp) p.prompt_iteration_tokens = kLlamaCppUbatchTokens;
   } else if (m == "ttft_ms") {
     if (prompt <= 0) return Skip("ttft_ms without prompt_len");
     w.prompt_tokens = prompt;
     w.generated_tokens = 1;
+    // Genie's prompt processor is a fixed 128-token graph run once per 128
+    // prompt tokens ("up to 128 tokens = one prompt-processor iteration",
+    // AI Hub info.yaml, quoted in the rows' notes), each iteration a whole
+    // forward pass that streams the weights again.
+    if (p.framework_key == "qualcomm-genie-qnn") {
+      p.prompt_iteration_tokens = kGeniePromptIterationTokens;
+    }
   } else {  // throughput, e2e
     if (prompt <= 0 || gen <= 0) return Skip(absl::StrCat(m, " needs prompt_len and gen_len"));
     w.prompt_tokens = prompt;
@@ -370,6 +401,11 @@ absl::StatusOr<RowRoofs> PureRoofs(const PreparedRow& p) {
     s.efficiency = engine::Efficiency{};
     s.options.pure_roofline = true;
     s.options.suggestions = false;
+    // A prompt run in fixed passes sits where one pass sits.
+    if (p.prompt_iteration_tokens > 0) {
+      s.workload.prompt_tokens =
+          std::min(s.workload.prompt_tokens, p.prompt_iteration_tokens);
+    }
     absl::StatusOr<engine::AnalysisResult> res = engine::Analyze(s);
     if (!res.ok()) return res.status();
     const engine::StepTotals& t =
@@ -380,6 +416,46 @@ absl::StatusOr<RowRoofs> PureRoofs(const PreparedRow& p) {
   out.compute_to_memory = memory > 0 ? compute / memory : 0;
   return out;
 }
+
+namespace {
+
+// Seconds to the first token of a prompt processed in passes of `iteration`
+// tokens (TTFT; prefill tok/s is the prompt over it): the first
+// pass as Analyze times a prompt of that size (per-request overhead
+// included), each later one a step of the step model over the context the
+// earlier passes left (weights read again, KV of the earlier passes read).
+absl::StatusOr<double> IteratedTtftSeconds(const engine::Scenario& s,
+                                           int64_t iteration) {
+  const int64_t prompt = s.workload.prompt_tokens;
+  engine::Scenario first = s;
+  first.workload.prompt_tokens = std::min(prompt, iteration);
+  absl::StatusOr<engine::AnalysisResult> res = engine::Analyze(first);
+  if (!res.ok()) return res.status();
+  if (!res->memory.fits) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("does not fit: ", res->memory.not_fitting));
+  }
+  double seconds = res->ttft_seconds;
+  if (prompt <= iteration) return seconds;
+  absl::StatusOr<engine::StepEvaluator> ev = engine::StepEvaluator::Create(s);
+  if (!ev.ok()) return ev.status();
+  if (!ev->memory().fits) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("does not fit: ", ev->memory().not_fitting));
+  }
+  for (int64_t done = iteration; done < prompt; done += iteration) {
+    // Every sequence of the batch takes the pass together.
+    const std::vector<engine::StepSequence> batch(
+        static_cast<size_t>(s.workload.batch),
+        engine::StepSequence{done, std::min(iteration, prompt - done)});
+    absl::StatusOr<engine::StepTiming> t = ev->Step(batch);
+    if (!t.ok()) return t.status();
+    seconds += t->seconds;
+  }
+  return seconds;
+}
+
+}  // namespace
 
 absl::StatusOr<double> PredictRow(const PreparedRow& p,
                                   const engine::Efficiency& efficiency,
@@ -393,6 +469,14 @@ absl::StatusOr<double> PredictRow(const PreparedRow& p,
   engine::Scenario s = p.scenario;
   s.efficiency = pure ? engine::Efficiency{} : efficiency;
   s.options.pure_roofline = pure;
+  if (p.prompt_iteration_tokens > 0 &&
+      (r.metric == "ttft_ms" || r.metric == "prefill_tok_s")) {
+    absl::StatusOr<double> t = IteratedTtftSeconds(s, p.prompt_iteration_tokens);
+    if (!t.ok()) return t.status();
+    return r.metric == "ttft_ms"
+               ? *t * 1e3
+               : static_cast<double>(s.workload.batch * s.workload.prompt_tokens) / *t;
+  }
   absl::StatusOr<engine::AnalysisResult> res = engine::Analyze(s);
   if (!res.ok()) return res.status();
   if (!res->memory.fits) {
@@ -441,7 +525,9 @@ RowResult EvaluatePrepared(const PreparedRow& p, const ProfileStore* profiles) {
   }
   engine::Efficiency eff;
   const Profile* profile =
-      profiles ? profiles->Match(r.hardware_id, p.family, r.framework) : nullptr;
+      profiles ? profiles->Match(r.hardware_id, p.family, r.framework,
+                                 p.memory_technology)
+               : nullptr;
   if (profile) {
     eff = profile->efficiency;
     out.profile = profile->name;

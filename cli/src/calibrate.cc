@@ -3,6 +3,8 @@
 #include "calibrate.h"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "flags.h"
 #include "ridgeline/calibration/commands.h"
@@ -14,10 +16,12 @@ constexpr int kOk = 0;
 constexpr int kUsage = 2;
 
 constexpr char kValidateUsage[] =
-    "usage: ridgeline validate --measurements FILE.csv [--profiles DIR] "
+    "usage: ridgeline validate --measurements FILE.csv [--measurements "
+    "MORE.csv ...] [--profiles DIR] "
     "[--plugin-dir DIR] [--format table|json|csv] [--cross-validate]\n";
 constexpr char kCalibrateUsage[] =
-    "usage: ridgeline calibrate --measurements FILE.csv --out DIR "
+    "usage: ridgeline calibrate --measurements FILE.csv [--measurements "
+    "MORE.csv ...] --out DIR "
     "[--plugin-dir DIR]\n";
 
 const FlagSpec kHelp = {"help", "", "this text (also -h)"};
@@ -61,7 +65,8 @@ int ValidateCli(const std::vector<std::string>& args, std::ostream& out,
   int code = kOk;
   std::optional<ParsedFlags> flags =
       Parse(args,
-            {{"measurements", "FILE.csv", "measurement CSV"},
+            {{"measurements", "FILE.csv",
+              "measurement CSV (repeatable: the files are one data set)"},
              {"profiles", "DIR", "calibration profile folder"},
              {"plugin-dir", "DIR", "hardware plugin folder"},
              {"format", "table|json|csv", "report format"},
@@ -76,7 +81,9 @@ int ValidateCli(const std::vector<std::string>& args, std::ostream& out,
     return kUsage;
   }
   calibration::ValidateOptions options;
-  options.measurements = *measurements;
+  const std::vector<std::string> files = flags->GetAll("measurements");
+  options.measurements = files.front();
+  options.more_measurements.assign(files.begin() + 1, files.end());
   const std::string format = flags->Get("format").value_or("table");
   if (format == "table") {
     options.format = calibration::ReportFormat::kTable;
@@ -100,7 +107,8 @@ int CalibrateCli(const std::vector<std::string>& args, std::ostream& out,
   int code = kOk;
   std::optional<ParsedFlags> flags =
       Parse(args,
-            {{"measurements", "FILE.csv", "measurement CSV"},
+            {{"measurements", "FILE.csv",
+              "measurement CSV (repeatable: the files are one data set)"},
              {"out", "DIR", "folder the fitted profiles are written to"},
              {"plugin-dir", "DIR", "hardware plugin folder"},
              kHelp},
@@ -113,7 +121,9 @@ int CalibrateCli(const std::vector<std::string>& args, std::ostream& out,
     return kUsage;
   }
   calibration::CalibrateOptions options;
-  options.measurements = *measurements;
+  const std::vector<std::string> files = flags->GetAll("measurements");
+  options.measurements = files.front();
+  options.more_measurements.assign(files.begin() + 1, files.end());
   options.out = *dir;
   if (auto plugins = flags->Get("plugin-dir")) options.plugin_dir = *plugins;
   return calibration::Calibrate(options, out, err);

@@ -236,6 +236,10 @@ void PrintModel(const v1::Model& m, const Context& ctx) {
            ? "none"
            : absl::StrCat(m.sliding_layers(), ", window ", m.sliding_window())},
   };
+  if (m.attention_chunk_size() > 0) {
+    info.rows.push_back({"chunked attention",
+                         absl::StrCat(m.attention_chunk_size(), "-token chunks")});
+  }
   if (m.has_moe()) {
     info.rows.push_back(
         {"MoE", absl::StrCat(m.moe().num_routed_experts(), " routed (top ",

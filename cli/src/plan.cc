@@ -1,6 +1,8 @@
 #include "plan.h"
 
+#include <algorithm>
 #include <optional>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -18,38 +20,31 @@ constexpr char kUsageText[] =
     "--rate R --ttft-p90-ms MS --tpot-p90-ms MS [flags]\n";
 
 const std::vector<FlagSpec>& PlanFlags() {
-  static const std::vector<FlagSpec> kFlags = {
-      {"model", "ID", "catalog model id (ridgeline models)"},
-      {"hardware", "ID,...", "candidate hardware ids (ridgeline hardware)"},
-      {"prompt", "N|MIN..MAX|V:W,...",
-       "prompt tokens: fixed, uniform range or histogram (value:weight)"},
-      {"gen", "N|MIN..MAX|V:W,...", "generated tokens, same forms"},
-      {"rate", "R", "requests per second over all replicas"},
-      {"ttft-p90-ms", "MS", "p90 time-to-first-token target"},
-      {"tpot-p90-ms", "MS", "p90 time-per-output-token target"},
-      {"tensor-parallel", "N,...", "degrees to try (default 1,2,4,8)"},
-      {"formats", "F,...",
-       "format sets to try, each WEIGHTS[/ACTIVATIONS[/KV]] (default "
-       "bf16,fp8)"},
-      {"framework", "NAME",
-       "calibration framework (vllm, tensorrt-llm, ...); default: pure "
-       "roofline"},
-      {"profile", "NAME", "calibration profile by name"},
-      {"pure-roofline", "", "ignore calibration: the speed upper bound"},
-      {"price-usd", "X", "purchase price per device (amortised, TCO)"},
-      {"usd-per-device-hour", "X", "rental price per device-hour"},
-      {"memory-fraction", "X", "share of device memory the runtime uses (0.9)"},
-      {"max-num-seqs", "N", "sequences per step (256)"},
-      {"max-num-batched-tokens", "N", "tokens per step (8192)"},
-      {"requests", "N", "requests per simulation (600)"},
-      {"seed", "N", "simulation seed (1)"},
-      {"server", "HOST:PORT", "send the request to a ridgeline-server"},
-      {"plugin-dir", "DIR", "in-process: hardware plugin folder"},
-      {"profile-dir", "DIR", "in-process: calibration profile folder"},
-      {"format", "table|json|csv", "output format (default table)"},
-      {"timeout", "SECONDS", "deadline with --server (default 600)"},
-      {"help", "", "show this help"},
-  };
+  static const std::vector<FlagSpec> kFlags = JoinFlags({
+      {{"model", "ID", "catalog model id (ridgeline models)"},
+       {"hardware", "ID,...", "candidate hardware ids (ridgeline hardware)"}},
+      LengthFlags(),
+      {{"rate", "R", "requests per second over all replicas"},
+       {"ttft-p90-ms", "MS", "p90 time-to-first-token target"},
+       {"tpot-p90-ms", "MS", "p90 time-per-output-token target"},
+       {"tensor-parallel", "N,...", "degrees to try (default 1,2,4,8)"},
+       {"pipeline-parallel", "N,...",
+        "pipeline stages to try, each dividing the layers (default 1)"},
+       {"expert-parallel", "N,...",
+        "MoE: expert-parallel degrees to try; N > 1 replicates the "
+        "attention over N devices (data-parallel, TP 1) with the experts "
+        "spread; 1 = the TP candidates (default 1)"},
+       {"formats", "F,...",
+        "format sets to try, each WEIGHTS[/ACTIVATIONS[/KV]] (default "
+        "bf16,fp8)"}},
+      CalibrationFlags(),
+      {{"price-usd", "X", "purchase price per device (amortised, TCO)"},
+       {"usd-per-device-hour", "X", "rental price per device-hour"}},
+      ServingOptionFlags(),
+      {{"requests", "N", "requests per simulation (600)"},
+       {"seed", "N", "simulation seed (1)"}},
+      ClientFlags("output format (default table)"),
+  });
   return kFlags;
 }
 
@@ -63,7 +58,8 @@ void PrintCsv(const v1::PlanResponse& r, std::ostream& out) {
            "g_co2e_per_mtoken", "ttft_headroom", "tpot_headroom",
            "max_concurrency", "kv_capacity_tokens",
            "offline_output_tokens_per_second", "limiting_resource",
-           "meets_slo", "feasible", "pareto", "profile", "why"});
+           "meets_slo", "feasible", "pareto", "profile", "why",
+           "pipeline_parallel", "expert_parallel"});
   auto g = [](double v) { return absl::StrFormat("%.10g", v); };
   for (const v1::PlanDeployment& d : r.deployments()) {
     t.rows.push_back(
@@ -80,26 +76,59 @@ void PrintCsv(const v1::PlanResponse& r, std::ostream& out) {
          absl::StrCat(d.kv_capacity_tokens()),
          g(d.offline_output_tokens_per_second()), d.limiting_resource(),
          d.meets_slo() ? "1" : "0", d.feasible() ? "1" : "0",
-         d.pareto() ? "1" : "0", d.profile(), d.why()});
+         d.pareto() ? "1" : "0", d.profile(), d.why(),
+         absl::StrCat(std::max<int64_t>(1, d.pipeline_parallel())),
+         absl::StrCat(std::max<int64_t>(1, d.expert_parallel()))});
   }
   PrintTable(t, TableStyle::kCsv, out);
 }
 
+// "TP 4", "TP 4 PP 2", "EP 8" (attention data-parallel), "EP 8 PP 2".
+std::string ShapeLabel(const v1::PlanDeployment& d) {
+  std::string s = d.expert_parallel() > 1
+                      ? absl::StrCat("EP ", d.expert_parallel())
+                      : absl::StrCat("TP ", d.tensor_parallel());
+  if (d.pipeline_parallel() > 1) {
+    absl::StrAppend(&s, " PP ", d.pipeline_parallel());
+  }
+  return s;
+}
+
 void PrintText(const v1::PlanResponse& r, std::ostream& out) {
   out << r.headline() << "\n\n";
-  Table t({"hardware", ">tp", "formats", ">replicas", ">devices",
-           ">max rate/replica", ">ttft p90", ">tpot p90", ">$/Mtoken",
-           "basis", ">J/token", ">gCO2e/Mtoken", "slo", "pareto"});
+  // pp and ep columns only when a candidate uses them.
+  bool pp = false, ep = false;
+  for (const v1::PlanDeployment& d : r.deployments()) {
+    pp |= d.pipeline_parallel() > 1;
+    ep |= d.expert_parallel() > 1;
+  }
+  std::vector<std::string> header = {"hardware", ">tp"};
+  if (pp) header.push_back(">pp");
+  if (ep) header.push_back(">ep");
+  for (const char* h :
+       {"formats", ">replicas", ">devices", ">max rate/replica", ">ttft p90",
+        ">tpot p90", ">$/Mtoken", "basis", ">J/token", ">gCO2e/Mtoken", "slo",
+        "pareto"}) {
+    header.push_back(h);
+  }
+  Table t(header);
   std::vector<std::string> why;
   for (const v1::PlanDeployment& d : r.deployments()) {
     if (!d.feasible()) {
-      why.push_back(absl::StrCat(d.hardware_id(), " TP ", d.tensor_parallel(),
-                                 " ", d.formats(), ": ", d.why()));
+      why.push_back(absl::StrCat(d.hardware_id(), " ", ShapeLabel(d), " ",
+                                 d.formats(), ": ", d.why()));
       continue;
     }
-    t.rows.push_back(
-        {d.hardware_id(), absl::StrCat(d.tensor_parallel()), d.formats(),
-         absl::StrCat(d.replicas()), absl::StrCat(d.devices()),
+    std::vector<std::string> row = {d.hardware_id(),
+                                    absl::StrCat(d.tensor_parallel())};
+    if (pp) {
+      row.push_back(absl::StrCat(std::max<int64_t>(1, d.pipeline_parallel())));
+    }
+    if (ep) {
+      row.push_back(absl::StrCat(std::max<int64_t>(1, d.expert_parallel())));
+    }
+    const std::vector<std::string> rest = {
+         d.formats(), absl::StrCat(d.replicas()), absl::StrCat(d.devices()),
          absl::StrFormat("%.2f req/s", d.max_rate_per_replica()),
          Seconds(d.ttft_p90_seconds()), Seconds(d.tpot_p90_seconds()),
          d.has_usd_per_mtoken() ? absl::StrFormat("%.3f", d.usd_per_mtoken())
@@ -107,7 +136,9 @@ void PrintText(const v1::PlanResponse& r, std::ostream& out) {
          d.cost_basis(),
          d.has_joules_per_token() ? Num(d.joules_per_token()) : "unknown",
          d.has_g_co2e_per_mtoken() ? Si(d.g_co2e_per_mtoken()) : "unknown",
-         d.meets_slo() ? "met" : "MISSED", d.pareto() ? "*" : ""});
+         d.meets_slo() ? "met" : "MISSED", d.pareto() ? "*" : ""};
+    row.insert(row.end(), rest.begin(), rest.end());
+    t.rows.push_back(std::move(row));
   }
   if (!t.rows.empty()) PrintTable(t, TableStyle::kText, out);
   if (!why.empty()) {
@@ -152,16 +183,10 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
   for (const std::string& id : flags->GetList("hardware")) {
     req.mutable_candidates()->add_hardware()->set_platform_id(id);
   }
-  for (const char* name : {"prompt", "gen"}) {
-    std::optional<v1::TokenLengths> l = ParseLengths(*flags->Get(name));
-    if (!l) {
-      return usage(absl::StrCat("--", name,
-                                ": expected N, MIN..MAX or V:W,V:W; got '",
-                                *flags->Get(name), "'"));
-    }
-    *(std::string_view(name) == "prompt"
-          ? req.mutable_traffic()->mutable_prompt_tokens()
-          : req.mutable_traffic()->mutable_generated_tokens()) = *l;
+  if (auto m = FillLengths(*flags,
+                           req.mutable_traffic()->mutable_prompt_tokens(),
+                           req.mutable_traffic()->mutable_generated_tokens())) {
+    return usage(*m);
   }
   // Numbers: syntax here, ranges in the service (it names the field).
   struct DoubleFlag {
@@ -178,39 +203,37 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
        [&](double v) { req.mutable_pricing()->set_price_usd(v); }},
       {"usd-per-device-hour",
        [&](double v) { req.mutable_pricing()->set_usd_per_device_hour(v); }},
-      {"memory-fraction",
-       [&](double v) { req.mutable_serving()->set_memory_fraction(v); }},
   };
   for (const DoubleFlag& d : doubles) {
     absl::StatusOr<std::optional<double>> v = flags->GetDouble(d.flag);
     if (!v.ok()) return usage(std::string(v.status().message()));
     if (*v) d.set(**v);
   }
-  struct IntFlag {
-    const char* flag;
-    int64_t lo, hi;
-    std::function<void(int64_t)> set;
-  };
-  const std::vector<IntFlag> ints = {
-      {"max-num-seqs", 1, 65536,
-       [&](int64_t v) { req.mutable_serving()->set_max_num_seqs(v); }},
-      {"max-num-batched-tokens", 1, 10'000'000,
-       [&](int64_t v) {
-         req.mutable_serving()->set_max_num_batched_tokens(v);
-       }},
-      {"requests", 1, 1'000'000'000'000,
-       [&](int64_t v) { req.set_requests(v); }},
-      {"seed", 0, INT64_MAX, [&](int64_t v) { req.set_seed(v); }},
-  };
-  for (const IntFlag& f : ints) {
-    absl::StatusOr<std::optional<int64_t>> v = flags->GetInt(f.flag, f.lo, f.hi);
-    if (!v.ok()) return usage(std::string(v.status().message()));
-    if (*v) f.set(**v);
+  if (auto m = FillServingOptions(*flags, req.mutable_serving())) {
+    return usage(*m);
+  }
+  if (auto m = FillRunFlags(
+          *flags, [&](int64_t v) { req.set_requests(v); },
+          [&](uint64_t v) { req.set_seed(v); })) {
+    return usage(*m);
   }
   absl::StatusOr<std::vector<int64_t>> tps =
       flags->GetIntList("tensor-parallel", 1, 256);
   if (!tps.ok()) return usage(std::string(tps.status().message()));
   for (const int64_t tp : *tps) req.mutable_candidates()->add_tensor_parallel(tp);
+  // Syntax here; ranges and divisibility by the service (it names the entry).
+  for (const char* name : {"pipeline-parallel", "expert-parallel"}) {
+    absl::StatusOr<std::vector<int64_t>> list =
+        flags->GetIntList(name, INT64_MIN, INT64_MAX);
+    if (!list.ok()) return usage(std::string(list.status().message()));
+    for (const int64_t v : *list) {
+      if (std::string_view(name) == "pipeline-parallel") {
+        req.mutable_candidates()->add_pipeline_parallel(v);
+      } else {
+        req.mutable_candidates()->add_expert_parallel(v);
+      }
+    }
+  }
   for (const std::string& f : flags->GetList("formats")) {
     std::optional<v1::Formats> formats = ParseFormatSet(f);
     if (!formats) {
@@ -219,21 +242,14 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
     }
     *req.mutable_candidates()->add_formats() = *formats;
   }
-  if (flags->Has("framework") && flags->Has("profile")) {
-    return usage("--framework and --profile are exclusive");
+  if (auto m = FillCalibration(
+          *flags, req.mutable_candidates()->mutable_calibration(),
+          req.mutable_options())) {
+    return usage(*m);
   }
-  if (auto fw = flags->Get("framework")) {
-    req.mutable_candidates()->mutable_calibration()->set_framework(*fw);
-  }
-  if (auto p = flags->Get("profile")) {
-    req.mutable_candidates()->mutable_calibration()->set_profile(*p);
-  }
-  if (flags->Has("pure-roofline")) req.mutable_options()->set_pure_roofline(true);
-  const std::string format = flags->Get("format").value_or("table");
-  if (format != "table" && format != "csv" && format != "json") {
-    return usage(absl::StrCat("--format: expected table, json or csv, got '",
-                              format, "'"));
-  }
+  std::string format_error;
+  const std::optional<std::string> format = OutputFormat(*flags, &format_error);
+  if (!format) return usage(format_error);
   std::unique_ptr<Client> client;
   if (Outcome o = ClientFor(*flags, std::chrono::seconds(600), &client)) {
     if (o->code == kUsage) return usage(o->message);
@@ -245,12 +261,15 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
     err << "ridgeline plan: " << Failed(r.status()).message << "\n";
     return kFailed;
   }
-  if (format == "json") {
+  if (*format == "json") {
     out << Json(*r) << "\n";
-  } else if (format == "csv") {
+  } else if (*format == "csv") {
     PrintCsv(*r, out);
   } else {
     PrintText(*r, out);
+  }
+  for (const std::string& w : r->warnings()) {
+    err << "ridgeline plan: warning: " << w << "\n";
   }
   return kOk;
 }

@@ -50,4 +50,128 @@ std::optional<v1::Formats> ParseFormatSet(const std::string& text) {
   return f;
 }
 
+const std::vector<FlagSpec>& LengthFlags() {
+  static const std::vector<FlagSpec> kFlags = {
+      {"prompt", "N|MIN..MAX|V:W,...",
+       "prompt tokens: fixed, uniform range or histogram (value:weight)"},
+      {"gen", "N|MIN..MAX|V:W,...", "generated tokens, same forms"},
+  };
+  return kFlags;
+}
+
+const std::vector<FlagSpec>& CalibrationFlags() {
+  static const std::vector<FlagSpec> kFlags = {
+      {"framework", "NAME",
+       "calibration framework (vllm, tensorrt-llm, ...); default: pure "
+       "roofline"},
+      {"profile", "NAME", "calibration profile by name"},
+      {"pure-roofline", "", "ignore calibration: the speed upper bound"},
+  };
+  return kFlags;
+}
+
+const std::vector<FlagSpec>& ServingOptionFlags() {
+  static const std::vector<FlagSpec> kFlags = {
+      {"memory-fraction", "X", "share of device memory the runtime uses (0.9)"},
+      {"max-num-seqs", "N", "sequences per step (256)"},
+      {"max-num-batched-tokens", "N", "tokens per step (8192)"},
+  };
+  return kFlags;
+}
+
+std::vector<FlagSpec> ClientFlags(const std::string& format_help) {
+  return {
+      {"server", "HOST:PORT", "send the request to a ridgeline-server"},
+      {"plugin-dir", "DIR", "in-process: hardware plugin folder"},
+      {"profile-dir", "DIR", "in-process: calibration profile folder"},
+      {"format", "table|json|csv", format_help},
+      {"timeout", "SECONDS", "deadline with --server (default 600)"},
+      {"help", "", "show this help"},
+  };
+}
+
+std::vector<FlagSpec> JoinFlags(
+    std::initializer_list<std::vector<FlagSpec>> parts) {
+  std::vector<FlagSpec> out;
+  for (const std::vector<FlagSpec>& p : parts) {
+    out.insert(out.end(), p.begin(), p.end());
+  }
+  return out;
+}
+
+std::optional<std::string> FillLengths(const ParsedFlags& flags,
+                                       v1::TokenLengths* prompt,
+                                       v1::TokenLengths* generated) {
+  for (const char* name : {"prompt", "gen"}) {
+    const std::string text = flags.Get(name).value_or("");
+    std::optional<v1::TokenLengths> l = ParseLengths(text);
+    if (!l) {
+      return absl::StrCat(
+          "--", name, ": expected N, MIN..MAX or V:W,V:W; got '", text, "'");
+    }
+    *(std::string_view(name) == "prompt" ? prompt : generated) = *l;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> FillCalibration(const ParsedFlags& flags,
+                                           v1::Calibration* calibration,
+                                           v1::AnalysisOptions* options) {
+  if (flags.Has("framework") && flags.Has("profile")) {
+    return "--framework and --profile are exclusive";
+  }
+  if (auto fw = flags.Get("framework")) calibration->set_framework(*fw);
+  if (auto p = flags.Get("profile")) calibration->set_profile(*p);
+  if (flags.Has("pure-roofline")) options->set_pure_roofline(true);
+  return std::nullopt;
+}
+
+std::optional<std::string> FillServingOptions(const ParsedFlags& flags,
+                                              v1::ServingOptions* serving) {
+  absl::StatusOr<std::optional<double>> mf = flags.GetDouble("memory-fraction");
+  if (!mf.ok()) return std::string(mf.status().message());
+  if (*mf) serving->set_memory_fraction(**mf);
+  // Syntax and the int64 range here; the service checks the real ranges
+  // and names the field.
+  struct IntFlag {
+    const char* flag;
+    void (v1::ServingOptions::*set)(int64_t);
+  };
+  for (const IntFlag& f :
+       {IntFlag{"max-num-seqs", &v1::ServingOptions::set_max_num_seqs},
+        IntFlag{"max-num-batched-tokens",
+                &v1::ServingOptions::set_max_num_batched_tokens},
+        IntFlag{"block-size", &v1::ServingOptions::set_block_size}}) {
+    absl::StatusOr<std::optional<int64_t>> v =
+        flags.GetInt(f.flag, INT64_MIN, INT64_MAX);
+    if (!v.ok()) return std::string(v.status().message());
+    if (*v) (serving->*f.set)(**v);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> FillRunFlags(
+    const ParsedFlags& flags, const std::function<void(int64_t)>& requests,
+    const std::function<void(uint64_t)>& seed) {
+  absl::StatusOr<std::optional<int64_t>> r =
+      flags.GetInt("requests", INT64_MIN, INT64_MAX);
+  if (!r.ok()) return std::string(r.status().message());
+  if (*r) requests(**r);
+  absl::StatusOr<std::optional<int64_t>> s = flags.GetInt("seed", 0, INT64_MAX);
+  if (!s.ok()) return std::string(s.status().message());
+  if (*s) seed(static_cast<uint64_t>(**s));
+  return std::nullopt;
+}
+
+std::optional<std::string> OutputFormat(const ParsedFlags& flags,
+                                        std::string* error) {
+  const std::string format = flags.Get("format").value_or("table");
+  if (format != "table" && format != "csv" && format != "json") {
+    *error = absl::StrCat("--format: expected table, json or csv, got '",
+                          format, "'");
+    return std::nullopt;
+  }
+  return format;
+}
+
 }  // namespace ridgeline::cli

@@ -1,10 +1,17 @@
-// Flag values the serving commands (`plan`, `simulate`) share: token length
-// distributions and format sets.
+// What the serving commands (`plan`, `simulate`) share: the flags both take
+// (specs and help, written once), and filling the request pieces both send
+// (token lengths, calibration, serving options, output format) from them.
+// Syntax is checked here; ranges by the service, which names the field.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "flags.h"
 #include "ridgeline/v1/ridgeline.pb.h"
 
 namespace ridgeline::cli {
@@ -17,5 +24,40 @@ std::optional<v1::TokenLengths> ParseLengths(const std::string& text);
 // activations (the KV cache follows the activations). nullopt for more
 // than three parts.
 std::optional<v1::Formats> ParseFormatSet(const std::string& text);
+
+// Flag specs, in the order the help lists them.
+const std::vector<FlagSpec>& LengthFlags();       // --prompt, --gen
+const std::vector<FlagSpec>& CalibrationFlags();  // --framework, --profile,
+                                                  // --pure-roofline
+// --memory-fraction, --max-num-seqs, --max-num-batched-tokens.
+const std::vector<FlagSpec>& ServingOptionFlags();
+// --server, --plugin-dir, --profile-dir, --format (help: `format_help`),
+// --timeout, --help.
+std::vector<FlagSpec> ClientFlags(const std::string& format_help);
+std::vector<FlagSpec> JoinFlags(
+    std::initializer_list<std::vector<FlagSpec>> parts);
+
+// Each Fill* returns a usage message on a syntax error, nullopt when done.
+// --prompt / --gen (both required by the caller).
+std::optional<std::string> FillLengths(const ParsedFlags& flags,
+                                       v1::TokenLengths* prompt,
+                                       v1::TokenLengths* generated);
+// --framework | --profile into `calibration`, --pure-roofline into
+// `options`.
+std::optional<std::string> FillCalibration(const ParsedFlags& flags,
+                                           v1::Calibration* calibration,
+                                           v1::AnalysisOptions* options);
+// --memory-fraction, --max-num-seqs, --max-num-batched-tokens and, when the
+// command takes it, --block-size.
+std::optional<std::string> FillServingOptions(const ParsedFlags& flags,
+                                              v1::ServingOptions* serving);
+// --requests and --seed.
+std::optional<std::string> FillRunFlags(
+    const ParsedFlags& flags, const std::function<void(int64_t)>& requests,
+    const std::function<void(uint64_t)>& seed);
+// --format: "table" (default), "csv" or "json"; nullopt with `*error` set
+// otherwise.
+std::optional<std::string> OutputFormat(const ParsedFlags& flags,
+                                        std::string* error);
 
 }  // namespace ridgeline::cli

@@ -24,41 +24,33 @@ constexpr char kUsageText[] =
     "(--rate R,... | --concurrency N,... | --trace FILE) [flags]\n";
 
 const std::vector<FlagSpec>& SimulateFlags() {
-  static const std::vector<FlagSpec> kFlags = {
-      {"model", "ID", "catalog model id (ridgeline models)"},
-      {"hardware", "ID", "hardware id (ridgeline hardware)"},
-      {"prompt", "N|MIN..MAX|V:W,...",
-       "prompt tokens: fixed, uniform range or histogram (value:weight)"},
-      {"gen", "N|MIN..MAX|V:W,...", "generated tokens, same forms"},
-      {"rate", "R,...",
-       "Poisson arrivals, requests/s; several values: one run each"},
-      {"concurrency", "N,...",
-       "closed loop of N clients; several values: one run each"},
-      {"trace", "FILE",
-       "arrival times in seconds from the start, one per line (or comma / "
-       "space separated); '#' starts a comment"},
-      {"tensor-parallel", "N", "devices in the replica (default 1)"},
-      {"formats", "WEIGHTS[/ACTIVATIONS[/KV]]",
-       "formats (default: the model's)"},
-      {"framework", "NAME",
-       "calibration framework (vllm, tensorrt-llm, ...); default: pure "
-       "roofline"},
-      {"profile", "NAME", "calibration profile by name"},
-      {"pure-roofline", "", "ignore calibration: the speed upper bound"},
-      {"memory-fraction", "X", "share of device memory the runtime uses (0.9)"},
-      {"max-num-seqs", "N", "sequences per step (256)"},
-      {"max-num-batched-tokens", "N", "tokens per step (8192)"},
-      {"block-size", "N", "KV cache block, tokens (16)"},
-      {"requests", "N", "requests per run (1000; a trace: its length)"},
-      {"seed", "N", "simulation seed (1)"},
-      {"server", "HOST:PORT", "send the request to a ridgeline-server"},
-      {"plugin-dir", "DIR", "in-process: hardware plugin folder"},
-      {"profile-dir", "DIR", "in-process: calibration profile folder"},
-      {"format", "table|json|csv",
-       "output format (default table); json: one object per run and line"},
-      {"timeout", "SECONDS", "deadline with --server (default 600)"},
-      {"help", "", "show this help"},
-  };
+  static const std::vector<FlagSpec> kFlags = JoinFlags({
+      {{"model", "ID", "catalog model id (ridgeline models)"},
+       {"hardware", "ID", "hardware id (ridgeline hardware)"}},
+      LengthFlags(),
+      {{"rate", "R,...",
+        "Poisson arrivals, requests/s; several values: one run each"},
+       {"concurrency", "N,...",
+        "closed loop of N clients; several values: one run each"},
+       {"trace", "FILE",
+        "arrival times in seconds from the start, one per line (or comma / "
+        "space separated); '#' starts a comment"},
+       {"tensor-parallel", "N", "tensor-parallel devices (default 1)"},
+       {"pipeline-parallel", "N",
+        "pipeline stages, dividing the layers (default 1)"},
+       {"expert-parallel", "N",
+        "MoE: N > 1 replicates the attention over N devices "
+        "(data-parallel, TP 1), the experts spread (default 1)"},
+       {"formats", "WEIGHTS[/ACTIVATIONS[/KV]]",
+        "formats (default: the model's)"}},
+      CalibrationFlags(),
+      ServingOptionFlags(),
+      {{"block-size", "N", "KV cache block, tokens (16)"},
+       {"requests", "N", "requests per run (1000; a trace: its length)"},
+       {"seed", "N", "simulation seed (1)"}},
+      ClientFlags("output format (default table); json: one object per run "
+                  "and line"),
+  });
   return kFlags;
 }
 
@@ -155,6 +147,13 @@ void PrintText(const v1::SimulateRequest& req, const std::vector<Load>& loads,
   const v1::Formats& f = req.formats();
   out << req.model().catalog_id() << " on " << req.hardware().platform_id()
       << ", TP " << std::max<int64_t>(1, req.parallelism().tensor_parallel())
+      << (req.parallelism().pipeline_parallel() > 1
+              ? absl::StrCat(" PP ", req.parallelism().pipeline_parallel())
+              : std::string())
+      << (req.parallelism().expert_parallel() > 1
+              ? absl::StrCat(" EP ", req.parallelism().expert_parallel(),
+                             " (attention data-parallel)")
+              : std::string())
       << ", "
       << (f.weights().empty()
               ? std::string("model formats")
@@ -164,6 +163,9 @@ void PrintText(const v1::SimulateRequest& req, const std::vector<Load>& loads,
       << (first.profile().empty() ? std::string("pure roofline (upper bound)")
                                   : absl::StrCat("profile ", first.profile()))
       << "\n"
+      << (first.calibration().match().empty()
+              ? std::string()
+              : absl::StrCat("calibration: ", first.calibration().match(), "\n"))
       << "KV cache " << Si(static_cast<double>(first.kv_capacity_tokens()))
       << " tokens (" << first.max_concurrency()
       << " running at most: KV cache and max_num_seqs); offline maximum "
@@ -229,16 +231,10 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
   v1::SimulateRequest req;
   req.mutable_model()->set_catalog_id(*flags->Get("model"));
   req.mutable_hardware()->set_platform_id(*flags->Get("hardware"));
-  for (const char* name : {"prompt", "gen"}) {
-    std::optional<v1::TokenLengths> l = ParseLengths(*flags->Get(name));
-    if (!l) {
-      return usage(absl::StrCat("--", name,
-                                ": expected N, MIN..MAX or V:W,V:W; got '",
-                                *flags->Get(name), "'"));
-    }
-    *(std::string_view(name) == "prompt"
-          ? req.mutable_traffic()->mutable_prompt_tokens()
-          : req.mutable_traffic()->mutable_generated_tokens()) = *l;
+  if (auto m = FillLengths(*flags,
+                           req.mutable_traffic()->mutable_prompt_tokens(),
+                           req.mutable_traffic()->mutable_generated_tokens())) {
+    return usage(*m);
   }
 
   std::vector<Load> loads;
@@ -282,64 +278,38 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
     }
     *req.mutable_formats() = *formats;
   }
-  struct DoubleFlag {
-    const char* flag;
-    std::function<void(double)> set;
-  };
-  const std::vector<DoubleFlag> doubles = {
-      {"memory-fraction",
-       [&](double v) { req.mutable_serving()->set_memory_fraction(v); }},
-  };
-  for (const DoubleFlag& d : doubles) {
-    absl::StatusOr<std::optional<double>> v = flags->GetDouble(d.flag);
-    if (!v.ok()) return usage(std::string(v.status().message()));
-    if (*v) d.set(**v);
-  }
   // Syntax and the int64 range here; the service checks the real ranges
   // and names the field.
-  struct IntFlag {
-    const char* flag;
-    int64_t lo, hi;
-    std::function<void(int64_t)> set;
-  };
-  const std::vector<IntFlag> ints = {
-      {"tensor-parallel", INT64_MIN, INT64_MAX,
-       [&](int64_t v) { req.mutable_parallelism()->set_tensor_parallel(v); }},
-      {"max-num-seqs", INT64_MIN, INT64_MAX,
-       [&](int64_t v) { req.mutable_serving()->set_max_num_seqs(v); }},
-      {"max-num-batched-tokens", INT64_MIN, INT64_MAX,
-       [&](int64_t v) {
-         req.mutable_serving()->set_max_num_batched_tokens(v);
-       }},
-      {"block-size", INT64_MIN, INT64_MAX,
-       [&](int64_t v) { req.mutable_serving()->set_block_size(v); }},
-      {"requests", INT64_MIN, INT64_MAX,
-       [&](int64_t v) { req.set_requests(v); }},
-      {"seed", 0, INT64_MAX, [&](int64_t v) { req.set_seed(v); }},
-  };
-  for (const IntFlag& f : ints) {
-    absl::StatusOr<std::optional<int64_t>> v =
-        flags->GetInt(f.flag, f.lo, f.hi);
-    if (!v.ok()) return usage(std::string(v.status().message()));
-    if (*v) f.set(**v);
+  absl::StatusOr<std::optional<int64_t>> tp =
+      flags->GetInt("tensor-parallel", INT64_MIN, INT64_MAX);
+  if (!tp.ok()) return usage(std::string(tp.status().message()));
+  if (*tp) req.mutable_parallelism()->set_tensor_parallel(**tp);
+  absl::StatusOr<std::optional<int64_t>> pp =
+      flags->GetInt("pipeline-parallel", INT64_MIN, INT64_MAX);
+  if (!pp.ok()) return usage(std::string(pp.status().message()));
+  if (*pp) req.mutable_parallelism()->set_pipeline_parallel(**pp);
+  absl::StatusOr<std::optional<int64_t>> ep =
+      flags->GetInt("expert-parallel", INT64_MIN, INT64_MAX);
+  if (!ep.ok()) return usage(std::string(ep.status().message()));
+  if (*ep) {
+    req.mutable_parallelism()->set_expert_parallel(**ep);
+    if (**ep > 1) req.mutable_parallelism()->set_attention_data_parallel(true);
   }
-  if (flags->Has("framework") && flags->Has("profile")) {
-    return usage("--framework and --profile are exclusive");
+  if (auto m = FillServingOptions(*flags, req.mutable_serving())) {
+    return usage(*m);
   }
-  if (auto fw = flags->Get("framework")) {
-    req.mutable_calibration()->set_framework(*fw);
+  if (auto m = FillRunFlags(
+          *flags, [&](int64_t v) { req.set_requests(v); },
+          [&](uint64_t v) { req.set_seed(v); })) {
+    return usage(*m);
   }
-  if (auto p = flags->Get("profile")) {
-    req.mutable_calibration()->set_profile(*p);
+  if (auto m = FillCalibration(*flags, req.mutable_calibration(),
+                               req.mutable_options())) {
+    return usage(*m);
   }
-  if (flags->Has("pure-roofline")) {
-    req.mutable_options()->set_pure_roofline(true);
-  }
-  const std::string format = flags->Get("format").value_or("table");
-  if (format != "table" && format != "csv" && format != "json") {
-    return usage(absl::StrCat("--format: expected table, json or csv, got '",
-                              format, "'"));
-  }
+  std::string format_error;
+  const std::optional<std::string> format = OutputFormat(*flags, &format_error);
+  if (!format) return usage(format_error);
   std::unique_ptr<Client> client;
   if (Outcome o = ClientFor(*flags, std::chrono::seconds(600), &client)) {
     if (o->code == kUsage) return usage(o->message);
@@ -362,12 +332,15 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
     }
     runs.push_back(*std::move(r));
   }
-  if (format == "json") {
+  if (*format == "json") {
     for (const v1::SimulateResponse& r : runs) out << Json(r) << "\n";
-  } else if (format == "csv") {
+  } else if (*format == "csv") {
     PrintCsv(loads, runs, out);
   } else {
     PrintText(req, loads, runs, out);
+  }
+  for (const std::string& w : runs.front().warnings()) {
+    err << "ridgeline simulate: warning: " << w << "\n";
   }
   return kOk;
 }

@@ -35,6 +35,19 @@ void AddSeries(OpAccumulator* a, const OpCost& op_s, const Timing& t_s,
   a->seconds += h * (t_s.seconds + t_e.seconds);
 }
 
+// a += k x b (a whole chunk's sums, repeated).
+void AddScaled(OpAccumulator* a, const OpAccumulator& b, double k) {
+  a->flops += k * b.flops;
+  for (int c = 0; c < kOperandClassCount; ++c) {
+    a->read[c] += k * b.read[c];
+    a->write[c] += k * b.write[c];
+  }
+  a->compute += k * b.compute;
+  a->memory += k * b.memory;
+  a->overhead += k * b.overhead;
+  a->seconds += k * b.seconds;
+}
+
 // The roof lines of an op as value at x = 0 plus slope per key.
 struct Line {
   double at0, slope;
@@ -120,12 +133,10 @@ bool SumDecodeSteps(const OpList& dec0, const OpList& slope, const int* lin,
       OpAt(base, per_key, x, &op);
       return op;
     };
-    const int64_t w = base.window;
-    // Keys read grow with the step up to the window, then stay at it.
-    const int64_t grow_end = w > 0 ? std::min(kv_last, w) : kv_last;
-    if (kv_first <= grow_end) {
-      const double lo = static_cast<double>(kv_first);
-      const double hi = static_cast<double>(grow_end);
+    // Steps whose keys read run x = lo .. hi (one per step), into `acc`.
+    auto series = [&](int64_t lo_x, int64_t hi_x, OpAccumulator* acc) {
+      const double lo = static_cast<double>(lo_x);
+      const double hi = static_cast<double>(hi_x);
       const Evaluator::Lines l0 = ev.RoofLines(at(0)), l1 = ev.RoofLines(at(1));
       lines.clear();
       lines.push_back({l0.compute, l1.compute - l0.compute});
@@ -144,18 +155,42 @@ bool SumDecodeSteps(const OpList& dec0, const OpList& slope, const int* lin,
         if (c < s) continue;
         const OpCost op_s = at(s), op_e = at(c);
         const Timing t_s = ev.Time(op_s), t_e = ev.Time(op_e);
-        AddSeries(&a, op_s, t_s, op_e, t_e, c - s + 1);
-        a.last = t_e;
+        AddSeries(acc, op_s, t_s, op_e, t_e, c - s + 1);
+        acc->last = t_e;
         s = c + 1;
         if (s > hi) break;
       }
-    }
-    const int64_t capped = w > 0 ? std::max<int64_t>(0, kv_last - std::max(w, prompt)) : 0;
-    if (capped > 0) {
-      const OpCost op = at(static_cast<double>(w));
-      const Timing t = ev.Time(op);
-      Add(&a, op, t, static_cast<double>(capped));
-      a.last = t;
+    };
+    const int64_t w = base.window;
+    if (base.chunked && w > 0) {
+      // Chunked: x = ((kv - 1) mod w) + 1, a sawtooth. The first chunk's
+      // rest, the full chunks between (all alike: summed once), the last
+      // chunk's start.
+      const int64_t c_first = (kv_first - 1) / w, c_last = (kv_last - 1) / w;
+      const int64_t x_first = (kv_first - 1) % w + 1, x_last = (kv_last - 1) % w + 1;
+      if (c_first == c_last) {
+        series(x_first, x_last, &a);
+      } else {
+        series(x_first, w, &a);
+        if (c_last - c_first > 1) {
+          OpAccumulator chunk;
+          series(1, w, &chunk);
+          AddScaled(&a, chunk, static_cast<double>(c_last - c_first - 1));
+        }
+        series(1, x_last, &a);
+      }
+    } else {
+      // Keys read grow with the step up to the window, then stay at it.
+      const int64_t grow_end = w > 0 ? std::min(kv_last, w) : kv_last;
+      if (kv_first <= grow_end) series(kv_first, grow_end, &a);
+      const int64_t capped =
+          w > 0 ? std::max<int64_t>(0, kv_last - std::max(w, prompt)) : 0;
+      if (capped > 0) {
+        const OpCost op = at(static_cast<double>(w));
+        const Timing t = ev.Time(op);
+        Add(&a, op, t, static_cast<double>(capped));
+        a.last = t;
+      }
     }
     out->first += ev.Time(at(KeysRead(base, kv_first))).seconds;
     out->last += a.last.seconds;

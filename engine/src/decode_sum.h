@@ -6,7 +6,9 @@
 // in a PIM tier, against the interconnect) its time is affine too. The sum
 // over the steps of a regime is then an arithmetic series: n x (first +
 // last) / 2. Regime boundaries are the crossings of the lines, found
-// analytically; the window caps x, after which every step is the same.
+// analytically; the window caps x, after which every step is the same. A
+// chunked layer reads x = ((prompt + i - 1) mod chunk) + 1: a sawtooth whose
+// full chunks are alike, so one chunk is summed and repeated.
 // Cost: O(KV-dependent ops x regimes), independent of the generated length.
 // Equal to the step-by-step loop to floating-point rounding (relative
 // 1e-9 for up to 10^7 steps; tests compare both on random scenarios).

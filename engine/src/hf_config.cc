@@ -476,9 +476,9 @@ absl::StatusOr<std::optional<std::vector<int64_t>>> IntList(
 // Llama 4 text model: MoE layers (moe_layers, else every
 // interleave_moe_layer_step-th) with one shared expert of the routed width;
 // dense layers of intermediate_size_mlp; RoPE layers attend within chunks of
-// attention_chunk_size (modelled as a window of that many tokens: a chunk
-// reads at most that many keys), NoPE layers (no_rope_layers[i] == 0, by
-// default every 4th) attend globally. use_qk_norm is a weightless L2 norm.
+// attention_chunk_size (LayerSpec::chunked: a query sees its own chunk's
+// keys only), NoPE layers (no_rope_layers[i] == 0, by default every 4th)
+// attend globally. use_qk_norm is a weightless L2 norm.
 absl::Status ParseLlama4(const Json& j, const Reader& r, ModelConfig& m) {
   MoeDims moe;
   ASSIGN_OR_RETURN(moe.num_routed_experts,
@@ -516,13 +516,13 @@ absl::Status ParseLlama4(const Json& j, const Reader& r, ModelConfig& m) {
                    r.Int("no_rope_layer_interval", 4, 1, kMaxLayers));
   ASSIGN_OR_RETURN(std::optional<int64_t> chunk,
                    r.OptInt("attention_chunk_size", 1, kMaxContext));
-  m.sliding_window = chunk.value_or(0);
+  m.attention_chunk_size = chunk.value_or(0);
   m.layers.assign(n, LayerSpec{});
   for (size_t i = 0; i < n; ++i) {
     const bool uses_rope = rope.has_value()
                                ? (*rope)[i] != 0
                                : (static_cast<int64_t>(i) + 1) % interval != 0;
-    m.layers[i].sliding = chunk.has_value() && uses_rope;
+    m.layers[i].chunked = chunk.has_value() && uses_rope;
     m.layers[i].ffn = is_moe[i] ? FfnLayerKind::kMoe : FfnLayerKind::kDense;
   }
   return absl::OkStatus();

@@ -259,6 +259,11 @@ absl::Status ValidateModel(const ModelConfig& m) {
     RETURN_IF_ERROR(
         CheckRange("model.sliding_window", m.sliding_window, 1, kMaxContext));
   }
+  if (std::any_of(m.layers.begin(), m.layers.end(),
+                  [](const LayerSpec& l) { return l.chunked; })) {
+    RETURN_IF_ERROR(CheckRange("model.attention_chunk_size",
+                               m.attention_chunk_size, 1, kMaxContext));
+  }
   if (!m.layers.empty()) {
     if (static_cast<int64_t>(m.layers.size()) != m.num_layers) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -268,6 +273,17 @@ absl::Status ValidateModel(const ModelConfig& m) {
     for (size_t i = 0; i < m.layers.size(); ++i) {
       const LayerSpec& l = m.layers[i];
       const std::string at = absl::StrCat("model.layers[", i, "]");
+      if (l.chunked && l.sliding) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            at, ".chunked and ", at,
+            ".sliding are exclusive (a layer attends within its chunk or "
+            "within a window), got both true"));
+      }
+      if (l.chunked && l.attention != AttentionKind::kFull) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            at, ".chunked needs ", at,
+            ".attention to be the model's attention, got a layer without it"));
+      }
       if (l.ffn == FfnLayerKind::kMoe && !m.moe.has_value()) {
         return absl::InvalidArgumentError(
             absl::StrCat(at, ".ffn is MoE but the model has no model.moe"));

@@ -385,11 +385,11 @@ std::vector<ModelConfig> BuildCatalog() {
          .num_shared_experts = 1,
          .expert_intermediate_size = 8192,
          .shared_expert_intermediate_size = 8192});
-    m.sliding_window = 8192;  // attention_chunk_size, as a window
+    m.attention_chunk_size = 8192;  // attention_chunk_size
     m.layers.assign(48, LayerSpec{});
     for (int i = 0; i < 48; ++i) {
       LayerSpec& l = m.layers[static_cast<size_t>(i)];
-      l.sliding = (i + 1) % 4 != 0;  // RoPE layers are chunked
+      l.chunked = (i + 1) % 4 != 0;  // RoPE layers are chunked
       l.ffn = (i + 1) % step == 0 ? FfnLayerKind::kMoe : FfnLayerKind::kDense;
     }
     c.push_back(std::move(m));

@@ -85,7 +85,9 @@ std::string_view InternedGroupName(const ModelConfig& m, const LayerSpec& l,
   std::string name;
   switch (l.attention) {
     case AttentionKind::kFull:
-      absl::StrAppend(&name, window > 0 ? "sliding" : "global");
+      absl::StrAppend(&name, l.chunked    ? "chunked"
+                             : window > 0 ? "sliding"
+                                          : "global");
       if (l.num_kv_heads > 0 && l.num_kv_heads != m.num_kv_heads) {
         absl::StrAppend(&name, "-kv", l.num_kv_heads);
       }
@@ -275,9 +277,8 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
     const double n = static_cast<double>(shape.new_tokens);
     const double len = static_cast<double>(shape.kv_length);
     const double w = static_cast<double>(grp.window);
-    pairs = CausalPairs(n, len, w);
-    // Keys any of the n queries can see.
-    keys = grp.window > 0 ? std::min(len, w + n - 1) : len;
+    pairs = CausalPairs(n, len, w, grp.spec.chunked);
+    keys = KeysSeen(n, len, w, grp.spec.chunked);
   }
 
   double dqk = 0, dv = 0;
@@ -326,6 +327,7 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
   auto mark = [&](OpCost& op) {
     op.kv_dependent = true;
     op.window = grp.window;
+    op.chunked = grp.spec.chunked;
     op.pim_candidate = true;
     op.dominant = OperandClass::kKvCache;
   };
@@ -453,14 +455,14 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
            .kv_written = T * dr * g.kv_bytes});
     if (!g.options.mla_absorbed) {
       // Up-projects every cached latent attention reads (the same keys as
-      // EmitAttention, window-capped) each step: grows with the context.
-      const double len = static_cast<double>(shape.kv_length);
+      // EmitAttention, window- or chunk-limited) each step: grows with the
+      // context.
       const double keys =
-          shape.linear_x >= 0 ? shape.linear_x
-          : grp.window > 0
-              ? std::min(len, static_cast<double>(grp.window) +
-                                  static_cast<double>(shape.new_tokens) - 1)
-              : len;
+          shape.linear_x >= 0
+              ? shape.linear_x
+              : KeysSeen(static_cast<double>(shape.new_tokens),
+                         static_cast<double>(shape.kv_length),
+                         static_cast<double>(grp.window), grp.spec.chunked);
       const double width = heads * (a.qk_nope_head_dim + a.v_head_dim);
       const double seq_keys =
           shape.mixed != nullptr
@@ -473,6 +475,7 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
                           .kv_read = seq_keys * rkv * g.kv_bytes});
       up.kv_dependent = true;
       up.window = grp.window;
+      up.chunked = grp.spec.chunked;
       up.pim_candidate = true;
       up.dominant = OperandClass::kKvCache;
     }
@@ -740,7 +743,9 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s,
       ++it->layers;
       continue;
     }
-    const int64_t window = l.sliding ? m.sliding_window : 0;
+    const int64_t window = l.sliding   ? m.sliding_window
+                           : l.chunked ? m.attention_chunk_size
+                                       : 0;
     const bool moe = l.ffn == FfnLayerKind::kMoe;
     // Uniform models keep their short names ("moe", "sliding"); per-layer
     // models are named after each shape.
@@ -808,8 +813,16 @@ void BuildStepOps(const GraphContext& g, const StepShape& shape, OpList* out) {
 }
 
 double KeysRead(const OpCost& op, int64_t kv_length) {
-  return static_cast<double>(op.window > 0 ? std::min(kv_length, op.window)
-                                           : kv_length);
+  return KeysSeen(1, static_cast<double>(kv_length),
+                  static_cast<double>(op.window), op.chunked);
+}
+
+double PeakKeysRead(const OpCost& op, int64_t kv_first, int64_t kv_last) {
+  if (op.chunked && op.window > 0 &&
+      (kv_first - 1) / op.window != (kv_last - 1) / op.window) {
+    return static_cast<double>(op.window);  // a full chunk on the way
+  }
+  return KeysRead(op, kv_last);
 }
 
 void OpAt(const OpCost& base, const OpCost& slope, double x, OpCost* out) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -35,7 +36,9 @@ struct LayerGroup {
   std::string_view name;
   int64_t layers = 0;
   bool moe = false;
-  int64_t window = 0;  // sliding window in tokens; 0 = global attention
+  // Sliding window in tokens, or the chunk size of chunked layers
+  // (spec.chunked); 0 = global attention.
+  int64_t window = 0;
   // The layers' shape (attention and FFN kinds, KV heads, FFN width).
   LayerSpec spec;
 };
@@ -111,6 +114,7 @@ struct OpCost {
   // decode, where `window` caps it).
   bool kv_dependent = false;
   int64_t window = 0;
+  bool chunked = false;  // `window` is a chunk size (chunked attention)
   // Operand whose home tier decides where processing-in-memory could run it;
   // only weight-bearing matmuls and attention qualify.
   bool pim_candidate = false;
@@ -136,8 +140,8 @@ struct StepShape {
 
 // The per-sequence terms of a mixed step's attention, summed over its
 // sequences: a sequence of n new tokens over c cached adds CausalPairs(n,
-// c + n, w) pairs and min(c + n, w + n - 1) keys (w = 0: no window, c + n).
-// Index 0: global layers; 1: sliding-window layers.
+// c + n, w) pairs and KeysSeen(n, c + n, w) keys (w = 0: no window, c + n).
+// Index 0: global layers; 1: sliding-window (or chunked) layers.
 struct MixedAttention {
   double tokens = 0;  // new tokens of the step (sum over sequences)
   std::array<double, 2> pairs{};
@@ -159,24 +163,58 @@ void BuildStepOps(const GraphContext& g, const StepShape& shape,
 // top-k of E experts under uniform routing: E * (1 - (1 - k/E)^tokens).
 double ExpectedExpertsTouched(double experts, double top_k, double tokens);
 
+// Keys of a chunked layer that queries at positions 0 .. p - 1 see in
+// total: query q sees (q mod c) + 1 keys (its own chunk up to itself), so
+// each full chunk adds c(c + 1)/2 and the partial one r(r + 1)/2.
+inline double ChunkedPrefixPairs(double p, double chunk) {
+  const double full = std::floor(p / chunk);
+  const double r = p - full * chunk;
+  return full * chunk * (chunk + 1) / 2 + r * (r + 1) / 2;
+}
+
 // Causal (query, key) pairs per sequence and head when `n` new tokens are
 // added to a context that ends at `kv_length`, each query seeing at most
-// `window` keys (0: no window). Inline: a mixed step sums it per sequence.
-inline double CausalPairs(double n, double kv_length, double window) {
+// `window` keys (0: no window), or, `chunked`, only the keys of its own
+// chunk of `window` tokens. Inline: a mixed step sums it per sequence.
+inline double CausalPairs(double n, double kv_length, double window,
+                          bool chunked = false) {
   const double prior = std::max(kv_length - n, 0.0);
   if (window <= 0) return n * prior + n * (n + 1) / 2;
+  if (chunked) {
+    return ChunkedPrefixPairs(kv_length, window) -
+           ChunkedPrefixPairs(prior, window);
+  }
   // Queries 1..k still see their whole context (prior + i <= window).
   const double k = std::clamp(window - prior, 0.0, n);
   return k * prior + k * (k + 1) / 2 + (n - k) * window;
 }
 
+// Keys any of `n` new queries ending at `kv_length` can see, so the keys a
+// step reads once each: the whole context, the last window + n - 1 of it,
+// or (chunked) those from the start of the first query's chunk. Decode
+// (n = 1) on a chunked layer: ((kv_length - 1) mod chunk) + 1.
+inline double KeysSeen(double n, double kv_length, double window,
+                       bool chunked = false) {
+  if (window <= 0) return kv_length;
+  if (chunked) {
+    const double prior = std::max(kv_length - n, 0.0);
+    return kv_length - std::floor(prior / window) * window;
+  }
+  return std::min(kv_length, window + n - 1);
+}
+
 // KV-cache bytes stored per sequence at context length `tokens`, sliding
-// layers capped at their window.
+// layers capped at their window, chunked layers at one chunk (the most a
+// runtime that keeps only the current chunk holds at any point up to
+// `tokens`; vLLM allocates chunked layers that way).
 double KvBytesPerSequence(const GraphContext& g, double tokens);
 
 // Decode: a KV-dependent op at step context L is base + x * slope with x
 // the keys read (the window caps it).
 double KeysRead(const OpCost& op, int64_t kv_length);
+// The most keys the op reads at any decode step of context kv_first ..
+// kv_last (the last one unless a chunked layer starts a new chunk).
+double PeakKeysRead(const OpCost& op, int64_t kv_first, int64_t kv_last);
 
 // `out` = base + x * slope (FLOPs and traffic; other fields untouched).
 void OpAt(const OpCost& base, const OpCost& slope, double x, OpCost* out);

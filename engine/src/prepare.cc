@@ -97,7 +97,8 @@ absl::Status Prepare(const Scenario& s, Prepared* p) {
     OpList last = p->dec0;
     for (size_t i = 0; i < last.size(); ++i) {
       if (!last[i].kv_dependent) continue;
-      OpAt(p->dec0[i], p->slope[i], KeysRead(p->dec0[i], prompt + decode_steps),
+      OpAt(p->dec0[i], p->slope[i],
+           PeakKeysRead(p->dec0[i], prompt + 1, prompt + decode_steps),
            &last[i]);
     }
     need[kAct] =

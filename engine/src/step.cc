@@ -111,10 +111,14 @@ absl::StatusOr<StepTiming> StepEvaluator::Step(
         "sequences must hold 1..", kMaxSequences, " sequences, got ", n));
   }
   const internal::GraphContext& g = impl_->prep.g;
-  // The sliding window of the model's sliding layers (0: none).
+  // The window (or chunk) of the model's sliding (chunked) layers; 0: none.
   double window = 0;
+  bool chunked = false;
   for (const internal::LayerGroup& grp : g.groups) {
-    if (grp.window > 0) window = static_cast<double>(grp.window);
+    if (grp.window > 0) {
+      window = static_cast<double>(grp.window);
+      chunked = grp.spec.chunked;
+    }
   }
   // Attention as sums of per-sequence terms (operators.h, MixedAttention):
   // one pass over the sequences, then one graph whatever their number.
@@ -139,8 +143,8 @@ absl::StatusOr<StepTiming> StepEvaluator::Step(
     mix.pairs[0] += internal::CausalPairs(added, len, 0);
     mix.keys[0] += len;
     if (window > 0) {
-      mix.pairs[1] += internal::CausalPairs(added, len, window);
-      mix.keys[1] += std::min(len, window + added - 1);
+      mix.pairs[1] += internal::CausalPairs(added, len, window, chunked);
+      mix.keys[1] += internal::KeysSeen(added, len, window, chunked);
     }
     tokens += q.new_tokens;
     longest = std::max(longest, q.context_tokens + q.new_tokens);

@@ -131,6 +131,7 @@ void ToProto(const engine::ModelConfig& in, v1::Model* out) {
     out->set_sliding_layers("per_layer");
   }
   out->set_sliding_window(in.sliding_window);
+  out->set_attention_chunk_size(in.attention_chunk_size);
   if (in.mla) {
     v1::MlaDims* m = out->mutable_mla();
     m->set_q_lora_rank(in.mla->q_lora_rank);

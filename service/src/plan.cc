@@ -1,5 +1,6 @@
 // Backend::Plan: validates a v1::PlanRequest, builds one serving::Candidate
-// per hardware x tensor-parallel degree x format set, runs serving::Plan
+// per hardware x pipeline stages x (tensor-parallel degree or
+// expert-parallel degree) x format set, runs serving::Plan
 // and converts the deployments back. The math is serving/'s.
 #include <algorithm>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "ridgeline/engine/model.h"
 #include "ridgeline/engine/status_macros.h"
+#include "ridgeline/serving/parallelism.h"
 #include "ridgeline/serving/plan.h"
 #include "ridgeline/serving/prices.h"
 #include "ridgeline/service/backend.h"
@@ -34,6 +36,8 @@ constexpr int kMaxPlanFormats = 16;
 void ToProto(const serving::Deployment& d, v1::PlanDeployment* out) {
   out->set_hardware_id(d.hardware_id);
   out->set_tensor_parallel(d.tensor_parallel);
+  out->set_pipeline_parallel(d.pipeline_parallel);
+  out->set_expert_parallel(d.expert_parallel);
   out->set_formats(d.formats);
   out->set_profile(d.profile);
   out->set_feasible(d.feasible);
@@ -113,6 +117,54 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
                  "in [1, 256]", absl::StrCat(tps[i]));
     }
   }
+  // Pipeline and expert parallelism: the serving rules (stages divide the
+  // layers; experts only for MoE models) name the list entry.
+  std::vector<int64_t> pps(cand.pipeline_parallel().begin(),
+                           cand.pipeline_parallel().end());
+  if (pps.empty()) pps = {1};
+  for (size_t i = 0; i < pps.size(); ++i) {
+    RETURN_IF_ERROR(serving::CheckPipelineStages(
+        model, pps[i], absl::StrCat("candidates.pipeline_parallel[", i, "]")));
+  }
+  std::vector<int64_t> eps(cand.expert_parallel().begin(),
+                           cand.expert_parallel().end());
+  if (eps.empty()) eps = {1};
+  for (size_t i = 0; i < eps.size(); ++i) {
+    RETURN_IF_ERROR(serving::CheckExpertParallel(
+        model, eps[i], absl::StrCat("candidates.expert_parallel[", i, "]")));
+  }
+  // One replica shape per (tensor, expert) choice: EP 1 pairs with every
+  // tensor-parallel degree, EP e > 1 is attention data-parallel (TP 1).
+  // Size first: the lists multiply (and come from the wire).
+  const double shapes_per_stage_count =
+      static_cast<double>(std::count_if(eps.begin(), eps.end(),
+                                        [](int64_t e) { return e > 1; })) +
+      static_cast<double>(std::count(eps.begin(), eps.end(), 1)) *
+          static_cast<double>(tps.size());
+  const double planned =
+      static_cast<double>(cand.hardware_size()) *
+      static_cast<double>(pps.size()) * shapes_per_stage_count *
+      static_cast<double>(std::max(cand.formats_size(), 2));
+  // (The exact cap, after the default degrees the heads do not divide are
+  // dropped, is below; this one keeps the enumeration bounded.)
+  if (planned > 64.0 * serving::kMaxPlanCandidates) {
+    return Bad("candidates", "at most 512 deployments (hardware x "
+               "pipeline_parallel x (tensor_parallel or expert_parallel) x "
+               "formats)",
+               absl::StrCat(planned));
+  }
+  std::vector<engine::Parallelism> replica_shapes;
+  for (const int64_t pp : pps) {
+    for (const int64_t ep : eps) {
+      if (ep > 1) {
+        replica_shapes.push_back(serving::ReplicaParallelism(1, pp, ep));
+        continue;
+      }
+      for (const int64_t tp : tps) {
+        replica_shapes.push_back(serving::ReplicaParallelism(tp, pp, 1));
+      }
+    }
+  }
   std::vector<engine::Precision> precisions;
   if (cand.formats_size() == 0) {
     precisions.push_back(engine::DefaultPrecision());
@@ -137,6 +189,8 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   }
   v1::PlanResponse resp;
   resp.set_model_id(model.id);
+  // How each hardware's profile was matched: (hardware ids, match).
+  std::vector<std::pair<std::string, std::string>> calibration_notes;
   for (int h = 0; h < cand.hardware_size(); ++h) {
     const std::string path = absl::StrCat("candidates.hardware[", h, "]");
     const v1::HardwareSpec& spec = cand.hardware(h);
@@ -148,11 +202,24 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
                          "candidates"));
     const engine::Efficiency& eff = cal.efficiency;
     const bool fp16_acc = cal.fp16_accumulation;
-    for (const int64_t tp : tps) {
+    if (!cal.match.empty() && !options.pure_roofline) {
+      auto same = std::find_if(
+          calibration_notes.begin(), calibration_notes.end(),
+          [&](const auto& n) { return n.second == cal.match; });
+      if (same == calibration_notes.end()) {
+        calibration_notes.push_back({hw.id, cal.match});
+      } else {
+        absl::StrAppend(&same->first, ", ", hw.id);
+      }
+    }
+    if (!cal.warning.empty() && !options.pure_roofline) {
+      resp.add_warnings(absl::StrCat(hw.id, ": ", cal.warning));
+    }
+    for (const engine::Parallelism& par : replica_shapes) {
       engine::Scenario s;
       s.model = model;
       s.hardware = hw;
-      s.parallelism.tensor_parallel = tp;
+      s.parallelism = par;
       s.efficiency = eff;
       s.economics = econ;
       s.options = options;
@@ -161,7 +228,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
       // Degrees the model's heads cannot be split over are skipped when
       // they are the defaults, reported when asked for.
       const absl::Status valid = engine::ValidateScenario(s);
-      if (!valid.ok() && default_tps && tp > 1) continue;
+      if (!valid.ok() && default_tps && par.tensor_parallel > 1) continue;
       for (const engine::Precision& p : precisions) {
         s.precision = p;
         in.candidates.push_back({s, FormatsLabel(p)});
@@ -170,7 +237,8 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   }
   if (in.candidates.size() > static_cast<size_t>(serving::kMaxPlanCandidates)) {
     return Bad("candidates", "at most 512 deployments (hardware x "
-               "tensor_parallel x formats)",
+               "pipeline_parallel x (tensor_parallel or expert_parallel) x "
+               "formats)",
                absl::StrCat(in.candidates.size()));
   }
   absl::StatusOr<serving::PlanResult> plan = absl::InternalError("");
@@ -203,6 +271,9 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   resp.add_notes(
       "J/token from board power x time (an upper bound); rental prices are "
       "dated on-demand list prices (see price_source)");
+  for (const auto& [ids, match] : calibration_notes) {
+    resp.add_notes(absl::StrCat("calibration on ", ids, ": ", match));
+  }
   return resp;
 }
 

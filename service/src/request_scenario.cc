@@ -409,7 +409,8 @@ absl::StatusOr<Chosen> ChooseProfile(const calibration::ProfileStore& store,
                           "a framework name of 1..128 characters",
                           Quote(cal.framework()));
       }
-      c.profile = store.Match(hw.id, hw.family, cal.framework());
+      c.profile = store.Match(hw.id, hw.family, cal.framework(),
+                              calibration::DeviceMemoryTechnology(hw));
       if (c.profile) {
         c.selected_by =
             calibration::SameFramework(c.profile->framework, cal.framework())

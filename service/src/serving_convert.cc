@@ -83,7 +83,27 @@ absl::StatusOr<Calibrated> Calibration(const calibration::ProfileStore& store,
     fitted = *p;
   }
   if (fitted != nullptr) {
-    return Calibrated{fitted->efficiency, fitted->fp16_accumulation};
+    Calibrated c;
+    c.efficiency = fitted->efficiency;
+    c.fp16_accumulation = fitted->fp16_accumulation;
+    c.profile_name = fitted->name;
+    c.fitted_from = fitted->fitted_from;
+    if (cal.selector_case() == v1::Calibration::kProfile) {
+      c.selected_by = "profile";
+      return c;
+    }
+    c.selected_by = "framework-match";
+    // The last clause of a serving profile's provenance says how it was
+    // checked: cross-validated, or in-sample on one platform
+    // (calibration::ServingProfiles).
+    const size_t cut = fitted->fitted_from.rfind("; ");
+    c.match = absl::StrCat(
+        "serving profile ", fitted->name, ": ",
+        calibration::DescribeMatch(*fitted, hw.id, cal.framework()),
+        cut == std::string::npos
+            ? std::string()
+            : absl::StrCat(" (", fitted->fitted_from.substr(cut + 2), ")"));
+    return c;
   }
   absl::StatusOr<request::Chosen> chosen =
       request::ChooseProfile(store, cal, hw);
@@ -97,6 +117,25 @@ absl::StatusOr<Calibrated> Calibration(const calibration::ProfileStore& store,
   Calibrated c;
   c.efficiency = s.efficiency;
   c.fp16_accumulation = s.options.fp16_accumulation;
+  if (chosen->profile != nullptr) {
+    c.profile_name = chosen->profile->name;
+    c.fitted_from = chosen->profile->fitted_from;
+  }
+  c.selected_by = chosen->selected_by;
+  c.match = chosen->match;
+  c.warning = chosen->warning;
+  if (cal.selector_case() == v1::Calibration::kFramework) {
+    // Serving profiles are fitted on the serving model; a kernel profile
+    // times single steps, so say that none was found for this framework.
+    const std::string no_serving = absl::StrCat(
+        "no serving profile for framework \"", cal.framework(),
+        "\" (profiles/serving/ has none fitted for it)");
+    if (c.warning.empty()) {
+      c.match = absl::StrCat(c.match, "; ", no_serving);
+    } else {
+      c.warning = absl::StrCat(c.warning, "; ", no_serving);
+    }
+  }
   return c;
 }
 

@@ -37,9 +37,17 @@ absl::StatusOr<engine::Hardware> Hardware(
 
 // The calibration for `hw`: a named profile, or the best match for a
 // framework (none: the pure roofline). `path` names the field in errors.
+// A framework query takes the framework's serving profile, else the kernel
+// profiles' best match (request::ChooseProfile); `match` says which and how,
+// `warning` is set when it is not the framework asked for (or nothing is).
 struct Calibrated {
   engine::Efficiency efficiency;
   bool fp16_accumulation = false;
+  std::string profile_name;  // "" = pure roofline
+  std::string fitted_from;
+  std::string selected_by = "none";  // as v1::CalibrationUsed.selected_by
+  std::string match;
+  std::string warning;
 };
 absl::StatusOr<Calibrated> Calibration(const calibration::ProfileStore& store,
                                        const v1::Calibration& cal,

@@ -10,6 +10,7 @@
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/serving/capacity.h"
 #include "ridgeline/serving/engine_step_cost.h"
+#include "ridgeline/serving/parallelism.h"
 #include "ridgeline/serving/simulate.h"
 #include "ridgeline/serving/throughput.h"
 #include "ridgeline/service/backend.h"
@@ -43,13 +44,38 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
                                    *registry_, req.hardware(), "hardware"));
   ASSIGN_OR_RETURN(s.precision,
                    serving_convert::Precision(req.formats(), "formats"));
-  if (req.parallelism().has_tensor_parallel()) {
-    const int64_t tp = req.parallelism().tensor_parallel();
+  const v1::Parallelism& par = req.parallelism();
+  if (par.has_tensor_parallel()) {
+    const int64_t tp = par.tensor_parallel();
     if (tp < 1 || tp > 256) {
       return Bad("parallelism.tensor_parallel", "in [1, 256]",
                  absl::StrCat(tp));
     }
     s.parallelism.tensor_parallel = tp;
+  }
+  // One replica: pipeline stages and attention data-parallel expert
+  // parallelism under the serving rules (serving/parallelism.h); the
+  // engine checks the combination.
+  if (par.has_pipeline_parallel()) {
+    RETURN_IF_ERROR(serving::CheckPipelineStages(
+        s.model, par.pipeline_parallel(), "parallelism.pipeline_parallel"));
+    s.parallelism.pipeline_parallel = par.pipeline_parallel();
+  }
+  if (par.has_expert_parallel()) {
+    RETURN_IF_ERROR(serving::CheckExpertParallel(
+        s.model, par.expert_parallel(), "parallelism.expert_parallel"));
+    s.parallelism.expert_parallel = par.expert_parallel();
+  }
+  if (par.has_attention_data_parallel()) {
+    s.parallelism.attention_data_parallel = par.attention_data_parallel();
+  }
+  if (s.parallelism.expert_parallel > 1 &&
+      !s.parallelism.attention_data_parallel &&
+      s.parallelism.expert_parallel != s.parallelism.tensor_parallel) {
+    return Bad("parallelism.attention_data_parallel",
+               "true when expert_parallel > 1 differs from tensor_parallel "
+               "(the attention replicated over the expert-parallel group)",
+               "false");
   }
   ASSIGN_OR_RETURN(serving_convert::Calibrated cal,
                    serving_convert::Calibration(*profiles_, req.calibration(),
@@ -123,7 +149,8 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
   ASSIGN_OR_RETURN(serving::OfflineThroughput off,
                    serving::MaxThroughput(*cost, sim.limits,
                                           kv.max_concurrency, prompt, gen,
-                                          s.parallelism.tensor_parallel));
+                                          engine::ReplicaDevices(
+                                              s.parallelism)));
   absl::StatusOr<serving::SimulationResult> r = absl::InternalError("");
   try {
     r = serving::Simulate(*cost, sim);
@@ -150,6 +177,15 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
   resp.set_kv_capacity_tokens(kv.kv_capacity_tokens);
   resp.set_max_concurrency(kv.max_concurrency);
   resp.set_profile(s.efficiency.profile_name);
+  v1::CalibrationUsed* used = resp.mutable_calibration();
+  used->set_profile_name(s.efficiency.profile_name);
+  used->set_fitted_from(s.efficiency.profile_name.empty() ? "" : cal.fitted_from);
+  used->set_selected_by(s.efficiency.profile_name.empty() ? "none" : cal.selected_by);
+  if (!s.options.pure_roofline) {  // else no calibration was applied
+    used->set_match(cal.match);
+    used->set_warning(cal.warning);
+    if (!cal.warning.empty()) resp.add_warnings(cal.warning);
+  }
   resp.set_offline_max_output_tokens_per_second(off.output_tokens_per_second);
   resp.set_limiting_resource(off.limiting_resource);
   return resp;

@@ -57,6 +57,13 @@ absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
   KvCapacity kv;
   engine::Scenario s = scenario;
   s.options.suggestions = false;
+  // A serving micro-batch is one step of the budget (the engine's default
+  // splits a prefill's activations over one micro-batch per stage).
+  s.parallelism.pipeline_micro_batches = 1;
+  kv.pipeline_stages = s.parallelism.pipeline_parallel;
+  kv.attention_ranks = s.parallelism.attention_data_parallel
+                           ? s.parallelism.expert_parallel
+                           : 1;
   // One sequence at the full length: weights and its KV (the engine keeps
   // prompt + generated - 1 tokens: the last token is never fed back).
   s.workload = {1, prompt_tokens, std::max<int64_t>(generated_tokens, 1)};
@@ -100,8 +107,9 @@ absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
 }
 
 ServingLimits LimitsOf(const ServingConfig& config, const KvCapacity& kv) {
-  return {config.max_num_seqs, config.max_num_batched_tokens,
-          kv.kv_capacity_tokens, config.block_size};
+  return {config.max_num_seqs,   config.max_num_batched_tokens,
+          kv.kv_capacity_tokens, config.block_size,
+          kv.pipeline_stages,    kv.attention_ranks};
 }
 
 }  // namespace ridgeline::serving

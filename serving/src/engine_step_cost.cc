@@ -11,6 +11,8 @@ absl::StatusOr<std::unique_ptr<EngineStepCost>> EngineStepCost::Create(
     const engine::Scenario& scenario) {
   engine::Scenario s = scenario;
   s.options.suggestions = false;
+  // Placement as ComputeKvCapacity's: a micro-batch is one step.
+  s.parallelism.pipeline_micro_batches = 1;
   ASSIGN_OR_RETURN(engine::StepEvaluator e, engine::StepEvaluator::Create(s));
   return std::unique_ptr<EngineStepCost>(new EngineStepCost(std::move(e)));
 }
@@ -66,7 +68,7 @@ absl::StatusOr<StepTime> EngineStepCost::Time(
     batch_.push_back(engine::StepSequence{key_[i], key_[i + 1]});
   }
   ASSIGN_OR_RETURN(engine::StepTiming t, evaluator_.Step(batch_));
-  const StepTime out{t.seconds, t.bound};
+  const StepTime out{t.seconds, t.bound, t.pipeline_interval_seconds};
   cache_.emplace(key_, out);
   return out;
 }

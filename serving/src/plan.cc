@@ -41,7 +41,7 @@ absl::Status ValidateInput(const PlanInput& in) {
   if (in.candidates.empty() ||
       in.candidates.size() > static_cast<size_t>(kMaxPlanCandidates)) {
     return Bad("candidates", "1..512 deployments (hardware x tensor_parallel "
-               "x formats)",
+               "x pipeline_parallel x expert_parallel x formats)",
                absl::StrCat(in.candidates.size()));
   }
   if (in.requests < 1 || in.requests > kMaxPlanRequests) {
@@ -78,7 +78,12 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   Deployment d;
   d.hardware_id = base.hardware.id;
   d.tensor_parallel = base.parallelism.tensor_parallel;
+  d.pipeline_parallel = base.parallelism.pipeline_parallel;
+  d.expert_parallel = base.parallelism.expert_parallel;
   d.formats = c.formats;
+  engine::Parallelism one = base.parallelism;
+  one.data_parallel = 1;
+  const int64_t replica_devices = engine::ReplicaDevices(one);
   d.profile = base.efficiency.profile_name;
   const int64_t prompt = RoundedMean(in.traffic.prompt);
   const int64_t gen = RoundedMean(in.traffic.generated);
@@ -105,7 +110,7 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   }
   const ServingLimits limits = LimitsOf(in.serving, *kv);
   absl::StatusOr<OfflineThroughput> off = MaxThroughput(
-      **cost, limits, kv->max_concurrency, prompt, gen, d.tensor_parallel);
+      **cost, limits, kv->max_concurrency, prompt, gen, replica_devices);
   if (!off.ok()) {
     d.why = std::string(off.status().message());
     return d;
@@ -147,7 +152,7 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   d.replicas = static_cast<int64_t>(
       std::ceil(in.traffic.rate / mr->max_rate - 1e-9));
   d.replicas = std::max<int64_t>(d.replicas, 1);
-  d.devices = d.replicas * d.tensor_parallel;
+  d.devices = d.replicas * replica_devices;
   // Latency at the load each replica actually gets.
   sim.arrivals.kind = Arrivals::Kind::kPoisson;
   sim.arrivals.rate = in.traffic.rate / static_cast<double>(d.replicas);
@@ -172,6 +177,15 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   d.joules_per_token = costs.joules_per_token;
   d.g_co2e_per_mtoken = costs.g_co2e_per_mtoken;
   return d;
+}
+
+// "TP 4", "TP 4 PP 2", "EP 8" (attention data-parallel), "EP 8 PP 2".
+std::string ParallelismLabel(const Deployment& d) {
+  std::string s = d.expert_parallel > 1
+                      ? absl::StrCat("EP ", d.expert_parallel)
+                      : absl::StrCat("TP ", d.tensor_parallel);
+  if (d.pipeline_parallel > 1) absl::StrAppend(&s, " PP ", d.pipeline_parallel);
+  return s;
 }
 
 double CostKey(const Deployment& d) {
@@ -305,9 +319,9 @@ absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
                   ? "purchase price amortised + electricity"
                   : "ELECTRICITY ONLY: no device price known";
     out.headline = absl::StrFormat(
-        "cheapest: %d x %s (TP %d, %s; %d replica%s), $%.3f/Mtoken (%s), "
+        "cheapest: %d x %s (%s, %s; %d replica%s), $%.3f/Mtoken (%s), "
         "p90 TTFT %.0f ms, p90 TPOT %.1f ms",
-        best->devices, best->hardware_id, best->tensor_parallel,
+        best->devices, best->hardware_id, ParallelismLabel(*best),
         best->formats, best->replicas, best->replicas == 1 ? "" : "s",
         *best->usd_per_mtoken, basis, best->ttft_p90_seconds * 1e3,
         best->tpot_p90_seconds * 1e3);

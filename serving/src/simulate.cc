@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <utility>
 
@@ -158,6 +159,7 @@ struct Request {
   int64_t prefilled = 0;
   int64_t generated = 0;
   int64_t reserve = 0;  // KV tokens held from admission to finish
+  double last_token = -1;  // when its latest token appeared
 };
 
 }  // namespace
@@ -254,6 +256,14 @@ absl::Status ValidateSimulationConfig(const SimulationConfig& c) {
     return Bad("simulation.max_steps", ">= 1", absl::StrCat(c.max_steps));
   }
   const ServingLimits& l = c.limits;
+  if (l.pipeline_stages < 1 || l.pipeline_stages > 256) {
+    return Bad("parallelism.pipeline_parallel", "in [1, 256]",
+               absl::StrCat(l.pipeline_stages));
+  }
+  if (l.attention_ranks < 1 || l.attention_ranks > 256) {
+    return Bad("parallelism.expert_parallel", "in [1, 256]",
+               absl::StrCat(l.attention_ranks));
+  }
   if (l.max_num_seqs < 1 || l.max_num_batched_tokens < 1 ||
       l.kv_capacity_tokens < 1 || l.block_size < 1) {
     return Bad("serving", "max_num_seqs, max_num_batched_tokens, KV capacity "
@@ -264,9 +274,18 @@ absl::Status ValidateSimulationConfig(const SimulationConfig& c) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<SimulationResult> Simulate(const StepCost& cost,
-                                          const SimulationConfig& config) {
-  RETURN_IF_ERROR(ValidateSimulationConfig(config));
+namespace {
+
+// One replica (or one attention rank of one, see Simulate). With S
+// pipeline stages the replica keeps up to S micro-batches in flight, one
+// per slot (vLLM's virtual engines): a request is bound to the slot that
+// admits it, a slot launches its next micro-batch once its previous one
+// has left the last stage, and launches are at least one pipeline interval
+// apart (the slowest stage + its send). Each micro-batch's tokens appear
+// when it leaves the last stage: StepTime::seconds after its launch. S = 1
+// is plain continuous batching: launch, wait one step, launch.
+absl::StatusOr<SimulationResult> SimulateReplica(const StepCost& cost,
+                                                 const SimulationConfig& config) {
   const Arrivals& arrivals = config.arrivals;
   const ServingLimits& limits = config.limits;
   const int64_t n = arrivals.kind == Arrivals::Kind::kTrace
@@ -320,70 +339,163 @@ absl::StatusOr<SimulationResult> Simulate(const StepCost& cost,
   int64_t releasable =
       closed_loop ? std::min<int64_t>(arrivals.concurrency, n) : n;
 
-  std::vector<int64_t> running;
-  running.reserve(static_cast<size_t>(limits.max_num_seqs));
   struct Member {
     int64_t req;
     int64_t tokens;
     bool decode;
   };
-  std::vector<Member> members;
+  // Per slot: its running requests, its micro-batch in flight (members and
+  // the time it leaves the last stage; < 0: none in flight).
+  const size_t slots = static_cast<size_t>(limits.pipeline_stages);
+  std::vector<std::vector<int64_t>> running(slots);
+  std::vector<std::vector<Member>> members(slots);
+  std::vector<double> done_at(slots, -1);
+  int64_t running_total = 0;
   std::vector<SequenceInStep> seqs;
-  std::vector<std::pair<double, int64_t>> step_itl;  // (step seconds, decode tokens)
+  // (inter-token gap, decode tokens with it)
+  std::vector<std::pair<double, int64_t>> step_itl;
   SimulationResult out;
   double now = 0;
+  double next_launch = 0;  // the first stage takes a micro-batch again
+  size_t next_slot = 0;    // round robin
   int64_t done = 0;
   int64_t reserved = 0;
-  double kv_time = 0;
+  double kv_time = 0, kv_clock = 0;  // integral of reserved KV over time
   double running_time = 0;
-  double busy_time = 0;
+  double busy_time = 0, busy_until = 0;  // union of in-flight spans
   const double capacity = static_cast<double>(limits.kv_capacity_tokens);
+  auto advance_kv = [&](double t) {
+    kv_time += static_cast<double>(reserved) * (t - kv_clock);
+    kv_clock = t;
+  };
+
+  // The micro-batch of slot k leaves the last stage at done_at[k].
+  auto retire = [&](size_t k) {
+    const double t = done_at[k];
+    done_at[k] = -1;
+    int64_t decoded = 0;
+    double gap = 0;
+    bool any_finished = false;
+    for (const Member& m : members[k]) {
+      Request& r = reqs[m.req];
+      if (m.decode) {
+        const double g = t - r.last_token;
+        if (decoded > 0 && g != gap) {
+          step_itl.emplace_back(gap, decoded);
+          decoded = 0;
+        }
+        gap = g;
+        ++decoded;
+        ++r.generated;
+        r.last_token = t;
+      } else {
+        r.prefilled += m.tokens;
+        if (r.prefilled == r.prompt) {
+          r.generated = 1;
+          r.first = r.last_token = t;
+        }
+      }
+      if (r.generated == r.generated_target && r.finish < 0 &&
+          r.prefilled == r.prompt) {
+        r.finish = t;
+        advance_kv(t);
+        reserved -= r.reserve;
+        ++done;
+        --running_total;
+        any_finished = true;
+        if (closed_loop && releasable < n) reqs[releasable++].arrival = t;
+      }
+    }
+    if (decoded > 0) step_itl.emplace_back(gap, decoded);
+    if (any_finished) {
+      std::erase_if(running[k], [&](int64_t i) { return reqs[i].finish >= 0; });
+    }
+  };
+  // Retires, in order of leaving, every micro-batch out by `t`.
+  auto retire_until = [&](double t) {
+    for (;;) {
+      size_t first = slots;
+      for (size_t k = 0; k < slots; ++k) {
+        if (done_at[k] >= 0 && done_at[k] <= t &&
+            (first == slots || done_at[k] < done_at[first])) {
+          first = k;
+        }
+      }
+      if (first == slots) return;
+      retire(first);
+    }
+  };
+  // Builds slot k's micro-batch at `now`: its decode tokens (one each)
+  // first, then chunks of its started prefills, then new admissions: vLLM's
+  // order, so a running request is never starved. Empty: nothing to run.
+  auto build = [&](size_t k) {
+    members[k].clear();
+    seqs.clear();
+    int64_t budget = limits.max_num_batched_tokens;
+    for (const int64_t i : running[k]) {
+      const Request& r = reqs[i];
+      if (r.prefilled < r.prompt || budget == 0) continue;
+      seqs.push_back({r.prompt + r.generated - 1, 1});
+      members[k].push_back({i, 1, true});
+      --budget;
+    }
+    for (const int64_t i : running[k]) {
+      const Request& r = reqs[i];
+      if (r.prefilled >= r.prompt || budget == 0) continue;
+      const int64_t chunk = std::min(r.prompt - r.prefilled, budget);
+      seqs.push_back({r.prefilled, chunk});
+      members[k].push_back({i, chunk, false});
+      budget -= chunk;
+    }
+    while (head < waiting.size() && budget > 0 &&
+           running_total < limits.max_num_seqs) {
+      Request& r = reqs[waiting[head]];
+      if (reserved + r.reserve > limits.kv_capacity_tokens) break;  // FIFO
+      advance_kv(now);
+      reserved += r.reserve;
+      r.admitted = now;
+      running[k].push_back(waiting[head]);
+      ++running_total;
+      const int64_t chunk = std::min(r.prompt, budget);
+      seqs.push_back({0, chunk});
+      members[k].push_back({waiting[head], chunk, false});
+      budget -= chunk;
+      ++head;
+    }
+  };
 
   while (done < n) {
+    now = std::max(now, next_launch);
+    retire_until(now);
+    if (done >= n) break;
     while (released < releasable && reqs[released].arrival <= now) {
       waiting.push_back(released++);
     }
     out.max_waiting = std::max<int64_t>(
         out.max_waiting, static_cast<int64_t>(waiting.size() - head));
-    members.clear();
-    seqs.clear();
-    int64_t budget = limits.max_num_batched_tokens;
-    // Decode tokens first (one each), then chunks of started prefills, then
-    // new admissions: vLLM's order, so a running request is never starved.
-    for (const int64_t i : running) {
-      const Request& r = reqs[i];
-      if (r.prefilled < r.prompt || budget == 0) continue;
-      seqs.push_back({r.prompt + r.generated - 1, 1});
-      members.push_back({i, 1, true});
-      --budget;
+    size_t launched = slots;
+    bool any_free = false;
+    for (size_t j = 0; j < slots && launched == slots; ++j) {
+      const size_t k = (next_slot + j) % slots;
+      if (done_at[k] >= 0) continue;  // its micro-batch is in flight
+      any_free = true;
+      build(k);
+      if (!seqs.empty()) launched = k;
     }
-    for (const int64_t i : running) {
-      const Request& r = reqs[i];
-      if (r.prefilled >= r.prompt || budget == 0) continue;
-      const int64_t chunk = std::min(r.prompt - r.prefilled, budget);
-      seqs.push_back({r.prefilled, chunk});
-      members.push_back({i, chunk, false});
-      budget -= chunk;
-    }
-    while (head < waiting.size() && budget > 0 &&
-           static_cast<int64_t>(running.size()) < limits.max_num_seqs) {
-      Request& r = reqs[waiting[head]];
-      if (reserved + r.reserve > limits.kv_capacity_tokens) break;  // FIFO
-      reserved += r.reserve;
-      r.admitted = now;
-      running.push_back(waiting[head]);
-      const int64_t chunk = std::min(r.prompt, budget);
-      seqs.push_back({0, chunk});
-      members.push_back({waiting[head], chunk, false});
-      budget -= chunk;
-      ++head;
-    }
-    if (seqs.empty()) {
-      // Idle: jump to the next arrival.
-      if (released >= releasable) {
+    if (launched == slots) {
+      // Nothing to launch now: wait for a micro-batch to leave the last
+      // stage or, with a slot free, the next arrival.
+      double next = std::numeric_limits<double>::infinity();
+      for (size_t k = 0; k < slots; ++k) {
+        if (done_at[k] >= 0) next = std::min(next, done_at[k]);
+      }
+      if (any_free && released < releasable) {
+        next = std::min(next, reqs[released].arrival);
+      }
+      if (!std::isfinite(next)) {
         return absl::InternalError("simulation: idle with nothing to arrive");
       }
-      now = std::max(now, reqs[released].arrival);
+      now = std::max(now, next);
       continue;
     }
     if (++out.steps > config.max_steps) {
@@ -398,43 +510,24 @@ absl::StatusOr<SimulationResult> Simulate(const StepCost& cost,
           " requests finished): deadline exceeded or cancelled"));
     }
     ASSIGN_OR_RETURN(StepTime t, cost.Time(seqs));
-    if (!(t.seconds > 0) || !std::isfinite(t.seconds)) {
-      return absl::InternalError(
-          absl::StrCat("simulation: step time ", t.seconds, " s"));
+    if (!(t.seconds > 0) || !std::isfinite(t.seconds) ||
+        !std::isfinite(t.interval_seconds)) {
+      return absl::InternalError(absl::StrCat("simulation: step time ",
+                                              t.seconds, " s, interval ",
+                                              t.interval_seconds, " s"));
     }
-    now += t.seconds;
-    busy_time += t.seconds;
-    kv_time += static_cast<double>(reserved) * t.seconds;
+    // A stage never takes longer than the whole traversal.
+    const double interval = t.interval_seconds > 0
+                                ? std::min(t.interval_seconds, t.seconds)
+                                : t.seconds;
+    done_at[launched] = now + t.seconds;
+    next_launch = now + interval;
+    next_slot = (launched + 1) % slots;
+    busy_time += done_at[launched] - std::max(now, busy_until);
+    busy_until = std::max(busy_until, done_at[launched]);
     running_time += static_cast<double>(seqs.size()) * t.seconds;
     out.kv_usage_peak =
         std::max(out.kv_usage_peak, static_cast<double>(reserved) / capacity);
-    int64_t decoded = 0;
-    bool any_finished = false;
-    for (const Member& m : members) {
-      Request& r = reqs[m.req];
-      if (m.decode) {
-        ++r.generated;
-        ++decoded;
-      } else {
-        r.prefilled += m.tokens;
-        if (r.prefilled == r.prompt) {
-          r.generated = 1;
-          r.first = now;
-        }
-      }
-      if (r.generated == r.generated_target && r.finish < 0 &&
-          r.prefilled == r.prompt) {
-        r.finish = now;
-        reserved -= r.reserve;
-        ++done;
-        any_finished = true;
-        if (closed_loop && releasable < n) reqs[releasable++].arrival = now;
-      }
-    }
-    if (decoded > 0) step_itl.emplace_back(t.seconds, decoded);
-    if (any_finished) {
-      std::erase_if(running, [&](int64_t i) { return reqs[i].finish >= 0; });
-    }
   }
 
   std::vector<double> ttft, tpot, e2e, queue;
@@ -472,6 +565,52 @@ absl::StatusOr<SimulationResult> Simulate(const StepCost& cost,
   }
   if (busy_time > 0) out.mean_running = running_time / busy_time;
   return out;
+}
+
+}  // namespace
+
+SimulationConfig RankConfig(const SimulationConfig& config) {
+  const int64_t e = config.limits.attention_ranks;
+  if (e <= 1) return config;
+  SimulationConfig rank = config;
+  rank.limits.attention_ranks = 1;
+  Arrivals& a = rank.arrivals;
+  switch (a.kind) {
+    // Rank 0 runs `requests` requests of its share, as a replica without
+    // ranks would (the same queueing statistics for the rate search).
+    case Arrivals::Kind::kPoisson:
+      // A random split of a Poisson stream is Poisson at rate / e.
+      a.rate = config.arrivals.rate / static_cast<double>(e);
+      break;
+    case Arrivals::Kind::kConcurrency:
+      a.concurrency = (config.arrivals.concurrency + e - 1) / e;
+      break;
+    case Arrivals::Kind::kTrace:
+      // Round robin: rank 0 takes arrivals 0, e, 2e, ...
+      a.times.clear();
+      for (size_t i = 0; i < config.arrivals.times.size();
+           i += static_cast<size_t>(e)) {
+        a.times.push_back(config.arrivals.times[i]);
+      }
+      break;
+  }
+  return rank;
+}
+
+absl::StatusOr<SimulationResult> Simulate(const StepCost& cost,
+                                          const SimulationConfig& config) {
+  RETURN_IF_ERROR(ValidateSimulationConfig(config));
+  const int64_t e = config.limits.attention_ranks;
+  if (e <= 1) return SimulateReplica(cost, config);
+  // Attention data parallelism: the replica's e ranks run alike in lock
+  // step (the engine's step is one rank's batch, the others' tokens in its
+  // experts); rank 0 stands for all, the replica serves e times its rate.
+  ASSIGN_OR_RETURN(SimulationResult r, SimulateReplica(cost, RankConfig(config)));
+  const double ranks = static_cast<double>(e);
+  r.requests_per_second *= ranks;
+  r.output_tokens_per_second *= ranks;
+  r.input_tokens_per_second *= ranks;
+  return r;
 }
 
 }  // namespace ridgeline::serving

@@ -46,14 +46,20 @@ absl::StatusOr<OfflineThroughput> MaxThroughput(const StepCost& cost,
   OfflineThroughput out;
   out.concurrency_limited_by =
       max_concurrency < limits.max_num_seqs ? "kv_capacity" : "max_num_seqs";
+  // Pipeline: the sequences split evenly over the micro-batches in flight
+  // (no more micro-batches than sequences), each with its own budget.
+  out.micro_batches = std::clamp<int64_t>(limits.pipeline_stages, 1,
+                                          max_concurrency);
+  const double per_batch = static_cast<double>(max_concurrency /
+                                               out.micro_batches);
   std::vector<SequenceInStep> step;
   if (generated_tokens == 1) {
-    out.prefill_tokens = static_cast<int64_t>(
-        std::min(budget, static_cast<double>(max_concurrency) * p));
+    out.prefill_tokens =
+        static_cast<int64_t>(std::min(budget, per_batch * p));
     AddPrefill(out.prefill_tokens, prompt_tokens, &step);
   } else {
     const double by_budget = budget * g1 / (p + g1);
-    double d = static_cast<double>(max_concurrency);
+    double d = per_batch;
     if (by_budget < d) {
       d = by_budget;
       out.concurrency_limited_by = "max_num_batched_tokens";
@@ -73,16 +79,26 @@ absl::StatusOr<OfflineThroughput> MaxThroughput(const StepCost& cost,
   }
   out.step_seconds = t.seconds;
   out.step_bound = t.bound;
+  // m micro-batches circulate: each leaves the last stage `seconds` after
+  // its launch, launches are `interval` apart, so each micro-batch comes
+  // round every max(m x interval, seconds). m = 1: the step time.
+  const double interval = t.interval_seconds > 0
+                              ? std::min(t.interval_seconds, t.seconds)
+                              : t.seconds;
+  const double m = static_cast<double>(out.micro_batches);
+  out.cycle_seconds = std::max(m * interval, t.seconds);
   out.limiting_resource = out.concurrency_limited_by == "kv_capacity"
                               ? "kv_capacity"
                               : std::string(engine::BoundName(t.bound));
   if (generated_tokens == 1) {
-    out.requests_per_second =
-        static_cast<double>(out.prefill_tokens) / (p * t.seconds);
+    out.requests_per_second = m * static_cast<double>(out.prefill_tokens) /
+                              (p * out.cycle_seconds);
   } else {
-    out.requests_per_second =
-        static_cast<double>(out.decode_sequences) / (g1 * t.seconds);
+    out.requests_per_second = m * static_cast<double>(out.decode_sequences) /
+                              (g1 * out.cycle_seconds);
   }
+  // Attention ranks: e alike.
+  out.requests_per_second *= static_cast<double>(limits.attention_ranks);
   out.output_tokens_per_second =
       out.requests_per_second * static_cast<double>(generated_tokens);
   out.output_tokens_per_second_per_device =

@@ -30,6 +30,8 @@ const COLUMNS = [
   { key: 'rank', title: '#', fmt: (v, d) => `${v}${d.pareto ? ' ★' : ''}${d.meetsSlo ? '' : ' ✗'}` },
   { key: 'hardwareId', title: 'hardware', text: true },
   { key: 'tensorParallel', title: 'TP' },
+  { key: 'pipelineParallel', title: 'PP' },
+  { key: 'expertParallel', title: 'EP' },
   { key: 'formats', title: 'formats', text: true },
   { key: 'replicas', title: 'replicas' },
   { key: 'devices', title: 'devices' },
@@ -60,6 +62,7 @@ const CSV = [
   ['limiting_resource', (d) => d.limitingResource], ['meets_slo', (d) => (d.meetsSlo ? 1 : 0)],
   ['feasible', (d) => (d.feasible ? 1 : 0)], ['pareto', (d) => (d.pareto ? 1 : 0)], ['profile', (d) => d.profile],
   ['why', (d) => d.why],
+  ['pipeline_parallel', (d) => Number(d.pipelineParallel) || 1], ['expert_parallel', (d) => Number(d.expertParallel) || 1],
 ];
 
 const TEMPLATE = `
@@ -255,6 +258,7 @@ export class PlanView {
     return (this.response.deployments || []).map((d, i) => Object.assign({}, d, {
       rank: i + 1, rowId: String(i),
       tensorParallel: Number(d.tensorParallel), replicas: Number(d.replicas), devices: Number(d.devices),
+      pipelineParallel: Number(d.pipelineParallel) || 1, expertParallel: Number(d.expertParallel) || 1,
       rowClass: d.meetsSlo ? (d.pareto ? 'front' : '') : 'missed',
     }));
   }

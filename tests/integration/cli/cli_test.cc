@@ -556,11 +556,12 @@ TEST_F(CliTest, HelpListsEveryCommandAndFlag) {
 // and -h print the usage line on stdout.
 TEST_F(CliTest, ValidateAndCalibrateUsage) {
   const std::string validate_usage =
-      "usage: ridgeline validate --measurements FILE.csv [--profiles DIR] "
-      "[--plugin-dir DIR] [--format table|json|csv] [--cross-validate]\n";
+      "usage: ridgeline validate --measurements FILE.csv [--measurements "
+      "MORE.csv ...] [--profiles DIR] [--plugin-dir DIR] "
+      "[--format table|json|csv] [--cross-validate]\n";
   const std::string calibrate_usage =
-      "usage: ridgeline calibrate --measurements FILE.csv --out DIR "
-      "[--plugin-dir DIR]\n";
+      "usage: ridgeline calibrate --measurements FILE.csv [--measurements "
+      "MORE.csv ...] --out DIR [--plugin-dir DIR]\n";
   for (const char* help : {"--help", "-h"}) {
     CliRun v = RunCliBinary({"validate", help});
     EXPECT_EQ(v.exit_code, 0);

@@ -94,5 +94,60 @@ TEST(PlanCli, ErrorsNameTheFlag) {
   EXPECT_THAT(r.err, HasSubstr("--prompt"));
 }
 
+// Pipeline and expert parallelism: one row per stage count, the devices of
+// every stage counted, the two new columns; bad lists name their flag.
+TEST(PlanCli, PipelineCandidatesHaveTheirColumns) {
+  CliRun r = RunCliBinary(InProcess(
+      {"plan", "--model", "llama-3.1-8b", "--hardware",
+       "nvidia-h100-sxm-80gb", "--prompt", "1024", "--gen", "256", "--rate",
+       "10", "--ttft-p90-ms", "1000", "--tpot-p90-ms", "50",
+       "--tensor-parallel", "1", "--pipeline-parallel", "1,2", "--formats",
+       "fp8", "--requests", "200", "--format", "csv"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines =
+      absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 3u) << r.out;  // header + PP 1 + PP 2
+  std::vector<std::string> header = absl::StrSplit(lines[0], ',');
+  auto col = [&](const char* name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) -
+                               header.begin());
+  };
+  ASSERT_LT(col("pipeline_parallel"), header.size());
+  ASSERT_LT(col("expert_parallel"), header.size());
+  std::vector<std::string> pps;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    std::vector<std::string> cells = absl::StrSplit(lines[i], ',');
+    ASSERT_EQ(cells.size(), header.size()) << lines[i];
+    pps.push_back(cells[col("pipeline_parallel")]);
+    EXPECT_EQ(cells[col("expert_parallel")], "1");
+    // devices = replicas x stages (TP 1).
+    EXPECT_EQ(std::stoi(cells[col("devices")]),
+              std::stoi(cells[col("replicas")]) *
+                  std::stoi(cells[col("pipeline_parallel")]))
+        << lines[i];
+  }
+  std::sort(pps.begin(), pps.end());
+  EXPECT_EQ(pps, (std::vector<std::string>{"1", "2"}));
+}
+
+TEST(PlanCli, BadPipelineAndExpertListsNameTheirFlag) {
+  // Llama-3.1-8B has 32 layers: 3 stages do not divide them.
+  CliRun r = RunCliBinary(InProcess(PlanArgs({"--pipeline-parallel", "3"})));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("candidates.pipeline_parallel[0]"));
+  EXPECT_THAT(r.err, HasSubstr("32 layers"));
+  EXPECT_THAT(r.err, HasSubstr("got 3"));
+  EXPECT_THAT(r.err, HasSubstr("(flag --pipeline-parallel)"));
+  // A dense model has no experts to spread.
+  r = RunCliBinary(InProcess(PlanArgs({"--expert-parallel", "1,2"})));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("candidates.expert_parallel[1]"));
+  EXPECT_THAT(r.err, HasSubstr("dense model"));
+  EXPECT_THAT(r.err, HasSubstr("(flag --expert-parallel)"));
+  r = RunCliBinary(InProcess(PlanArgs({"--pipeline-parallel", "x"})));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--pipeline-parallel"));
+}
+
 }  // namespace
 }  // namespace ridgeline::testing

@@ -192,5 +192,45 @@ TEST(SimulateCli, ErrorsNameTheFlag) {
   EXPECT_THAT(r.err, HasSubstr("--rate"));
 }
 
+// A pipelined replica: each stage holds half the layers, so of the weights
+// and of every token's KV: the KV capacity more than doubles (free bytes
+// grow by half the weights, bytes per token halve). Expert parallelism:
+// attention data-parallel, named in the header; a dense model refuses it.
+TEST(SimulateCli, PipelineAndExpertParallelism) {
+  CliRun one = RunCliBinary(InProcess(SimArgs({"--rate", "4", "--format",
+                                               "csv"})));
+  CliRun two = RunCliBinary(InProcess(SimArgs(
+      {"--rate", "4", "--pipeline-parallel", "2", "--format", "csv"})));
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  auto a = ParseCsv(one.out);
+  auto b = ParseCsv(two.out);
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_GT(Num(b[0], "kv_capacity_tokens"), 2 * Num(a[0], "kv_capacity_tokens"));
+  // The first token needs the whole traversal: never faster than one stage.
+  EXPECT_GT(Num(b[0], "ttft_p50_ms"), 0);
+
+  CliRun ep = RunCliBinary(InProcess(
+      {"simulate", "--model", "mixtral-8x7b", "--hardware",
+       "nvidia-h100-sxm-80gb", "--prompt", "1024", "--gen", "128",
+       "--formats", "fp8", "--requests", "64", "--rate", "4",
+       "--expert-parallel", "8"}));
+  ASSERT_EQ(ep.exit_code, 0) << ep.err;
+  EXPECT_THAT(ep.out, HasSubstr("EP 8 (attention data-parallel)"));
+
+  CliRun dense = RunCliBinary(InProcess(
+      SimArgs({"--rate", "4", "--expert-parallel", "2"})));
+  EXPECT_EQ(dense.exit_code, 1);
+  EXPECT_THAT(dense.err, HasSubstr("parallelism.expert_parallel"));
+  EXPECT_THAT(dense.err, HasSubstr("dense model"));
+  EXPECT_THAT(dense.err, HasSubstr("(flag --expert-parallel)"));
+  CliRun bad = RunCliBinary(InProcess(
+      SimArgs({"--rate", "4", "--pipeline-parallel", "5"})));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("parallelism.pipeline_parallel"));
+  EXPECT_THAT(bad.err, HasSubstr("(flag --pipeline-parallel)"));
+}
+
 }  // namespace
 }  // namespace ridgeline::testing

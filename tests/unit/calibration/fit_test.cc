@@ -2,6 +2,7 @@
 // the engine itself.
 #include "ridgeline/calibration/fit.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ absl::StatusOr<engine::Hardware> Lookup(std::string_view id) {
     hw.id = "test-gpu-2";
     hw.tiers[0].read_bandwidth_bytes_per_second = 2e12;
     hw.tiers[0].write_bandwidth_bytes_per_second = 2e12;
+  } else if (id == "test-gddr") {  // same numbers, GDDR memory
+    hw.id = "test-gddr";
+    hw.tiers[0].kind = engine::TierKind::kGddr;
   } else if (id != "test-gpu") {
     return absl::NotFoundError(std::string(id));
   }
@@ -54,8 +58,11 @@ engine::Efficiency Truth() {
   return e;
 }
 
-// Rows whose "measurement" is the engine's prediction under Truth().
-std::vector<PreparedRow> Synthetic(const std::vector<std::string>& platforms) {
+// Rows whose "measurement" is the engine's prediction under Truth(), or
+// under `truth_of(platform)` when given.
+std::vector<PreparedRow> Synthetic(
+    const std::vector<std::string>& platforms,
+    const std::function<engine::Efficiency(const std::string&)>& truth_of = {}) {
   std::vector<PreparedRow> out;
   int n = 0;
   for (const std::string& hw : platforms) {
@@ -70,7 +77,7 @@ std::vector<PreparedRow> Synthetic(const std::vector<std::string>& platforms) {
                             Lookup);
         EXPECT_TRUE(p.ok()) << p.status();
         if (!p.ok()) continue;
-        auto v = PredictRow(*p, Truth(), false);
+        auto v = PredictRow(*p, truth_of ? truth_of(hw) : Truth(), false);
         EXPECT_TRUE(v.ok()) << v.status();
         p->row.value = *v;
         out.push_back(*std::move(p));
@@ -221,6 +228,50 @@ TEST(Fit, CrossValidationPredictsAnUnseenPlatform) {
   ASSERT_EQ(profiles.size(), 4u);
   EXPECT_EQ(profiles[0].name, "any.synthetic");
   EXPECT_EQ(profiles[1].name, "nvidia.synthetic");
+}
+
+TEST(Fit, MemoryTechnologyLevelFromDecodeRowsOfOtherPlatforms) {
+  // Two HBM platforms whose decode reaches 0.7 of bandwidth and one GDDR
+  // platform at 0.9 (same compute): the HBM and GDDR levels get their own
+  // eta_m from decode rows and keep the family's compute side.
+  auto truth_of = [](const std::string& hw) {
+    engine::Efficiency e = Truth();
+    if (hw == "test-gddr") e.memory.fill(0.9);
+    return e;
+  };
+  std::vector<PreparedRow> rows =
+      Synthetic({"test-gpu", "test-gpu-2", "test-gddr"}, truth_of);
+  std::vector<Profile> profiles = FitProfiles(rows, FitOptions{});
+  const Profile* hbm = nullptr;
+  const Profile* gddr = nullptr;
+  const Profile* family = nullptr;
+  for (const Profile& p : profiles) {
+    if (p.name == "nvidia-hbm.synthetic") hbm = &p;
+    if (p.name == "nvidia-gddr.synthetic") gddr = &p;
+    if (p.name == "nvidia.synthetic") family = &p;
+  }
+  ASSERT_NE(hbm, nullptr);
+  ASSERT_NE(gddr, nullptr);
+  ASSERT_NE(family, nullptr);
+  EXPECT_EQ(hbm->memory, "hbm");
+  EXPECT_EQ(gddr->memory, "gddr");
+  EXPECT_NEAR(hbm->efficiency.memory[0], 0.7, 0.01);
+  EXPECT_NEAR(gddr->efficiency.memory[0], 0.9, 0.01);
+  EXPECT_EQ(hbm->efficiency.compute, family->efficiency.compute);
+  EXPECT_EQ(gddr->efficiency.per_request_overhead_seconds,
+            family->efficiency.per_request_overhead_seconds);
+  // Leave one platform out: test-gpu's level is fitted on test-gpu-2 alone;
+  // the only GDDR platform has no other of its kind, so the family predicts it.
+  for (const RowResult& r : CrossValidate(rows, FitOptions{})) {
+    ASSERT_TRUE(r.evaluated) << r.id << ": " << r.status;
+    if (r.metric != "decode_tok_s") continue;
+    EXPECT_EQ(r.profile, r.hardware_id == "test-gddr" ? "nvidia.synthetic"
+                                                       : "nvidia-hbm.synthetic")
+        << r.id;
+    if (r.hardware_id != "test-gddr") {
+      EXPECT_LT(*r.ape, 0.02) << r.id;
+    }
+  }
 }
 
 }  // namespace

@@ -213,3 +213,66 @@ TEST(ProfileStore, ShippedProfilesLoad) {
 
 }  // namespace
 }  // namespace ridgeline::calibration
+
+namespace ridgeline::calibration {
+namespace {
+
+TEST(ProfileStore, MemoryTechnologyLevelRanksBetweenIdAndFamily) {
+  Profile hbm;
+  hbm.name = "nvidia-hbm.llama.cpp-cuda";
+  hbm.family = "nvidia";
+  hbm.framework = "llama.cpp-cuda";
+  hbm.memory = "hbm";
+  Profile family;
+  family.name = "nvidia.llama.cpp-cuda";
+  family.family = "nvidia";
+  family.framework = "llama.cpp-cuda";
+  Profile id;
+  id.name = "nvidia-a100-pcie-80gb.llama.cpp-cuda";
+  id.hardware_id = "nvidia-a100-pcie-80gb";
+  id.framework = "llama.cpp-cuda";
+  auto store = ProfileStore::FromProfiles({hbm, family, id});
+  auto name = [&](std::string_view hw, std::string_view memory) {
+    const Profile* p = store->Match(hw, "nvidia", "llama.cpp-cuda", memory);
+    return p ? p->name : std::string("none");
+  };
+  EXPECT_EQ(name("nvidia-a100-pcie-80gb", "hbm"), "nvidia-a100-pcie-80gb.llama.cpp-cuda");
+  EXPECT_EQ(name("nvidia-h200-sxm-141gb", "hbm"), "nvidia-hbm.llama.cpp-cuda");
+  EXPECT_EQ(name("nvidia-rtx-4090", "gddr"), "nvidia.llama.cpp-cuda");
+  EXPECT_EQ(name("nvidia-rtx-4090", ""), "nvidia.llama.cpp-cuda");
+  const Profile* p = store->Match("nvidia-h200-sxm-141gb", "nvidia", "llama.cpp-cuda", "hbm");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(DescribeMatch(*p, "nvidia-h200-sxm-141gb", "llama.cpp-cuda"),
+            "other hardware of family \"nvidia\" with hbm memory + framework "
+            "\"llama.cpp-cuda\"");
+  // The field round-trips; it is only allowed on family profiles and only
+  // with a known technology.
+  auto back = ParseProfileJson(ProfileToJson(hbm), "m.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->memory, "hbm");
+  auto bad = ParseProfileJson(
+      R"({"format_version":1,"name":"a","family":"nvidia","memory":"sram"})", "b.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("b.json: memory"), std::string::npos)
+      << bad.status().message();
+  bad = ParseProfileJson(
+      R"({"format_version":1,"name":"a","hardware_id":"x","memory":"hbm"})", "c.json");
+  EXPECT_FALSE(bad.ok());
+}
+
+TEST(ProfileStore, DeviceMemoryTechnologySkipsOnChipAndLinkedTiers) {
+  engine::Hardware hw;
+  engine::MemoryTier t;
+  t.kind = engine::TierKind::kSram;
+  hw.tiers.push_back(t);
+  t.kind = engine::TierKind::kGddr;
+  hw.tiers.push_back(t);
+  t.kind = engine::TierKind::kHostLink;
+  hw.tiers.push_back(t);
+  EXPECT_EQ(DeviceMemoryTechnology(hw), "gddr");
+  hw.tiers.erase(hw.tiers.begin() + 1);
+  EXPECT_EQ(DeviceMemoryTechnology(hw), "");
+}
+
+}  // namespace
+}  // namespace ridgeline::calibration

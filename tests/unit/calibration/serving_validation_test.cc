@@ -89,13 +89,15 @@ std::vector<std::string> JsonFiles(const std::filesystem::path& d) {
 }
 
 // profiles/serving/ must be exactly what `ridgeline calibrate` fits from
-// data/measurements/serving.csv with the in-tree plugins.
+// data/measurements/serving.csv + serving-added.csv with the in-tree
+// plugins.
 TEST(ServingCalibration, ShippedServingProfilesAreReproducible) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() /
       ("ridgeline-serving-refit-" + std::to_string(::getpid()));
   CalibrateOptions options;
   options.measurements = RIDGELINE_TEST_SERVING_MEASUREMENTS;
+  options.more_measurements = {RIDGELINE_TEST_SERVING_ADDED_MEASUREMENTS};
   options.out = dir;
   options.plugin_dir = RIDGELINE_TEST_PLUGIN_DIR;
   std::ostringstream out, err;
@@ -124,6 +126,86 @@ TEST(ServingCalibration, ShippedServingProfilesAreReproducible) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(ServingCalibration, ServingFrameworkKeyIsTheRuntime) {
+  EXPECT_EQ(ServingFrameworkKey("vllm-rocm-0.8.5"), "vllm");
+  EXPECT_EQ(ServingFrameworkKey("vllm-rocm"), "vllm");
+  EXPECT_EQ(ServingFrameworkKey("vllm-0.6.0"), "vllm");
+  EXPECT_EQ(ServingFrameworkKey("sglang-0.3.0"), "sglang");
+  EXPECT_EQ(ServingFrameworkKey("tensorrt-llm-0.14-triton"), "tensorrt-llm");
+  EXPECT_EQ(ServingFrameworkKey("tensorrt-llm-pytorch"), "tensorrt-llm-pytorch");
+  EXPECT_EQ(ServingFrameworkKey("llama.cpp-cuda"), "llama.cpp");
+}
+
+// vLLM's rows (serving.csv's static batches, serving-added.csv's OCI rows)
+// are all from 8 x MI300X: its profile and every row's error say in-sample;
+// TensorRT-LLM's stay cross-validated.
+TEST(ServingCalibration, OnePlatformFitsSayInSample) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("ridgeline-serving-insample-" + std::to_string(::getpid()));
+  CalibrateOptions options;
+  options.measurements = RIDGELINE_TEST_SERVING_MEASUREMENTS;
+  options.more_measurements = {RIDGELINE_TEST_SERVING_ADDED_MEASUREMENTS};
+  options.out = dir;
+  options.plugin_dir = RIDGELINE_TEST_PLUGIN_DIR;
+  std::ostringstream out, err;
+  ASSERT_EQ(Calibrate(options, out, err), 0) << err.str();
+  absl::StatusOr<Profile> vllm = ParseProfileJson(
+      ReadText(dir / "serving" / "serving.vllm.json"), "serving.vllm.json");
+  ASSERT_TRUE(vllm.ok()) << vllm.status() << out.str();
+  EXPECT_EQ(vllm->framework, "vllm");
+  EXPECT_NE(vllm->fitted_from.find("IN-SAMPLE ONLY"), std::string::npos);
+  EXPECT_NE(vllm->fitted_from.find("every row from one platform (amd-mi300x)"),
+            std::string::npos)
+      << vllm->fitted_from;
+  EXPECT_NE(vllm->fitted_from.find(
+                "--measurements serving.csv --measurements serving-added.csv"),
+            std::string::npos);
+  absl::StatusOr<Profile> trt =
+      ParseProfileJson(ReadText(dir / "serving" / "serving.tensorrt-llm.json"),
+                       "serving.tensorrt-llm.json");
+  ASSERT_TRUE(trt.ok());
+  EXPECT_NE(trt->fitted_from.find("leave-one-platform-out median error"),
+            std::string::npos);
+  EXPECT_EQ(trt->fitted_from.find("IN-SAMPLE"), std::string::npos);
+  // No SGLang row is usable: no profile rather than one fitted on nothing.
+  EXPECT_FALSE(std::filesystem::exists(dir / "serving" / "serving.sglang.json"));
+  std::filesystem::remove_all(dir);
+
+  ValidateOptions v;
+  v.measurements = RIDGELINE_TEST_SERVING_MEASUREMENTS;
+  v.more_measurements = {RIDGELINE_TEST_SERVING_ADDED_MEASUREMENTS};
+  v.plugin_dir = RIDGELINE_TEST_PLUGIN_DIR;
+  std::ostringstream table, verr;
+  ASSERT_EQ(Validate(v, table, verr), 0) << verr.str();
+  EXPECT_NE(table.str().find("IN-SAMPLE median error"), std::string::npos)
+      << table.str();
+  std::istringstream lines(table.str());
+  int a_rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("a001 ", 0) == 0 || line.rfind("s103 ", 0) == 0) {
+      ++a_rows;
+      EXPECT_NE(line.find("in-sample"), std::string::npos) << line;
+    }
+    if (line.rfind("a012 ", 0) == 0) {
+      EXPECT_NE(line.find("usable=0"), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(a_rows, 2) << table.str();
+}
+
+TEST(ServingCalibration, RepeatedIdsAcrossFilesAreAnError) {
+  ValidateOptions v;
+  v.measurements = RIDGELINE_TEST_SERVING_MEASUREMENTS;
+  v.more_measurements = {RIDGELINE_TEST_SERVING_MEASUREMENTS};
+  v.plugin_dir = RIDGELINE_TEST_PLUGIN_DIR;
+  std::ostringstream out, err;
+  EXPECT_EQ(Validate(v, out, err), 1);
+  EXPECT_NE(err.str().find("id: \"s003\" appears more than once"),
+            std::string::npos)
+      << err.str();
+}
+
 // The loader keeps serving profiles apart: Analyze's Match never sees them,
 // Plan / Simulate find them by framework (a versioned name too).
 TEST(ServingCalibration, StoreLoadsTheServingFolderApart) {
@@ -134,6 +216,11 @@ TEST(ServingCalibration, StoreLoadsTheServingFolderApart) {
     EXPECT_NE(p.name.rfind("serving.", 0), 0u) << p.name;
   }
   const ProfileStore& serving = (*store)->serving();
+  const Profile* vllm = serving.Match("", "", "vllm-rocm-0.8.5");
+  ASSERT_NE(vllm, nullptr);
+  EXPECT_EQ(vllm->name, "serving.vllm");
+  EXPECT_EQ(serving.Match("", "", "vllm")->name, "serving.vllm");
+  EXPECT_EQ(serving.Match("", "", "sglang"), nullptr);  // no data: no profile
   const Profile* trt = serving.Match("", "", "tensorrt-llm-0.17.0");
   ASSERT_NE(trt, nullptr);
   EXPECT_EQ(trt->name, "serving.tensorrt-llm");

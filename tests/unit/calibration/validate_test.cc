@@ -409,3 +409,91 @@ TEST(CalibrateCommand, ShippedProfilesAreReproducible) {
 
 }  // namespace
 }  // namespace ridgeline::calibration
+
+namespace ridgeline::calibration {
+namespace {
+
+// RoundGpu with a compute peak so high that every pass is memory-bound: the
+// weights' stream is then what a pass costs.
+absl::StatusOr<engine::Hardware> FastMathLookup(std::string_view id) {
+  absl::StatusOr<engine::Hardware> hw = Lookup(id);
+  if (hw.ok()) {
+    hw->peak_ops_per_second[static_cast<int>(engine::MathType::kFp16)] = 1e16;
+    hw->peak_ops_per_second[static_cast<int>(engine::MathType::kBf16)] = 1e16;
+  }
+  return hw;
+}
+
+TEST(Validate, GenieTtftIsOnePassPer128PromptTokens) {
+  // Llama-2-7B w4a16 at 4 bits, TTFT of a 1024-token prompt under Genie:
+  // 8 passes of its 128-token prompt processor, each streaming the weights
+  // but the embedding table (6,738,415,616 - 32000 x 4096 = 6,607,343,616
+  // parameters x 0.5 B = 3,303,671,808 B; 3.30 ms at 1 TB/s), so at least
+  // 8 x 3.30 = 26.43 ms. Each pass costs at least what a 128-token prompt
+  // alone does (T128), and at most that plus the KV the earlier passes
+  // wrote: passes 2..8 read 128 x (1 + ... + 7) = 3,584 tokens more of K and
+  // V, 32 layers x 2 x 4096 x 2 B = 524,288 B per token: 1.879 GB, 1.88 ms.
+  MeasurementRow r = Decode("g", 0);
+  r.weight_format = "w4a16";
+  r.weight_bits_effective = 4;
+  r.framework = "qualcomm-genie-qnn";
+  r.metric = "ttft_ms";
+  r.unit = "ms";
+  r.prompt_len = 128;
+  r.gen_len = 1;
+  r.value = 100;
+  auto one = PrepareRow(r, FastMathLookup);
+  ASSERT_TRUE(one.ok()) << one.status();
+  absl::StatusOr<double> t128 = PredictRow(*one, engine::Efficiency{}, true);
+  ASSERT_TRUE(t128.ok()) << t128.status();
+  r.prompt_len = 1024;
+  auto genie = PrepareRow(r, FastMathLookup);
+  ASSERT_TRUE(genie.ok()) << genie.status();
+  EXPECT_EQ(genie->prompt_iteration_tokens, 128);
+  absl::StatusOr<double> bound = PredictRow(*genie, engine::Efficiency{}, true);
+  ASSERT_TRUE(bound.ok()) << bound.status();
+  EXPECT_GE(*bound, 8 * 3.303671808);
+  EXPECT_GE(*bound, 8 * *t128);
+  EXPECT_LE(*bound, 8 * *t128 + 1.879 * 1.01);
+  // QNN's one-pass context binary (framework qualcomm-qnn) streams the
+  // weights once for the whole prompt: under two 128-token passes' worth
+  // (it holds 1024 tokens' activations in one pass instead of 128).
+  r.framework = "qualcomm-qnn";
+  auto qnn = PrepareRow(r, FastMathLookup);
+  ASSERT_TRUE(qnn.ok()) << qnn.status();
+  EXPECT_EQ(qnn->prompt_iteration_tokens, 0);
+  absl::StatusOr<double> single = PredictRow(*qnn, engine::Efficiency{}, true);
+  ASSERT_TRUE(single.ok()) << single.status();
+  EXPECT_GE(*single, 3.303671808);
+  EXPECT_LT(*single, *bound / 2);
+}
+
+TEST(Validate, LlamaBenchRowsRunUnfusedAttentionIn512TokenBatches) {
+  // llama-bench's -fa 0 default and n_ubatch 512, for CUDA and Metal alike.
+  for (const char* fw : {"llama.cpp-cuda", "llama.cpp-metal"}) {
+    MeasurementRow r = Decode("p", 0);
+    r.framework = fw;
+    r.metric = "prefill_tok_s";
+    r.prompt_len = 4096;
+    r.gen_len = 0;
+    r.value = 1000;
+    auto p = PrepareRow(r, Lookup);
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_FALSE(p->scenario.options.flash_attention) << fw;
+    EXPECT_EQ(p->prompt_iteration_tokens, 512) << fw;
+  }
+  MeasurementRow r = Decode("t", 0);
+  r.framework = "tensorrt-llm-0.5";
+  r.metric = "ttft_ms";
+  r.unit = "ms";
+  r.prompt_len = 2048;
+  r.gen_len = 1;
+  r.value = 30;
+  auto p = PrepareRow(r, Lookup);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->scenario.options.flash_attention);
+  EXPECT_EQ(p->prompt_iteration_tokens, 0);
+}
+
+}  // namespace
+}  // namespace ridgeline::calibration

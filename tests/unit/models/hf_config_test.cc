@@ -47,6 +47,7 @@ void ExpectSameShape(const ModelConfig& a, const ModelConfig& b) {
   EXPECT_EQ(a.norms_per_layer, b.norms_per_layer);
   EXPECT_EQ(a.sliding_layers, b.sliding_layers);
   EXPECT_EQ(a.sliding_window, b.sliding_window);
+  EXPECT_EQ(a.attention_chunk_size, b.attention_chunk_size);
   ASSERT_EQ(a.moe.has_value(), b.moe.has_value());
   if (a.moe) {
     EXPECT_EQ(a.moe->num_routed_experts, b.moe->num_routed_experts);

@@ -110,10 +110,11 @@ TEST(NewModelsTest, Llama4ScoutTextConfigParses) {
                               "llama-4-scout");
   const ModelConfig cat = Find("llama-4-scout");
   EXPECT_EQ(m.layers, cat.layers);
-  EXPECT_EQ(m.sliding_window, 8192);
+  EXPECT_EQ(m.attention_chunk_size, 8192);  // attention_chunk_size
+  EXPECT_EQ(m.sliding_window, 0);
   // 36 RoPE (chunked) layers, 12 NoPE global ones.
   int chunked = 0;
-  for (const LayerSpec& l : m.layers) chunked += l.sliding ? 1 : 0;
+  for (const LayerSpec& l : m.layers) chunked += l.chunked ? 1 : 0;
   EXPECT_EQ(chunked, 36);
   EXPECT_DOUBLE_EQ(CountParameters(m).total, CountParameters(cat).total);
   EXPECT_DOUBLE_EQ(CountParameters(m).active_per_token,
@@ -139,7 +140,9 @@ TEST(NewModelsTest, Llama4InterleaveStepWithoutAListMatchesMaverick) {
   EXPECT_EQ(m.layers, cat.layers);
   EXPECT_EQ(m.layers[0].ffn, FfnLayerKind::kDense);
   EXPECT_EQ(m.layers[1].ffn, FfnLayerKind::kMoe);
-  EXPECT_FALSE(m.layers[3].sliding);  // layer 4 (1-based) is NoPE
+  EXPECT_FALSE(m.layers[3].chunked);  // layer 4 (1-based) is NoPE
+  EXPECT_TRUE(m.layers[0].chunked);   // RoPE layers attend within chunks
+  EXPECT_EQ(m.attention_chunk_size, 8192);
   EXPECT_DOUBLE_EQ(CountParameters(m).total, 400711848960.0);
 }
 

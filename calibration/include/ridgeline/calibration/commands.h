@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <ostream>
+#include <vector>
 
 namespace ridgeline::calibration {
 
@@ -14,6 +15,9 @@ enum class ReportFormat { kTable, kJson, kCsv };
 
 struct ValidateOptions {
   std::filesystem::path measurements;  // measurement CSV (measurements.h)
+  // Further CSVs (a repeated --measurements), read after `measurements` as
+  // one data set: serving.csv plus data/measurements/serving-added.csv.
+  std::vector<std::filesystem::path> more_measurements;
   // Profile folder; DefaultProfileDir() when absent.
   std::optional<std::filesystem::path> profiles;
   // Hardware plugin folder; plugin_host::DefaultPluginDir() when absent or
@@ -27,6 +31,7 @@ struct ValidateOptions {
 
 struct CalibrateOptions {
   std::filesystem::path measurements;  // measurement CSV (measurements.h)
+  std::vector<std::filesystem::path> more_measurements;  // as ValidateOptions
   std::filesystem::path out;           // profile folder to write
   // Hardware plugin folder; plugin_host::DefaultPluginDir() when absent or
   // empty.

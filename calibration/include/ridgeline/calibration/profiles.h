@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "ridgeline/engine/hardware.h"
 #include "ridgeline/engine/scenario.h"
 
 namespace ridgeline::calibration {
@@ -20,6 +21,11 @@ struct Profile {
   int format_version = 1;
   std::string hardware_id;  // exact id, or "" when keyed by family
   std::string family;       // plugin family, or "" when keyed by id
+  // Device memory technology ("hbm", "gddr", ...: DeviceMemoryTechnology)
+  // a family profile is restricted to, or "" for every part of the family.
+  // Batch-1 decode reaches a different share of peak bandwidth on HBM parts
+  // (2-3.4 TB/s: launches and syncs dominate) than on GDDR ones.
+  std::string memory;
   std::string framework;    // "llama.cpp-cuda", "tensorrt-llm", "vllm", ...
   engine::Efficiency efficiency;  // efficiency.profile_name == name
   // The framework runs fp16 matmuls with fp16 accumulation (llama.cpp's
@@ -27,6 +33,12 @@ struct Profile {
   bool fp16_accumulation = false;
   std::string fitted_from;  // provenance: file, rows, method, date
 };
+
+// The technology of the hardware's device memory, the first tier that is
+// neither on-chip SRAM nor behind a link: "hbm", "gddr", "lpddr", "ddr",
+// "unified" (engine::TierKindName, from the plugin's spec-sheet tiers); ""
+// when it has none.
+std::string DeviceMemoryTechnology(const engine::Hardware& hardware);
 
 // Whether a profile keyed by framework `key` covers the framework `query`:
 // equal, or `key` is a prefix ending at a separator ("tensorrt-llm" covers
@@ -54,8 +66,11 @@ class ProfileStore {
   // hardware. Framework matches by prefix either way ("tensorrt-llm-0.6.1"
   // matches "tensorrt-llm"; "vllm" matches "vllm-rocm", ranked after a
   // profile whose framework covers the query).
+  // `memory` is the hardware's DeviceMemoryTechnology: a family profile
+  // restricted to that technology ranks above the family's general one.
   const Profile* Match(std::string_view hardware_id, std::string_view family,
-                       std::string_view framework) const;
+                       std::string_view framework,
+                       std::string_view memory = "") const;
 
   // Serving profiles: <dir>/serving/*.json, one per framework ("serving.
   // tensorrt-llm", keyed by framework alone), written by `calibrate` from

@@ -8,6 +8,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ridgeline/calibration/commands.h"
@@ -19,6 +20,16 @@ namespace ridgeline::calibration {
 
 // True when the CSV header has a `concurrency` column.
 bool IsServingMeasurements(const std::filesystem::path& path);
+// True when any of the files has one: the set is then serving data, and the
+// rows of a file without the column are static batches.
+bool IsServingMeasurements(const std::filesystem::path& first,
+                           const std::vector<std::filesystem::path>& more);
+
+// The runtime a serving profile is for: FrameworkKey() without a platform
+// build suffix ("vllm-rocm-0.8.5" -> "vllm", "tensorrt-llm-0.14-triton" ->
+// "tensorrt-llm"). vLLM built for ROCm is still vLLM; the platform is the
+// hardware, which leave-one-platform-out holds out.
+std::string ServingFrameworkKey(std::string_view framework);
 
 struct ServingRowResult {
   RowResult row;      // predicted = leave-one-platform-out fit, when any
@@ -35,10 +46,16 @@ struct ServingSummary {
   // Per framework key: rows, LOPO median APE, efficiencies fitted on all.
   struct Framework {
     std::string key;
-    int rows = 0;
-    std::optional<double> median_ape;
+    int rows = 0;  // max-throughput rows with a LOPO prediction
+    std::optional<double> median_ape;  // LOPO, max-throughput rows
     double eta_all = 0;         // compute efficiency fitted on all rows
     double eta_memory_all = 0;  // memory efficiency fitted on all rows
+    int max_rows = 0;           // max-throughput rows in the fit
+    int static_rows = 0;        // static-batch rows in the fit
+    std::vector<std::string> platforms;  // hardware ids of the fit rows
+    // Median error of the fit rows at the all-rows fit: in-sample.
+    std::optional<double> in_sample_median_ape;
+    std::optional<double> in_sample_max_median_ape;  // its max rows only
   };
   std::vector<Framework> frameworks;
 };
@@ -53,9 +70,12 @@ std::vector<ServingRowResult> EvaluateServingRows(
     const std::vector<std::string>& concurrency, const HardwareLookup& lookup,
     const ProfileStore* profiles, ServingSummary* summary);
 
-// The serving profiles of a fit: one per framework key whose rows span
-// several platforms (cross-validated), named "serving.<key>", keyed by
-// framework alone, with the efficiencies fitted on all its rows.
+// The serving profiles of a fit: one per framework key with at least one
+// max-throughput row and two fit rows (two efficiencies), named
+// "serving.<key>", keyed by framework alone, with the efficiencies fitted on
+// all its rows. Its fitted_from gives the leave-one-platform-out error when
+// the rows span several platforms, and says "in-sample" (no cross-
+// validation) when they come from one.
 // `source` names the measurements in fitted_from.
 std::vector<Profile> ServingProfiles(const ServingSummary& summary,
                                      const std::string& source);

@@ -43,8 +43,13 @@ struct PreparedRow {
   Regime regime = Regime::kDecode;
   bool higher_is_faster = true;  // tok/s: true; ms, us: false
   std::string family;            // hardware.family
+  std::string memory_technology;  // DeviceMemoryTechnology(hardware)
   std::string framework_key;     // FrameworkKey(row.framework)
   engine::Scenario scenario;     // model rows
+  // Prompt tokens per forward pass of a runtime that processes a prompt in
+  // fixed-size iterations, each a full pass over the weights (Qualcomm
+  // Genie's 128-token prompt processor); 0: one pass for the whole prompt.
+  int64_t prompt_iteration_tokens = 0;
   engine::DecodeAttentionShape attention;  // kAttentionKernel
   engine::GemmShape gemm;                  // kGemmKernel
   engine::MemoryKernelShape memory;        // kMemoryKernel

@@ -63,6 +63,11 @@ struct LayerSpec {
   AttentionKind attention = AttentionKind::kFull;
   int64_t num_kv_heads = 0;  // 0: the model's num_kv_heads
   bool sliding = false;      // window of the model's sliding_window tokens
+  // Chunked local attention (Llama 4's RoPE layers): the sequence is cut
+  // into chunks of the model's attention_chunk_size C and a query at
+  // position p attends to its own chunk only, keys floor(p / C) * C .. p:
+  // (p mod C) + 1 keys, not a window's min(p + 1, C).
+  bool chunked = false;
   FfnLayerKind ffn = FfnLayerKind::kDense;
   int64_t intermediate_size = 0;  // dense width; 0: the model's
   bool operator==(const LayerSpec&) const = default;
@@ -92,6 +97,9 @@ struct ModelConfig {
   FfnKind ffn = FfnKind::kGated;
   SlidingLayers sliding_layers = SlidingLayers::kNone;
   int64_t sliding_window = 0;  // tokens; used when sliding_layers != kNone
+  // Tokens per attention chunk of the layers marked `chunked` (HF
+  // attention_chunk_size); 0 when no layer is chunked.
+  int64_t attention_chunk_size = 0;
 
   std::optional<MlaDims> mla;
   std::optional<MoeDims> moe;

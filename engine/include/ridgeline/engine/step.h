@@ -96,7 +96,7 @@ class StepEvaluator {
   // tokens; attention sees each sequence at its own context: a decode token
   // over c cached reads c + 1 keys, a prefill chunk of n over c cached
   // scores n (c + (n + 1) / 2) causal pairs and reads c + n keys (sliding
-  // layers capped at the window); MoE's expected distinct experts follow the
+  // and chunked layers fewer); MoE's expected distinct experts follow the
   // step's total tokens; the LM head runs on one row per sequence. Attention
   // is aggregated (sums of pairs and keys), so a step costs the same number
   // of ops whatever its batch. A step of one sequence equals Decode(1, c+1)

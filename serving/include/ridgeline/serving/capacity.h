@@ -31,10 +31,24 @@ struct ServingLimits {
   int64_t max_num_batched_tokens = 8192;
   int64_t kv_capacity_tokens = 0;  // KV slots of the replica (per device)
   int64_t block_size = 16;
+  // Pipeline stages (parallelism.pipeline_parallel), 1..256: up to this
+  // many micro-batches in flight, each with its own token budget; KV slots
+  // and max_num_seqs are the replica's (every stage holds its layers' KV of
+  // every running sequence).
+  int64_t pipeline_stages = 1;
+  // Attention data parallelism (parallelism.expert_parallel with
+  // attention_data_parallel), 1..256: the replica runs this many attention
+  // ranks alike, each with its own batch, scheduler and KV cache (the
+  // limits above are one rank's); see Simulate.
+  int64_t attention_ranks = 1;
 };
 
 // KV capacity of one replica (tensor-parallel group). Bytes are per device:
-// each device holds its shard of weights and of every sequence's KV.
+// each device holds its shard of weights and of every sequence's KV. With
+// pipeline parallelism per stage (a stage's devices hold only its layers'
+// weights and KV: the engine's footprint); with attention data parallelism
+// per attention rank (one device: all of the attention and 1 / ep of the
+// routed experts, the KV of its own batch only).
 struct KvCapacity {
   double device_memory_bytes = 0;  // device tiers (HBM/GDDR/LPDDR/DDR/unified)
   double usable_bytes = 0;         // memory_fraction x device memory
@@ -48,6 +62,9 @@ struct KvCapacity {
   std::string limited_by;
   bool fits = false;
   std::string not_fitting;  // why, when !fits
+  // From the scenario's parallelism (ServingLimits has the meaning).
+  int64_t pipeline_stages = 1;
+  int64_t attention_ranks = 1;
 };
 
 // Uses the engine's footprint of `scenario` (its model shard, formats and

@@ -1,6 +1,6 @@
 // Capacity planning: for a traffic (rate, lengths) and SLOs, every
-// candidate deployment (hardware x tensor parallelism x formats x
-// calibration) is sized by the serving simulation: the max rate one
+// candidate deployment (hardware x tensor / pipeline / expert parallelism x
+// formats x calibration) is sized by the serving simulation: the max rate one
 // replica serves at the SLO, the replicas the traffic needs, and what that
 // costs in dollars, joules and carbon per output token.
 #pragma once
@@ -26,8 +26,8 @@ struct Traffic {
 };
 
 // One deployment shape to size. The scenario holds model, hardware,
-// precision, parallelism, efficiency (calibration) and economics; its
-// workload is ignored.
+// precision, parallelism (one replica's: data_parallel is ignored),
+// efficiency (calibration) and economics; its workload is ignored.
 struct Candidate {
   engine::Scenario scenario;
   std::string formats;  // label, "weights/activations/kv", e.g. "fp8/fp8/fp8"
@@ -54,13 +54,18 @@ inline constexpr int64_t kMaxPlanRequests = 100000;
 struct Deployment {
   std::string hardware_id;
   int64_t tensor_parallel = 1;
+  int64_t pipeline_parallel = 1;
+  // > 1: attention data-parallel over these devices, experts spread.
+  int64_t expert_parallel = 1;
   std::string formats;
   std::string profile;  // calibration profile, "" = pure roofline
   bool feasible = false;  // fits and the SLO is reachable
   bool meets_slo = false;
   std::string why;        // when infeasible
   int64_t replicas = 0;
-  int64_t devices = 0;    // replicas x tensor_parallel
+  // replicas x engine::ReplicaDevices: pipeline_parallel x
+  // max(tensor_parallel, expert_parallel).
+  int64_t devices = 0;
   double max_rate_per_replica = 0;
   // At the served load (traffic.rate / replicas per replica); when
   // infeasible because of the SLO: the best achievable (one client).

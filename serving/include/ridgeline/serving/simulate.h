@@ -88,11 +88,30 @@ struct SimulationResult {
   int64_t max_waiting = 0;     // longest queue seen
 };
 
+// Pipeline stages (limits.pipeline_stages = S): up to S micro-batches in
+// flight, one per slot (vLLM's virtual engines); a request stays in the slot
+// that admitted it; a slot launches its next micro-batch when the previous
+// one has left the last stage, launches are StepTime::interval_seconds
+// apart, and a micro-batch's tokens appear StepTime::seconds after its
+// launch (the traversal of every stage). S = 1: one step at a time.
+//
+// Attention ranks (limits.attention_ranks = e > 1): the replica's e ranks
+// run alike in lock step, so rank 0 is simulated with its share of the
+// traffic (RankConfig) and throughputs (requests, input and output tokens
+// per second) are multiplied by e; latencies, KV use, steps and `requests`
+// are rank 0's.
+//
 // Errors: INVALID_ARGUMENT (config); FAILED_PRECONDITION when a request can
 // never be admitted (its KV reservation exceeds the capacity);
 // RESOURCE_EXHAUSTED past max_steps; DEADLINE_EXCEEDED when `stop` says so;
 // the StepCost's errors.
 absl::StatusOr<SimulationResult> Simulate(const StepCost& cost,
                                           const SimulationConfig& config);
+
+// Rank 0's share of `config` when limits.attention_ranks = e > 1: Poisson
+// at rate / e (a random split) or ceil(clients / e) clients, each for
+// `requests` requests of rank 0 (the queueing statistics of a replica
+// without ranks), or a trace's arrivals 0, e, 2e, ... (round robin).
+SimulationConfig RankConfig(const SimulationConfig& config);
 
 }  // namespace ridgeline::serving

@@ -20,8 +20,15 @@ struct SequenceInStep {
 };
 
 struct StepTime {
+  // Latency: from the step's start until its tokens exist (with pipeline
+  // parallelism, through every stage in turn and their sends).
   double seconds = 0;
   engine::Bound bound = engine::Bound::kMemory;  // the roof that dominates
+  // Pipeline parallelism: the interval at which a full pipeline takes the
+  // next micro-batch (the slowest stage + its send + the per-step overhead,
+  // engine::StepTiming::pipeline_interval_seconds); in (0, seconds].
+  // 0 = `seconds` (one stage).
+  double interval_seconds = 0;
 };
 
 // Implementations must be thread-compatible (one simulation at a time per

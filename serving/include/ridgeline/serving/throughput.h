@@ -13,12 +13,18 @@
 namespace ridgeline::serving {
 
 struct OfflineThroughput {
-  // Sequences decoding together in the steady-state step, and the prefill
-  // tokens that keep them fed (each finished request is replaced by one
-  // that needs its prompt prefilled: P / (G - 1) prompt tokens per decode
-  // token).
+  // Sequences decoding together in the steady-state step (one micro-batch
+  // of one attention rank), and the prefill tokens that keep them fed (each
+  // finished request is replaced by one that needs its prompt prefilled:
+  // P / (G - 1) prompt tokens per decode token).
   int64_t decode_sequences = 0;
   int64_t prefill_tokens = 0;
+  // Micro-batches in flight: min(pipeline stages, max_concurrency); 1
+  // without pipeline parallelism.
+  int64_t micro_batches = 1;
+  // How often each micro-batch comes round: max(micro_batches x interval,
+  // step_seconds); step_seconds without pipeline parallelism.
+  double cycle_seconds = 0;
   // "kv_capacity", "max_num_seqs" or "max_num_batched_tokens".
   std::string concurrency_limited_by;
   double step_seconds = 0;
@@ -32,12 +38,19 @@ struct OfflineThroughput {
 };
 
 // `max_concurrency` is what the KV cache holds (KvCapacity::max_concurrency,
-// already capped at max_num_seqs); `devices` the replica's devices (TP).
+// already capped at max_num_seqs); `devices` the replica's devices
+// (engine::ReplicaDevices: stages x max(TP, EP)).
 // Steady state, per step of time T with d decode sequences:
 //   d = min(max_concurrency, B (G - 1) / (P + G - 1))   (B: token budget)
 //   c = d P / (G - 1) prefill tokens,
 //   requests/s = d / ((G - 1) T), output tokens/s = G x requests/s.
 // G = 1 (prefill only): c = min(B, concurrency x P), requests/s = c / (P T).
+// Pipeline (limits.pipeline_stages = S): m = min(S, N) micro-batches of
+// floor(N / m) sequences each circulate (d and c per micro-batch, N / m in
+// place of N); with L the micro-batch's latency (StepTime::seconds) and I
+// its interval, each comes round every T = max(m I, L), so requests/s =
+// m d / ((G - 1) T). Attention ranks (e): max_concurrency and the step are
+// one rank's; requests/s are multiplied by e.
 // Errors: INVALID_ARGUMENT for lengths < 1 or max_concurrency < 1.
 absl::StatusOr<OfflineThroughput> MaxThroughput(const StepCost& cost,
                                                 const ServingLimits& limits,

@@ -1,0 +1,116 @@
+// Which calibration `ridgeline simulate` and `ridgeline plan` apply for
+// --framework, run as the real binary (in-process and against a real
+// server): vLLM gets its serving profile (fitted in-sample on one platform,
+// and the output says so); SGLang has no profile anywhere, so the one used
+// is another runtime's and a warning says how it was matched.
+#include <string>
+#include <vector>
+
+#include "cli_process.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server_process.h"
+
+namespace ridgeline::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::vector<std::string> InProcess(std::vector<std::string> a) {
+  a.push_back(std::string("--plugin-dir=") + RIDGELINE_TEST_PLUGIN_DIR);
+  a.push_back(std::string("--profile-dir=") + RIDGELINE_TEST_PROFILE_DIR);
+  return a;
+}
+
+std::vector<std::string> Simulate(const std::string& hardware,
+                                  const std::string& framework,
+                                  const std::string& format) {
+  return {"simulate", "--model",    "llama-3.1-8b", "--hardware", hardware,
+          "--prompt", "1024",       "--gen",        "128",        "--formats",
+          "fp8",      "--requests", "100",          "--rate",     "2",
+          "--framework", framework, "--format",     format};
+}
+
+// The CSV's `profile` cell (the last column) of its one data row.
+std::string ProfileCell(const std::string& csv) {
+  const size_t row = csv.find('\n');
+  const size_t end = csv.find('\n', row + 1);
+  const std::string line = csv.substr(row + 1, end - row - 1);
+  return line.substr(line.rfind(',') + 1);
+}
+
+TEST(ServingProfileCli, VllmUsesItsServingProfileAndSaysItIsInSample) {
+  // An H100: the vLLM serving profile is keyed by framework alone, so the
+  // same runtime fitted on MI300X rows wins over the H100's kernel profiles
+  // of another runtime (issue 13: same framework, other hardware first).
+  CliRun r = RunCliBinary(
+      InProcess(Simulate("nvidia-h100-sxm-80gb", "vllm", "table")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("profile serving.vllm"));
+  EXPECT_THAT(r.out, HasSubstr("calibration: serving profile serving.vllm: "
+                               "any hardware + framework \"vllm\""));
+  EXPECT_THAT(r.out, HasSubstr("IN-SAMPLE ONLY"));
+  EXPECT_THAT(r.out, HasSubstr("amd-mi300x"));
+  EXPECT_THAT(r.err, Not(HasSubstr("warning")));
+  // A versioned ROCm build name is the same runtime.
+  r = RunCliBinary(
+      InProcess(Simulate("amd-mi300x", "vllm-rocm-0.8.5", "csv")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ProfileCell(r.out), "serving.vllm") << r.out;
+}
+
+TEST(ServingProfileCli, SglangWarnsThatTheProfileIsAnotherRuntimes) {
+  CliRun r =
+      RunCliBinary(InProcess(Simulate("amd-mi300x", "sglang", "table")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("ridgeline simulate: warning: calibration: "));
+  EXPECT_THAT(r.err, HasSubstr("not the \"sglang\" asked for"));
+  EXPECT_THAT(r.err,
+              HasSubstr("no serving profile for framework \"sglang\""));
+  // The table names the profile that was used and how it was matched.
+  EXPECT_THAT(r.out, HasSubstr("calibration: hardware \"amd-mi300x\" only: "
+                               "fitted with framework"));
+  r = RunCliBinary(InProcess(Simulate("amd-mi300x", "sglang", "csv")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string profile = ProfileCell(r.out);
+  EXPECT_EQ(profile.rfind("amd-mi300x.", 0), 0u) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("warning"));
+}
+
+TEST(ServingProfileCli, PlanOverGrpcReportsEachMatchAndWarnsForSglang) {
+  ServerProcess server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  ASSERT_TRUE(WaitServing(server.Channel(), std::chrono::seconds(20)));
+  std::vector<std::string> plan = {
+      "plan",          "--model",    "llama-3.1-8b",
+      "--hardware",    "nvidia-h100-sxm-80gb,amd-mi300x",
+      "--prompt",      "1024",       "--gen",
+      "256",           "--rate",     "10",
+      "--ttft-p90-ms", "1000",       "--tpot-p90-ms",
+      "50",            "--tensor-parallel", "1",
+      "--formats",     "fp8",        "--requests",
+      "100",           "--server",   server.address()};
+  std::vector<std::string> sglang = plan;
+  sglang.insert(sglang.end(), {"--framework", "sglang"});
+  CliRun r = RunCliBinary(sglang);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // One warning per candidate hardware, naming it.
+  EXPECT_THAT(r.err, HasSubstr("ridgeline plan: warning: nvidia-h100-sxm-80gb: "
+                               "calibration: profile "));
+  EXPECT_THAT(r.err, HasSubstr("ridgeline plan: warning: amd-mi300x: "));
+  EXPECT_THAT(r.err, HasSubstr("not the \"sglang\" asked for"));
+  EXPECT_THAT(r.out, HasSubstr("note: calibration on amd-mi300x: hardware "
+                               "\"amd-mi300x\" only"));
+
+  std::vector<std::string> vllm = plan;
+  vllm.insert(vllm.end(), {"--framework", "vllm", "--format", "csv"});
+  r = RunCliBinary(vllm);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("warning")));
+  EXPECT_THAT(r.out, HasSubstr(",serving.vllm,"));
+  EXPECT_THAT(r.out, Not(HasSubstr("tensorrt-llm")));
+}
+
+}  // namespace
+}  // namespace ridgeline::testing
