@@ -375,7 +375,9 @@ TEST_F(HardeningTest, StalledSweepReadersAreBoundedAndTimedOut) {
   std::vector<std::unique_ptr<StalledReader>> stalled;
   for (int i = 0; i < kStalled; ++i) {
     auto s = std::make_unique<StalledReader>();
-    s->ctx.set_deadline(In(std::chrono::seconds(60)));
+    // Longer than filling the flow-control windows takes (a sanitized
+    // server computes the points several times slower).
+    s->ctx.set_deadline(In(Scaled(std::chrono::seconds(60))));
     s->reader = stubs[i % kChannels]->Sweep(&s->ctx, huge);
     stalled.push_back(std::move(s));
   }
@@ -482,10 +484,15 @@ TEST_F(HardeningTest, IdleConnectionsAreClosedAndClientsRecover) {
 // SIGTERM every admitted call completes OK within the grace, later calls get
 // UNAVAILABLE, and the server exits 0.
 TEST_F(HardeningTest, SigtermCompletesInFlightCallsAndRefusesNewOnes) {
+  // The grace must outlast the eight analyses, which a sanitized server
+  // computes several times slower (TimeScale()): it gets shorter analyses
+  // and a longer grace, so the calls are still queued at the SIGTERM.
+  const int64_t grace_s = Scaled(std::chrono::seconds(20)).count() / 1000;
   // The calls' estimate, 2.88e12 token-layers (1 x (4096 + 1e6) x 32 + 9
   // analyses x (1 + 999,999) steps x 32 x 1e4), is over the default cost
   // cap: raised so they run as long as this test needs them to.
-  StartServing({"--work-threads=1", "--shutdown-grace-seconds=20",
+  StartServing({"--work-threads=1",
+                absl::StrCat("--shutdown-grace-seconds=", grace_s),
                 "--max-request-cost=1e13",
                 std::string("--plugin-dir=") + RIDGELINE_FIXTURE_PLUGIN_DIR});
   // A long decode: the fixture part's efficiency hook depends on each op's
@@ -493,7 +500,8 @@ TEST_F(HardeningTest, SigtermCompletesInFlightCallsAndRefusesNewOnes) {
   // walks every one of the generated tokens.
   v1::AnalyzeRequest slow = Llama2("fixture-basic-a");
   slow.mutable_workload()->set_prompt_tokens(4096);
-  slow.mutable_workload()->set_generated_tokens(1'000'000);
+  slow.mutable_workload()->set_generated_tokens(
+      static_cast<int64_t>(1'000'000 / TimeScale()));
   constexpr int kCalls = 8;
   std::vector<grpc::Status> results(kCalls);
   std::vector<std::thread> callers;
@@ -501,7 +509,7 @@ TEST_F(HardeningTest, SigtermCompletesInFlightCallsAndRefusesNewOnes) {
   for (int i = 0; i < kCalls; ++i) {
     callers.emplace_back([&, i] {
       grpc::ClientContext ctx;
-      ctx.set_deadline(In(std::chrono::seconds(60)));
+      ctx.set_deadline(In(Scaled(std::chrono::seconds(60))));
       v1::AnalyzeResponse resp;
       started.fetch_add(1);
       results[i] = stub_->Analyze(&ctx, slow, &resp);
@@ -529,7 +537,7 @@ TEST_F(HardeningTest, SigtermCompletesInFlightCallsAndRefusesNewOnes) {
         << i << ": " << results[i].error_code() << " "
         << results[i].error_message();
   }
-  EXPECT_EQ(server_->WaitExit(std::chrono::seconds(30)), 0);
+  EXPECT_EQ(server_->WaitExit(Scaled(std::chrono::seconds(30))), 0);
 }
 
 // --reflection=false: the reflection service is not served.

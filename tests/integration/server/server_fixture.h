@@ -47,13 +47,15 @@ inline double Metric(const ServerProcess& server, const std::string& name,
       .value_or(0);
 }
 
-// Polls a metric until it reaches `want` (bounded: 20 s).
+// Polls a metric until it reaches `want` (bounded: 20 s, Scaled()).
 inline double WaitMetricAtLeast(const ServerProcess& server,
                                 const std::string& name,
                                 const std::vector<std::string>& labels,
                                 double want) {
   double v = 0;
-  for (int i = 0; i < 400; ++i) {
+  const int polls = static_cast<int>(Scaled(std::chrono::seconds(20)) /
+                                     std::chrono::milliseconds(50));
+  for (int i = 0; i < polls; ++i) {
     v = Metric(server, name, labels);
     if (v >= want) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -96,7 +98,7 @@ class ServingTest : public ::testing::Test {
     ASSERT_TRUE(server_->ok()) << server_->error();
     channel_ = server_->Channel();
     stub_ = v1::RidgelineService::NewStub(channel_);
-    ASSERT_TRUE(WaitServing(channel_, kStartup));
+    ASSERT_TRUE(WaitServing(channel_, Scaled(kStartup)));
   }
 
   grpc::Status Analyze(const v1::AnalyzeRequest& req,

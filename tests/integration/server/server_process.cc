@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <thread>
@@ -88,7 +89,7 @@ ServerProcess::ServerProcess(const std::vector<std::string>& extra_args) {
     return;
   }
   const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      std::chrono::steady_clock::now() + Scaled(std::chrono::seconds(20));
   bool want_http = false;
   for (const std::string& a : extra_args) {
     if (a.rfind("--http-listen", 0) == 0) want_http = true;
@@ -147,6 +148,21 @@ std::optional<int> ServerProcess::WaitExit(std::chrono::milliseconds timeout) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return std::nullopt;
+}
+
+double TimeScale() {
+  static const double scale = [] {
+    const char* env = std::getenv("RIDGELINE_TEST_TIME_SCALE");
+    double v = 1;
+    if (env == nullptr || !absl::SimpleAtod(env, &v) || !(v >= 1)) return 1.0;
+    return v;
+  }();
+  return scale;
+}
+
+std::chrono::milliseconds Scaled(std::chrono::milliseconds d) {
+  return std::chrono::milliseconds(
+      static_cast<int64_t>(static_cast<double>(d.count()) * TimeScale()));
 }
 
 bool WaitServing(const std::shared_ptr<grpc::Channel>& channel,

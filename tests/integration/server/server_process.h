@@ -67,4 +67,15 @@ std::optional<double> MetricValue(const std::string& exposition,
 // combined output.
 int RunServerBinary(const std::vector<std::string>& args, std::string* output);
 
+// How many times slower than an optimised build the binaries under test run:
+// RIDGELINE_TEST_TIME_SCALE (scripts/sanitize.sh sets it for ASan + UBSan,
+// which run 2-5x slower), at least 1; 1 when unset or not a number.
+double TimeScale();
+
+// A time limit that bounds how fast the server answers (a 100 ms probe, a
+// startup wait), stretched by TimeScale(). Limits that are part of the
+// behaviour under test (a server flag, a deadline the server must enforce)
+// are never scaled.
+std::chrono::milliseconds Scaled(std::chrono::milliseconds d);
+
 }  // namespace ridgeline::testing

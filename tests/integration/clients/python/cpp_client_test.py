@@ -37,6 +37,9 @@ class CppClientTest(unittest.TestCase):
                      "-DCMAKE_BUILD_TYPE=Release"]
         if shutil.which("ccache"):
             configure.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
+        # A sanitized build's client library needs the sanitizer runtimes
+        # (and its compiler) in the program that links it.
+        configure += ARGS.cmake_arg
         run(configure)
         run([ARGS.cmake, "--build", build])
         cls.binary = os.path.join(build, "ridgeline_cpp_client")
@@ -108,5 +111,7 @@ if __name__ == "__main__":
     for name in ("server-bin", "plugin-dir", "profile-dir", "cmake",
                  "binary-dir", "example-dir", "work-dir"):
         p.add_argument("--" + name, required=True)
+    p.add_argument("--cmake-arg", action="append", default=[],
+                   help="extra argument for configuring the example")
     ARGS, rest = p.parse_known_args()
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
