@@ -32,8 +32,8 @@ absl::Status Bad(absl::string_view field, absl::string_view range,
 }
 
 absl::Status ValidateInput(const PlanInput& in) {
-  if (!(in.traffic.rate > 0 && in.traffic.rate <= 1e6)) {
-    return Bad("traffic.rate", "in (0, 1000000] requests/s",
+  if (!(in.traffic.rate >= kMinRate && in.traffic.rate <= kMaxRate)) {
+    return Bad("traffic.rate", kRateRange,
                absl::StrCat(in.traffic.rate));
   }
   RETURN_IF_ERROR(ValidateSlo(in.slo));

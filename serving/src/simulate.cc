@@ -218,8 +218,8 @@ absl::Status ValidateSimulationConfig(const SimulationConfig& c) {
   const Arrivals& a = c.arrivals;
   switch (a.kind) {
     case Arrivals::Kind::kPoisson:
-      if (!(a.rate > 0 && a.rate <= 1e6)) {
-        return Bad("traffic.rate", "in (0, 1000000] requests/s",
+      if (!(a.rate >= kMinRate && a.rate <= kMaxRate)) {
+        return Bad("traffic.rate", kRateRange,
                    absl::StrCat(a.rate));
       }
       break;

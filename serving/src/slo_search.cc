@@ -60,7 +60,7 @@ absl::StatusOr<MaxRate> MaxRateAtSlo(const StepCost& cost,
     ++out.simulations;
     return Simulate(cost, c);
   };
-  double lo = 0, hi = rate_ceiling;
+  double lo = 0, hi = std::max(rate_ceiling, kMinRate);
   // The ceiling itself may meet the SLO (short runs do not build a queue).
   ASSIGN_OR_RETURN(SimulationResult top, run(hi));
   if (MeetsSlo(top, slo)) {
@@ -71,7 +71,8 @@ absl::StatusOr<MaxRate> MaxRateAtSlo(const StepCost& cost,
   }
   SimulationResult at_lo;
   bool have_lo = false;
-  while (hi - lo > relative_tolerance * hi) {
+  // Never below the lowest rate a simulation takes.
+  while (hi - lo > relative_tolerance * hi && 0.5 * (lo + hi) >= kMinRate) {
     const double mid = 0.5 * (lo + hi);
     ASSIGN_OR_RETURN(SimulationResult r, run(mid));
     if (MeetsSlo(r, slo)) {
@@ -85,7 +86,8 @@ absl::StatusOr<MaxRate> MaxRateAtSlo(const StepCost& cost,
   if (!have_lo) {
     // Rates down to the tolerance fail while one client passes: serve at
     // the lowest probed rate's neighbourhood, reported as the best.
-    ASSIGN_OR_RETURN(at_lo, run(std::max(lo, relative_tolerance * hi)));
+    ASSIGN_OR_RETURN(at_lo,
+                     run(std::max({lo, relative_tolerance * hi, kMinRate})));
     if (!MeetsSlo(at_lo, slo)) {
       out.why = "SLO met by one client at a time but by no Poisson rate";
       return out;

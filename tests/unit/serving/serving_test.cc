@@ -258,6 +258,12 @@ TEST(Simulate, BadInputNamesTheField) {
   absl::StatusOr<SimulationResult> r = Simulate(cost, c);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("traffic.rate"), std::string::npos);
+  // The smallest double's gaps overflow to infinity: found by the fuzzer
+  // (answered INTERNAL "idle with nothing to arrive" before the floor).
+  c = PoissonConfig(2.2250738585072014e-308, 10);
+  r = Simulate(cost, c);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("[0.000001, 1000000]"), std::string::npos);
   c = PoissonConfig(-1, 10);
   EXPECT_EQ(Simulate(cost, c).status().code(),
             absl::StatusCode::kInvalidArgument);

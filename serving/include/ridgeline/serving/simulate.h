@@ -46,6 +46,12 @@ struct Arrivals {
 
 // Caps that keep one simulation bounded.
 inline constexpr int64_t kMaxRequests = 1'000'000;
+// Request rates, requests/s. The floor (one request in about 11.6 days)
+// keeps every Poisson gap finite: a rate of 1e-308 overflowed them to inf.
+inline constexpr double kMinRate = 1e-6;
+inline constexpr double kMaxRate = 1e6;
+// The range's message, for the errors that name traffic.rate.
+inline constexpr const char* kRateRange = "in [0.000001, 1000000] requests/s";
 inline constexpr int64_t kDefaultMaxSteps = 20'000'000;
 
 struct SimulationConfig {
