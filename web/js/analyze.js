@@ -224,6 +224,7 @@ export class AnalyzeView {
     const fitsEl = this.root.querySelector('[data-metric=fits]');
     fitsEl.dataset.spilled = spilled.map((x) => x.operand).join(',');
     fitsEl.title = spillWhere(spilled);
+    fitsEl.classList.toggle('long', spilled.length > 0);  // two cells wide
     const cal = resp.calibration && resp.calibration.profileName;
     this.root.querySelector('[data-role=subtitle]').textContent =
       `${r.modelId} on ${r.hardwareId} — ${cal ? `calibrated (${cal})` : 'pure roofline: an upper bound on speed'}`;

@@ -17,7 +17,7 @@ const COLUMNS = [
   { key: 'joulesPerOutputToken', title: 'J/token', fmt: (v) => fixed(v, 4) },
   { key: 'gCo2ePerMillionOutputTokens', title: 'gCO₂e/Mtok', fmt: (v) => si(v) },
   // "fits (spilled: weights 14.96 GiB)" when bytes sit off the device.
-  { key: 'fits', title: 'fits', fmt: (v, r) => r.fitsText },
+  { key: 'fits', title: 'fits', text: true, fmt: (v, r) => r.fitsText },
   { key: 'bound', title: 'bound', text: true },
   { key: 'bottleneckOp', title: 'bottleneck', text: true },
 ];
@@ -67,7 +67,9 @@ export class CompareView {
     this.form.elements.model.innerHTML = models.map((x) => `<option value="${x.id}">${x.id}</option>`).join('');
     this.form.elements.model.value = state.model || 'llama-3-8b';
     const chosen = new Set((state.hardware || DEFAULT_HW).split(','));
-    this.root.querySelector('[data-role=hw]').innerHTML = hardware.map((h) =>
+    // The chosen parts first, so a link's parts are in sight (as Plan).
+    const sorted = [...hardware].sort((a, b) => Number(chosen.has(b.id)) - Number(chosen.has(a.id)));
+    this.root.querySelector('[data-role=hw]').innerHTML = sorted.map((h) =>
       `<label><input type="checkbox" value="${h.id}" ${chosen.has(h.id) ? 'checked' : ''}>${h.id}</label>`).join('');
     this.form.elements.batch.value = state.batches || '1,4,16,64';
     this.form.elements.prompt.value = state.prompt || '1024';
