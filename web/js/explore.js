@@ -317,9 +317,10 @@ export class ExploreView {
   }
 
   points() { return this.messages.filter((m) => m.point).map((m) => m.point); }
-
-  redraw() { if (this.messages.length) this.draw(); }
   summary() { return (this.messages.find((m) => m.summary) || {}).summary || {}; }
+
+  // The scatter again at the current width (main.js calls it on resize).
+  redraw() { if (this.messages.length) this.draw(); }
 
   render() {
     const sum = this.summary();
