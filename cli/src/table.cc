@@ -111,7 +111,25 @@ std::string Seconds(double seconds) {
   return absl::StrCat(Fixed3(seconds), " s");
 }
 
-std::string Bytes(double bytes) { return Si(bytes, "B"); }
+// Binary prefixes, as device memory is sized (an "80 GB" H100 holds 80 GiB):
+// docs/web.md "Units". Rates (B/s) stay decimal, through Si().
+std::string Bytes(double bytes) {
+  static constexpr struct {
+    double scale;
+    const char* unit;
+  } kUnits[] = {{0x1p50, "PiB"},
+                {0x1p40, "TiB"},
+                {0x1p30, "GiB"},
+                {0x1p20, "MiB"},
+                {0x1p10, "KiB"}};
+  const double mag = std::fabs(bytes);
+  for (const auto& u : kUnits) {
+    if (mag >= u.scale) {
+      return absl::StrCat(Fixed3(bytes / u.scale), " ", u.unit);
+    }
+  }
+  return absl::StrCat(Fixed3(bytes), " B");
+}
 
 std::string Percent(double fraction) {
   return absl::StrFormat("%.1f%%", fraction * 100);

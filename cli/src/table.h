@@ -30,7 +30,7 @@ void PrintTable(const Table& table, TableStyle style, std::ostream& out,
 std::string Si(double value, const std::string& unit = "");
 // Seconds as "812 us", "12.3 ms", "1.05 s".
 std::string Seconds(double seconds);
-// Bytes with decimal prefixes: "16.1 GB".
+// Bytes (sizes) with binary prefixes: "15.0 GiB", "512 KiB", "96 B".
 std::string Bytes(double bytes);
 // "42.0%".
 std::string Percent(double fraction);

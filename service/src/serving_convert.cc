@@ -139,4 +139,21 @@ absl::StatusOr<Calibrated> Calibration(const calibration::ProfileStore& store,
   return c;
 }
 
+void ToProto(const serving::Timeline& t, v1::SimulateTimeline* out) {
+  out->set_start_seconds(t.start_seconds);
+  out->set_bucket_seconds(t.bucket_seconds);
+  out->mutable_arrivals()->Add(t.arrivals.begin(), t.arrivals.end());
+  auto copy = [](const std::vector<double>& from,
+                 google::protobuf::RepeatedField<double>* to) {
+    to->Add(from.begin(), from.end());
+  };
+  copy(t.ttft_p50_seconds, out->mutable_ttft_p50_seconds());
+  copy(t.ttft_p90_seconds, out->mutable_ttft_p90_seconds());
+  copy(t.tpot_p90_seconds, out->mutable_tpot_p90_seconds());
+  copy(t.e2e_p90_seconds, out->mutable_e2e_p90_seconds());
+  copy(t.queue_mean, out->mutable_queue_mean());
+  copy(t.running_mean, out->mutable_running_mean());
+  copy(t.kv_usage_mean, out->mutable_kv_usage_mean());
+}
+
 }  // namespace ridgeline::service::serving_convert

@@ -54,4 +54,7 @@ absl::StatusOr<Calibrated> Calibration(const calibration::ProfileStore& store,
                                        const engine::Hardware& hw,
                                        const std::string& path);
 
+// A simulation's timeline as its v1 message.
+void ToProto(const serving::Timeline& t, v1::SimulateTimeline* out);
+
 }  // namespace ridgeline::service::serving_convert

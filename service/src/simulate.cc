@@ -129,6 +129,7 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
   sim.requests = req.has_requests() ? req.requests() : 1000;
   if (req.has_seed()) sim.seed = req.seed();
   sim.stop = stop;
+  sim.timeline_buckets = serving::kMaxTimelineBuckets;
   // Lengths and limits are checked with their field names before the
   // engine runs (the limits' KV capacity is filled in below).
   sim.limits.kv_capacity_tokens = 1;
@@ -188,6 +189,7 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
   }
   resp.set_offline_max_output_tokens_per_second(off.output_tokens_per_second);
   resp.set_limiting_resource(off.limiting_resource);
+  serving_convert::ToProto(r->timeline, resp.mutable_timeline());
   return resp;
 }
 

@@ -113,6 +113,8 @@ double Rank(const std::vector<double>& sorted, double p) {
   return sorted[std::min(i, sorted.size() - 1)];
 }
 
+}  // namespace
+
 Percentiles Summarize(std::vector<double>& v) {
   Percentiles p;
   if (v.empty()) return p;
@@ -124,6 +126,8 @@ Percentiles Summarize(std::vector<double>& v) {
            static_cast<double>(v.size());
   return p;
 }
+
+namespace {
 
 // Values with integer weights (step time x decode tokens in it).
 Percentiles SummarizeWeighted(std::vector<std::pair<double, int64_t>>& v) {
@@ -252,6 +256,11 @@ absl::Status ValidateSimulationConfig(const SimulationConfig& c) {
   }
   RETURN_IF_ERROR(CheckLengths(c.prompt, "traffic.prompt_tokens"));
   RETURN_IF_ERROR(CheckLengths(c.generated, "traffic.generated_tokens"));
+  if (c.timeline_buckets < 0 || c.timeline_buckets > kMaxTimelineBuckets) {
+    return Bad("simulation.timeline_buckets",
+               absl::StrCat("in [0, ", kMaxTimelineBuckets, "]"),
+               absl::StrCat(c.timeline_buckets));
+  }
   if (c.max_steps < 1) {
     return Bad("simulation.max_steps", ">= 1", absl::StrCat(c.max_steps));
   }
@@ -564,6 +573,15 @@ absl::StatusOr<SimulationResult> SimulateReplica(const StepCost& cost,
     out.kv_usage_mean = kv_time / capacity / out.duration_seconds;
   }
   if (busy_time > 0) out.mean_running = running_time / busy_time;
+  if (config.timeline_buckets > 0) {
+    std::vector<RequestSpan> spans;
+    spans.reserve(reqs.size());
+    for (const Request& r : reqs) {
+      spans.push_back({r.arrival, r.admitted, r.first, r.finish, r.reserve,
+                       r.generated_target});
+    }
+    out.timeline = BuildTimeline(spans, capacity, config.timeline_buckets);
+  }
   return out;
 }
 

@@ -2,6 +2,7 @@
 import { rpc, stream, loadCatalogs, getHardware, ApiError } from './api.js';
 import { si, seconds, bytes, fixed, toCsv, download } from './format.js';
 import { roofline, opBars, memory, lines, opLabel } from './charts.js';
+import { spills, fitsText, spillWhere } from './spill.js';
 
 const FORMATS = ['bf16', 'fp16', 'fp32', 'fp8', 'fp8-e5m2', 'int8', 'int4', 'int4-g128', 'int4-g32', 'nvfp4', 'mxfp4', 'gguf-q4_0', 'gguf-q8_0', 'gguf-q4_k_m', 'w4a16'];
 const FRAMEWORKS = ['vllm-rocm', 'aiter-ck', 'flashinfer', 'gaudi-sw', 'llama.cpp-cuda', 'llama.cpp-metal', 'qualcomm-genie-qnn', 'tensorrt-llm'];
@@ -203,6 +204,7 @@ export class AnalyzeView {
   render(resp, hw) {
     const r = resp.result;
     const e = r.economy || {};
+    const spilled = spills(r.memory, hw);
     const metrics = [
       ['ttft', 'TTFT', r.ttftSeconds, seconds],
       ['tpot', 'TPOT (mean)', r.tpotMeanSeconds, seconds],
@@ -213,12 +215,16 @@ export class AnalyzeView {
       ['usd', '$ / Mtoken', e.usdPerMillionOutputTokens, (v) => fixed(v, 3)],
       ['joules', 'J / token', e.joulesPerOutputToken, (v) => fixed(v, 4)],
       ['co2', 'gCO₂e / Mtoken', e.gCo2ePerMillionOutputTokens, (v) => si(v)],
-      ['fits', 'fits in memory', r.memory.fits ? 'yes' : 'NO', (v) => v],
+      ['fits', 'fits in memory', fitsText(r.memory.fits, spilled), (v) => v],
       ['math', 'matmul math', r.matmulMath, (v) => v],
       ['ridge', 'ridge point (FLOP/B)', r.ridgePointFlopsPerByte, (v) => v.toPrecision(4)],
     ];
     this.root.querySelector('[data-role=summary]').innerHTML = metrics.map(([id, k, v, f]) =>
       `<div class="metric" data-metric="${id}" data-value="${v === undefined ? '' : v}"><div class="k">${k}</div><div class="v">${v === undefined ? '–' : f(v)}</div></div>`).join('');
+    const fitsEl = this.root.querySelector('[data-metric=fits]');
+    fitsEl.dataset.spilled = spilled.map((x) => x.operand).join(',');
+    fitsEl.title = spillWhere(spilled);
+    fitsEl.classList.toggle('long', spilled.length > 0);  // two cells wide
     const cal = resp.calibration && resp.calibration.profileName;
     this.root.querySelector('[data-role=subtitle]').textContent =
       `${r.modelId} on ${r.hardwareId} — ${cal ? `calibrated (${cal})` : 'pure roofline: an upper bound on speed'}`;
@@ -247,6 +253,7 @@ export class AnalyzeView {
   async timeline(s, seq) {
     const el = this.root.querySelector('[data-role=timeline]');
     const r = this.response.result;
+    this.timelinePoints = null;
     const gen = Number(s.gen || 0);
     if (gen < 1) { el.innerHTML = '<p class="muted">no decode steps (gen = 0)</p>'; return; }
     const n = Math.min(TIMELINE_SAMPLES, gen);
@@ -267,9 +274,24 @@ export class AnalyzeView {
     } catch (err) { if (seq === this.seq) el.textContent = err.message; return; }
     if (seq !== this.seq) return;
     pts.sort((a, b) => a.x - b.x);
-    lines(el, [{ name: 'TPOT', points: pts }, { name: 'mean', points: [{ x: pts[0].x, y: r.tpotMeanSeconds * 1e3 }, { x: pts[pts.length - 1].x, y: r.tpotMeanSeconds * 1e3 }] }],
-      { xLabel: 'KV length (tokens)', yLabel: 'TPOT (ms)', yFormat: (v) => v.toPrecision(4), yFromZero: false, width: 380, height: 260 });
+    this.timelinePoints = pts;
+    this.drawTimeline();
     el.dataset.steps = String(pts.length);
+  }
+
+  drawTimeline() {
+    const pts = this.timelinePoints;
+    if (!pts || !this.response) return;
+    const r = this.response.result;
+    lines(this.root.querySelector('[data-role=timeline]'), [{ name: 'TPOT', points: pts }, { name: 'mean', points: [{ x: pts[0].x, y: r.tpotMeanSeconds * 1e3 }, { x: pts[pts.length - 1].x, y: r.tpotMeanSeconds * 1e3 }] }],
+      { xLabel: 'KV length (tokens)', yLabel: 'TPOT (ms)', yFormat: (v) => v.toPrecision(4), yFromZero: false, width: 380, height: 260 });
+  }
+
+  // The charts again at the current width (main.js calls it on resize).
+  redraw() {
+    if (!this.response) return;
+    this.render(this.response, this.hardware);
+    this.drawTimeline();
   }
 
   export(kind) {

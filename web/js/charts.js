@@ -8,14 +8,26 @@ const PHASE_COLOR = { prefill: '#dd6b20', decode: '#2b6cb0' };
 const TIER_COLORS = ['#2f855a', '#805ad5', '#b7791f', '#c53030', '#2c7a7b', '#97266d', '#4a5568', '#718096'];
 const MATH_NAMES = { fp64: 'fp64', fp32: 'fp32', tf32: 'tf32', bf16: 'bf16', fp16: 'fp16', fp8: 'fp8', fp4: 'fp4', int8: 'int8', int4: 'int4', fp16Acc16: 'fp16-acc16' };
 
-function showTip(event, text) {
+// The tooltip beside the pointer, kept inside the window (a phone's too).
+export function showTip(event, text) {
   const t = tooltip();
   t.textContent = text;
   t.hidden = false;
-  t.style.left = `${event.clientX + 14}px`;
-  t.style.top = `${event.clientY + 10}px`;
+  const left = Math.min(event.clientX + 14, window.innerWidth - t.offsetWidth - 8);
+  const top = event.clientY + 10 + t.offsetHeight > window.innerHeight ? event.clientY - t.offsetHeight - 10 : event.clientY + 10;
+  t.style.left = `${Math.max(4, left)}px`;
+  t.style.top = `${Math.max(4, top)}px`;
 }
-function hideTip() { tooltip().hidden = true; }
+export function hideTip() { tooltip().hidden = true; }
+
+// Charts take their container's width (at least MIN_WIDTH, so a phone's
+// column still holds a readable chart); a hidden container (0 wide) gets
+// `fallback`. The views redraw on resize (main.js).
+export const MIN_WIDTH = 280;
+export function widthOf(container, fallback) {
+  const w = Math.floor(container.clientWidth || 0);
+  return w > 0 ? Math.max(w, MIN_WIDTH) : fallback;
+}
 
 function frame(container, width, height, margin) {
   const root = d3.select(container);
@@ -49,7 +61,12 @@ function opText(op, phase) {
 // hardware publishes, the ridge points of each tier against the matmul
 // math, and every op of prefill and of decode as one point.
 export function roofline(container, hardware, result) {
-  const { g, w, h } = frame(container, 860, 420, { top: 12, right: 190, bottom: 42, left: 70 });
+  const width = widthOf(container, 860);
+  // Narrow (a phone): no right margin for the ceiling labels; they are
+  // listed under the chart instead.
+  const narrow = width < 640;
+  const { g, w, h } = frame(container, width, narrow ? Math.max(300, Math.round(width * 0.9)) : 420,
+    { top: 12, right: narrow ? 10 : 190, bottom: 42, left: narrow ? 58 : 70 });
   const peaks = Object.entries(hardware.peakOpsPerSecond || {})
     .filter(([, v]) => v > 0).map(([k, v]) => ({ math: MATH_NAMES[k] || k, peak: v }));
   // Math types at the same peak (bf16 and fp16, say) share one label.
@@ -75,7 +92,7 @@ export function roofline(container, hardware, result) {
   g.append('g').attr('class', 'axis').attr('transform', `translate(0,${h})`).call(d3.axisBottom(x).ticks(8, '~s'));
   g.append('g').attr('class', 'axis').call(d3.axisLeft(y).ticks(6, '~s'));
   g.append('text').attr('x', w / 2).attr('y', h + 34).attr('text-anchor', 'middle').text('arithmetic intensity (FLOP/byte)');
-  g.append('text').attr('transform', 'rotate(-90)').attr('x', -h / 2).attr('y', -54).attr('text-anchor', 'middle').text('attainable FLOP/s');
+  g.append('text').attr('transform', 'rotate(-90)').attr('x', -h / 2).attr('y', narrow ? -46 : -54).attr('text-anchor', 'middle').text('attainable FLOP/s');
 
   tiers.forEach((t) => {
     const color = TIER_COLORS[t.i % TIER_COLORS.length];
@@ -95,11 +112,17 @@ export function roofline(container, hardware, result) {
       .attr('x1', x(xStart)).attr('y1', y(p.peak)).attr('x2', x(xMax)).attr('y2', y(p.peak));
   });
   let lastY = -Infinity;
-  labels.sort((a, b) => b[0] - a[0]).forEach(([peak, names]) => {
-    const ly = Math.max(y(peak) + 4, lastY + 12);  // no overlapping labels
-    lastY = ly;
-    g.append('text').attr('x', w + 4).attr('y', ly).attr('fill', '#4a5568').text(`${names} ${si(peak, 'FLOP/s')}`);
-  });
+  labels.sort((a, b) => b[0] - a[0]);
+  if (narrow) {
+    d3.select(container).append('div').attr('class', 'legend ceiling-legend')
+      .selectAll('span').data(labels).join('span').text(([peak, names]) => `— — ${names} ${si(peak, 'FLOP/s')}`);
+  } else {
+    labels.forEach(([peak, names]) => {
+      const ly = Math.max(y(peak) + 4, lastY + 12);  // no overlapping labels
+      lastY = ly;
+      g.append('text').attr('class', 'ceiling-label').attr('x', w + 4).attr('y', ly).attr('fill', '#4a5568').text(`${names} ${si(peak, 'FLOP/s')}`);
+    });
+  }
   if (matmul) {
     tiers.forEach((t) => {
       const r = matmul.peak / t.bw;
@@ -140,12 +163,14 @@ export function opBars(container, result, metric) {
   }
   const data = [...rows.values()];
   const height = 24 + data.length * 18 + 30;
-  const { g, w, h } = frame(container, 760, height, { top: 8, right: 80, bottom: 30, left: 170 });
+  const width = widthOf(container, 760);
+  const { g, w, h } = frame(container, width, height,
+    { top: 8, right: width < 640 ? 62 : 80, bottom: 30, left: Math.min(170, Math.round(width * 0.36)) });
   const stack = d3.stack().keys(['prefill', 'decode'])(data);
   const x = d3.scaleLinear().domain([0, d3.max(data, (d) => d.prefill + d.decode) || 1]).nice().range([0, w]);
   const yb = d3.scaleBand().domain(data.map((d) => d.key)).range([0, h]).padding(0.2);
   g.append('g').attr('class', 'axis').attr('transform', `translate(0,${h})`)
-    .call(d3.axisBottom(x).ticks(6).tickFormat((v) => fmt(v)));
+    .call(d3.axisBottom(x).ticks(w < 400 ? 3 : 6).tickFormat((v) => fmt(v)));
   g.append('g').attr('class', 'axis').call(d3.axisLeft(yb));
   g.selectAll('g.layer').data(stack).join('g').attr('class', 'layer').attr('fill', (s) => PHASE_COLOR[s.key])
     .selectAll('rect').data((s) => s.map((v) => Object.assign(v, { phase: s.key }))).join('rect')
@@ -164,10 +189,15 @@ export function memory(container, mem) {
   const tiers = mem.tiers || [];
   const keys = [['weightsBytes', 'weights', '#2b6cb0'], ['kvCacheBytes', 'KV cache', '#dd6b20'], ['activationsBytes', 'activations', '#38a169']];
   const height = 30 + tiers.length * 40 + 26;
-  const { g, w, h } = frame(container, 400, height, { top: 8, right: 10, bottom: 26, left: 10 });
+  const { g, w, h } = frame(container, widthOf(container, 400), height, { top: 8, right: 30, bottom: 26, left: 10 });
   const x = d3.scaleLinear().domain([0, d3.max(tiers, (t) => Math.max(t.capacityBytes, t.usedBytes)) || 1]).range([0, w]);
   const yb = d3.scaleBand().domain(tiers.map((t) => `${t.tier}: ${t.name}`)).range([0, h]).paddingInner(0.45).paddingOuter(0.4);
-  g.append('g').attr('class', 'axis').attr('transform', `translate(0,${h})`).call(d3.axisBottom(x).ticks(4).tickFormat(bytes));
+  // Ticks at round numbers of the binary unit shown (0, 50, 100 GiB), not
+  // at round numbers of bytes (46.57 GiB).
+  const max = x.domain()[1];
+  const unit = [2 ** 40, 2 ** 30, 2 ** 20, 2 ** 10].find((u) => max >= u) || 1;
+  const ticks = d3.scaleLinear().domain([0, max / unit]).ticks(w < 400 ? 3 : 5).map((t) => t * unit);
+  g.append('g').attr('class', 'axis').attr('transform', `translate(0,${h})`).call(d3.axisBottom(x).tickValues(ticks).tickFormat(bytes));
   tiers.forEach((t) => {
     const label = `${t.tier}: ${t.name}`;
     g.append('rect').attr('x', 0).attr('y', yb(label)).attr('width', x(t.capacityBytes)).attr('height', yb.bandwidth())
@@ -188,9 +218,14 @@ export function memory(container, mem) {
 }
 
 // A line chart of series [{name, points: [{x, y}]}]; log x when asked.
-export function lines(container, series, { xLabel, yLabel, yFormat = (v) => si(v), logX = false, yFromZero = true, width = 760, height = 300 }) {
-  const { g, w, h } = frame(container, width, height, { top: 10, right: 16, bottom: 40, left: 74 });
+// `width` is used only while the container is hidden (0 wide).
+export function lines(container, series, { xLabel, yLabel, yFormat = (v) => si(v), xFormat = null, logX = false, yFromZero = true, width = 760, height = 300, r = 3.5 }) {
+  const { g, w, h } = frame(container, widthOf(container, width), height, { top: 10, right: 16, bottom: 40, left: 74 });
   const all = series.flatMap((s) => s.points).filter((p) => p.y !== undefined && p.y !== null);
+  if (!all.length) {
+    g.append('text').attr('x', w / 2).attr('y', h / 2).attr('text-anchor', 'middle').attr('class', 'muted').text('no data');
+    return () => '#999';
+  }
   const x = (logX ? d3.scaleLog() : d3.scaleLinear()).domain(d3.extent(all, (p) => p.x)).range([0, w]);
   if (!logX) x.nice();
   const [lo, hi] = d3.extent(all, (p) => p.y);
@@ -200,6 +235,8 @@ export function lines(container, series, { xLabel, yLabel, yFormat = (v) => si(v
   const xAxis = d3.axisBottom(x).ticks(6);
   // Log x: a tick at each value swept (batch 1, 8, 64), not at decades.
   if (logX) xAxis.tickValues([...new Set(all.map((p) => p.x))].sort((a, b) => a - b)).tickFormat(d3.format('~s'));
+  else if (xFormat) xAxis.tickFormat(xFormat);
+  if (w < 320) xAxis.ticks(4);
   g.append('g').attr('class', 'axis').attr('transform', `translate(0,${h})`).call(xAxis);
   g.append('g').attr('class', 'axis').call(d3.axisLeft(y).ticks(5).tickFormat(yFormat));
   g.append('text').attr('x', w / 2).attr('y', h + 34).attr('text-anchor', 'middle').text(xLabel);
@@ -210,8 +247,9 @@ export function lines(container, series, { xLabel, yLabel, yFormat = (v) => si(v
     g.append('path').attr('fill', 'none').attr('stroke', color(s.name)).attr('stroke-width', 2)
       .attr('d', d3.line().x((p) => x(p.x)).y((p) => y(p.y))(pts));
     g.selectAll(null).data(pts).join('circle').attr('class', 'line-point').attr('data-series', s.name)
-      .attr('cx', (p) => x(p.x)).attr('cy', (p) => y(p.y)).attr('r', 3.5).attr('fill', color(s.name))
-      .on('mousemove', (event, p) => showTip(event, `${s.name}\n${xLabel}: ${p.x}\n${yLabel}: ${yFormat(p.y)}`))
+      .attr('data-x', (p) => p.x).attr('data-y', (p) => p.y)
+      .attr('cx', (p) => x(p.x)).attr('cy', (p) => y(p.y)).attr('r', r).attr('fill', color(s.name))
+      .on('mousemove', (event, p) => showTip(event, `${s.name}\n${xLabel}: ${xFormat ? xFormat(p.x) : p.x}\n${yLabel}: ${yFormat(p.y)}`))
       .on('mouseleave', hideTip);
   }
   return (name) => color(name);

@@ -1,9 +1,11 @@
 // The Compare view: a sweep over hardware × batch sizes, streamed as NDJSON,
 // drawn as tok/s, $/Mtoken and J/token against batch, and a sortable table.
-import { stream, loadCatalogs, ApiError } from './api.js';
+import { stream, loadCatalogs, getHardware, ApiError } from './api.js';
 import { si, seconds, fixed, toCsv, download } from './format.js';
 import { lines } from './charts.js';
+import { spills, fitsText, spillWhere } from './spill.js';
 
+const FORMATS = ['bf16', 'fp16', 'fp8', 'int8', 'int4', 'int4-g128', 'nvfp4', 'mxfp4'];
 const DEFAULT_HW = 'nvidia-h100-sxm-80gb,amd-mi300x,nvidia-a100-sxm-80gb,nvidia-rtx-4090';
 const COLUMNS = [
   { key: 'hardwareId', title: 'hardware', text: true },
@@ -14,8 +16,8 @@ const COLUMNS = [
   { key: 'usdPerMillionOutputTokens', title: '$/Mtok', fmt: (v) => fixed(v, 3) },
   { key: 'joulesPerOutputToken', title: 'J/token', fmt: (v) => fixed(v, 4) },
   { key: 'gCo2ePerMillionOutputTokens', title: 'gCO₂e/Mtok', fmt: (v) => si(v) },
-  { key: 'fits', title: 'fits', fmt: (v) => (v ? 'yes' : 'NO') },
-  { key: 'spilled', title: 'spilled', fmt: (v) => (v ? 'YES' : 'no') },
+  // "fits (spilled: weights 14.96 GiB)" when bytes sit off the device.
+  { key: 'fits', title: 'fits', text: true, fmt: (v, r) => r.fitsText },
   { key: 'bound', title: 'bound', text: true },
   { key: 'bottleneckOp', title: 'bottleneck', text: true },
 ];
@@ -28,8 +30,9 @@ const TEMPLATE = `
   <div class="row">
     <label>Prompt <input name="prompt" type="number"></label>
     <label>Generated <input name="gen" type="number"></label>
-    <label>Weights <input name="weights" list="formats-list"></label>
+    <label>Weights <input name="weights" list="compare-formats"></label>
   </div>
+  <datalist id="compare-formats">${FORMATS.map((f) => `<option value="${f}">`).join('')}</datalist>
   <div class="general-error" data-for=""></div>
   <div class="buttons">
     <button type="button" class="small primary" data-role="run">Run sweep</button>
@@ -52,6 +55,7 @@ export class CompareView {
     root.innerHTML = TEMPLATE;
     this.form = root.querySelector('form');
     this.points = [];
+    this.parts = new Map();
     this.sort = { key: 'decodeTokensPerSecondTotal', dir: -1 };
     root.querySelector('[data-role=run]').addEventListener('click', () => this.run());
     this.form.addEventListener('change', () => this.run());
@@ -63,7 +67,9 @@ export class CompareView {
     this.form.elements.model.innerHTML = models.map((x) => `<option value="${x.id}">${x.id}</option>`).join('');
     this.form.elements.model.value = state.model || 'llama-3-8b';
     const chosen = new Set((state.hardware || DEFAULT_HW).split(','));
-    this.root.querySelector('[data-role=hw]').innerHTML = hardware.map((h) =>
+    // The chosen parts first, so a link's parts are in sight (as Plan).
+    const sorted = [...hardware].sort((a, b) => Number(chosen.has(b.id)) - Number(chosen.has(a.id)));
+    this.root.querySelector('[data-role=hw]').innerHTML = sorted.map((h) =>
       `<label><input type="checkbox" value="${h.id}" ${chosen.has(h.id) ? 'checked' : ''}>${h.id}</label>`).join('');
     this.form.elements.batch.value = state.batches || '1,4,16,64';
     this.form.elements.prompt.value = state.prompt || '1024';
@@ -94,6 +100,9 @@ export class CompareView {
       batchSizes: s.batches.split(',').filter(Boolean),
       promptTokens: s.prompt ? [s.prompt] : [], generatedTokens: s.gen ? [s.gen] : [],
       formats: [{ weights: s.weights }],
+      // The memory placement of each point, to say what spilled and how
+      // much (BASIC: no per-op tables).
+      includeFullResult: true, resultView: 'ANALYSIS_VIEW_BASIC',
     };
     const points = [];
     try {
@@ -105,6 +114,13 @@ export class CompareView {
       this.root.dataset.state = 'error';
       return;
     }
+    // The tiers' kinds of the parts that spilled (cached per part).
+    const spilledParts = [...new Set(points.filter((p) => p.summary && p.summary.spilled).map((p) => p.summary.hardwareId))];
+    try {
+      this.parts = new Map(await Promise.all(spilledParts.map(async (id) => [id, await getHardware(id)])));
+    } catch (e) {
+      this.parts = new Map();
+    }
     if (seq !== this.seq) return;
     this.points = points;
     status.textContent = `${points.length} points`;
@@ -113,8 +129,17 @@ export class CompareView {
   }
 
   rows() {
-    return this.points.filter((p) => p.summary && !p.error?.message).map((p) => Object.assign({ index: Number(p.index) }, p.summary, { batch: Number(p.summary.batch) }));
+    return this.points.filter((p) => p.summary && !p.error?.message).map((p) => {
+      const sp = p.summary.spilled ? spills(p.result && p.result.memory, this.parts.get(p.summary.hardwareId)) : [];
+      return Object.assign({ index: Number(p.index) }, p.summary, {
+        batch: Number(p.summary.batch),
+        fitsText: fitsText(p.summary.fits, sp.length ? sp : p.summary.spilled),
+        spillWhere: spillWhere(sp),
+      });
+    });
   }
+
+  redraw() { if (this.points.length) this.render(); }
 
   render() {
     const rows = this.rows();
@@ -143,7 +168,7 @@ export class CompareView {
     });
     const t = this.root.querySelector('[data-role=table]');
     t.innerHTML = `<thead><tr>${COLUMNS.map((c) => `<th data-key="${c.key}" class="${c.text ? 't' : ''} ${c.key === key ? (dir > 0 ? 'sorted-asc' : 'sorted-desc') : ''}">${c.title}</th>`).join('')}</tr></thead>
-      <tbody>${rows.map((r) => `<tr>${COLUMNS.map((c) => `<td class="${c.text ? 't' : ''}" data-key="${c.key}" data-value="${r[c.key] ?? ''}">${r[c.key] === undefined ? '–' : c.fmt ? c.fmt(r[c.key]) : r[c.key]}</td>`).join('')}</tr>`).join('')}</tbody>`;
+      <tbody>${rows.map((r) => `<tr>${COLUMNS.map((c) => `<td class="${c.text ? 't' : ''}${c.key === 'fits' && r.spilled ? ' fits-spilled' : ''}" data-key="${c.key}" data-value="${r[c.key] ?? ''}"${c.key === 'fits' && r.spillWhere ? ` title="${r.spillWhere.replace(/"/g, '&quot;')}"` : ''}>${r[c.key] === undefined ? '–' : c.fmt ? c.fmt(r[c.key], r) : r[c.key]}</td>`).join('')}</tr>`).join('')}</tbody>`;
     t.querySelectorAll('th').forEach((th) => th.addEventListener('click', () => {
       const k = th.dataset.key;
       this.sort = { key: k, dir: this.sort.key === k ? -this.sort.dir : (COLUMNS.find((c) => c.key === k).text ? 1 : -1) };

@@ -6,6 +6,7 @@ import { stream, loadCatalogs, ApiError } from './api.js';
 import { seconds, toCsv, download } from './format.js';
 import { paretoScatter } from './scatter.js';
 import { sortableTable, fieldFor } from './table.js';
+import { fitsText } from './spill.js';
 
 const AXES = ['bandwidth_gbs', 'peak_tflops', 'peak_tflops.fp8', 'capacity_gb', 'sram_mb', 'sram_bandwidth_gbs', 'tdp_w',
   'price_usd', 'interconnect_gbs', 'pim_bandwidth_gbs', 'pim_tflops', 'bandwidth_x', 'peak_x', 'capacity_x', 'sram_x',
@@ -32,19 +33,25 @@ const METRICS = {
 const MAX_DRAWN = 20000;
 
 const DEFAULTS = {
-  model: 'llama-3-8b', hardware: 'nvidia-h100-sxm-80gb', batch: '1', prompt: '1024', gen: '256', weights: 'bf16',
+  // Formats as `ridgeline explore` defaults them (--weights, --activations,
+  // --kv: bf16 each).
+  model: 'llama-3-8b', hardware: 'nvidia-h100-sxm-80gb', batch: '1', prompt: '1024', gen: '256', weights: 'bf16', act: 'bf16', kv: 'bf16',
   vary: 'batch=1,2,4,8,16,32,64,128,256;bandwidth_gbs=1000:8000:4',
   objectives: 'decode_tok_s:max,usd_per_mtoken:min',
   constraints: 'tpot_ms<=50',
   x: '0', y: '1',
 };
+// The form's plain controls (URL key = control name).
+const CONTROLS = ['model', 'hardware', 'batch', 'prompt', 'gen', 'weights', 'act', 'kv', 'constraints'];
 const FIELDS = [
   { key: 'model', paths: ['model'] },
   { key: 'hardware', paths: ['hardware'] },
   { key: 'batch', paths: ['workload.batch'] },
   { key: 'prompt', paths: ['workload.prompt_tokens'] },
   { key: 'gen', paths: ['workload.generated_tokens'] },
-  { key: 'weights', paths: ['formats'] },
+  { key: 'weights', paths: ['formats', 'formats.weights'] },
+  { key: 'act', paths: ['formats.activations'] },
+  { key: 'kv', paths: ['formats.kv_cache'] },
   { key: 'constraints', paths: ['constraints'] },
 ];
 
@@ -62,8 +69,14 @@ const TEMPLATE = `
   <div class="field-error" data-for="batch"></div>
   <div class="field-error" data-for="prompt"></div>
   <div class="field-error" data-for="gen"></div>
-  <label>Weights <input name="weights" list="explore-formats"></label>
+  <div class="row">
+    <label>Weights <input name="weights" list="explore-formats"></label>
+    <label>Activations <input name="act" list="explore-formats"></label>
+    <label>KV cache <input name="kv" list="explore-formats"></label>
+  </div>
   <div class="field-error" data-for="weights"></div>
+  <div class="field-error" data-for="act"></div>
+  <div class="field-error" data-for="kv"></div>
   <h3>Axes <span class="hint">values: a,b,c or lo:hi:n (log-spaced)</span></h3>
   <div data-role="axes"></div>
   <button type="button" class="small" data-role="add-axis">+ axis</button>
@@ -74,7 +87,7 @@ const TEMPLATE = `
   <div class="field-error" data-for="constraints"></div>
   <datalist id="explore-axes">${AXES.map((a) => `<option value="${a}">`).join('')}</datalist>
   <datalist id="explore-metrics">${Object.keys(METRICS).map((m) => `<option value="${m}">`).join('')}</datalist>
-  <datalist id="explore-formats">${['bf16', 'fp16', 'fp8', 'int8', 'int4', 'int4-g128', 'nvfp4', 'mxfp4'].map((f) => `<option value="${f}">`).join('')}</datalist>
+  <datalist id="explore-formats">${['bf16', 'fp16', 'fp32', 'fp8', 'fp8-e5m2', 'int8', 'int4', 'int4-g128', 'int4-g32', 'nvfp4', 'mxfp4', 'w4a16'].map((f) => `<option value="${f}">`).join('')}</datalist>
   <div class="general-error" data-for=""></div>
   <div class="buttons">
     <button type="button" class="small primary" data-role="run">Explore</button>
@@ -142,7 +155,7 @@ export class ExploreView {
     const s = Object.assign({}, DEFAULTS, state);
     this.form.elements.model.innerHTML = models.map((x) => `<option value="${x.id}">${x.id}</option>`).join('');
     this.form.elements.hardware.innerHTML = hardware.map((x) => `<option value="${x.id}">${x.displayName || x.id}</option>`).join('');
-    for (const k of ['model', 'hardware', 'batch', 'prompt', 'gen', 'weights', 'constraints']) this.form.elements[k].value = s[k];
+    for (const k of CONTROLS) this.form.elements[k].value = s[k];
     for (const spec of parseList(s.vary, ';')) {
       const eq = spec.indexOf('=');
       this.addAxis(eq < 0 ? spec : spec.slice(0, eq), eq < 0 ? '' : spec.slice(eq + 1));
@@ -200,7 +213,7 @@ export class ExploreView {
 
   values() {
     const out = {};
-    for (const k of ['model', 'hardware', 'batch', 'prompt', 'gen', 'weights', 'constraints']) out[k] = this.form.elements[k].value.trim();
+    for (const k of CONTROLS) out[k] = this.form.elements[k].value.trim();
     out.vary = this.vary().join(';');
     out.objectives = this.objectives().join(',');
     return out;
@@ -219,7 +232,7 @@ export class ExploreView {
       model: { catalogId: s.model },
       hardware: { platformId: s.hardware },
       workload: { batch: num(s.batch), promptTokens: num(s.prompt), generatedTokens: num(s.gen) },
-      formats: s.weights ? { weights: s.weights } : undefined,
+      formats: { weights: s.weights, activations: s.act, kvCache: s.kv },
       vary,
       objectives: this.objectives(),
       constraints: parseList(s.constraints, ','),
@@ -306,6 +319,9 @@ export class ExploreView {
   points() { return this.messages.filter((m) => m.point).map((m) => m.point); }
   summary() { return (this.messages.find((m) => m.summary) || {}).summary || {}; }
 
+  // The scatter again at the current width (main.js calls it on resize).
+  redraw() { if (this.messages.length) this.draw(); }
+
   render() {
     const sum = this.summary();
     const objs = sum.objectiveNames || [];
@@ -350,7 +366,8 @@ export class ExploreView {
       kind: p.pareto ? 'front' : p.feasible ? 'feasible' : 'infeasible',
       tip: [`point #${p.index}${p.pareto ? ' — on the front' : p.feasible ? '' : ' — infeasible'}`,
         ...axes.map((a, i) => `${a.padEnd(18)} ${p.axisValues[i]}`),
-        ...objs.map((o, i) => `${o.padEnd(18)} ${num4(p.objectives[i])}`)].join('\n'),
+        ...objs.map((o, i) => `${o.padEnd(18)} ${num4(p.objectives[i])}`),
+        `${'fits'.padEnd(18)} ${fitsText(p.fits, p.spilled === true)}`].join('\n'),
     }));
     const el = this.root.querySelector('[data-role=scatter]');
     // The 2-D staircase is the front only when there are two objectives.
@@ -366,27 +383,37 @@ export class ExploreView {
     const dirs = this.objectiveSpecs.map((o) => o.split(':')[1]);
     const columns = [{ key: 'index', title: '#' },
       ...axes.map((a, i) => ({ key: `a${i}`, title: a, fmt: (v) => (typeof v === 'number' ? num4(v) : v) })),
-      ...objs.map((o, i) => ({ key: `o${i}`, title: `${o}:${dirs[i]}`, fmt: num4 }))];
+      ...objs.map((o, i) => ({ key: `o${i}`, title: `${o}:${dirs[i]}`, fmt: num4 })),
+      { key: 'fits', title: 'fits', text: true }];
     const rows = this.points().filter((p) => p.pareto).map((p) => {
       const r = { index: Number(p.index), rowId: p.index };
       p.axisValues.forEach((v, i) => { r[`a${i}`] = v !== '' && Number.isFinite(Number(v)) ? Number(v) : v; });
       p.objectives.forEach((v, i) => { r[`o${i}`] = v; });
+      r.fits = fitsText(p.fits, p.spilled === true);
       return r;
     });
     sortableTable(this.root.querySelector('[data-role=front]'), columns, rows, this.sort,
       (sort) => { this.sort = sort; this.drawTable(); });
   }
 
-  // CSV as `ridgeline explore --format csv` writes it: one column per axis,
-  // one per objective (direction included), feasible, fits, pareto (1/0).
+  // CSV as `ridgeline explore [--all] --format csv` writes it: one column
+  // per axis, one per objective (direction included), feasible, fits,
+  // spilled (when the server reports it per point), pareto (1/0), and with
+  // every point the violation.
   export(kind) {
     const sum = this.summary();
     if (kind === 'json') {
       download('ridgeline-explore.json', JSON.stringify(this.messages, null, 2), 'application/json');
       return;
     }
-    const headers = [...(sum.axisNames || []), ...this.objectiveSpecs, 'feasible', 'fits', 'pareto'];
-    const rows = this.points().map((p) => [...p.axisValues, ...p.objectives, p.feasible ? 1 : 0, p.fits ? 1 : 0, p.pareto ? 1 : 0]);
+    const pts = this.points();
+    const spilled = pts.some((p) => 'spilled' in p);
+    // Every point streamed (include_all): the violation too, as `--all` adds it.
+    const all = this.includeAll;
+    const headers = [...(sum.axisNames || []), ...this.objectiveSpecs, 'feasible', 'fits', ...(spilled ? ['spilled'] : []), 'pareto',
+      ...(all ? ['violation'] : [])];
+    const rows = pts.map((p) => [...p.axisValues, ...p.objectives, p.feasible ? 1 : 0, p.fits ? 1 : 0, ...(spilled ? [p.spilled ? 1 : 0] : []),
+      p.pareto ? 1 : 0, ...(all ? [p.violation] : [])]);
     download('ridgeline-explore.csv', toCsv(headers, rows), 'text/csv');
   }
 }

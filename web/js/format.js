@@ -1,4 +1,11 @@
 // Number formatting for people, and CSV/JSON export.
+//
+// Units (one convention for the UI, its tooltips and the CLI; docs/web.md
+// "Units"): sizes of memory and data in binary prefixes (KiB, MiB, GiB,
+// TiB: 2^10 steps), as device memory is sold (an "80 GB" H100 holds
+// 80 GiB); rates and counts in decimal SI prefixes (GB/s, TFLOP/s, k
+// tok/s: 10^3 steps), as bandwidth and compute are published. 4
+// significant digits.
 
 const SI = [[1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
 
@@ -18,11 +25,12 @@ export function seconds(v) {
   return `${(v * 1e9).toPrecision(4)} ns`;
 }
 
+// A size: "14.96 GiB", "512.0 KiB", "96 B".
 export function bytes(v) {
   if (v === undefined || v === null) return '–';
-  const units = [[2 ** 40, 'TiB'], [2 ** 30, 'GiB'], [2 ** 20, 'MiB'], [2 ** 10, 'KiB']];
+  const units = [[2 ** 50, 'PiB'], [2 ** 40, 'TiB'], [2 ** 30, 'GiB'], [2 ** 20, 'MiB'], [2 ** 10, 'KiB']];
   for (const [f, u] of units) if (Math.abs(v) >= f) return `${(v / f).toPrecision(4)} ${u}`;
-  return `${v} B`;
+  return `${Math.round(v)} B`;
 }
 
 export function fixed(v, digits = 3) {

@@ -1,16 +1,18 @@
 // The UI's shell: the nav and its views. A view is a class with
-// init(state), state() and a root element; adding one (Explore, Plan) is one
-// entry in VIEWS.
+// init(state), state(), redraw() (its charts at the current width) and a
+// root element; adding one (Explore, Plan) is one entry in VIEWS.
 import { readState, writeState } from './state.js';
 import { AnalyzeView } from './analyze.js';
 import { CompareView } from './compare.js';
 import { ExploreView } from './explore.js';
 import { PlanView } from './plan.js';
+import { SimulateView } from './simulate.js';
 
 const VIEWS = [
   { id: 'analyze', title: 'Analyze', View: AnalyzeView },
   { id: 'compare', title: 'Compare', View: CompareView },
   { id: 'explore', title: 'Explore', View: ExploreView },
+  { id: 'simulate', title: 'Simulate', View: SimulateView },
   { id: 'plan', title: 'Plan', View: PlanView },
 ];
 
@@ -34,8 +36,24 @@ function show(id, state) {
     view.init(state).catch((e) => { root.dataset.state = 'error'; root.insertAdjacentHTML('afterbegin', `<p class="general-error">${e.message}</p>`); });
   } else {
     writeState(mounted.get(spec.id).state());
+    redraw();  // drawn while hidden, or at another width
   }
 }
+
+// Charts are drawn at their container's width: redraw the shown view when
+// that changes (a rotated phone, a resized window), once it settles.
+let lastWidth = main.clientWidth;
+let resizeTimer = null;
+function redraw() {
+  const view = mounted.get(current);
+  if (view && view.redraw) view.redraw();
+  lastWidth = main.clientWidth;
+}
+new ResizeObserver(() => {
+  if (main.clientWidth === lastWidth) return;
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(redraw, 120);
+}).observe(main);
 
 for (const v of VIEWS) {
   const b = document.createElement('button');

@@ -119,7 +119,7 @@ const TEMPLATE = `
 
 // "1024" -> {fixed}; "512..2048" -> {uniform}; "" -> unset (the server
 // names the missing field).
-function tokenLengths(text) {
+export function tokenLengths(text) {
   const t = (text || '').replace(/\s/g, '');
   if (!t) return undefined;
   const range = /^(.+)\.\.(.+)$/.exec(t);
@@ -136,7 +136,8 @@ function msToSeconds(text) {
   return Number.isFinite(v) ? v / 1e3 : t;
 }
 
-function formatSet(text) {
+// "fp8" or "W/A/KV" (missing parts repeat the last one given).
+export function formatSet(text) {
   const [weights, activations, kvCache] = text.split('/');
   return { weights, activations: activations || weights, kvCache: kvCache || activations || weights };
 }
@@ -252,6 +253,8 @@ export class PlanView {
     this.root.dataset.state = 'ready';
     this.root.dataset.seq = String(seq);
   }
+
+  redraw() { if (this.response) this.render(); }
 
   // The deployments as the server ranked them, numbered from 1.
   ranked() {

@@ -2,18 +2,9 @@
 // and Plan: every point, the Pareto front highlighted, and for a front of
 // exactly these two objectives the staircase through it.
 import { si } from './format.js';
+import { widthOf, showTip, hideTip } from './charts.js';
 
 const d3 = window.d3;
-const tooltip = () => document.getElementById('tooltip');
-
-function showTip(event, text) {
-  const t = tooltip();
-  t.textContent = text;
-  t.hidden = false;
-  t.style.left = `${event.clientX + 14}px`;
-  t.style.top = `${event.clientY + 10}px`;
-}
-function hideTip() { tooltip().hidden = true; }
 
 // Tick labels: 3 significant digits without trailing zeros (0.02, 150,
 // 2.5 k), SI prefixes from a thousand up.
@@ -39,10 +30,13 @@ function scaleFor(values) {
 // opts: {xLabel, yLabel, staircase: {xMax: bool, yMax: bool} or null,
 // width, height}. Points without a finite x and y are skipped (an objective
 // the part cannot give). Returns the number of points drawn.
-export function paretoScatter(container, points, { xLabel, yLabel, staircase = null, width = 760, height = 380 }) {
+// `width` is used only while the container is hidden (0 wide): the chart
+// takes its container's width.
+export function paretoScatter(container, points, { xLabel, yLabel, staircase = null, width: hiddenWidth = 760, height = 380 }) {
   const root = d3.select(container);
   root.selectAll('*').remove();
-  const margin = { top: 12, right: 18, bottom: 44, left: 78 };
+  const width = widthOf(container, hiddenWidth);
+  const margin = { top: 12, right: 18, bottom: 44, left: width < 640 ? 64 : 78 };
   const svg = root.append('svg').attr('viewBox', `0 0 ${width} ${height}`).attr('width', width).attr('height', height);
   const g = svg.append('g').attr('transform', `translate(${margin.left},${margin.top})`);
   const w = width - margin.left - margin.right;
@@ -64,11 +58,11 @@ export function paretoScatter(container, points, { xLabel, yLabel, staircase = n
     return (v) => (keep(v) === '' ? '' : short(v));
   };
   g.append('g').attr('class', 'grid').call(d3.axisLeft(y).ticks(6).tickSize(-w).tickFormat('')).call((a) => a.select('.domain').remove());
-  g.append('g').attr('class', 'axis').attr('transform', `translate(0,${h})`).call(d3.axisBottom(x).ticks(7).tickFormat(tickFmt(x, xs.log, 7)));
+  g.append('g').attr('class', 'axis').attr('transform', `translate(0,${h})`).call(d3.axisBottom(x).ticks(w < 400 ? 4 : 7).tickFormat(tickFmt(x, xs.log, w < 400 ? 4 : 7)));
   g.append('g').attr('class', 'axis').call(d3.axisLeft(y).ticks(6).tickFormat(tickFmt(y, ys.log, 6)));
   g.append('text').attr('x', w / 2).attr('y', h + 36).attr('text-anchor', 'middle')
     .text(`${xLabel}${xs.log ? ' (log)' : ''}`);
-  g.append('text').attr('transform', 'rotate(-90)').attr('x', -h / 2).attr('y', -62).attr('text-anchor', 'middle')
+  g.append('text').attr('transform', 'rotate(-90)').attr('x', -h / 2).attr('y', -margin.left + 16).attr('text-anchor', 'middle')
     .text(`${yLabel}${ys.log ? ' (log)' : ''}`);
 
   const front = drawn.filter((p) => p.kind === 'front');

@@ -833,7 +833,15 @@ TEST(CliTable, QuotesCarriageReturnInCsv) {
 
 TEST(CliTable, FormatsNumbersWithSiPrefixes) {
   EXPECT_EQ(cli::Si(989.4e12, "OPS"), "989 TOPS");
-  EXPECT_EQ(cli::Bytes(16060522496.0), "16.1 GB");
+  // Sizes in binary units (docs/web.md "Units"): 16,060,522,496 B / 2^30 =
+  // 14.957 GiB -> 3 significant digits "15.0"; 80 x 2^30 B = 80 GiB;
+  // 1536 B = 1.5 KiB; below 1 KiB plain bytes.
+  EXPECT_EQ(cli::Bytes(16060522496.0), "15.0 GiB");
+  EXPECT_EQ(cli::Bytes(80.0 * (1ull << 30)), "80.0 GiB");
+  EXPECT_EQ(cli::Bytes(1536), "1.50 KiB");
+  EXPECT_EQ(cli::Bytes(512), "512 B");
+  // Rates stay decimal: 3352 GB/s.
+  EXPECT_EQ(cli::Si(3352e9, "B/s"), "3.35 TB/s");
   EXPECT_EQ(cli::Seconds(0.00522), "5.22 ms");
   EXPECT_EQ(cli::Seconds(812e-6), "812 us");
   EXPECT_EQ(cli::Si(192.0), "192");

@@ -313,14 +313,23 @@ test('explore: the scatter and the table show the RPC front; a bad axis is named
   // 4 batch sizes x 4 bandwidths = 16 points, three objectives jointly.
   const vary = ['batch=1,4,16,64', 'bandwidth_gbs=1000:8000:4'];
   const objectives = ['decode_tok_s:max', 'usd_per_mtoken:min', 'j_per_token:min'];
+  // fp8 activations and KV cache: the form has every format the CLI has
+  // (the UI once sent weights only, so it explored bf16 activations).
   const q = new URLSearchParams({ view: 'explore', model: 'llama-3-8b', hardware: 'nvidia-h100-sxm-80gb', batch: '1',
-    prompt: '1024', gen: '256', weights: 'bf16', vary: vary.join(';'), objectives: objectives.join(','), constraints: 'tpot_ms<=50', x: '0', y: '1' });
+    prompt: '1024', gen: '256', weights: 'bf16', act: 'fp8', kv: 'fp8', vary: vary.join(';'), objectives: objectives.join(','), constraints: 'tpot_ms<=50', x: '0', y: '1' });
   await page.goto(`http://127.0.0.1:${httpPort}/?${q}`);
   await page.waitForFunction(() => document.getElementById('view-explore')?.dataset.state === 'ready', { timeout: 60000 });
 
-  const grpc = grpcExplore(['--model', 'llama-3-8b', '--hardware', 'nvidia-h100-sxm-80gb', '--batch', '1', '--prompt', '1024',
-    '--gen', '256', '--weights', 'bf16', ...vary.flatMap((v) => ['--vary', v]), ...objectives.flatMap((o) => ['--objective', o]),
-    '--constraint', 'tpot_ms<=50']);
+  const cliArgs = ['--model', 'llama-3-8b', '--hardware', 'nvidia-h100-sxm-80gb', '--batch', '1', '--prompt', '1024',
+    '--gen', '256', '--weights', 'bf16', '--activations', 'fp8', '--kv', 'fp8', ...vary.flatMap((v) => ['--vary', v]),
+    ...objectives.flatMap((o) => ['--objective', o]), '--constraint', 'tpot_ms<=50'];
+  const grpc = grpcExplore(cliArgs);
+  // The same exploration in bf16 activations and KV differs: the formats
+  // reach the server.
+  const bf16 = grpcExplore(cliArgs.map((a) => (a === 'fp8' ? 'bf16' : a)));
+  assert.notDeepEqual(bf16.points.map((p) => p.objectives), grpc.points.map((p) => p.objectives));
+  assert.equal(await page.$eval('#view-explore input[name=act]', (e) => e.value), 'fp8');
+  assert.equal(await page.$eval('#view-explore input[name=kv]', (e) => e.value), 'fp8');
   const front = grpc.points.filter((p) => p.pareto);
   assert.equal(grpc.points.length, 16);
   assert.equal(front.length, Number(grpc.summary.frontSize));
@@ -352,9 +361,15 @@ test('explore: the scatter and the table show the RPC front; a bad axis is named
   // Export: CSV as the CLI names its columns, one row per point; JSON parses.
   await page.click('#view-explore [data-export=csv]');
   const csv = parseCsv(await downloaded('ridgeline-explore.csv'));
-  assert.deepEqual(csv[0], ['batch', 'bandwidth_gbs', ...objectives, 'feasible', 'fits', 'pareto']);
+  // The header is `explore --all --format csv`'s (axes, objectives,
+  // feasible, fits[, spilled], pareto, violation) and so are the values.
+  const cliCsv = parseCsv(execFileSync(CLI_BIN, ['--server', `127.0.0.1:${grpcPort}`, 'explore', ...cliArgs, '--all', '--format', 'csv'],
+    { encoding: 'utf8' }));
+  assert.deepEqual(csv[0], cliCsv[0]);
+  assert.deepEqual(csv[0].slice(0, 7), ['batch', 'bandwidth_gbs', ...objectives, 'feasible', 'fits']);
   assert.equal(csv.length, 1 + grpc.points.length);
-  assert.deepEqual(csv.slice(1).map((r) => [r[0], r[1], Number(r[2]), Number(r[3]), Number(r[4]), r[7]]),
+  const pareto = csv[0].indexOf('pareto');
+  assert.deepEqual(csv.slice(1).map((r) => [r[0], r[1], Number(r[2]), Number(r[3]), Number(r[4]), r[pareto]]),
     grpc.points.map((p) => [...p.axisValues, ...p.objectives, p.pareto ? '1' : '0']));
   await page.click('#view-explore [data-export=json]');
   const json = JSON.parse(await downloaded('ridgeline-explore.json'));
@@ -441,6 +456,181 @@ test('plan: deployments in the RPC order, infeasible ones with their reason, a b
   assert.equal(await page.$eval('#view-plan input[name=rate]', (e) => e.classList.contains('invalid')), true);
   assert.match(page.url(), /rate=0/);
   await page.screenshot({ path: path.join(ARTIFACTS, 'plan-error.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// Llama-2-13B in bf16 (13.0e9 params x 2 B = 26.0 GB) overflows the RTX
+// 4090's 24 GiB of GDDR6X: the rest sits in host DRAM over PCIe (a tier of
+// kind host-link). It fits, but not on the device: never a bare "yes".
+test('spill: Analyze and Compare say "fits (spilled: ...)" where bytes sit in host memory', async () => {
+  const page = await newPage();
+  await page.goto(`http://127.0.0.1:${httpPort}/?model=llama-2-13b&hardware=nvidia-rtx-4090&batch=1&prompt=512&gen=16`);
+  await waitAnalysis(page);
+  const out = execFileSync(CLI_BIN, ['--server', `127.0.0.1:${grpcPort}`, 'analyze', '--model', 'llama-2-13b',
+    '--hardware', 'nvidia-rtx-4090', '--batch', '1', '--prompt', '512', '--gen', '16', '--format', 'json'], { encoding: 'utf8' });
+  const r = JSON.parse(out).result;
+  const hw = JSON.parse(execFileSync(CLI_BIN, ['--server', `127.0.0.1:${grpcPort}`, 'hardware', 'show', 'nvidia-rtx-4090',
+    '--format', 'json'], { encoding: 'utf8' }));
+  const tiers = (hw.hardware || hw).tiers;
+  assert.equal(r.memory.fits, true);
+  assert.notEqual(r.memory.spilled, '');
+  // GDDR6X (tier 0) is full of weights; the rest of them, the KV cache and
+  // the activations are in the host-link tier: each operand with its bytes
+  // there, in the UI's units (MiB here: 2^20 B, 4 significant digits).
+  const host = r.memory.tiers.filter((t) => tiers[t.tier].kind === 'host-link');
+  assert.equal(host.length, 1);
+  const off = [['weights', host[0].weightsBytes], ['KV cache', host[0].kvCacheBytes], ['activations', host[0].activationsBytes]];
+  for (const [name, b] of off) assert.ok(b > 0 && b < 2 ** 30, `${name}: ${b} B off the device`);
+  const fits = await page.$eval('#view-analyze [data-metric=fits]', (e) => ({ text: e.querySelector('.v').textContent,
+    spilled: e.dataset.spilled, title: e.title }));
+  assert.equal(fits.spilled, 'weights,KV cache,activations');
+  assert.equal(fits.text, `fits (spilled: ${off.map(([name, b]) => `${name} ${(b / 2 ** 20).toPrecision(4)} MiB`).join(', ')})`);
+  assert.match(fits.title, /^weights in host DRAM over PCIe/);
+  // An H100 holds the same model on the device: a plain yes.
+  const hwSelect = await page.$('#view-analyze select[name=hardware]');
+  const seq = await page.$eval('#view-analyze', (v) => v.dataset.seq);
+  await hwSelect.select('nvidia-h100-sxm-80gb');
+  await waitAnalysis(page, seq);
+  assert.equal(await page.$eval('#view-analyze [data-metric=fits] .v', (e) => e.textContent), 'yes');
+
+  await page.goto(`http://127.0.0.1:${httpPort}/?view=compare&model=llama-2-13b&hardware=nvidia-rtx-4090,nvidia-h100-sxm-80gb&batches=1&prompt=512&gen=16`);
+  await page.waitForFunction(() => document.getElementById('view-compare')?.dataset.state === 'ready', { timeout: 30000 });
+  const cells = await page.$$eval('#view-compare tbody tr', (trs) => Object.fromEntries(trs.map((tr) => [
+    tr.querySelector('td[data-key=hardwareId]').textContent, tr.querySelector('td[data-key=fits]').textContent])));
+  assert.deepEqual(cells, { 'nvidia-rtx-4090': fits.text, 'nvidia-h100-sxm-80gb': 'yes' });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// The Simulate view against `ridgeline --server simulate --format json`
+// (the gRPC response): the percentiles, the totals, and every bucket of the
+// timeline drawn.
+test('simulate: percentiles and the timeline charts equal the RPC; a bad rate is named at its field', async () => {
+  const page = await newPage();
+  const q = new URLSearchParams({ view: 'simulate', model: 'llama-3-8b', hardware: 'nvidia-h100-sxm-80gb', arrivals: 'rate',
+    load: '20', prompt: '1024', gen: '256', requests: '400' });
+  await page.goto(`http://127.0.0.1:${httpPort}/?${q}`);
+  await page.waitForFunction(() => document.getElementById('view-simulate')?.dataset.state === 'ready', { timeout: 60000 });
+  const r = JSON.parse(execFileSync(CLI_BIN, ['--server', `127.0.0.1:${grpcPort}`, 'simulate', '--model', 'llama-3-8b',
+    '--hardware', 'nvidia-h100-sxm-80gb', '--rate', '20', '--prompt', '1024', '--gen', '256', '--requests', '400',
+    '--format', 'json'], { encoding: 'utf8' }));
+  const pct = await page.$$eval('#view-simulate [data-role=percentiles] tbody tr', (trs) => Object.fromEntries(trs.map((tr) => [
+    tr.dataset.id, ['p50', 'p90', 'p99', 'mean'].map((k) => Number(tr.querySelector(`td[data-key=${k}]`).dataset.value))])));
+  const want = {};
+  for (const k of ['ttft', 'tpot', 'itl', 'e2e', 'queue']) {
+    want[k] = [r[k].p50Seconds, r[k].p90Seconds, r[k].p99Seconds, r[k].meanSeconds];
+  }
+  assert.deepEqual(pct, want);
+  const metric = (id) => page.$eval(`#view-simulate [data-metric=${id}]`, (e) => e.dataset.value);
+  assert.equal(Number(await metric('out-tps')), r.outputTokensPerSecond);
+  assert.equal(await metric('requests'), String(r.requests));
+  // min(200, 400 requests) = 200 buckets spanning the run.
+  const t = r.timeline;
+  assert.equal(t.arrivals.length, 200);
+  assert.ok(Math.abs(t.bucketSeconds * 200 - r.durationSeconds) <= 1e-9 * r.durationSeconds);
+  assert.equal(t.arrivals.reduce((a, b) => a + Number(b), 0), 400);
+  const series = (chart, name) => page.$$eval(`#view-simulate [data-role=${chart}] circle.line-point[data-series="${name}"]`,
+    (cs) => cs.map((c) => [Number(c.dataset.x), Number(c.dataset.y)]));
+  const mid = (k) => t.startSeconds + (k + 0.5) * t.bucketSeconds;
+  assert.deepEqual(await series('chart-kv', 'KV use'), t.kvUsageMean.map((v, k) => [mid(k), v * 100]));
+  assert.deepEqual(await series('chart-queue', 'waiting'), t.queueMean.map((v, k) => [mid(k), v]));
+  // Latencies only where requests arrived.
+  const arrived = t.arrivals.map((a, k) => [Number(a), k]).filter(([a]) => a > 0).map(([, k]) => k);
+  assert.deepEqual(await series('chart-latency', 'TTFT p90'), arrived.map((k) => [mid(k), t.ttftP90Seconds[k]]));
+  assert.deepEqual(await series('chart-tpot', 'TPOT p90'), arrived.map((k) => [mid(k), t.tpotP90Seconds[k] * 1e3]));
+  await page.screenshot({ path: path.join(ARTIFACTS, 'simulate.png'), fullPage: true });
+
+  // Rate 0: the server's message next to the load field.
+  const load = await page.$('#view-simulate input[name=load]');
+  await load.click({ clickCount: 3 });
+  await load.type('0');
+  await page.keyboard.press('Tab');
+  await page.waitForFunction(() => document.getElementById('view-simulate').dataset.state === 'error', { timeout: 30000 });
+  const resp = await fetch(`http://127.0.0.1:${httpPort}/v1/Simulate`, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ model: { catalogId: 'llama-3-8b' }, hardware: { platformId: 'nvidia-h100-sxm-80gb' },
+      traffic: { rate: 0, promptTokens: { fixed: 1024 }, generatedTokens: { fixed: 256 } }, requests: 400 }) });
+  const expected = await resp.json();
+  assert.equal(resp.status, 400);
+  assert.equal(expected.field, 'traffic.rate');
+  assert.equal(await page.$eval('#view-simulate .field-error[data-for=load]', (e) => e.textContent), expected.message);
+  assert.equal(await page.$eval('#view-simulate input[name=load]', (e) => e.classList.contains('invalid')), true);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// Every view at a phone's width (390 px) and a desktop's (1,400 px): the
+// form stacks above the results on the phone and sits beside them on the
+// desktop, nothing overflows the page sideways, and each chart takes (at
+// least 90 % of) its card's width and never less than 300 px.
+const VIEW_URLS = {
+  analyze: '/?model=llama-3-8b&hardware=nvidia-h100-sxm-80gb&batch=8&prompt=1024&gen=128',
+  compare: '/?view=compare&model=llama-3-8b&hardware=nvidia-h100-sxm-80gb,amd-mi300x&batches=1,8,64&prompt=1024&gen=128',
+  explore: '/?view=explore&vary=batch=1,4,16,64;bandwidth_gbs=1000:8000:4&objectives=decode_tok_s:max,usd_per_mtoken:min',
+  simulate: '/?view=simulate&load=10&prompt=1024&gen=128&requests=200',
+  plan: '/?view=plan&model=llama-3-8b&hardware=nvidia-h100-sxm-80gb&rate=5&prompt=1024&gen=128&ttft=1000&tpot=50&tp=1&requests=100&formats=bf16',
+};
+
+async function layout(page, view) {
+  return page.$eval(`#view-${view}`, (root) => {
+    const box = (e) => { const r = e.getBoundingClientRect(); return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width }; };
+    const form = box(root.querySelector('form.controls'));
+    const results = box(root.querySelector('.results'));
+    const charts = [...root.querySelectorAll('.results svg')].filter((s) => s.closest('.legend') === null).map((svg) => {
+      const holder = svg.parentElement;
+      const cs = getComputedStyle(holder);
+      return { role: holder.dataset.role, width: svg.getBoundingClientRect().width,
+        room: holder.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) };
+    });
+    return { form, results, charts, scrollWidth: document.documentElement.scrollWidth, viewport: window.innerWidth };
+  });
+}
+
+// Checks the layout of `view` at the page's current width; null when it
+// holds, else what is wrong.
+async function layoutProblem(page, view, phone) {
+  const l = await layout(page, view);
+  const width = l.viewport;
+  if (l.scrollWidth > width) return `${view}: the page is ${l.scrollWidth} px wide in a ${width} px viewport`;
+  if (phone && !(l.form.bottom <= l.results.top)) return `${view}: the form is not above the results`;
+  if (phone && !(l.results.width >= width - 40)) return `${view}: results ${l.results.width} px wide`;
+  if (!phone && !(l.form.right < l.results.left)) return `${view}: the form is not beside the results`;
+  if (!phone && !(l.results.width >= 1000)) return `${view}: results ${l.results.width} px wide`;
+  if (!l.charts.length) return `${view}: no chart`;
+  for (const c of l.charts) {
+    if (!(c.width >= 300)) return `${view} ${c.role}: chart ${c.width} px wide`;
+    if (!(c.width >= 0.9 * c.room)) return `${view} ${c.role}: chart ${c.width} px in ${c.room} px`;
+  }
+  const roof = l.charts.find((c) => c.role === 'roofline');
+  if (roof && !phone && !(roof.width >= 950)) return `roofline ${roof.width} px`;
+  return null;
+}
+
+// Each view opened at a phone's width (390 px), then the window widened to
+// 1,400 px under it: the layout follows and the charts are redrawn at the
+// new width.
+test('layout at 390 px and 1,400 px: the form stacks on a phone, charts take the width at both', async () => {
+  const page = await newPage();
+  for (const [view, url] of Object.entries(VIEW_URLS)) {
+    await page.setViewport({ width: 390, height: 844 });
+    await page.goto(`http://127.0.0.1:${httpPort}${url}`);
+    await page.waitForFunction((v) => document.getElementById(`view-${v}`)?.dataset.state === 'ready' &&
+      (v !== 'analyze' || document.querySelector('#view-analyze [data-role=timeline]').dataset.steps), { timeout: 120000 }, view);
+    assert.equal(await layoutProblem(page, view, true), null);
+    await page.screenshot({ path: path.join(ARTIFACTS, `${view}-390.png`), fullPage: true });
+    await page.evaluate(() => { window.notReloaded = true; });
+    await page.setViewport({ width: 1400, height: 900 });
+    // The redraw follows the resize once it settles (120 ms), in the same
+    // page (not a reload).
+    let problem = 'not checked';
+    for (const deadline = Date.now() + 10000; problem && Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 100));
+      problem = await layoutProblem(page, view, false);
+    }
+    assert.equal(problem, null);
+    assert.equal(await page.evaluate(() => window.notReloaded), true);
+    await page.screenshot({ path: path.join(ARTIFACTS, `${view}-1400.png`), fullPage: true });
+  }
   assert.deepEqual(page.errors, []);
   await page.close();
 });

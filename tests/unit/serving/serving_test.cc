@@ -223,6 +223,45 @@ TEST(Simulate, ThreeRequestsByHand) {
   EXPECT_EQ(r->max_waiting, 2);
 }
 
+// The same three requests over time, in 3 buckets (min(200, 3 requests))
+// of 0.078 / 3 = 0.026 s: [0, 0.026), [0.026, 0.052), [0.052, 0.078].
+TEST(Simulate, TimelineOfThreeRequestsByHand) {
+  SimulationConfig c;
+  c.limits = {2, 6, 1000, 1};
+  c.arrivals.kind = Arrivals::Kind::kTrace;
+  c.arrivals.times = {0, 0, 0.025};
+  c.prompt = LengthDistribution::Fixed(4);
+  c.generated = LengthDistribution::Fixed(3);
+  c.timeline_buckets = kMaxTimelineBuckets;
+  absl::StatusOr<SimulationResult> r = Simulate(LinearStep(), c);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const Timeline& t = r->timeline;
+  EXPECT_EQ(t.start_seconds, 0);
+  EXPECT_NEAR(t.bucket_seconds, 0.026, 1e-12);
+  // Arrivals 0, 0 and 0.025: all in bucket 0; their TTFTs 0.016, 0.029,
+  // 0.031 (ThreeRequestsByHand): p50 0.029, p90 0.031. Buckets 1, 2: none.
+  EXPECT_EQ(t.arrivals, (std::vector<int64_t>{3, 0, 0}));
+  EXPECT_NEAR(t.ttft_p50_seconds[0], 0.029, 1e-12);
+  EXPECT_NEAR(t.ttft_p90_seconds[0], 0.031, 1e-12);
+  EXPECT_EQ(t.ttft_p90_seconds[1], 0);
+  // TPOT 0.0125, 0.0135, 0.011 -> p90 0.0135; e2e 0.041, 0.056, 0.053.
+  EXPECT_NEAR(t.tpot_p90_seconds[0], 0.0135, 1e-12);
+  EXPECT_NEAR(t.e2e_p90_seconds[0], 0.056, 1e-12);
+  // r2 waits [0.025, 0.041): 0.001 s in bucket 0, 0.015 s in bucket 1.
+  EXPECT_NEAR(t.queue_mean[0], 0.001 / 0.026, 1e-9);
+  EXPECT_NEAR(t.queue_mean[1], 0.015 / 0.026, 1e-9);
+  EXPECT_NEAR(t.queue_mean[2], 0, 1e-12);
+  // Running: r0 [0, 0.041), r1 [0, 0.056), r2 [0.041, 0.078).
+  // Bucket 0: 0.026 + 0.026 = 2 x w; bucket 1: 0.015 + 0.026 + 0.011 =
+  // 2 x w; bucket 2: 0.004 + 0.026 = 0.030 -> 0.030 / 0.026.
+  EXPECT_NEAR(t.running_mean[0], 2, 1e-9);
+  EXPECT_NEAR(t.running_mean[1], 2, 1e-9);
+  EXPECT_NEAR(t.running_mean[2], 0.030 / 0.026, 1e-9);
+  // Each reserves 4 + 3 - 1 = 6 of 1000 KV tokens while running.
+  EXPECT_NEAR(t.kv_usage_mean[0], 2 * 0.006, 1e-9);
+  EXPECT_NEAR(t.kv_usage_mean[2], 0.030 / 0.026 * 0.006, 1e-9);
+}
+
 SimulationConfig PoissonConfig(double rate, int64_t requests) {
   SimulationConfig c;
   c.limits = {64, 2048, 100000, 16};
@@ -250,6 +289,46 @@ TEST(Simulate, DeterministicPerSeed) {
   // Offered 5 requests/s of mean 65 tokens (10x1 + 50x2 + 100x1) / 4.
   EXPECT_GT(a->kv_usage_peak, 0);
   EXPECT_LE(a->kv_usage_peak, 1);
+}
+
+// A long run: at most 200 buckets whatever the request count, and the
+// buckets add up to the run's own totals.
+TEST(Simulate, TimelineIsBoundedAndAddsUp) {
+  ToyRoofline cost;
+  SimulationConfig c = PoissonConfig(50, 3000);
+  c.timeline_buckets = kMaxTimelineBuckets;
+  absl::StatusOr<SimulationResult> r = Simulate(cost, c);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const Timeline& t = r->timeline;
+  ASSERT_EQ(t.arrivals.size(), 200u);
+  for (const auto* v :
+       {&t.ttft_p50_seconds, &t.ttft_p90_seconds, &t.tpot_p90_seconds,
+        &t.e2e_p90_seconds, &t.queue_mean, &t.running_mean, &t.kv_usage_mean}) {
+    EXPECT_EQ(v->size(), 200u);
+  }
+  EXPECT_NEAR(t.bucket_seconds * 200, r->duration_seconds, 1e-9);
+  int64_t arrived = 0;
+  double kv = 0, queued = 0;
+  for (size_t k = 0; k < 200; ++k) {
+    arrived += t.arrivals[k];
+    kv += t.kv_usage_mean[k] / 200;
+    queued += t.queue_mean[k] * t.bucket_seconds;
+  }
+  EXPECT_EQ(arrived, 3000);
+  // The mean of the KV series is the run's time-weighted KV use; the
+  // queue's integral is every request's wait (3000 x the mean wait).
+  EXPECT_NEAR(kv, r->kv_usage_mean, 1e-9);
+  EXPECT_NEAR(queued, 3000 * r->queue.mean, 1e-6);
+  // Without a timeline asked for (the rate search), none is built.
+  c.timeline_buckets = 0;
+  EXPECT_EQ(Simulate(cost, c)->timeline.arrivals.size(), 0u);
+  c.timeline_buckets = 201;
+  absl::Status bad = Simulate(cost, c).status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("simulation.timeline_buckets: must be in "
+                               "[0, 200]; got 201"),
+            std::string::npos)
+      << bad;
 }
 
 TEST(Simulate, BadInputNamesTheField) {

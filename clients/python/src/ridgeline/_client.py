@@ -301,6 +301,65 @@ class Client:
                     calibration=rq.calibration(profile, framework)))
         return self._unary("Plan", request, timeout)
 
+    def simulate(self, model=None, hardware=None, *, rate=None,
+                 concurrency=None, arrival_seconds=None, prompt_tokens=None,
+                 generated_tokens=None, requests=None, seed=None,
+                 weights=None, activations=None, kv_cache=None,
+                 tensor_parallel=None, pipeline_parallel=None,
+                 framework=None, profile=None, memory_fraction=None,
+                 max_num_seqs=None, max_num_batched_tokens=None,
+                 block_size=None, request=None, timeout=None):
+        """One replica's online serving simulation -> SimulateResponse:
+        latency percentiles (`ttft`, `tpot`, `itl`, `e2e`, `queue`: p50 /
+        p90 / p99 / mean seconds), throughput, KV use, and `timeline` (at
+        most 200 buckets of the run: latencies by arrival time, queue,
+        running sequences, KV use). Arrivals: exactly one of `rate`
+        (Poisson, requests/s), `concurrency` (closed loop of clients) or
+        `arrival_seconds` (a trace). Lengths: an int, a (min, max) tuple
+        or a {tokens: weight} dict. Unset keywords take the server's
+        defaults (1000 requests, seed 1, vLLM's scheduler limits). See
+        docs/serving.md."""
+        if request is None:
+            given = [k for k, v in (("rate", rate),
+                                    ("concurrency", concurrency),
+                                    ("arrival_seconds", arrival_seconds))
+                     if v is not None]
+            if len(given) != 1:
+                raise ValueError("simulate: give exactly one of rate, "
+                                 "concurrency or arrival_seconds, not %s"
+                                 % (given or "none"))
+            if prompt_tokens is None or generated_tokens is None:
+                raise ValueError("simulate: prompt_tokens and "
+                                 "generated_tokens are required")
+            traffic = pb.SimulateTraffic(
+                prompt_tokens=rq.token_lengths(prompt_tokens,
+                                               "prompt_tokens"),
+                generated_tokens=rq.token_lengths(generated_tokens,
+                                                  "generated_tokens"))
+            if rate is not None:
+                traffic.rate = rate
+            elif concurrency is not None:
+                traffic.concurrency = concurrency
+            else:
+                traffic.trace.arrival_seconds.extend(arrival_seconds)
+            request = pb.SimulateRequest(
+                model=rq.model_spec(model),
+                hardware=rq.hardware_spec(hardware),
+                formats=rq.formats(weights, activations, kv_cache),
+                parallelism=rq.only_set(pb.Parallelism(),
+                                        tensor_parallel=tensor_parallel,
+                                        pipeline_parallel=pipeline_parallel),
+                calibration=rq.calibration(profile, framework),
+                serving=rq.serving_options(memory_fraction, max_num_seqs,
+                                           max_num_batched_tokens,
+                                           block_size),
+                traffic=traffic)
+            if requests is not None:
+                request.requests = requests
+            if seed is not None:
+                request.seed = seed
+        return self._unary("Simulate", request, timeout)
+
     # --- Catalogs ----------------------------------------------------------
 
     def list_hardware(self, family="", *, timeout=None):

@@ -101,3 +101,33 @@ def view(name):
         return _VIEWS[name.lower() if isinstance(name, str) else name]
     except KeyError:
         raise ValueError("view: 'basic' or 'full', not %r" % (name,))
+
+
+def token_lengths(value, name):
+    """Token counts of requests: an int (fixed), a (min, max) tuple
+    (uniform, inclusive), a {tokens: weight} dict (histogram) or a
+    TokenLengths message."""
+    if isinstance(value, pb.TokenLengths):
+        return value
+    if isinstance(value, bool):
+        raise TypeError("%s: an int, a (min, max) tuple or a dict, not bool"
+                        % name)
+    if isinstance(value, int):
+        return pb.TokenLengths(fixed=value)
+    if isinstance(value, tuple) and len(value) == 2:
+        return pb.TokenLengths(uniform=pb.UniformTokenLengths(
+            min=int(value[0]), max=int(value[1])))
+    if isinstance(value, dict):
+        return pb.TokenLengths(histogram=pb.TokenLengthHistogram(
+            values=[int(v) for v in value], weights=list(value.values())))
+    raise TypeError("%s: an int, a (min, max) tuple, a {tokens: weight} "
+                    "dict or a TokenLengths, not %r"
+                    % (name, type(value).__name__))
+
+
+def serving_options(memory_fraction=None, max_num_seqs=None,
+                    max_num_batched_tokens=None, block_size=None):
+    return only_set(pb.ServingOptions(), memory_fraction=memory_fraction,
+                    max_num_seqs=max_num_seqs,
+                    max_num_batched_tokens=max_num_batched_tokens,
+                    block_size=block_size)

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "ridgeline/serving/capacity.h"
+#include "ridgeline/serving/simulate_timeline.h"
 #include "ridgeline/serving/step_cost.h"
 
 namespace ridgeline::serving {
@@ -65,6 +66,9 @@ struct SimulationConfig {
   // Polled every 1024 steps; true stops the run with DEADLINE_EXCEEDED
   // (a deadline passed or the client went away). May be empty.
   std::function<bool()> stop;
+  // 0: no timeline (the rate search); 1..kMaxTimelineBuckets: the result's
+  // timeline has at most this many buckets.
+  int timeline_buckets = 0;
 };
 // INVALID_ARGUMENT naming the field ("simulation.requests", "traffic.rate",
 // ...), the range and the value.
@@ -73,6 +77,9 @@ absl::Status ValidateSimulationConfig(const SimulationConfig& c);
 struct Percentiles {
   double p50 = 0, p90 = 0, p99 = 0, mean = 0;
 };
+// Nearest-rank p50, p90, p99 and the mean of a sample (sorted in place);
+// all 0 for an empty one.
+Percentiles Summarize(std::vector<double>& sample);
 
 struct SimulationResult {
   int64_t requests = 0;
@@ -92,6 +99,7 @@ struct SimulationResult {
   double kv_usage_mean = 0;    // reserved / capacity, time-weighted, 0..1
   double kv_usage_peak = 0;
   int64_t max_waiting = 0;     // longest queue seen
+  Timeline timeline;  // with config.timeline_buckets > 0
 };
 
 // Pipeline stages (limits.pipeline_stages = S): up to S micro-batches in

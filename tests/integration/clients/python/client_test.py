@@ -224,6 +224,81 @@ class PythonClientTest(unittest.TestCase):
         self.assertIn("rate", ctx.exception.field_path or
                       ctx.exception.message)
 
+    def test_simulate_one_client_at_a_time_is_the_decode_roofline(self):
+        # A closed loop of one client: each request runs alone, admitted
+        # the moment the previous one finishes, so nothing queues and
+        # every decode step is a batch-1 step at the roofline (no
+        # calibration asked for).
+        r = self.client.simulate(model="llama-3-8b",
+                                 hardware="nvidia-h100-sxm-80gb",
+                                 concurrency=1, prompt_tokens=512,
+                                 generated_tokens=128, requests=20)
+        self.assertIsInstance(r, self.rl.pb.SimulateResponse)
+        self.assertEqual(r.requests, 20)
+        self.assertEqual(r.profile, "")
+        # TPOT: the batch-1 decode step reads 15.01 GB of weights plus the
+        # KV cache at the mean context (512 + 64 tokens x 131,072 B) over
+        # 3352 GB/s = 4.500 ms; the engine adds activations and logits
+        # (< 1 %).
+        tpot = decode_roofline_tpot(H100_SXM_BW, 1, 512, 128)
+        self.assertAlmostEqual(r.tpot.p50_seconds / tpot, 1.0, delta=0.01)
+        self.assertEqual(r.queue.p90_seconds, 0.0)
+        # The timeline: one bucket per request (min(200, 20)), the run's
+        # span, every arrival counted, one sequence running throughout,
+        # none waiting, and KV use = one request's reservation (512 + 128
+        # - 1 = 639 tokens, in 16-token blocks: 640) / capacity.
+        t = r.timeline
+        self.assertEqual(len(t.arrivals), 20)
+        for series in (t.ttft_p50_seconds, t.ttft_p90_seconds,
+                       t.tpot_p90_seconds, t.e2e_p90_seconds, t.queue_mean,
+                       t.running_mean, t.kv_usage_mean):
+            self.assertEqual(len(series), 20)
+        self.assertAlmostEqual(t.bucket_seconds * 20, r.duration_seconds,
+                               delta=1e-9 * r.duration_seconds)
+        self.assertEqual(sum(t.arrivals), 20)
+        for k in range(20):
+            self.assertAlmostEqual(t.running_mean[k], 1.0, delta=1e-6)
+            self.assertEqual(t.queue_mean[k], 0.0)
+            self.assertAlmostEqual(t.kv_usage_mean[k],
+                                   640.0 / r.kv_capacity_tokens, delta=1e-9)
+        # The typed method sends what the raw stub would.
+        raw = self.client.stub.Simulate(self.rl.pb.SimulateRequest(
+            model=self.rl.pb.ModelSpec(catalog_id="llama-3-8b"),
+            hardware=self.rl.pb.HardwareSpec(
+                platform_id="nvidia-h100-sxm-80gb"),
+            traffic=self.rl.pb.SimulateTraffic(
+                concurrency=1,
+                prompt_tokens=self.rl.pb.TokenLengths(fixed=512),
+                generated_tokens=self.rl.pb.TokenLengths(fixed=128)),
+            requests=20))
+        self.assertEqual(raw, r)
+        # A uniform range and a histogram are lengths too.
+        u = self.client.simulate(model="llama-3-8b",
+                                 hardware="nvidia-h100-sxm-80gb", rate=2,
+                                 prompt_tokens=(256, 768),
+                                 generated_tokens={64: 1, 128: 3},
+                                 requests=50, seed=3)
+        self.assertEqual(u.requests, 50)
+        self.assertEqual(sum(u.timeline.arrivals), 50)
+
+    def test_simulate_names_bad_fields(self):
+        with self.assertRaises(self.rl.RidgelineError) as ctx:
+            self.client.simulate(model="llama-3-8b",
+                                 hardware="nvidia-h100-sxm-80gb", rate=0,
+                                 prompt_tokens=512, generated_tokens=128)
+        self.assertEqual(ctx.exception.code,
+                         self.rl._client.grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertEqual(ctx.exception.field_path, "traffic.rate")
+        with self.assertRaises(ValueError):
+            self.client.simulate(model="llama-3-8b",
+                                 hardware="nvidia-h100-sxm-80gb", rate=1,
+                                 concurrency=2, prompt_tokens=512,
+                                 generated_tokens=128)
+        with self.assertRaises(TypeError):
+            self.client.simulate(model="llama-3-8b",
+                                 hardware="nvidia-h100-sxm-80gb", rate=1,
+                                 prompt_tokens="512", generated_tokens=128)
+
     def test_errors_name_the_code_and_field_path(self):
         RidgelineError = self.rl.RidgelineError
         grpc = self.rl._client.grpc
