@@ -52,7 +52,9 @@ class PluginIsolationTest : public ServingTest {
     std::map<std::string, std::string> out;
     for (const v1::PluginInfo& p : resp.plugins()) {
       out[p.path()] = p.loaded() ? "" : p.reason();
-      if (!p.loaded()) EXPECT_FALSE(p.reason().empty()) << p.path();
+      if (!p.loaded()) {
+        EXPECT_FALSE(p.reason().empty()) << p.path();
+      }
     }
     return out;
   }
@@ -63,7 +65,11 @@ class PluginIsolationTest : public ServingTest {
 
   // SIGTERM must end the server within the grace period (plus scheduling
   // slack, scaled under sanitizers).
+  // The test's own channel is closed first: an idle client connection
+  // delaying exit is issue 26's defect 9, not this one.
   void ExpectSigtermExitsWithinGrace() {
+    stub_.reset();
+    channel_.reset();
     const auto start = std::chrono::steady_clock::now();
     server_->Signal(SIGTERM);
     std::optional<int> code = server_->WaitExit(
