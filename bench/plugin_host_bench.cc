@@ -38,13 +38,13 @@ engine::Hardware PartA(bool hosted) {
   return c.platforms[0];
 }
 
-engine::Scenario Llama2(const engine::Hardware& hw) {
+engine::Scenario Llama2(const engine::Hardware& hw, int64_t generated = 128) {
   engine::Scenario s;
   absl::StatusOr<engine::ModelConfig> m = engine::FindModel("llama-2-7b");
   if (!m.ok()) std::abort();
   s.model = *m;
   s.hardware = hw;
-  s.workload = {1, 512, 128};
+  s.workload = {1, 512, generated};
   return s;
 }
 
@@ -55,32 +55,40 @@ void Analyze(benchmark::State& state, const engine::Scenario& s) {
 }
 
 void BM_AnalyzeHookInProcess(benchmark::State& state) {
-  const engine::Scenario s = Llama2(PartA(false));
+  const engine::Scenario s = Llama2(PartA(false), state.range(0));
   for (auto _ : state) Analyze(state, s);
 }
-BENCHMARK(BM_AnalyzeHookInProcess)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AnalyzeHookInProcess)
+    ->Arg(128)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond);
 
 // Steady state of a server: the shapes of this analysis were seen before.
 void BM_AnalyzeHookHostedWarm(benchmark::State& state) {
-  const engine::Scenario s = Llama2(PartA(true));
+  const engine::Scenario s = Llama2(PartA(true), state.range(0));
   (void)engine::Analyze(s);  // fills the cache
   for (auto _ : state) Analyze(state, s);
 }
-BENCHMARK(BM_AnalyzeHookHostedWarm)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AnalyzeHookHostedWarm)
+    ->Arg(128)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond);
 
 // A fresh host (not timed) per analysis: every distinct shape is a round
 // trip.
 void BM_AnalyzeHookHostedCold(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
-    const engine::Scenario s = Llama2(PartA(true));
+    const engine::Scenario s = Llama2(PartA(true), state.range(0));
     state.ResumeTiming();
     Analyze(state, s);
   }
 }
 BENCHMARK(BM_AnalyzeHookHostedCold)
-    ->Unit(benchmark::kMicrosecond)
-    ->Iterations(30);
+    ->Arg(128)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 
 // One hook call that misses the cache (a new token count each time).
 void BM_HookRoundTrip(benchmark::State& state) {

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "host_wire.h"
 
@@ -38,33 +39,6 @@ Clock::time_point After(double seconds) {
                             std::chrono::duration<double>(seconds));
 }
 
-// One hook answer by (platform, op shape): the doubles by their bits, so
-// equal shapes hit and nothing is rounded.
-struct ShapeKey {
-  uint32_t index;
-  uint8_t op_class, math;
-  int64_t tokens;
-  uint64_t flops, bytes;
-
-  bool operator==(const ShapeKey& o) const {
-    return index == o.index && op_class == o.op_class && math == o.math &&
-           tokens == o.tokens && flops == o.flops && bytes == o.bytes;
-  }
-  template <typename H>
-  friend H AbslHashValue(H h, const ShapeKey& k) {
-    return H::combine(std::move(h), k.index, k.op_class, k.math, k.tokens,
-                      k.flops, k.bytes);
-  }
-};
-
-ShapeKey KeyOf(uint32_t index, const engine::OpShape& shape) {
-  ShapeKey k{index, static_cast<uint8_t>(shape.op_class),
-             static_cast<uint8_t>(shape.math), shape.tokens, 0, 0};
-  std::memcpy(&k.flops, &shape.flops, 8);
-  std::memcpy(&k.bytes, &shape.bytes, 8);
-  return k;
-}
-
 // What the hook answered: a value (nullopt: no opinion) or a fault, which is
 // reported again on every hit so the fault counter still counts uses.
 struct Answer {
@@ -72,40 +46,133 @@ struct Answer {
   absl::Status fault;
 };
 
-// Sharded so that analysis threads hitting the cache rarely meet on a lock.
-// A full shard is cleared (plugins answer deterministically, so a clear
-// costs round trips, never correctness).
+// Hook answers by (platform, op shape), the doubles compared by their bits.
+// An analysis asks the hook once per op per decode step, and an in-process
+// hook costs nanoseconds, so a hit must cost about as much: readers take no
+// lock. Open addressing with a per-slot sequence number (a seqlock): the one
+// writer (under the host's mutex) makes the number odd, writes, makes it
+// even; a reader that sees it change, or odd, treats the slot as a miss.
+// Slots are never evicted: once a probe window is full, shapes that would
+// land there go to the host every time. Faults (rare) live in a side list
+// behind a mutex.
 class HookCache {
  public:
-  explicit HookCache(size_t entries)
-      : per_shard_(std::max<size_t>(entries / kShards, 1)) {}
-
-  bool Find(const ShapeKey& key, Answer* out) {
-    Shard& s = ShardOf(key);
-    std::lock_guard<std::mutex> lock(s.mu);
-    auto it = s.map.find(key);
-    if (it == s.map.end()) return false;
-    *out = it->second;
-    return true;
+  // Zero pages from the kernel: a slot of all zeros is empty, and only the
+  // pages slots land in become resident.
+  explicit HookCache(size_t entries) {
+    size_t n = 1024;
+    while (n < entries) n <<= 1;
+    void* p = ::mmap(nullptr, n * sizeof(Slot), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) {
+      slots_ = static_cast<Slot*>(p);
+      mask_ = n - 1;
+    }
   }
-  void Insert(const ShapeKey& key, const Answer& answer) {
-    Shard& s = ShardOf(key);
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (s.map.size() >= per_shard_) s.map.clear();
-    s.map.emplace(key, answer);
+  ~HookCache() {
+    if (slots_ != nullptr) ::munmap(slots_, (mask_ + 1) * sizeof(Slot));
+  }
+  HookCache(const HookCache&) = delete;
+  HookCache& operator=(const HookCache&) = delete;
+
+  bool Find(uint32_t index, const engine::OpShape& shape, Answer* out) {
+    if (slots_ == nullptr) return false;
+    const Key k = KeyOf(index, shape);
+    const size_t h = Hash(k);
+    for (size_t probe = 0; probe < kProbes; ++probe) {
+      const Slot& s = slots_[(h + probe) & mask_];
+      const uint64_t v1 = s.version.load(std::memory_order_acquire);
+      if (v1 == 0) return false;  // empty: the shape was never stored
+      if (v1 & 1) return false;   // being written
+      const Key got{s.key[0].load(std::memory_order_relaxed),
+                    s.key[1].load(std::memory_order_relaxed),
+                    s.key[2].load(std::memory_order_relaxed),
+                    s.key[3].load(std::memory_order_relaxed)};
+      const uint64_t compute = s.value[0].load(std::memory_order_relaxed);
+      const uint64_t memory = s.value[1].load(std::memory_order_relaxed);
+      const uint64_t flags = s.value[2].load(std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (s.version.load(std::memory_order_relaxed) != v1) return false;
+      if (got != k) continue;
+      if (flags & kHasValue) {
+        out->value = engine::OpEfficiency{FromBits(compute), FromBits(memory)};
+      } else {
+        out->value = std::nullopt;
+      }
+      out->fault = absl::OkStatus();
+      if (const uint64_t fault = flags >> 1; fault != 0) {
+        std::lock_guard<std::mutex> lock(faults_mu_);
+        out->fault = faults_[fault - 1];
+      }
+      return true;
+    }
+    return false;
+  }
+
+  // Only ever called by one thread at a time (the host's mutex).
+  void Insert(uint32_t index, const engine::OpShape& shape,
+              const Answer& answer) {
+    if (slots_ == nullptr) return;
+    const Key k = KeyOf(index, shape);
+    const size_t h = Hash(k);
+    for (size_t probe = 0; probe < kProbes; ++probe) {
+      Slot& s = slots_[(h + probe) & mask_];
+      if (s.version.load(std::memory_order_relaxed) != 0) continue;
+      uint64_t flags = answer.value.has_value() ? kHasValue : 0;
+      if (!answer.fault.ok()) {
+        std::lock_guard<std::mutex> lock(faults_mu_);
+        faults_.push_back(answer.fault);
+        flags |= uint64_t{faults_.size()} << 1;
+      }
+      s.version.store(1, std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_release);
+      for (int i = 0; i < 4; ++i) {
+        s.key[i].store(k[i], std::memory_order_relaxed);
+      }
+      const engine::OpEfficiency v = answer.value.value_or(engine::OpEfficiency{0, 0});
+      s.value[0].store(ToBits(v.compute), std::memory_order_relaxed);
+      s.value[1].store(ToBits(v.memory), std::memory_order_relaxed);
+      s.value[2].store(flags, std::memory_order_relaxed);
+      s.version.store(2, std::memory_order_release);
+      return;
+    }
   }
 
  private:
-  static constexpr size_t kShards = 16;
-  struct Shard {
-    std::mutex mu;
-    absl::flat_hash_map<ShapeKey, Answer> map;
+  using Key = std::array<uint64_t, 4>;
+  static constexpr size_t kProbes = 8;
+  static constexpr uint64_t kHasValue = 1;
+  struct alignas(64) Slot {
+    std::atomic<uint64_t> version;  // 0 empty, 1 being written, 2 full
+    std::atomic<uint64_t> key[4];
+    std::atomic<uint64_t> value[3];  // compute, memory, flags
   };
-  Shard& ShardOf(const ShapeKey& key) {
-    return shards_[absl::HashOf(key) % kShards];
+  static_assert(sizeof(Slot) == 64);
+  static_assert(std::atomic<uint64_t>::is_always_lock_free);
+
+  static uint64_t ToBits(double d) {
+    uint64_t u;
+    std::memcpy(&u, &d, 8);
+    return u;
   }
-  const size_t per_shard_;
-  std::array<Shard, kShards> shards_;
+  static double FromBits(uint64_t u) {
+    double d;
+    std::memcpy(&d, &u, 8);
+    return d;
+  }
+  static Key KeyOf(uint32_t index, const engine::OpShape& shape) {
+    return {uint64_t{index} << 16 |
+                uint64_t{static_cast<uint8_t>(shape.op_class)} << 8 |
+                static_cast<uint8_t>(shape.math),
+            static_cast<uint64_t>(shape.tokens), ToBits(shape.flops),
+            ToBits(shape.bytes)};
+  }
+  static size_t Hash(const Key& k) { return absl::HashOf(k[0], k[1], k[2], k[3]); }
+
+  Slot* slots_ = nullptr;  // mask_ + 1 of them, mmap'ed
+  size_t mask_ = 0;
+  std::mutex faults_mu_;
+  std::vector<absl::Status> faults_;  // flags >> 1 is 1 + an index here
 };
 
 // One plugin's host process and the parent's side of its socket. The
@@ -139,18 +206,17 @@ class PluginHost {
 
   std::optional<engine::OpEfficiency> Efficiency(uint32_t index,
                                                  const engine::OpShape& shape) {
-    const ShapeKey key = KeyOf(index, shape);
     Answer answer;
-    if (!cache_.Find(key, &answer)) {
+    if (!cache_.Find(index, shape, &answer)) {
       std::lock_guard<std::mutex> lock(mu_);
-      if (!cache_.Find(key, &answer)) {
+      if (!cache_.Find(index, shape, &answer)) {
         absl::StatusOr<Answer> fresh = CallLocked(index, shape);
         if (!fresh.ok()) {
           ReportHookFault(name_, "host_failed", fresh.status().message());
           return std::nullopt;
         }
         answer = *std::move(fresh);
-        cache_.Insert(key, answer);
+        cache_.Insert(index, shape, answer);
       }
     }
     if (!answer.fault.ok()) ReportHookFault(name_, answer.fault);

@@ -8,8 +8,8 @@
 // - A data-only plugin's host exits after the load.
 // - A plugin with an efficiency hook keeps its host: the server's hook sends
 //   each op shape to it and waits at most `call_timeout_seconds`. Answers
-//   are cached by (platform, op shape), so repeated shapes cost a hash
-//   lookup instead of a round trip.
+//   are cached by (platform, op shape), so repeated shapes cost a lock-free
+//   hash lookup instead of a round trip.
 // - A host that crashes or times out is killed and restarted (the call is
 //   retried on the new one); after `max_failures` such failures in a row the
 //   plugin is marked failed: its platforms answer UNAVAILABLE naming it
@@ -35,7 +35,9 @@ struct HostOptions {
   double load_timeout_seconds = 10;  // entry point + init + platforms + check
   double call_timeout_seconds = 5;   // one efficiency hook call
   int max_failures = 3;              // crashes/timeouts in a row -> failed
-  size_t cache_entries = size_t{1} << 18;  // per plugin; cleared when full
+  // Hook answers cached per plugin (64 B each, resident as used); once
+  // full, new shapes are asked of the host every time.
+  size_t cache_entries = size_t{1} << 18;
   std::function<bool()> cancelled;   // may be empty; polled during loads
 };
 
