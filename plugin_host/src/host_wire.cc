@@ -39,7 +39,8 @@ absl::Status Malformed(absl::string_view what) {
 absl::Status GetString(Reader& r, const std::string& field, size_t max,
                        std::string* out) {
   *out = r.Str(max);
-  if (!r.ok()) return Malformed(absl::StrCat(field, " is cut short or too long"));
+  if (!r.ok())
+    return Malformed(absl::StrCat(field, " is cut short or too long"));
   return CheckPluginString(field, *out, max);
 }
 
@@ -190,8 +191,7 @@ absl::StatusOr<LoadReply> DecodeLoadReply(absl::string_view payload) {
   const uint8_t ok = r.U8();
   if (ok > 1) return Malformed("load flag");
   reply.ok = ok == 1;
-  RETURN_IF_ERROR(
-      GetString(r, "table.family", kMaxNameBytes, &reply.family));
+  RETURN_IF_ERROR(GetString(r, "table.family", kMaxNameBytes, &reply.family));
   RETURN_IF_ERROR(GetString(r, "table.plugin_version", kMaxNameBytes,
                             &reply.plugin_version));
   if (!reply.ok) {
@@ -270,8 +270,8 @@ absl::Status WriteFrame(int fd, absl::string_view payload) {
   frame.append(payload.data(), payload.size());
   size_t sent = 0;
   while (sent < frame.size()) {
-    const ssize_t w = ::send(fd, frame.data() + sent, frame.size() - sent,
-                             MSG_NOSIGNAL);
+    const ssize_t w =
+        ::send(fd, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
       return absl::UnavailableError(
@@ -292,13 +292,15 @@ absl::StatusOr<std::string> ReadFrame(
       if (deadline.has_value() || cancelled) {
         wait_ms = 20;
         if (deadline.has_value()) {
-          const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-              *deadline - std::chrono::steady_clock::now());
+          const auto left =
+              std::chrono::duration_cast<std::chrono::milliseconds>(
+                  *deadline - std::chrono::steady_clock::now());
           if (left.count() <= 0) {
             return absl::DeadlineExceededError("no answer before the deadline");
           }
           if (!cancelled) {
-            wait_ms = static_cast<int>(std::min<int64_t>(left.count() + 1, 1000));
+            wait_ms =
+                static_cast<int>(std::min<int64_t>(left.count() + 1, 1000));
           } else {
             wait_ms = static_cast<int>(std::min<int64_t>(left.count() + 1, 20));
           }
@@ -327,8 +329,8 @@ absl::StatusOr<std::string> ReadFrame(
   uint32_t n = 0;
   RETURN_IF_ERROR(read_exact(reinterpret_cast<char*>(&n), 4));
   if (n > kMaxFrameBytes) {
-    return absl::DataLossError(absl::StrCat("frame of ", n, " bytes exceeds ",
-                                            kMaxFrameBytes));
+    return absl::DataLossError(
+        absl::StrCat("frame of ", n, " bytes exceeds ", kMaxFrameBytes));
   }
   std::string payload(n, '\0');
   RETURN_IF_ERROR(read_exact(payload.data(), n));

@@ -12,11 +12,11 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "ridgeline/engine/hardware.h"
 
 namespace ridgeline::plugin_host::wire {

@@ -129,7 +129,8 @@ class HookCache {
       for (int i = 0; i < 4; ++i) {
         s.key[i].store(k[i], std::memory_order_relaxed);
       }
-      const engine::OpEfficiency v = answer.value.value_or(engine::OpEfficiency{0, 0});
+      const engine::OpEfficiency v =
+          answer.value.value_or(engine::OpEfficiency{0, 0});
       s.value[0].store(ToBits(v.compute), std::memory_order_relaxed);
       s.value[1].store(ToBits(v.memory), std::memory_order_relaxed);
       s.value[2].store(flags, std::memory_order_relaxed);
@@ -167,7 +168,9 @@ class HookCache {
             static_cast<uint64_t>(shape.tokens), ToBits(shape.flops),
             ToBits(shape.bytes)};
   }
-  static size_t Hash(const Key& k) { return absl::HashOf(k[0], k[1], k[2], k[3]); }
+  static size_t Hash(const Key& k) {
+    return absl::HashOf(k[0], k[1], k[2], k[3]);
+  }
 
   Slot* slots_ = nullptr;  // mask_ + 1 of them, mmap'ed
   size_t mask_ = 0;
@@ -270,7 +273,8 @@ class PluginHost {
         }
       }
       wire::HookRequest request{index, shape};
-      absl::Status sent = wire::WriteFrame(fd_, wire::EncodeHookRequest(request));
+      absl::Status sent =
+          wire::WriteFrame(fd_, wire::EncodeHookRequest(request));
       absl::StatusOr<std::string> frame =
           sent.ok() ? wire::ReadFrame(fd_, After(options_.call_timeout_seconds))
                     : absl::StatusOr<std::string>(sent);
@@ -290,9 +294,9 @@ class PluginHost {
             reply->code > 0 && reply->code <= 16
                 ? absl::Status(static_cast<absl::StatusCode>(reply->code),
                                reply->message)
-                : absl::InternalError(absl::StrCat(
-                      "plugin returned an error object with code ",
-                      reply->code, ": ", reply->message));
+                : absl::InternalError(
+                      absl::StrCat("plugin returned an error object with code ",
+                                   reply->code, ": ", reply->message));
         return answer;
       }
       absl::StatusOr<std::optional<engine::OpEfficiency>> checked =
@@ -309,13 +313,12 @@ class PluginHost {
   void FailLocked(const std::string& reason) {
     ++failures_;
     const bool last = failures_ >= options_.max_failures;
-    std::fprintf(stderr,
-                 "ridgeline plugin: host of %s failed (%d of %d): %s; %s\n",
-                 name_.c_str(), failures_, options_.max_failures,
-                 reason.c_str(),
-                 last ? "plugin marked failed, its platforms answer "
-                        "UNAVAILABLE"
-                      : "restarting it");
+    std::fprintf(
+        stderr, "ridgeline plugin: host of %s failed (%d of %d): %s; %s\n",
+        name_.c_str(), failures_, options_.max_failures, reason.c_str(),
+        last ? "plugin marked failed, its platforms answer "
+               "UNAVAILABLE"
+             : "restarting it");
     if (last) {
       failure_ = reason;  // written once, before failed_ is published
       failed_.store(true, std::memory_order_release);
@@ -325,9 +328,9 @@ class PluginHost {
   absl::Status SpawnLocked() {
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "could not start the plugin-host process: socketpair: ",
-          std::strerror(errno)));
+      return absl::FailedPreconditionError(
+          absl::StrCat("could not start the plugin-host process: socketpair: ",
+                       std::strerror(errno)));
     }
     const std::string exe = options_.exe.string();
     const std::string flag = absl::StrCat(kPluginHostFlag, plugin_.string());
@@ -349,8 +352,8 @@ class PluginHost {
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
     pid_t pid = -1;
-    const int err = posix_spawn(&pid, exe.c_str(), &actions, &attr,
-                                argv.data(), environ);
+    const int err =
+        posix_spawn(&pid, exe.c_str(), &actions, &attr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     ::close(sv[1]);
@@ -397,8 +400,8 @@ class PluginHost {
         pid_ = -1;
         if (WIFSIGNALED(status)) {
           const int sig = WTERMSIG(status);
-          what = absl::StrCat("crashed with signal ", sig, " (",
-                              strsignal(sig), ") ", during);
+          what = absl::StrCat("crashed with signal ", sig, " (", strsignal(sig),
+                              ") ", during);
         } else {
           what = absl::StrCat("its plugin-host process exited with code ",
                               WEXITSTATUS(status), " ", during);
@@ -486,8 +489,7 @@ void ExerciseHook(const PluginLibrary& lib, size_t index,
 }  // namespace
 
 absl::Status ReadPluginHosted(const fs::path& plugin,
-                              const HostOptions& options,
-                              PluginContents* out) {
+                              const HostOptions& options, PluginContents* out) {
   auto host = std::make_shared<PluginHost>(plugin, options);
   absl::StatusOr<wire::LoadReply> reply = host->Start();
   if (!reply.ok()) return reply.status();
@@ -534,8 +536,7 @@ int RunPluginHostChild(const fs::path& plugin) {
   for (;;) {
     absl::StatusOr<std::string> frame = wire::ReadFrame(kFd, std::nullopt);
     if (!frame.ok()) return 0;  // the server closed the socket
-    absl::StatusOr<wire::HookRequest> request =
-        wire::DecodeHookRequest(*frame);
+    absl::StatusOr<wire::HookRequest> request = wire::DecodeHookRequest(*frame);
     if (!request.ok()) return 3;
     wire::HookReply answer;
     if (request->index >= count) {

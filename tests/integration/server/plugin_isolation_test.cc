@@ -77,9 +77,9 @@ class PluginIsolationTest : public ServingTest {
     ASSERT_TRUE(code.has_value())
         << "still running " << kGraceSeconds << " s after SIGTERM";
     EXPECT_EQ(*code, 0);
-    EXPECT_LT(std::chrono::steady_clock::now() - start,
-              std::chrono::seconds(kGraceSeconds) +
-                  Scaled(std::chrono::seconds(1)));
+    EXPECT_LT(
+        std::chrono::steady_clock::now() - start,
+        std::chrono::seconds(kGraceSeconds) + Scaled(std::chrono::seconds(1)));
   }
 
   // The neighbour in every folder: served, with its hook, by its own host.
@@ -175,10 +175,9 @@ class PluginFolderTest : public PluginIsolationTest {
  protected:
   void SetUp() override {
     dir_ = fs::path(RIDGELINE_TEST_TMP_DIR) /
-           absl::StrCat(::testing::UnitTest::GetInstance()
-                            ->current_test_info()
-                            ->name(),
-                        "-", ::getpid());
+           absl::StrCat(
+               ::testing::UnitTest::GetInstance()->current_test_info()->name(),
+               "-", ::getpid());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     fs::permissions(dir_, fs::perms(0755));

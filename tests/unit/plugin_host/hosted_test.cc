@@ -112,10 +112,10 @@ TEST(HostedPluginTest, HookAnswersComeFromTheHost) {
 // signal; this process is untouched.
 TEST(HostedPluginTest, CrashWhileLoadingIsRefusedNamingTheSignal) {
   PluginContents out;
-  absl::Status s = ReadPluginHosted(
-      std::filesystem::path(RIDGELINE_CRASH_PLUGIN_DIR) /
-          "libridgeline-fixture-segv-entry.so",
-      Options(), &out);
+  absl::Status s =
+      ReadPluginHosted(std::filesystem::path(RIDGELINE_CRASH_PLUGIN_DIR) /
+                           "libridgeline-fixture-segv-entry.so",
+                       Options(), &out);
   EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
   EXPECT_THAT(s.message(), HasSubstr("crashed with signal 11"));
   EXPECT_THAT(s.message(), HasSubstr("not loaded"));

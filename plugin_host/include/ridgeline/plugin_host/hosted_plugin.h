@@ -38,7 +38,7 @@ struct HostOptions {
   // Hook answers cached per plugin (64 B each, resident as used); once
   // full, new shapes are asked of the host every time.
   size_t cache_entries = size_t{1} << 18;
-  std::function<bool()> cancelled;   // may be empty; polled during loads
+  std::function<bool()> cancelled;  // may be empty; polled during loads
 };
 
 // The flag the child is started with.
