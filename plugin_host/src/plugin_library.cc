@@ -147,17 +147,7 @@ absl::Status CheckString(const std::string& field, const char* s, size_t max,
         absl::StrCat(field, " is NULL (a string is required)"));
   }
   const size_t len = ::strnlen(s, max + 1);
-  if (len > max) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, " must be at most ", max, " bytes long"));
-  }
-  if (const size_t bad = FirstInvalidUtf8(std::string_view(s, len));
-      bad != std::string_view::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        field, " must be valid UTF-8; byte ", bad, " (0x",
-        absl::Hex(static_cast<unsigned char>(s[bad])), ") is not"));
-  }
-  return absl::OkStatus();
+  return CheckPluginString(field, absl::string_view(s, len), max);
 }
 
 // A plugin error code: absl's numbering, 1..16. Code 0 inside an error
@@ -334,32 +324,6 @@ const char* FaultKind(const absl::Status& s) {
   return "error";
 }
 
-// The hook's answer was not used: log (the first few per plugin, so a
-// plugin failing every call cannot flood the log) and tell the observer.
-void ReportHookFault(const std::string& plugin, const absl::Status& s) {
-  HookFaults& f = Faults();
-  const char* kind = FaultKind(s);
-  HookFaultObserver observer;
-  bool log = false;
-  uint64_t n = 0;
-  {
-    std::lock_guard<std::mutex> lock(f.mu);
-    n = ++f.count[plugin];
-    log = n <= kLoggedFaultsPerPlugin;
-    observer = f.observer;
-  }
-  if (log) {
-    std::fprintf(stderr,
-                 "ridgeline plugin: efficiency hook of %s ignored (%s, engine "
-                 "defaults used): %s%s\n",
-                 plugin.c_str(), kind, std::string(s.message()).c_str(),
-                 n == kLoggedFaultsPerPlugin
-                     ? " [further faults of this plugin are only counted]"
-                     : "");
-  }
-  if (observer) observer(plugin, kind);
-}
-
 absl::StatusOr<std::optional<engine::OpEfficiency>> CallHook(
     const RidgelinePluginTable* table, size_t platform_index,
     const engine::OpShape& shape) {
@@ -382,26 +346,94 @@ absl::StatusOr<std::optional<engine::OpEfficiency>> CallHook(
     table->error_free(error);
     return PluginStatus(code, message);
   }
-  if (out.compute == 0 && out.memory == 0) return std::nullopt;
-  if (!std::isfinite(out.compute) || !std::isfinite(out.memory)) {
-    return absl::InternalError(absl::StrCat(
-        "efficiency hook returned compute=", out.compute, " memory=",
-        out.memory, "; each must be a finite number in [",
-        kMinHookEfficiency, ", 1] (or both 0)"));
-  }
-  // A tiny efficiency is no opinion but a fault: 1e-300 would turn a
-  // microsecond kernel into 1e294 s.
-  if (!(out.compute >= kMinHookEfficiency && out.compute <= 1 &&
-        out.memory >= kMinHookEfficiency && out.memory <= 1)) {
-    return absl::OutOfRangeError(absl::StrCat(
-        "efficiency hook returned compute=", out.compute, " memory=",
-        out.memory, "; each must be in [", kMinHookEfficiency,
-        ", 1] (or both 0)"));
-  }
-  return engine::OpEfficiency{out.compute, out.memory};
+  return CheckHookAnswer(out.compute, out.memory);
 }
 
 }  // namespace
+
+absl::Status CheckPluginString(const std::string& field, absl::string_view s,
+                               size_t max) {
+  if (s.size() > max) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " must be at most ", max, " bytes long"));
+  }
+  if (const size_t bad = FirstInvalidUtf8(std::string_view(s.data(), s.size())); bad != std::string_view::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, " must be valid UTF-8; byte ", bad, " (0x",
+        absl::Hex(static_cast<unsigned char>(s[bad])), ") is not"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<engine::OpEfficiency>> CheckHookAnswer(
+    double compute, double memory) {
+  if (compute == 0 && memory == 0) return std::nullopt;
+  if (!std::isfinite(compute) || !std::isfinite(memory)) {
+    return absl::InternalError(absl::StrCat(
+        "efficiency hook returned compute=", compute, " memory=", memory,
+        "; each must be a finite number in [", kMinHookEfficiency,
+        ", 1] (or both 0)"));
+  }
+  // A tiny efficiency is no opinion but a fault: 1e-300 would turn a
+  // microsecond kernel into 1e294 s.
+  if (!(compute >= kMinHookEfficiency && compute <= 1 &&
+        memory >= kMinHookEfficiency && memory <= 1)) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "efficiency hook returned compute=", compute, " memory=", memory,
+        "; each must be in [", kMinHookEfficiency, ", 1] (or both 0)"));
+  }
+  return engine::OpEfficiency{compute, memory};
+}
+
+void ReportHookFault(const std::string& plugin, const absl::Status& s) {
+  ReportHookFault(plugin, FaultKind(s), s.message());
+}
+
+// The hook's answer was not used: log (the first few per plugin, so a
+// plugin failing every call cannot flood the log) and tell the observer.
+void ReportHookFault(const std::string& plugin, const char* kind,
+                     absl::string_view message) {
+  HookFaults& f = Faults();
+  HookFaultObserver observer;
+  bool log = false;
+  uint64_t n = 0;
+  {
+    std::lock_guard<std::mutex> lock(f.mu);
+    n = ++f.count[plugin];
+    log = n <= kLoggedFaultsPerPlugin;
+    observer = f.observer;
+  }
+  if (log) {
+    std::fprintf(stderr,
+                 "ridgeline plugin: efficiency hook of %s ignored (%s, engine "
+                 "defaults used): %s%s\n",
+                 plugin.c_str(), kind, std::string(message).c_str(),
+                 n == kLoggedFaultsPerPlugin
+                     ? " [further faults of this plugin are only counted]"
+                     : "");
+  }
+  if (observer) observer(plugin, kind);
+}
+
+absl::Status ReadPluginInProcess(const fs::path& path, PluginContents* out) {
+  absl::StatusOr<PluginLibrary> lib = PluginLibrary::Open(path);
+  if (!lib.ok()) return lib.status();
+  out->family = lib->family();
+  out->plugin_version = lib->plugin_version();
+  const size_t count = lib->platform_count();
+  // Bounded: the count drives a loop of get_platform calls.
+  constexpr size_t kMaxPlatforms = 4096;
+  if (count == 0 || count > kMaxPlatforms) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "platform_count() must be in [1, ", kMaxPlatforms, "], got ", count));
+  }
+  for (size_t i = 0; i < count; ++i) {
+    absl::StatusOr<engine::Hardware> hw = lib->Platform(i);
+    if (!hw.ok()) return hw.status();
+    out->platforms.push_back(*std::move(hw));
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<PluginLibrary> PluginLibrary::Open(const fs::path& path) {
   std::error_code ec;

@@ -30,14 +30,38 @@ namespace fs = std::filesystem;
 class RegistryBuilder {
  public:
   // `refused` are outcomes decided before loading (folder or file unsafe,
-  // folder missing); recorded first.
+  // folder missing); recorded first. An empty `reader` reads in this
+  // process, one file after the other (so the log names the plugin that
+  // crashes it); other readers run side by side (a start then waits for
+  // the slowest plugin, not for their sum).
   static std::shared_ptr<const HardwareRegistry> Build(
       const std::vector<fs::path>& files, std::vector<LoadOutcome> refused,
-      LoadLog log, const HardwareRegistry::PreCheck& precheck = nullptr) {
+      LoadLog log, const HardwareRegistry::PluginReader& reader = nullptr) {
     auto registry = std::shared_ptr<HardwareRegistry>(new HardwareRegistry());
-    RegistryBuilder builder(*registry, log, precheck);
+    RegistryBuilder builder(*registry, log);
     for (LoadOutcome& o : refused) builder.Record(std::move(o));
-    for (const fs::path& file : files) builder.Load(file);
+    if (!reader) {
+      for (const fs::path& file : files) {
+        builder.LogLoading(file);
+        PluginContents contents;
+        absl::Status read = ReadPluginInProcess(file, &contents);
+        builder.Add(file, std::move(read), std::move(contents));
+      }
+    } else {
+      for (const fs::path& file : files) builder.LogLoading(file);
+      std::vector<absl::Status> read(files.size());
+      std::vector<PluginContents> contents(files.size());
+      std::vector<std::thread> threads;
+      threads.reserve(files.size());
+      for (size_t i = 0; i < files.size(); ++i) {
+        threads.emplace_back(
+            [&, i] { read[i] = reader(files[i], &contents[i]); });
+      }
+      for (std::thread& t : threads) t.join();
+      for (size_t i = 0; i < files.size(); ++i) {
+        builder.Add(files[i], std::move(read[i]), std::move(contents[i]));
+      }
+    }
     std::sort(registry->platforms_.begin(), registry->platforms_.end(),
               [](const engine::Hardware& a, const engine::Hardware& b) {
                 return a.id < b.id;
@@ -46,76 +70,68 @@ class RegistryBuilder {
   }
 
  private:
-  RegistryBuilder(HardwareRegistry& registry, LoadLog log,
-                  const HardwareRegistry::PreCheck& precheck)
-      : registry_(registry), log_(log), precheck_(precheck) {}
+  RegistryBuilder(HardwareRegistry& registry, LoadLog log)
+      : registry_(registry), log_(log) {}
 
-  void Load(const fs::path& file) {
-    LoadOutcome outcome;
-    outcome.path = file.string();
-    std::vector<engine::Hardware> platforms;
-    // Logged before any plugin code runs, so a plugin that crashes or hangs
-    // while loading is named by the last line of the log.
+  // Logged before any plugin code runs, so a plugin that crashes or hangs
+  // while loading in this process is named by the last line of the log.
+  void LogLoading(const fs::path& file) {
     if (log_ == LoadLog::kAll) {
       std::fprintf(stderr, "ridgeline plugin: loading path=%s\n",
-                   outcome.path.c_str());
+                   file.string().c_str());
       std::fflush(stderr);
     }
-    if (precheck_) {
-      if (std::string why = precheck_(file); !why.empty()) {
-        outcome.reason = std::move(why);
-        Record(std::move(outcome));
-        return;
-      }
-    }
-    absl::Status status = LoadPlatforms(file, outcome, platforms);
-    if (!status.ok()) {
-      outcome.reason = std::string(status.message());
+  }
+
+  void Add(const fs::path& file, absl::Status read, PluginContents contents) {
+    LoadOutcome outcome;
+    outcome.path = file.string();
+    outcome.family = contents.family;
+    outcome.plugin_version = contents.plugin_version;
+    if (read.ok()) read = CheckPlatforms(file, contents.platforms);
+    if (!read.ok()) {
+      outcome.reason = std::string(read.message());
       Record(std::move(outcome));
       return;
     }
-    for (engine::Hardware& hw : platforms) {
-      owners_[hw.id] = file.filename().string();
+    const std::string name = file.filename().string();
+    if (contents.health) registry_.health_[name] = std::move(contents.health);
+    for (engine::Hardware& hw : contents.platforms) {
+      owners_[hw.id] = name;
       registry_.platforms_.push_back(std::move(hw));
     }
     outcome.loaded = true;
-    outcome.platforms = static_cast<int>(platforms.size());
+    outcome.platforms = static_cast<int>(contents.platforms.size());
     Record(std::move(outcome));
   }
 
-  absl::Status LoadPlatforms(const fs::path& file, LoadOutcome& outcome,
-                             std::vector<engine::Hardware>& platforms) {
-    absl::StatusOr<PluginLibrary> lib = PluginLibrary::Open(file);
-    if (!lib.ok()) return lib.status();
-    outcome.family = lib->family();
-    outcome.plugin_version = lib->plugin_version();
-    const size_t count = lib->platform_count();
-    // Bounded: the count drives a loop of get_platform calls.
+  absl::Status CheckPlatforms(const fs::path& file,
+                              std::vector<engine::Hardware>& platforms) {
     constexpr size_t kMaxPlatforms = 4096;
-    if (count == 0 || count > kMaxPlatforms) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "platform_count() must be in [1, ", kMaxPlatforms, "], got ", count));
+    if (platforms.empty() || platforms.size() > kMaxPlatforms) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("platform_count() must be in [1, ", kMaxPlatforms,
+                       "], got ", platforms.size()));
     }
     std::map<std::string, size_t> seen;
-    for (size_t i = 0; i < count; ++i) {
-      absl::StatusOr<engine::Hardware> hw = lib->Platform(i);
-      if (!hw.ok()) return hw.status();
+    for (size_t i = 0; i < platforms.size(); ++i) {
+      engine::Hardware& hw = platforms[i];
+      hw.plugin = file.filename().string();
       const std::string prefix = absl::StrCat("platforms[", i, "]");
-      if (absl::Status s = engine::ValidateHardware(*hw, prefix); !s.ok()) {
-        return absl::Status(s.code(), absl::StrCat("platform '", hw->id,
+      if (absl::Status s = engine::ValidateHardware(hw, prefix); !s.ok()) {
+        return absl::Status(s.code(), absl::StrCat("platform '", hw.id,
                                                    "': ", s.message()));
       }
-      if (auto it = owners_.find(hw->id); it != owners_.end()) {
+      if (auto it = owners_.find(hw.id); it != owners_.end()) {
         return absl::AlreadyExistsError(absl::StrCat(
-            "duplicate platform id '", hw->id, "' (", prefix,
+            "duplicate platform id '", hw.id, "' (", prefix,
             ".id): already provided by ", it->second));
       }
-      if (auto [it, inserted] = seen.emplace(hw->id, i); !inserted) {
+      if (auto [it, inserted] = seen.emplace(hw.id, i); !inserted) {
         return absl::AlreadyExistsError(
-            absl::StrCat("duplicate platform id '", hw->id, "' in platforms[",
+            absl::StrCat("duplicate platform id '", hw.id, "' in platforms[",
                          it->second, "] and ", prefix));
       }
-      platforms.push_back(*std::move(hw));
     }
     return absl::OkStatus();
   }
@@ -138,7 +154,6 @@ class RegistryBuilder {
 
   HardwareRegistry& registry_;
   const LoadLog log_;
-  const HardwareRegistry::PreCheck& precheck_;
   std::map<std::string, std::string> owners_;  // platform id -> plugin file
 };
 
@@ -180,6 +195,23 @@ std::string UnsafePluginFile(const fs::path& dir, const fs::path& file) {
   return "";
 }
 
+// Why the status of `file` cannot be read, for its refusal.
+std::string DescribeUnreadable(const fs::path& file,
+                               const std::error_code& ec) {
+  std::error_code link_ec;
+  if (fs::is_symlink(fs::symlink_status(file, link_ec))) {
+    const fs::path target = fs::read_symlink(file, link_ec);
+    if (ec == std::errc::too_many_symbolic_link_levels) {
+      return absl::StrCat("is a symbolic link that loops (-> '",
+                          target.string(), "'): ", ec.message(),
+                          "; skipped");
+    }
+    return absl::StrCat("is a dangling symbolic link (-> '", target.string(),
+                        "'): ", ec.message(), "; skipped");
+  }
+  return absl::StrCat("cannot be read: ", ec.message(), "; skipped");
+}
+
 }  // namespace
 
 std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadDirectory(
@@ -188,7 +220,7 @@ std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadDirectory(
 }
 
 std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadDirectory(
-    const fs::path& dir, LoadLog log, const PreCheck& precheck) {
+    const fs::path& dir, LoadLog log, const PluginReader& reader) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     LoadOutcome missing;
@@ -207,19 +239,32 @@ std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadDirectory(
     return RegistryBuilder::Build({}, {std::move(unsafe)}, log);
   }
   std::vector<fs::path> files;
-  std::vector<LoadOutcome> unsafe_files;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file(ec) && entry.path().extension() == ".so") {
-      if (std::string why = UnsafePluginFile(dir, entry.path()); !why.empty()) {
-        LoadOutcome o;
-        o.path = entry.path().string();
-        o.reason = absl::StrCat("refused before loading: ",
-                                entry.path().filename().string(), " ", why);
-        unsafe_files.push_back(std::move(o));
-        continue;
-      }
-      files.push_back(entry.path());
+  std::vector<LoadOutcome> bad_files;
+  fs::directory_iterator it(dir, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const fs::path& path = it->path();
+    if (path.extension() != ".so") continue;
+    // One entry that cannot be read (a dangling or looping symbolic link)
+    // is refused on its own; it must not hide the rest of the folder.
+    std::error_code entry_ec;
+    const bool regular = it->is_regular_file(entry_ec);
+    std::string why;
+    if (entry_ec) {
+      why = DescribeUnreadable(path, entry_ec);
+    } else if (!regular) {
+      continue;  // a folder or device named *.so is not a plugin
+    } else {
+      why = UnsafePluginFile(dir, path);
     }
+    if (!why.empty()) {
+      LoadOutcome o;
+      o.path = path.string();
+      o.reason = absl::StrCat("refused before loading: ",
+                              path.filename().string(), " ", why);
+      bad_files.push_back(std::move(o));
+      continue;
+    }
+    files.push_back(path);
   }
   if (ec) {
     LoadOutcome unreadable;
@@ -232,25 +277,11 @@ std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadDirectory(
             [](const fs::path& a, const fs::path& b) {
               return a.filename().string() < b.filename().string();
             });
-  if (!precheck) {
-    return RegistryBuilder::Build(files, std::move(unsafe_files), log);
-  }
-  // The checks run in child processes, so they run side by side: a start
-  // then waits for the slowest plugin, not for their sum.
-  std::vector<std::string> reasons(files.size());
-  std::vector<std::thread> checks;
-  checks.reserve(files.size());
-  for (size_t i = 0; i < files.size(); ++i) {
-    checks.emplace_back(
-        [&, i] { reasons[i] = precheck(files[i]); });
-  }
-  for (std::thread& t : checks) t.join();
-  std::map<fs::path, std::string> by_file;
-  for (size_t i = 0; i < files.size(); ++i) by_file[files[i]] = reasons[i];
-  const PreCheck checked = [&by_file](const fs::path& file) {
-    return by_file[file];
-  };
-  return RegistryBuilder::Build(files, std::move(unsafe_files), log, checked);
+  std::sort(bad_files.begin(), bad_files.end(),
+            [](const LoadOutcome& a, const LoadOutcome& b) {
+              return a.path < b.path;
+            });
+  return RegistryBuilder::Build(files, std::move(bad_files), log, reader);
 }
 
 std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadFiles(
@@ -265,7 +296,15 @@ absl::StatusOr<const engine::Hardware*> HardwareRegistry::Find(
       [](const engine::Hardware& hw, std::string_view key) {
         return hw.id < key;
       });
-  if (it != platforms_.end() && it->id == id) return &*it;
+  if (it != platforms_.end() && it->id == id) {
+    if (auto h = health_.find(it->plugin); h != health_.end()) {
+      if (absl::Status s = h->second(); !s.ok()) {
+        return absl::Status(
+            s.code(), absl::StrCat("hardware \"", it->id, "\": ", s.message()));
+      }
+    }
+    return &*it;
+  }
   if (platforms_.empty()) {
     return absl::NotFoundError(absl::StrCat(
         "unknown hardware \"", std::string(id), "\": no hardware plugins are loaded"));

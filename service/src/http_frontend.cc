@@ -386,9 +386,9 @@ absl::StatusOr<int> HttpFrontend::Start() {
     res.set_content("ok\n", "text/plain");
   });
   svr.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
-    if (backend_() == nullptr) {
+    if (backend_() == nullptr || backend_()->registry().platforms().empty()) {
       res.status = 503;
-      res.set_content("not ready: hardware plugins are still loading\n",
+      res.set_content("not ready: no hardware platform is loaded (yet)\n",
                       "text/plain");
     } else if (draining_.load()) {
       res.status = 503;

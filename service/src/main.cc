@@ -3,14 +3,14 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "ridgeline/plugin_host/isolated_check.h"
+#include "ridgeline/plugin_host/hosted_plugin.h"
 #include "ridgeline/service/server.h"
 
 int main(int argc, char** argv) {
-  // The isolated plugin check the server runs in a child of itself.
-  const std::string_view flag = ridgeline::plugin_host::kCheckPluginFlag;
+  // A plugin's host process, which the server runs as a child of itself.
+  const std::string_view flag = ridgeline::plugin_host::kPluginHostFlag;
   if (argc == 2 && std::string_view(argv[1]).substr(0, flag.size()) == flag) {
-    return ridgeline::plugin_host::RunPluginCheckChild(argv[1] + flag.size());
+    return ridgeline::plugin_host::RunPluginHostChild(argv[1] + flag.size());
   }
   bool help = false;
   absl::StatusOr<ridgeline::service::ServerConfig> config =

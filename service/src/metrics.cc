@@ -265,7 +265,7 @@ Metrics::Metrics(std::string_view version,
                        .Name("ridgeline_plugin_hook_faults_total")
                        .Help("Efficiency-hook answers not used (engine "
                              "defaults used instead), by plugin file and "
-                             "kind (error, not_finite, out_of_range).")
+                             "kind (error, not_finite, out_of_range, host_failed).")
                        .Register(*registry_)) {
   prometheus::BuildGauge()
       .Name("ridgeline_build_info")

@@ -34,7 +34,7 @@
 #include "grpcpp/impl/server_builder_plugin.h"
 #include "prometheus/exposer.h"
 #include "ridgeline/calibration/profiles.h"
-#include "ridgeline/plugin_host/isolated_check.h"
+#include "ridgeline/plugin_host/hosted_plugin.h"
 #include "ridgeline/plugin_host/plugin_library.h"
 #include "ridgeline/plugin_host/registry.h"
 #include "ridgeline/service/auth.h"
@@ -311,19 +311,23 @@ int RunServer(const ServerConfig& cfg) {
         cfg.plugin_dir.empty() ? plugin_host::DefaultPluginDir()
                                : std::filesystem::path(cfg.plugin_dir);
     // A long-running server logs every outcome (loaded and refused), so
-    // its log says which plugin files it serves.
-    plugin_host::HardwareRegistry::PreCheck precheck;
+    // its log says which plugin files it serves. Plugins run in host
+    // processes (hosted_plugin.h), never in this one; a load that hangs is
+    // cut at its timeout, or at once by SIGTERM.
+    plugin_host::HardwareRegistry::PluginReader reader;
     if (cfg.plugin_check_timeout_seconds > 0) {
-      plugin_host::ChildCheck check;
-      check.exe = std::filesystem::read_symlink("/proc/self/exe");
-      check.timeout_seconds = cfg.plugin_check_timeout_seconds;
-      precheck = [check](const std::filesystem::path& plugin) {
-        return plugin_host::CheckPluginInChild(plugin, check);
+      plugin_host::HostOptions host;
+      host.exe = std::filesystem::read_symlink("/proc/self/exe");
+      host.load_timeout_seconds = cfg.plugin_check_timeout_seconds;
+      host.cancelled = [&stop] { return stop.HasBeenNotified(); };
+      reader = [host](const std::filesystem::path& plugin,
+                      plugin_host::PluginContents* out) {
+        return plugin_host::ReadPluginHosted(plugin, host, out);
       };
     }
     std::shared_ptr<const plugin_host::HardwareRegistry> registry =
         plugin_host::HardwareRegistry::LoadDirectory(
-            plugin_dir, plugin_host::LoadLog::kAll, precheck);
+            plugin_dir, plugin_host::LoadLog::kAll, reader);
     metrics.OnPluginsLoaded(*registry);
     int loaded = 0;
     for (const plugin_host::LoadOutcome& o : registry->outcomes()) {
@@ -337,8 +341,16 @@ int RunServer(const ServerConfig& cfg) {
                                         &metrics);
     impl.SetBackend(backend.get());
     http_backend.store(backend.get());
-    set_serving(true);
-    Log(absl::StrCat("serving: ", loaded, " plugins, ",
+    // Ready only with at least one platform: a replica whose plugins all
+    // failed must not take traffic (it would answer NOT_FOUND for every id).
+    const bool any_platform = !backend->registry().platforms().empty();
+    set_serving(any_platform);
+    if (!any_platform) {
+      Log(absl::StrCat("not ready: no hardware platform loaded from ",
+                       plugin_dir.string(), " (see the refusals above)"));
+    }
+    Log(absl::StrCat(any_platform ? "serving: " : "loaded: ", loaded,
+                     " plugins, ",
                      backend->registry().platforms().size(), " platforms from ",
                      plugin_dir.string(), "; ", (*profiles)->profiles().size(),
                      " profiles"));
@@ -385,10 +397,12 @@ int RunServer(const ServerConfig& cfg) {
   });
 
   server->Wait();
-  exited.Notify();
   signaller.join();
-  if (forced_exit.joinable()) forced_exit.join();
+  // A load still running is cut by `stop` (hosted) or, in process, by the
+  // forced exit above: `exited` is only told once the loader is done.
   loader.join();
+  exited.Notify();
+  if (forced_exit.joinable()) forced_exit.join();
   plugin_host::SetHookFaultObserver(nullptr);
   if (http != nullptr) http->Stop();
   Log("stopped");

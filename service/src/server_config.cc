@@ -198,9 +198,10 @@ const std::vector<FlagSpec>& Flags() {
        DoubleSetting(&ServerConfig::max_connection_age_grace_seconds, 0,
                      86400)},
       {"plugin-check-timeout-seconds", "RIDGELINE_PLUGIN_CHECK_TIMEOUT_SECONDS",
-       "Each plugin is first loaded and exercised in a child process; one "
-       "that crashes there, or takes longer than this, is refused. 0 = no "
-       "child check. 0..3600, default 10.",
+       "Each plugin runs in a plugin-host child process of its own; one "
+       "whose load crashes there, or takes longer than this, is refused. "
+       "0 = load plugins into the server itself (no isolation). 0..3600, "
+       "default 10.",
        DoubleSetting(&ServerConfig::plugin_check_timeout_seconds, 0, 3600)},
       {"tls-cert", "RIDGELINE_TLS_CERT",
        "PEM certificate chain: serve gRPC, and HTTP with --http-listen, "

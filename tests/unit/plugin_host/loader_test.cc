@@ -2,6 +2,7 @@
 // tests/fixtures/plugins (values in fixture_plugin.c).
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -547,6 +548,29 @@ TEST(PluginFolderSafetyTest, SymlinkOutOfTheFolderAndWritableFileAreRefused) {
                            "(mode 0757)")));
   ASSERT_EQ(loaded.size(), 1u);
   EXPECT_THAT(loaded[0], HasSubstr("libbasic"));
+}
+
+// Issue 26, defect 8: a dangling and a looping *.so link used to make the
+// whole folder unreadable (0 plugins). Each is refused with its reason; the
+// good plugin beside them loads.
+TEST(PluginFolderSafetyTest, DanglingAndLoopingLinksAreSkippedWithAReason) {
+  const auto dir = MakeDir("bad-links", kOwnerOnly);
+  std::filesystem::copy_file(Fixture("basic"), dir / "libbasic.so");
+  std::filesystem::create_symlink(dir / "gone.so", dir / "dangling.so");
+  std::filesystem::create_symlink(dir / "loop.so", dir / "loop.so");
+  auto registry = HardwareRegistry::LoadDirectory(dir, LoadLog::kNone);
+  std::map<std::string, std::string> reasons;
+  for (const LoadOutcome& o : registry->outcomes()) {
+    reasons[std::filesystem::path(o.path).filename().string()] =
+        o.loaded ? "loaded" : o.reason;
+  }
+  ASSERT_EQ(reasons.size(), 3u) << ::testing::PrintToString(reasons);
+  EXPECT_EQ(reasons["libbasic.so"], "loaded");
+  EXPECT_THAT(reasons["dangling.so"],
+              HasSubstr("dangling.so is a dangling symbolic link (-> '"));
+  EXPECT_THAT(reasons["loop.so"],
+              HasSubstr("loop.so is a symbolic link that loops"));
+  EXPECT_EQ(registry->platforms().size(), 2u);  // fixture-basic-a and -b
 }
 
 }  // namespace

@@ -8,9 +8,11 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "ridgeline/engine/hardware.h"
 #include "ridgeline/plugin/ridgeline_plugin.h"
 
@@ -30,6 +32,43 @@ using HookFaultObserver =
     std::function<void(const std::string& plugin, const char* kind)>;
 // Replaces the process-wide observer (empty: none).
 void SetHookFaultObserver(HookFaultObserver observer);
+// Logs and counts one fault of `plugin`'s hook as above; `s` is the hook's
+// error. Used by the in-process hook and by hosted plugins (hosted_plugin.h).
+void ReportHookFault(const std::string& plugin, const absl::Status& s);
+// As above with the kind given ("host_failed": the plugin's host process
+// is dead, see hosted_plugin.h).
+void ReportHookFault(const std::string& plugin, const char* kind,
+                     absl::string_view message);
+
+// A hook's answer checked as the host requires: both 0 is "no opinion"
+// (nullopt); otherwise each must be finite (INTERNAL "...finite...") and in
+// [1e-3, 1] (OUT_OF_RANGE).
+absl::StatusOr<std::optional<engine::OpEfficiency>> CheckHookAnswer(
+    double compute, double memory);
+
+// A plugin string checked as the host requires: at most `max` bytes and
+// valid UTF-8 (INVALID_ARGUMENT naming `field` and the first bad byte).
+absl::Status CheckPluginString(const std::string& field, absl::string_view s,
+                               size_t max);
+
+// What one plugin file contributes, however it was read: in this process
+// (ReadPluginInProcess) or in a plugin-host child (hosted_plugin.h).
+struct PluginContents {
+  std::string family;  // set as soon as known, even when reading fails
+  std::string plugin_version;
+  // In get_platform order, converted but not yet passed through
+  // engine::ValidateHardware (the registry does that).
+  std::vector<engine::Hardware> platforms;
+  // OK while the platforms can be used; UNAVAILABLE naming the plugin once
+  // it failed for good (its host died). Empty: always OK. Thread-safe.
+  std::function<absl::Status()> health;
+};
+
+// Opens `path` in this process (PluginLibrary::Open) and reads its
+// platforms: platform_count() must be in [1, 4096]; a descriptor that fails
+// the structural checks fails the whole plugin.
+absl::Status ReadPluginInProcess(const std::filesystem::path& path,
+                                 PluginContents* out);
 
 class PluginLibrary {
  public:

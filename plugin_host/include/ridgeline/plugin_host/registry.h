@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "ridgeline/engine/hardware.h"
+#include "ridgeline/plugin_host/plugin_library.h"
 
 namespace ridgeline::plugin_host {
 
@@ -41,19 +43,25 @@ class HardwareRegistry {
   // recursive). A refused plugin is recorded in outcomes() and the others
   // still load; a platform id already taken by an earlier plugin refuses the
   // later plugin. A missing directory yields an empty registry with one
-  // refused outcome naming the directory.
+  // refused outcome naming the directory. Folders writable by group or
+  // others, files writable by them, symbolic links to files outside `dir`
+  // and entries whose status cannot be read (dangling or looping symbolic
+  // links) are refused before loading, each with a reason; the rest load.
   // `log` chooses what is printed to stderr (default: every outcome).
   static std::shared_ptr<const HardwareRegistry> LoadDirectory(
       const std::filesystem::path& dir, LoadLog log = LoadLog::kAll);
-  // Decides, before any of a plugin's code runs in this process, whether it
-  // may be loaded: "" yes, else the reason it is refused (a long-running
-  // server passes CheckPluginInChild, see isolated_check.h).
-  using PreCheck = std::function<std::string(const std::filesystem::path&)>;
-  // As above; `precheck` (may be empty) runs first for every file. Folders
-  // writable by group or others, files writable by them, and symbolic links
-  // to files outside `dir` are refused before that, with a reason.
+  // Reads one plugin file into `out` (PluginContents, plugin_library.h);
+  // an error refuses the plugin with the status message as the reason
+  // (out->family may already be set). A long-running server passes
+  // ReadPluginHosted (hosted_plugin.h): no plugin code runs in the server.
+  using PluginReader = std::function<absl::Status(
+      const std::filesystem::path&, PluginContents* out)>;
+  // As above, reading each file with `reader` (empty: in this process, one
+  // after the other); a non-empty reader is called for all files side by
+  // side, from threads of its own.
   static std::shared_ptr<const HardwareRegistry> LoadDirectory(
-      const std::filesystem::path& dir, LoadLog log, const PreCheck& precheck);
+      const std::filesystem::path& dir, LoadLog log,
+      const PluginReader& reader);
   // Loads exactly these files, in order (conformance checker, tests).
   static std::shared_ptr<const HardwareRegistry> LoadFiles(
       const std::vector<std::filesystem::path>& files,
@@ -62,12 +70,16 @@ class HardwareRegistry {
   const std::vector<LoadOutcome>& outcomes() const { return outcomes_; }
   // Sorted by id.
   const std::vector<engine::Hardware>& platforms() const { return platforms_; }
-  // NOT_FOUND naming the closest ids.
+  // NOT_FOUND naming the closest ids; the plugin's health status (e.g.
+  // UNAVAILABLE naming the plugin whose host died) when it is not OK.
   absl::StatusOr<const engine::Hardware*> Find(std::string_view id) const;
 
  private:
   std::vector<LoadOutcome> outcomes_;
   std::vector<engine::Hardware> platforms_;
+  // Plugin file name -> its health (PluginContents::health), for plugins
+  // that have one.
+  std::map<std::string, std::function<absl::Status()>> health_;
   friend class RegistryBuilder;
 };
 

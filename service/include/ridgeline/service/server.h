@@ -35,7 +35,7 @@ struct ServerConfig {
   int64_t plugin_load_delay_ms = 0;
 
   // Limits and faults (issue 14); see service/README.md.
-  double plugin_check_timeout_seconds = 10;  // 0: no child check
+  double plugin_check_timeout_seconds = 10;  // 0: in process, no isolation
   int64_t max_inline_config_bytes = 1 << 20;
   double max_request_cost = 1e12;  // token-layers, see Limits
   int64_t work_threads = 0;        // 0: one per CPU core
