@@ -40,7 +40,7 @@
 #include "ridgeline/service/auth.h"
 #include "ridgeline/service/http_frontend.h"
 #include "ridgeline/service/status.h"
-#include "sweep_streams.h"
+#include "stream_limits.h"
 #include "work_pool.h"
 
 #ifndef RIDGELINE_VERSION
@@ -52,7 +52,6 @@ namespace ridgeline::service {
 namespace {
 
 constexpr char kServiceName[] = "ridgeline.v1.RidgelineService";
-constexpr int kMaxServerThreads = 256;
 
 // "0.0.0.0:0" + 41234 -> "0.0.0.0:41234".
 std::string WithPort(absl::string_view address, int port) {
@@ -106,6 +105,34 @@ std::shared_ptr<grpc::ServerCredentials> ServerCredentialsFor(
   return grpc::experimental::TlsServerCredentials(options);
 }
 
+// Counts the calls in progress, every service's (health, reflection and
+// streams included): an interceptor lives as long as its call.
+class CallCounter final
+    : public grpc::experimental::ServerInterceptorFactoryInterface {
+ public:
+  grpc::experimental::Interceptor* CreateServerInterceptor(
+      grpc::experimental::ServerRpcInfo*) override {
+    return new Counted(&calls_);
+  }
+  int64_t calls() const { return calls_.load(); }
+
+ private:
+  class Counted final : public grpc::experimental::Interceptor {
+   public:
+    explicit Counted(std::atomic<int64_t>* calls) : calls_(calls) {
+      calls_->fetch_add(1);
+    }
+    ~Counted() override { calls_->fetch_sub(1); }
+    void Intercept(grpc::experimental::InterceptorBatchMethods* m) override {
+      m->Proceed();
+    }
+
+   private:
+    std::atomic<int64_t>* calls_;
+  };
+  std::atomic<int64_t> calls_{0};
+};
+
 // Each connection holds a descriptor; the common soft limit of 1024 runs
 // out at about a thousand clients, after which accept fails. The hard
 // limit is what the operator allows, so take all of it.
@@ -121,16 +148,31 @@ void RaiseOpenFileLimit() {
   }
 }
 
+// SIGHUP: the token file is read again (a bad one keeps the current token,
+// logged); the HTTP port re-reads the TLS files at its next handshake. The
+// gRPC port's watcher re-reads them every --tls-reload-seconds.
+void Reload(BearerAuth& auth, HttpFrontend* http) {
+  if (auth.enabled()) {
+    const absl::Status s = auth.Reload();
+    Log(s.ok() ? std::string("SIGHUP: token file reloaded")
+               : absl::StrCat("SIGHUP: token kept: ", s.message()));
+  }
+  if (http != nullptr) http->ReloadTls();
+}
+
 }  // namespace
 
 int RunServer(const ServerConfig& cfg) {
   // Block before any thread exists so every thread inherits the mask and
-  // only the sigwait thread below ever sees these signals.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // only the sigwait thread below ever sees these signals: SIGTERM and
+  // SIGINT drain, SIGHUP reloads the token and TLS files, SIGUSR1 and
+  // SIGUSR2 are logged and ignored (their default action kills).
+  sigset_t handled;
+  sigemptyset(&handled);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2}) {
+    sigaddset(&handled, sig);
+  }
+  pthread_sigmask(SIG_BLOCK, &handled, nullptr);
   signal(SIGPIPE, SIG_IGN);
   // gRPC's locks are absl::Mutex; Debian's absl builds with deadlock
   // detection on, which keeps a lock graph on every Lock/Unlock (~4% of an
@@ -200,19 +242,52 @@ int RunServer(const ServerConfig& cfg) {
   WorkPool pool(cfg.work_threads > 0 ? static_cast<int>(cfg.work_threads)
                                      : std::max(cores, 2),
                 static_cast<size_t>(cfg.max_queued_calls));
-  SweepStreamLimits stream_limits;
-  stream_limits.max_streams = cfg.max_sweep_streams;
-  stream_limits.max_streams_per_client = cfg.max_sweep_streams_per_client;
-  stream_limits.write_timeout_seconds = cfg.sweep_write_timeout_seconds;
-  SweepStreams sweep_streams(stream_limits, [&](const std::string& client) {
+  StreamLimits sweep_limits;  // the defaults name Sweep's flags
+  sweep_limits.max_streams = cfg.max_sweep_streams;
+  sweep_limits.max_streams_per_client = cfg.max_sweep_streams_per_client;
+  sweep_limits.idle_timeout_seconds = cfg.sweep_write_timeout_seconds;
+  StreamLimiter sweep_streams(sweep_limits, [&](const std::string& client) {
     metrics.OnSweepWriteTimeout();
     Log(absl::StrCat("sweep to ", client, " cancelled: no point read for ",
                      cfg.sweep_write_timeout_seconds,
                      " s (--sweep-write-timeout-seconds)"));
   });
+  auto idle_limits = [&](const char* method, int64_t total,
+                         int64_t per_client, const char* total_flag,
+                         const char* per_client_flag) {
+    StreamLimits l;
+    l.method = method;
+    l.max_streams = total;
+    l.max_streams_per_client = per_client;
+    l.idle_timeout_seconds = cfg.stream_idle_timeout_seconds;
+    l.max_streams_flag = total_flag;
+    l.per_client_flag = per_client_flag;
+    l.idle_timeout_flag = "--stream-idle-timeout-seconds";
+    return l;
+  };
+  auto log_idle_cut = [&](const char* method) {
+    return [&cfg, method](const std::string& client) {
+      Log(absl::StrCat(method, " stream of ", client,
+                       " cancelled: it neither read nor sent for ",
+                       cfg.stream_idle_timeout_seconds,
+                       " s (--stream-idle-timeout-seconds)"));
+    };
+  };
+  StreamLimiter explore_streams(
+      idle_limits("Explore", cfg.max_explore_streams,
+                  cfg.max_explore_streams_per_client, "--max-explore-streams",
+                  "--max-explore-streams-per-client"),
+      log_idle_cut("Explore"));
+  StreamLimiter step_streams(
+      idle_limits("StepTimeStream", cfg.max_step_streams,
+                  cfg.max_step_streams_per_client, "--max-step-streams",
+                  "--max-step-streams-per-client"),
+      log_idle_cut("StepTimeStream"));
   ServiceRuntime runtime;
   runtime.pool = &pool;
   runtime.sweep_streams = &sweep_streams;
+  runtime.explore_streams = &explore_streams;
+  runtime.step_streams = &step_streams;
   runtime.auth = &auth;
   RidgelineServiceImpl impl(&metrics, runtime);
   std::unique_ptr<Backend> backend;  // outlives the server below
@@ -254,6 +329,10 @@ int RunServer(const ServerConfig& cfg) {
   builder.AddListeningPort(cfg.listen, ServerCredentialsFor(cfg.tls), &port);
   builder.RegisterService(&impl);
   builder.SetMaxReceiveMessageSize(static_cast<int>(cfg.max_message_bytes));
+  // gRPC sets SO_REUSEPORT by default: a second server on the same port
+  // would then bind too and the kernel would split connections between the
+  // two. Without it the second bind fails (as the metrics port's does).
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   // Idle connections hold a file descriptor each: close them (issue 14,
   // defect 4). A maximum age makes clients reconnect, which spreads them
   // over replicas added since (client-side round_robin, headless Service).
@@ -280,6 +359,9 @@ int RunServer(const ServerConfig& cfg) {
       std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
       interceptors;
   interceptors.push_back(metrics.NewInterceptorFactory());
+  auto call_counter = std::make_unique<CallCounter>();
+  const CallCounter* calls = call_counter.get();  // owned by the server
+  interceptors.push_back(std::move(call_counter));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
@@ -346,7 +428,14 @@ int RunServer(const ServerConfig& cfg) {
 
   std::thread signaller([&] {
     int sig = 0;
-    sigwait(&stop_signals, &sig);
+    while (sigwait(&handled, &sig) != 0 || (sig != SIGTERM && sig != SIGINT)) {
+      if (sig == SIGHUP) {
+        Reload(auth, http.get());
+      } else {
+        Log(absl::StrCat("signal ", sig, " ignored (SIGHUP reloads the token "
+                         "and TLS files; SIGTERM or SIGINT stops)"));
+      }
+    }
     Log(absl::StrCat("signal ", sig, ": draining for up to ",
                      cfg.shutdown_grace_seconds, " s"));
     {
@@ -380,8 +469,14 @@ int RunServer(const ServerConfig& cfg) {
         _exit(0);
       }
     });
-    // Streams get what is left of the grace, then are cancelled.
-    server->Shutdown(deadline);
+    // Streams get what is left of the grace. Once no call is left, stop at
+    // once: gRPC's Shutdown sends GOAWAY but then waits for every client to
+    // close its connection, and an idle one held the exit for seconds
+    // (issue 26); past the deadline (or now) it closes them.
+    while (calls->calls() > 0 && std::chrono::system_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    server->Shutdown(std::min(deadline, std::chrono::system_clock::now()));
   });
 
   server->Wait();

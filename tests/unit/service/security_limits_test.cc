@@ -12,7 +12,7 @@
 #include "ridgeline/service/server.h"
 #include "ridgeline/service/status.h"
 #include "ridgeline/service/tls.h"
-#include "sweep_streams.h"
+#include "stream_limits.h"
 
 namespace ridgeline::service {
 namespace {
@@ -116,10 +116,10 @@ TEST(ServerConfigHardeningTest, NewFlagsParseAndCheckRanges) {
               HasSubstr("--reflection: must be true or false; got \"maybe\""));
 }
 
-TEST(SweepStreamsTest, ClientIsThePeerAddressWithoutItsPort) {
-  EXPECT_EQ(SweepStreams::ClientOf("ipv4:127.0.0.1:41234"), "ipv4:127.0.0.1");
-  EXPECT_EQ(SweepStreams::ClientOf("ipv6:[::1]:5000"), "ipv6:[::1]");
-  EXPECT_EQ(SweepStreams::ClientOf("unix:/tmp/socket"), "unix:/tmp/socket");
+TEST(StreamLimiterTest, ClientIsThePeerAddressWithoutItsPort) {
+  EXPECT_EQ(StreamLimiter::ClientOf("ipv4:127.0.0.1:41234"), "ipv4:127.0.0.1");
+  EXPECT_EQ(StreamLimiter::ClientOf("ipv6:[::1]:5000"), "ipv6:[::1]");
+  EXPECT_EQ(StreamLimiter::ClientOf("unix:/tmp/socket"), "unix:/tmp/socket");
 }
 
 }  // namespace
