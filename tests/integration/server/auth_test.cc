@@ -22,6 +22,7 @@
 
 #include "gmock/gmock.h"
 #include "google/protobuf/descriptor.h"
+#include "grpc/support/time.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
 #include "ridgeline/v1/ridgeline.grpc.pb.h"
@@ -73,12 +74,17 @@ const char* NameOf(Token t) {
 
 // One call of `full_method` with one empty request message, whatever the
 // method's kind: a generic stream sends the message, half-closes, reads to
-// the end and returns the status.
+// the end and returns the status. Deadline: 20 s, or `deadline`.
 grpc::Status CallGeneric(const std::shared_ptr<grpc::Channel>& channel,
-                         const std::string& full_method, Token token) {
+                         const std::string& full_method, Token token,
+                         const gpr_timespec* deadline = nullptr) {
   grpc::GenericStub stub(channel);
   grpc::ClientContext ctx;
-  ctx.set_deadline(In(std::chrono::seconds(20)));
+  if (deadline != nullptr) {
+    ctx.set_deadline(*deadline);
+  } else {
+    ctx.set_deadline(In(std::chrono::seconds(20)));
+  }
   if (token != Token::kNone) ctx.AddMetadata("authorization", Authorization(token));
   grpc::CompletionQueue cq;
   std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call =
@@ -405,9 +411,18 @@ TEST_F(AuthTest, ASecondServerCannotBindTheSamePorts) {
 }
 
 // "grpc-timeout: 99999999H" (the format's largest, 11,400 years) overflowed
-// the HTTP frontend's clock into an immediate 504; it means no deadline.
+// the clock into an immediate DEADLINE_EXCEEDED (gRPC's ServerContext) or
+// 504 (HTTP); it means no deadline.
 TEST_F(AuthTest, TheLargestGrpcTimeoutIsNoDeadline) {
   StartServing({"--http-listen=127.0.0.1:0"});
+  // A deadline 10,000 years away: the client sends the largest timeout the
+  // header holds, 99999999H. The call reaches validation (an empty
+  // AnalyzeRequest names "model").
+  gpr_timespec far = gpr_now(GPR_CLOCK_REALTIME);
+  far.tv_sec += int64_t{10000} * 365 * 86400;
+  const grpc::Status s = CallGeneric(
+      channel_, std::string(kService) + "Analyze", Token::kNone, &far);
+  EXPECT_EQ(s.error_code(), StatusCode::INVALID_ARGUMENT) << s.error_message();
   EXPECT_EQ(PostHttp(server_->http_port(), "ListModels", Token::kNone,
                      {{"grpc-timeout", "99999999H"}}),
             200);
