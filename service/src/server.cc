@@ -40,6 +40,7 @@
 #include "ridgeline/service/auth.h"
 #include "ridgeline/service/http_frontend.h"
 #include "ridgeline/service/status.h"
+#include "staged_tls.h"
 #include "stream_limits.h"
 #include "work_pool.h"
 
@@ -149,13 +150,19 @@ void RaiseOpenFileLimit() {
 }
 
 // SIGHUP: the token file is read again (a bad one keeps the current token,
-// logged); the HTTP port re-reads the TLS files at its next handshake. The
-// gRPC port's watcher re-reads them every --tls-reload-seconds.
-void Reload(BearerAuth& auth, HttpFrontend* http) {
+// logged); the gRPC port's copies of the TLS files are refreshed (applied
+// within StagedTlsFiles::kPollSeconds) and the HTTP port re-reads them at
+// its next handshake.
+void Reload(BearerAuth& auth, StagedTlsFiles* grpc_tls, HttpFrontend* http) {
   if (auth.enabled()) {
     const absl::Status s = auth.Reload();
     Log(s.ok() ? std::string("SIGHUP: token file reloaded")
                : absl::StrCat("SIGHUP: token kept: ", s.message()));
+  }
+  if (grpc_tls != nullptr) {
+    const absl::Status s = grpc_tls->Refresh();
+    Log(s.ok() ? std::string("SIGHUP: TLS files reloaded")
+               : absl::StrCat("SIGHUP: TLS files kept: ", s.message()));
   }
   if (http != nullptr) http->ReloadTls();
 }
@@ -319,6 +326,22 @@ int RunServer(const ServerConfig& cfg) {
     std::fflush(stdout);
   }
 
+  // gRPC reads private copies of the TLS files that SIGHUP and the reload
+  // period refresh (staged_tls.h); without a writable temporary folder it
+  // watches the files themselves, and SIGHUP does not reach it.
+  std::unique_ptr<StagedTlsFiles> grpc_tls;
+  if (cfg.tls.enabled()) {
+    absl::StatusOr<std::unique_ptr<StagedTlsFiles>> staged =
+        StagedTlsFiles::Create(cfg.tls);
+    if (staged.ok()) {
+      grpc_tls = *std::move(staged);
+    } else {
+      Log(absl::StrCat("gRPC watches the TLS files in place (SIGHUP will "
+                       "not reload them): ",
+                       staged.status().message()));
+    }
+  }
+
   grpc::EnableDefaultHealthCheckService(true);
   if (cfg.reflection) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -326,7 +349,10 @@ int RunServer(const ServerConfig& cfg) {
   // --reflection=false removes it from this one.
   if (!cfg.reflection) builder.SetOption(std::make_unique<NoReflection>());
   int port = 0;
-  builder.AddListeningPort(cfg.listen, ServerCredentialsFor(cfg.tls), &port);
+  builder.AddListeningPort(
+      cfg.listen,
+      ServerCredentialsFor(grpc_tls != nullptr ? grpc_tls->staged() : cfg.tls),
+      &port);
   builder.RegisterService(&impl);
   builder.SetMaxReceiveMessageSize(static_cast<int>(cfg.max_message_bytes));
   // gRPC sets SO_REUSEPORT by default: a second server on the same port
@@ -383,6 +409,17 @@ int RunServer(const ServerConfig& cfg) {
 
   absl::Notification stop;
   absl::Notification exited;
+  std::thread tls_refresher;
+  if (grpc_tls != nullptr) {
+    tls_refresher = std::thread([&] {
+      while (!stop.WaitForNotificationWithTimeout(
+          absl::Seconds(cfg.tls.reload_seconds))) {
+        if (absl::Status s = grpc_tls->Refresh(); !s.ok()) {
+          Log(absl::StrCat("TLS files kept: ", s.message()));
+        }
+      }
+    });
+  }
   std::thread forced_exit;
   std::thread loader([&] {
     if (stop.WaitForNotificationWithTimeout(
@@ -430,7 +467,7 @@ int RunServer(const ServerConfig& cfg) {
     int sig = 0;
     while (sigwait(&handled, &sig) != 0 || (sig != SIGTERM && sig != SIGINT)) {
       if (sig == SIGHUP) {
-        Reload(auth, http.get());
+        Reload(auth, grpc_tls.get(), http.get());
       } else {
         Log(absl::StrCat("signal ", sig, " ignored (SIGHUP reloads the token "
                          "and TLS files; SIGTERM or SIGINT stops)"));
@@ -482,6 +519,7 @@ int RunServer(const ServerConfig& cfg) {
   server->Wait();
   exited.Notify();
   signaller.join();
+  if (tls_refresher.joinable()) tls_refresher.join();
   if (forced_exit.joinable()) forced_exit.join();
   loader.join();
   plugin_host::SetHookFaultObserver(nullptr);

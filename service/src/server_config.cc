@@ -232,7 +232,7 @@ const std::vector<FlagSpec>& Flags() {
       {"tls-cert", "RIDGELINE_TLS_CERT",
        "PEM certificate chain: serve gRPC, and HTTP with --http-listen, "
        "over TLS only (default: plaintext). Re-read every "
-       "--tls-reload-seconds.",
+       "--tls-reload-seconds and on SIGHUP.",
        TlsPath(&TlsSettings::cert_path)},
       {"tls-key", "RIDGELINE_TLS_KEY", "PEM private key of --tls-cert.",
        TlsPath(&TlsSettings::key_path)},
@@ -345,8 +345,8 @@ std::string ServerUsage() {
   absl::StrAppend(&out,
                   "  --help, -h\n      Print this text and exit.\n\n"
                   "SIGTERM/SIGINT: health NOT_SERVING, drain for the grace "
-                  "period, exit 0. SIGHUP: re-read the token file (and the "
-                  "HTTP port's TLS files). SIGUSR1/SIGUSR2: ignored.\n");
+                  "period, exit 0. SIGHUP: re-read the token and TLS "
+                  "files. SIGUSR1/SIGUSR2: ignored.\n");
   return out;
 }
 

@@ -155,6 +155,7 @@ class AuthTest : public ServingTest {
 // StepTimeStream skipped the check on gRPC, and the catalog was 401 on HTTP.
 TEST_F(AuthTest, EveryMethodOnBothTransportsFollowsTheOneTable) {
   StartWithToken({"--http-listen=127.0.0.1:0"});
+  if (HasFatalFailure()) return;
   const auto methods = Methods();
   ASSERT_EQ(methods.size(), 13u);  // a new RPC: classify it in the table
   for (const auto* md : methods) {
@@ -271,6 +272,7 @@ std::vector<std::unique_ptr<IdleStepStream>> OpenIdleStepStreams(
 // --stream-idle-timeout-seconds.
 TEST_F(AuthTest, IdleStepStreamsCannotTakeTheServersThreads) {
   StartWithToken({"--stream-idle-timeout-seconds=2"});
+  if (HasFatalFailure()) return;
   const auto channels = Channels(server_->address(), 10);
   constexpr int kFlood = 300;
   auto flood = OpenIdleStepStreams(channels, kFlood, Token::kNone);
@@ -339,6 +341,7 @@ v1::ExploreRequest HugeExplore() {
 // StepTimeStream test's above.)
 TEST_F(AuthTest, UnreadExploreStreamsAreBounded) {
   StartWithToken({"--stream-idle-timeout-seconds=2"});
+  if (HasFatalFailure()) return;
   const auto channels = Channels(server_->address(), 10);
   std::vector<std::unique_ptr<RidgelineService::Stub>> stubs;
   for (const auto& ch : channels) stubs.push_back(RidgelineService::NewStub(ch));
@@ -401,6 +404,7 @@ TEST_F(AuthTest, UnreadExploreStreamsAreBounded) {
 // both binding with SO_REUSEPORT and the kernel splitting the clients.
 TEST_F(AuthTest, ASecondServerCannotBindTheSamePorts) {
   StartServing({"--http-listen=127.0.0.1:0"});
+  if (HasFatalFailure()) return;
   ServerProcess grpc_twin(
       {"--listen=127.0.0.1:" + std::to_string(server_->port())});
   EXPECT_FALSE(grpc_twin.ok()) << "a second server bound the gRPC port";
@@ -415,6 +419,7 @@ TEST_F(AuthTest, ASecondServerCannotBindTheSamePorts) {
 // 504 (HTTP); it means no deadline.
 TEST_F(AuthTest, TheLargestGrpcTimeoutIsNoDeadline) {
   StartServing({"--http-listen=127.0.0.1:0"});
+  if (HasFatalFailure()) return;
   // A deadline 10,000 years away: the client sends the largest timeout the
   // header holds, 99999999H. The call reaches validation (an empty
   // AnalyzeRequest names "model").
@@ -440,6 +445,7 @@ TEST_F(AuthTest, TheLargestGrpcTimeoutIsNoDeadline) {
 // them. Now the server closes them as soon as no call is left.
 TEST_F(AuthTest, IdleConnectionsDoNotDelayTheExit) {
   StartServing({"--shutdown-grace-seconds=10"});
+  if (HasFatalFailure()) return;
   const int raw = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;

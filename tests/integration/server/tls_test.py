@@ -276,6 +276,41 @@ class TlsTest(unittest.TestCase):
             s.stop()
         self.assertEqual(s.proc.returncode, 0)
 
+    def test_sighup_reloads_the_grpc_certificate_at_once(self):
+        # --tls-reload-seconds=86400: without SIGHUP the gRPC port would keep
+        # the first certificate for a day; with it, the new one is served
+        # within gRPC's one-second poll of the server's private copies.
+        cert, key = self.path("hup-grpc.crt"), self.path("hup-grpc.key")
+        for src, dst in (("server.crt", cert), ("server.key", key)):
+            with open(dst, "wb") as f:
+                f.write(read(self.d, src))
+        s = Server(["--tls-cert=" + cert, "--tls-key=" + key,
+                    "--tls-reload-seconds=86400"])
+        try:
+            with self.tls_channel(s.port) as ch:
+                self.assertEqual(health(ch), SERVING)
+            for src, dst in (("server2.key", key), ("server2.crt", cert)):
+                with open(dst + ".new", "wb") as f:
+                    f.write(read(self.d, src))
+                os.replace(dst + ".new", dst)
+            time.sleep(2)  # two polls: nothing is re-read unasked
+            with self.tls_channel(s.port, ca="other-ca.crt") as ch:
+                self.expect_refused(ch)
+            s.proc.send_signal(signal.SIGHUP)
+            served = False
+            deadline = time.monotonic() + 10
+            while not served and time.monotonic() < deadline:
+                time.sleep(0.2)
+                with self.tls_channel(s.port, ca="other-ca.crt") as ch:
+                    try:
+                        served = health(ch, timeout=2) == SERVING
+                    except grpc.RpcError:
+                        pass
+            self.assertTrue(served, "the new certificate was not served")
+            self.assertIsNone(s.proc.poll())
+        finally:
+            s.stop()
+
     def test_sighup_reloads_the_https_certificate_at_once(self):
         # --tls-reload-seconds=86400: without SIGHUP the HTTP port would keep
         # the first certificate for a day.
