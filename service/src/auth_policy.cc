@@ -2,7 +2,6 @@
 
 #include <string>
 
-
 namespace ridgeline::service {
 
 const std::vector<MethodAccess>& AccessTable() {

@@ -20,8 +20,8 @@
 #include "http_stream.h"
 #include "http_tls.h"
 #include "ridgeline/engine/field_path.h"
-#include "ridgeline/service/auth_policy.h"
 #include "ridgeline/plugin_host/registry.h"
+#include "ridgeline/service/auth_policy.h"
 
 namespace ridgeline::service {
 namespace {

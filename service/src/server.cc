@@ -26,12 +26,12 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/impl/server_builder_option.h"
+#include "grpcpp/impl/server_builder_plugin.h"
 #include "grpcpp/resource_quota.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/security/tls_certificate_provider.h"
 #include "grpcpp/security/tls_credentials_options.h"
-#include "grpcpp/impl/server_builder_option.h"
-#include "grpcpp/impl/server_builder_plugin.h"
 #include "prometheus/exposer.h"
 #include "ridgeline/calibration/profiles.h"
 #include "ridgeline/plugin_host/isolated_check.h"
@@ -259,9 +259,8 @@ int RunServer(const ServerConfig& cfg) {
                      cfg.sweep_write_timeout_seconds,
                      " s (--sweep-write-timeout-seconds)"));
   });
-  auto idle_limits = [&](const char* method, int64_t total,
-                         int64_t per_client, const char* total_flag,
-                         const char* per_client_flag) {
+  auto idle_limits = [&](const char* method, int64_t total, int64_t per_client,
+                         const char* total_flag, const char* per_client_flag) {
     StreamLimits l;
     l.method = method;
     l.max_streams = total;
@@ -336,9 +335,10 @@ int RunServer(const ServerConfig& cfg) {
     if (staged.ok()) {
       grpc_tls = *std::move(staged);
     } else {
-      Log(absl::StrCat("gRPC watches the TLS files in place (SIGHUP will "
-                       "not reload them): ",
-                       staged.status().message()));
+      Log(absl::StrCat(
+          "gRPC watches the TLS files in place (SIGHUP will not reload "
+          "them): ",
+          staged.status().message()));
     }
   }
 
@@ -469,8 +469,9 @@ int RunServer(const ServerConfig& cfg) {
       if (sig == SIGHUP) {
         Reload(auth, grpc_tls.get(), http.get());
       } else {
-        Log(absl::StrCat("signal ", sig, " ignored (SIGHUP reloads the token "
-                         "and TLS files; SIGTERM or SIGINT stops)"));
+        Log(absl::StrCat("signal ", sig,
+                         " ignored (SIGHUP reloads the token and TLS files; "
+                         "SIGTERM or SIGINT stops)"));
       }
     }
     Log(absl::StrCat("signal ", sig, ": draining for up to ",

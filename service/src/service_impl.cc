@@ -268,21 +268,21 @@ grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
 grpc::ServerUnaryReactor* RidgelineServiceImpl::Analyze(
     grpc::CallbackServerContext* ctx, const v1::AnalyzeRequest* req,
     v1::AnalyzeResponse* resp) {
-  return Offloaded(
-      this, "Analyze", ctx, backend_.load(), resp,
-      [req, resp, ctx](const Backend& b) {
-        return b.Analyze(*req, resp, [ctx] { return Stopped(ctx); });
-      });
+  return Offloaded(this, "Analyze", ctx, backend_.load(), resp,
+                   [req, resp, ctx](const Backend& b) {
+                     return b.Analyze(*req, resp,
+                                      [ctx] { return Stopped(ctx); });
+                   });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::AnalyzeKernel(
     grpc::CallbackServerContext* ctx, const v1::AnalyzeKernelRequest* req,
     v1::AnalyzeKernelResponse* resp) {
-  return Offloaded(
-      this, "AnalyzeKernel", ctx, backend_.load(), resp,
-      [req, resp, ctx](const Backend& b) {
-        return b.AnalyzeKernel(*req, resp, [ctx] { return Stopped(ctx); });
-      });
+  return Offloaded(this, "AnalyzeKernel", ctx, backend_.load(), resp,
+                   [req, resp, ctx](const Backend& b) {
+                     return b.AnalyzeKernel(*req, resp,
+                                            [ctx] { return Stopped(ctx); });
+                   });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::ListHardware(
@@ -360,11 +360,11 @@ grpc::ServerUnaryReactor* RidgelineServiceImpl::StepTime(
     grpc::CallbackServerContext* ctx, const v1::StepTimeRequest* req,
     v1::StepTimeResponse* resp) {
   // Polled while the scenario is prepared and between steps.
-  return Offloaded(
-      this, "StepTime", ctx, backend_.load(), resp,
-      [req, resp, ctx](const Backend& b) {
-        return b.StepTime(*req, resp, [ctx] { return Stopped(ctx); });
-      });
+  return Offloaded(this, "StepTime", ctx, backend_.load(), resp,
+                   [req, resp, ctx](const Backend& b) {
+                     return b.StepTime(*req, resp,
+                                       [ctx] { return Stopped(ctx); });
+                   });
 }
 
 // The first message carries the scenario (a bad one ends the stream with

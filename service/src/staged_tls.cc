@@ -18,8 +18,8 @@ namespace {
 // file or the new one, never a part.
 absl::Status WriteAtomically(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".new";
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                      0600);
+  const int fd =
+      open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   bool ok = fd >= 0;
   for (size_t done = 0; ok && done < text.size();) {
     const ssize_t n = write(fd, text.data() + done, text.size() - done);
@@ -48,9 +48,9 @@ StagedTlsFiles::StagedTlsFiles(TlsSettings configured, std::string dir)
 absl::StatusOr<std::unique_ptr<StagedTlsFiles>> StagedTlsFiles::Create(
     TlsSettings configured) {
   const char* tmpdir = getenv("TMPDIR");
-  std::string pattern = absl::StrCat(
-      tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp",
-      "/ridgeline-tls-XXXXXX");
+  std::string pattern =
+      absl::StrCat(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp",
+                   "/ridgeline-tls-XXXXXX");
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');
   if (mkdtemp(buf.data()) == nullptr) {  // mode 0700

@@ -38,17 +38,16 @@ absl::StatusOr<StreamLimiter::Stream> StreamLimiter::Admit(
   std::lock_guard<std::mutex> lock(mu_);
   if (static_cast<int64_t>(streams_.size()) >= limits_.max_streams) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        limits_.method, ": the server already runs ",
-        streams_.size(), " ", limits_.method, " streams, its limit (",
-        limits_.max_streams_flag, "=", limits_.max_streams, "); retry later"));
+        limits_.method, ": the server already runs ", streams_.size(), " ",
+        limits_.method, " streams, its limit (", limits_.max_streams_flag, "=",
+        limits_.max_streams, "); retry later"));
   }
   int64_t& mine = per_client_[client];
   if (mine >= limits_.max_streams_per_client) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        limits_.method, ": this client (", client,
-        ") already has ", mine, " ", limits_.method,
-        " streams open, the per-client limit (", limits_.per_client_flag, "=",
-        limits_.max_streams_per_client,
+        limits_.method, ": this client (", client, ") already has ", mine, " ",
+        limits_.method, " streams open, the per-client limit (",
+        limits_.per_client_flag, "=", limits_.max_streams_per_client,
         "); read or cancel them before opening more"));
   }
   ++mine;

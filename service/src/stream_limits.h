@@ -25,10 +25,10 @@
 namespace ridgeline::service {
 
 struct StreamLimits {
-  std::string method = "Sweep";            // names the streams in messages
-  int64_t max_streams = 64;                // in total
-  int64_t max_streams_per_client = 8;      // per client IP address
-  double idle_timeout_seconds = 30;        // one Read or Write may block this long
+  std::string method = "Sweep";        // names the streams in messages
+  int64_t max_streams = 64;            // in total
+  int64_t max_streams_per_client = 8;  // per client IP address
+  double idle_timeout_seconds = 30;    // one Read or Write may block this long
   // The flags that set the three numbers, named in RESOURCE_EXHAUSTED and
   // in the log.
   std::string max_streams_flag = "--max-sweep-streams";

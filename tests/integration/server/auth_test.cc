@@ -67,7 +67,7 @@ std::string Authorization(Token t) {
 }
 
 const char* NameOf(Token t) {
-  return t == Token::kNone ? "no token"
+  return t == Token::kNone    ? "no token"
          : t == Token::kWrong ? "wrong token"
                               : "right token";
 }
@@ -85,7 +85,8 @@ grpc::Status CallGeneric(const std::shared_ptr<grpc::Channel>& channel,
   } else {
     ctx.set_deadline(In(std::chrono::seconds(20)));
   }
-  if (token != Token::kNone) ctx.AddMetadata("authorization", Authorization(token));
+  if (token != Token::kNone)
+    ctx.AddMetadata("authorization", Authorization(token));
   grpc::CompletionQueue cq;
   std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call =
       stub.PrepareCall(&ctx, full_method, &cq);
@@ -161,7 +162,8 @@ TEST_F(AuthTest, EveryMethodOnBothTransportsFollowsTheOneTable) {
   for (const auto* md : methods) {
     const std::string name = md->name();
     const bool open = IsOpen(name);
-    const grpc::Status right = CallGeneric(channel_, kService + name, Token::kRight);
+    const grpc::Status right =
+        CallGeneric(channel_, kService + name, Token::kRight);
     EXPECT_NE(right.error_code(), StatusCode::UNAUTHENTICATED) << name;
     EXPECT_NE(right.error_code(), StatusCode::UNAVAILABLE) << name;
     EXPECT_NE(right.error_code(), StatusCode::RESOURCE_EXHAUSTED) << name;
@@ -173,9 +175,9 @@ TEST_F(AuthTest, EveryMethodOnBothTransportsFollowsTheOneTable) {
       } else {
         EXPECT_EQ(s.error_code(), StatusCode::UNAUTHENTICATED)
             << "gRPC " << name << " with " << NameOf(t);
-        EXPECT_THAT(s.error_message(),
-                    HasSubstr(kService + name + " needs \"authorization: "
-                                                "Bearer <token>\""));
+        EXPECT_THAT(s.error_message(), HasSubstr(kService + name +
+                                                 " needs \"authorization: "
+                                                 "Bearer <token>\""));
       }
     }
     // Client-streaming methods have no HTTP route (501 before any check).
@@ -218,8 +220,8 @@ void ExpectOthersServed(const std::shared_ptr<grpc::Channel>& channel,
   for (const char* m : {"Analyze", "Sweep", "StepTime", "Explore", "Plan",
                         "Simulate", "ExploreSensitivity", "AnalyzeKernel"}) {
     if (m == skip) continue;
-    const grpc::Status s = CallGeneric(channel, kService + std::string(m),
-                                       Token::kRight);
+    const grpc::Status s =
+        CallGeneric(channel, kService + std::string(m), Token::kRight);
     EXPECT_EQ(s.error_code(), StatusCode::INVALID_ARGUMENT)
         << m << ": " << s.error_message();
   }
@@ -240,8 +242,8 @@ std::vector<std::shared_ptr<grpc::Channel>> Channels(const std::string& address,
 
 struct IdleStepStream {
   grpc::ClientContext ctx;
-  std::unique_ptr<grpc::ClientReaderWriter<v1::StepTimeStreamRequest,
-                                           v1::StepTimeResponse>>
+  std::unique_ptr<
+      grpc::ClientReaderWriter<v1::StepTimeStreamRequest, v1::StepTimeResponse>>
       stream;
 };
 
@@ -249,7 +251,8 @@ std::vector<std::unique_ptr<IdleStepStream>> OpenIdleStepStreams(
     const std::vector<std::shared_ptr<grpc::Channel>>& channels, int n,
     Token token) {
   std::vector<std::unique_ptr<RidgelineService::Stub>> stubs;
-  for (const auto& ch : channels) stubs.push_back(RidgelineService::NewStub(ch));
+  for (const auto& ch : channels)
+    stubs.push_back(RidgelineService::NewStub(ch));
   std::vector<std::unique_ptr<IdleStepStream>> out;
   for (int i = 0; i < n; ++i) {
     auto s = std::make_unique<IdleStepStream>();
@@ -297,11 +300,11 @@ TEST_F(AuthTest, IdleStepStreamsCannotTakeTheServersThreads) {
   // stream is admitted (its empty first message is INVALID_ARGUMENT: no
   // scenario). A slot is freed when its cancelled handler returns, a moment
   // after the cut.
-  EXPECT_EQ(WaitMetricAtLeast(*server_, "grpc_server_handled_total",
-                              {"grpc_method=\"StepTimeStream\"",
-                               "grpc_code=\"Canceled\""},
-                              8),
-            8);
+  EXPECT_EQ(
+      WaitMetricAtLeast(
+          *server_, "grpc_server_handled_total",
+          {"grpc_method=\"StepTimeStream\"", "grpc_code=\"Canceled\""}, 8),
+      8);
   const auto start = std::chrono::steady_clock::now();
   grpc::Status s;
   do {
@@ -344,7 +347,8 @@ TEST_F(AuthTest, UnreadExploreStreamsAreBounded) {
   if (HasFatalFailure()) return;
   const auto channels = Channels(server_->address(), 10);
   std::vector<std::unique_ptr<RidgelineService::Stub>> stubs;
-  for (const auto& ch : channels) stubs.push_back(RidgelineService::NewStub(ch));
+  for (const auto& ch : channels)
+    stubs.push_back(RidgelineService::NewStub(ch));
   struct Unread {
     grpc::ClientContext ctx;
     std::unique_ptr<grpc::ClientReader<v1::ExploreResponse>> reader;
@@ -359,10 +363,10 @@ TEST_F(AuthTest, UnreadExploreStreamsAreBounded) {
     u->reader = stubs[i % stubs.size()]->Explore(&u->ctx, huge);
     unread.push_back(std::move(u));
   }
-  EXPECT_EQ(WaitMetricAtLeast(*server_, "grpc_server_handled_total",
-                              {"grpc_method=\"Explore\"",
-                               "grpc_code=\"ResourceExhausted\""},
-                              kFlood - 8),
+  EXPECT_EQ(WaitMetricAtLeast(
+                *server_, "grpc_server_handled_total",
+                {"grpc_method=\"Explore\"", "grpc_code=\"ResourceExhausted\""},
+                kFlood - 8),
             kFlood - 8);
   // Health meanwhile: 20 checks, the slowest within 500 ms (a loaded CI
   // machine's margin over the ~1 ms it takes; it was ~1 s under the flood).

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "google/protobuf/descriptor.h"
+#include "gtest/gtest.h"
 #include "ridgeline/service/auth.h"
 #include "ridgeline/service/auth_policy.h"
 #include "ridgeline/service/server.h"
@@ -74,7 +74,8 @@ TEST(BearerAuthTest, ReloadSwitchesToTheNewTokenAndKeepsItOnABadFile) {
 // Every RPC of the service is in the table exactly once (a new RPC must be
 // classified), and the open ones are exactly the catalog; health and
 // reflection are open; a name not in the table is protected.
-TEST(AuthPolicyTest, TheTableCoversTheServiceAndOpensOnlyHealthCatalogReflection) {
+TEST(AuthPolicyTest,
+     TheTableCoversTheServiceAndOpensOnlyHealthCatalogReflection) {
   const google::protobuf::ServiceDescriptor* sd =
       google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
           "ridgeline.v1.RidgelineService");
@@ -102,8 +103,8 @@ TEST(AuthPolicyTest, TheTableCoversTheServiceAndOpensOnlyHealthCatalogReflection
 }
 
 TEST(AuthPolicyTest, AuthorizeNamesTheMethodAndWhatWasSent) {
-  absl::StatusOr<BearerAuth> auth =
-      BearerAuth::FromFile(WriteFile("policy-token", "policy-token-0123456789"));
+  absl::StatusOr<BearerAuth> auth = BearerAuth::FromFile(
+      WriteFile("policy-token", "policy-token-0123456789"));
   ASSERT_TRUE(auth.ok());
   const std::string step = RidgelineMethod("StepTime");
   EXPECT_TRUE(Authorize(&*auth, step, "Bearer policy-token-0123456789").ok());
@@ -143,9 +144,10 @@ TEST(StreamLimitsConfigTest, TotalsMustLeaveThreadsForUnaryCalls) {
                         "got 64 + 32 + 97 = 193"));
   std::vector<const char*> idle = {"ridgeline-server",
                                    "--stream-idle-timeout-seconds=0"};
-  EXPECT_THAT(ParseServerConfig(2, idle.data(), no_env, &help).status().message(),
-              HasSubstr("--stream-idle-timeout-seconds: must be a number in "
-                        "[0.05, 86400]; got \"0\""));
+  EXPECT_THAT(
+      ParseServerConfig(2, idle.data(), no_env, &help).status().message(),
+      HasSubstr("--stream-idle-timeout-seconds: must be a number in "
+                "[0.05, 86400]; got \"0\""));
 }
 
 TEST(TlsSettingsTest, LoaderNamesTheFlagAndPath) {

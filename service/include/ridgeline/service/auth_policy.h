@@ -21,7 +21,8 @@ namespace ridgeline::service {
 enum class Access { kOpen, kProtected };
 
 struct MethodAccess {
-  std::string_view method;  // gRPC full name: "/ridgeline.v1.RidgelineService/Analyze"
+  std::string_view
+      method;  // gRPC full name: "/ridgeline.v1.RidgelineService/Analyze"
   Access access;
 };
 

@@ -84,12 +84,12 @@ std::string ServerUsage();
 // Sweep stays synchronous because it runs long and blocks on flow control.
 using RidgelineServiceBase = v1::RidgelineService::WithCallbackMethod_StepTime<
     v1::RidgelineService::WithCallbackMethod_Analyze<
-    v1::RidgelineService::WithCallbackMethod_ListHardware<
-        v1::RidgelineService::WithCallbackMethod_GetHardware<
-            v1::RidgelineService::WithCallbackMethod_ListModels<
-                v1::RidgelineService::WithCallbackMethod_GetModel<
-                    v1::RidgelineService::WithCallbackMethod_AnalyzeKernel<
-                        v1::RidgelineService::Service>>>>>>>;
+        v1::RidgelineService::WithCallbackMethod_ListHardware<
+            v1::RidgelineService::WithCallbackMethod_GetHardware<
+                v1::RidgelineService::WithCallbackMethod_ListModels<
+                    v1::RidgelineService::WithCallbackMethod_GetModel<
+                        v1::RidgelineService::WithCallbackMethod_AnalyzeKernel<
+                            v1::RidgelineService::Service>>>>>>>;
 
 // Allocates each call's request and response on a protobuf Arena, and
 // recycles the arenas: parsing the request and building the (10 KB, ~600
