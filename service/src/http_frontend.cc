@@ -21,6 +21,7 @@
 #include "http_tls.h"
 #include "ridgeline/engine/field_path.h"
 #include "ridgeline/plugin_host/registry.h"
+#include "ridgeline/service/auth_policy.h"
 
 namespace ridgeline::service {
 namespace {
@@ -354,6 +355,14 @@ absl::StatusOr<int> HttpFrontend::Start() {
   // the headers (~40 ms per request on a kept-alive connection: 88 ms p50
   // against 2 ms of handling, measured with ridgeline_loadgen).
   svr.set_tcp_nodelay(true);
+  // cpp-httplib's default sets SO_REUSEPORT: a second server could bind the
+  // same port and the kernel would split connections between the two. With
+  // SO_REUSEADDR only, a restart still binds at once (no TIME_WAIT wait)
+  // while a port some process listens on is refused.
+  svr.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
 
   svr.set_error_handler(httplib::Server::HandlerWithResponse(
       [](const httplib::Request& req, httplib::Response& res) {
@@ -413,11 +422,12 @@ absl::StatusOr<int> HttpFrontend::Start() {
       SetError(res, absl::UnimplementedError(NoRouteMessage(name)));
       return;
     }
-    // The same token as gRPC's "authorization: Bearer <token>" metadata.
-    if (options_.auth != nullptr &&
-        !options_.auth->Check(req.get_header_value("Authorization"))) {
-      SetError(res, absl::UnauthenticatedError(
-                        "missing or wrong \"Authorization: Bearer <token>\""));
+    // The same table and token as gRPC's (auth_policy.h).
+    if (absl::Status s =
+            Authorize(options_.auth, RidgelineMethod(route->method),
+                      req.get_header_value("Authorization"));
+        !s.ok()) {
+      SetError(res, s);
       observe();
       return;
     }
@@ -440,9 +450,15 @@ absl::StatusOr<int> HttpFrontend::Start() {
         observe();
         return;
       }
+      // Up to 99999999H (11,400 years) is valid, but the clock's
+      // nanoseconds end 292 years from its epoch: such a timeout overflowed
+      // into an immediate 504 (issue 26). Past 10 years it means "none".
+      constexpr double kNoDeadline = 10 * 365.25 * 86400;
       const Clock::time_point asked =
-          start + std::chrono::duration_cast<Clock::duration>(
-                      std::chrono::duration<double>(*t));
+          *t >= kNoDeadline
+              ? Clock::time_point::max()
+              : start + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(*t));
       if (!deadline.has_value() || asked < *deadline) deadline = asked;
     }
     auto expired = [deadline] {
@@ -592,6 +608,10 @@ absl::StatusOr<int> HttpFrontend::Start() {
   }
   thread_ = std::thread([this] { server_->listen_after_bind(); });
   return bound;
+}
+
+void HttpFrontend::ReloadTls() {
+  if (tls_ != nullptr) tls_->ReloadAtNextHandshake();
 }
 
 void HttpFrontend::Stop() {

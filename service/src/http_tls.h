@@ -32,6 +32,9 @@ class HttpTls {
   // certificate chosen per handshake, and with a client CA the peer's
   // certificate required and verified.
   bool Setup(ssl_ctx_st* ctx);
+  // The files are re-read at the next handshake (SIGHUP), whatever
+  // reload_seconds say.
+  void ReloadAtNextHandshake() { next_check_ns_.store(0); }
 
   struct Material;  // parsed certificate, chain, key and client CA store
 

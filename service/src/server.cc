@@ -26,12 +26,12 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/impl/server_builder_option.h"
+#include "grpcpp/impl/server_builder_plugin.h"
 #include "grpcpp/resource_quota.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/security/tls_certificate_provider.h"
 #include "grpcpp/security/tls_credentials_options.h"
-#include "grpcpp/impl/server_builder_option.h"
-#include "grpcpp/impl/server_builder_plugin.h"
 #include "prometheus/exposer.h"
 #include "ridgeline/calibration/profiles.h"
 #include "ridgeline/plugin_host/hosted_plugin.h"
@@ -40,7 +40,8 @@
 #include "ridgeline/service/auth.h"
 #include "ridgeline/service/http_frontend.h"
 #include "ridgeline/service/status.h"
-#include "sweep_streams.h"
+#include "staged_tls.h"
+#include "stream_limits.h"
 #include "work_pool.h"
 
 #ifndef RIDGELINE_VERSION
@@ -52,7 +53,6 @@ namespace ridgeline::service {
 namespace {
 
 constexpr char kServiceName[] = "ridgeline.v1.RidgelineService";
-constexpr int kMaxServerThreads = 256;
 
 // "0.0.0.0:0" + 41234 -> "0.0.0.0:41234".
 std::string WithPort(absl::string_view address, int port) {
@@ -106,6 +106,34 @@ std::shared_ptr<grpc::ServerCredentials> ServerCredentialsFor(
   return grpc::experimental::TlsServerCredentials(options);
 }
 
+// Counts the calls in progress, every service's (health, reflection and
+// streams included): an interceptor lives as long as its call.
+class CallCounter final
+    : public grpc::experimental::ServerInterceptorFactoryInterface {
+ public:
+  grpc::experimental::Interceptor* CreateServerInterceptor(
+      grpc::experimental::ServerRpcInfo*) override {
+    return new Counted(&calls_);
+  }
+  int64_t calls() const { return calls_.load(); }
+
+ private:
+  class Counted final : public grpc::experimental::Interceptor {
+   public:
+    explicit Counted(std::atomic<int64_t>* calls) : calls_(calls) {
+      calls_->fetch_add(1);
+    }
+    ~Counted() override { calls_->fetch_sub(1); }
+    void Intercept(grpc::experimental::InterceptorBatchMethods* m) override {
+      m->Proceed();
+    }
+
+   private:
+    std::atomic<int64_t>* calls_;
+  };
+  std::atomic<int64_t> calls_{0};
+};
+
 // Each connection holds a descriptor; the common soft limit of 1024 runs
 // out at about a thousand clients, after which accept fails. The hard
 // limit is what the operator allows, so take all of it.
@@ -121,16 +149,37 @@ void RaiseOpenFileLimit() {
   }
 }
 
+// SIGHUP: the token file is read again (a bad one keeps the current token,
+// logged); the gRPC port's copies of the TLS files are refreshed (applied
+// within StagedTlsFiles::kPollSeconds) and the HTTP port re-reads them at
+// its next handshake.
+void Reload(BearerAuth& auth, StagedTlsFiles* grpc_tls, HttpFrontend* http) {
+  if (auth.enabled()) {
+    const absl::Status s = auth.Reload();
+    Log(s.ok() ? std::string("SIGHUP: token file reloaded")
+               : absl::StrCat("SIGHUP: token kept: ", s.message()));
+  }
+  if (grpc_tls != nullptr) {
+    const absl::Status s = grpc_tls->Refresh();
+    Log(s.ok() ? std::string("SIGHUP: TLS files reloaded")
+               : absl::StrCat("SIGHUP: TLS files kept: ", s.message()));
+  }
+  if (http != nullptr) http->ReloadTls();
+}
+
 }  // namespace
 
 int RunServer(const ServerConfig& cfg) {
   // Block before any thread exists so every thread inherits the mask and
-  // only the sigwait thread below ever sees these signals.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // only the sigwait thread below ever sees these signals: SIGTERM and
+  // SIGINT drain, SIGHUP reloads the token and TLS files, SIGUSR1 and
+  // SIGUSR2 are logged and ignored (their default action kills).
+  sigset_t handled;
+  sigemptyset(&handled);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2}) {
+    sigaddset(&handled, sig);
+  }
+  pthread_sigmask(SIG_BLOCK, &handled, nullptr);
   signal(SIGPIPE, SIG_IGN);
   // gRPC's locks are absl::Mutex; Debian's absl builds with deadlock
   // detection on, which keeps a lock graph on every Lock/Unlock (~4% of an
@@ -200,19 +249,51 @@ int RunServer(const ServerConfig& cfg) {
   WorkPool pool(cfg.work_threads > 0 ? static_cast<int>(cfg.work_threads)
                                      : std::max(cores, 2),
                 static_cast<size_t>(cfg.max_queued_calls));
-  SweepStreamLimits stream_limits;
-  stream_limits.max_streams = cfg.max_sweep_streams;
-  stream_limits.max_streams_per_client = cfg.max_sweep_streams_per_client;
-  stream_limits.write_timeout_seconds = cfg.sweep_write_timeout_seconds;
-  SweepStreams sweep_streams(stream_limits, [&](const std::string& client) {
+  StreamLimits sweep_limits;  // the defaults name Sweep's flags
+  sweep_limits.max_streams = cfg.max_sweep_streams;
+  sweep_limits.max_streams_per_client = cfg.max_sweep_streams_per_client;
+  sweep_limits.idle_timeout_seconds = cfg.sweep_write_timeout_seconds;
+  StreamLimiter sweep_streams(sweep_limits, [&](const std::string& client) {
     metrics.OnSweepWriteTimeout();
     Log(absl::StrCat("sweep to ", client, " cancelled: no point read for ",
                      cfg.sweep_write_timeout_seconds,
                      " s (--sweep-write-timeout-seconds)"));
   });
+  auto idle_limits = [&](const char* method, int64_t total, int64_t per_client,
+                         const char* total_flag, const char* per_client_flag) {
+    StreamLimits l;
+    l.method = method;
+    l.max_streams = total;
+    l.max_streams_per_client = per_client;
+    l.idle_timeout_seconds = cfg.stream_idle_timeout_seconds;
+    l.max_streams_flag = total_flag;
+    l.per_client_flag = per_client_flag;
+    l.idle_timeout_flag = "--stream-idle-timeout-seconds";
+    return l;
+  };
+  auto log_idle_cut = [&](const char* method) {
+    return [&cfg, method](const std::string& client) {
+      Log(absl::StrCat(method, " stream of ", client,
+                       " cancelled: it neither read nor sent for ",
+                       cfg.stream_idle_timeout_seconds,
+                       " s (--stream-idle-timeout-seconds)"));
+    };
+  };
+  StreamLimiter explore_streams(
+      idle_limits("Explore", cfg.max_explore_streams,
+                  cfg.max_explore_streams_per_client, "--max-explore-streams",
+                  "--max-explore-streams-per-client"),
+      log_idle_cut("Explore"));
+  StreamLimiter step_streams(
+      idle_limits("StepTimeStream", cfg.max_step_streams,
+                  cfg.max_step_streams_per_client, "--max-step-streams",
+                  "--max-step-streams-per-client"),
+      log_idle_cut("StepTimeStream"));
   ServiceRuntime runtime;
   runtime.pool = &pool;
   runtime.sweep_streams = &sweep_streams;
+  runtime.explore_streams = &explore_streams;
+  runtime.step_streams = &step_streams;
   runtime.auth = &auth;
   RidgelineServiceImpl impl(&metrics, runtime);
   std::unique_ptr<Backend> backend;  // outlives the server below
@@ -244,6 +325,23 @@ int RunServer(const ServerConfig& cfg) {
     std::fflush(stdout);
   }
 
+  // gRPC reads private copies of the TLS files that SIGHUP and the reload
+  // period refresh (staged_tls.h); without a writable temporary folder it
+  // watches the files themselves, and SIGHUP does not reach it.
+  std::unique_ptr<StagedTlsFiles> grpc_tls;
+  if (cfg.tls.enabled()) {
+    absl::StatusOr<std::unique_ptr<StagedTlsFiles>> staged =
+        StagedTlsFiles::Create(cfg.tls);
+    if (staged.ok()) {
+      grpc_tls = *std::move(staged);
+    } else {
+      Log(absl::StrCat(
+          "gRPC watches the TLS files in place (SIGHUP will not reload "
+          "them): ",
+          staged.status().message()));
+    }
+  }
+
   grpc::EnableDefaultHealthCheckService(true);
   if (cfg.reflection) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -251,9 +349,16 @@ int RunServer(const ServerConfig& cfg) {
   // --reflection=false removes it from this one.
   if (!cfg.reflection) builder.SetOption(std::make_unique<NoReflection>());
   int port = 0;
-  builder.AddListeningPort(cfg.listen, ServerCredentialsFor(cfg.tls), &port);
+  builder.AddListeningPort(
+      cfg.listen,
+      ServerCredentialsFor(grpc_tls != nullptr ? grpc_tls->staged() : cfg.tls),
+      &port);
   builder.RegisterService(&impl);
   builder.SetMaxReceiveMessageSize(static_cast<int>(cfg.max_message_bytes));
+  // gRPC sets SO_REUSEPORT by default: a second server on the same port
+  // would then bind too and the kernel would split connections between the
+  // two. Without it the second bind fails (as the metrics port's does).
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   // Idle connections hold a file descriptor each: close them (issue 14,
   // defect 4). A maximum age makes clients reconnect, which spreads them
   // over replicas added since (client-side round_robin, headless Service).
@@ -280,6 +385,9 @@ int RunServer(const ServerConfig& cfg) {
       std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
       interceptors;
   interceptors.push_back(metrics.NewInterceptorFactory());
+  auto call_counter = std::make_unique<CallCounter>();
+  const CallCounter* calls = call_counter.get();  // owned by the server
+  interceptors.push_back(std::move(call_counter));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
@@ -301,6 +409,17 @@ int RunServer(const ServerConfig& cfg) {
 
   absl::Notification stop;
   absl::Notification exited;
+  std::thread tls_refresher;
+  if (grpc_tls != nullptr) {
+    tls_refresher = std::thread([&] {
+      while (!stop.WaitForNotificationWithTimeout(
+          absl::Seconds(cfg.tls.reload_seconds))) {
+        if (absl::Status s = grpc_tls->Refresh(); !s.ok()) {
+          Log(absl::StrCat("TLS files kept: ", s.message()));
+        }
+      }
+    });
+  }
   std::thread forced_exit;
   std::thread loader([&] {
     if (stop.WaitForNotificationWithTimeout(
@@ -358,7 +477,15 @@ int RunServer(const ServerConfig& cfg) {
 
   std::thread signaller([&] {
     int sig = 0;
-    sigwait(&stop_signals, &sig);
+    while (sigwait(&handled, &sig) != 0 || (sig != SIGTERM && sig != SIGINT)) {
+      if (sig == SIGHUP) {
+        Reload(auth, grpc_tls.get(), http.get());
+      } else {
+        Log(absl::StrCat("signal ", sig,
+                         " ignored (SIGHUP reloads the token and TLS files; "
+                         "SIGTERM or SIGINT stops)"));
+      }
+    }
     Log(absl::StrCat("signal ", sig, ": draining for up to ",
                      cfg.shutdown_grace_seconds, " s"));
     {
@@ -392,12 +519,19 @@ int RunServer(const ServerConfig& cfg) {
         _exit(0);
       }
     });
-    // Streams get what is left of the grace, then are cancelled.
-    server->Shutdown(deadline);
+    // Streams get what is left of the grace. Once no call is left, stop at
+    // once: gRPC's Shutdown sends GOAWAY but then waits for every client to
+    // close its connection, and an idle one held the exit for seconds
+    // (issue 26); past the deadline (or now) it closes them.
+    while (calls->calls() > 0 && std::chrono::system_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    server->Shutdown(std::min(deadline, std::chrono::system_clock::now()));
   });
 
   server->Wait();
   signaller.join();
+  if (tls_refresher.joinable()) tls_refresher.join();
   // A load still running is cut by `stop` (hosted) or, in process, by the
   // forced exit above: `exited` is only told once the loader is done.
   loader.join();

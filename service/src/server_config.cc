@@ -181,6 +181,33 @@ const std::vector<FlagSpec>& Flags() {
        "A Sweep whose client has not read a point for this long is "
        "cancelled, freeing its thread. 0.05..86400, default 30.",
        DoubleSetting(&ServerConfig::sweep_write_timeout_seconds, 0.05, 86400)},
+      {"max-explore-streams", "RIDGELINE_MAX_EXPLORE_STREAMS",
+       "Explore streams open at once, all clients; more are "
+       "RESOURCE_EXHAUSTED. 1..192, default 32. With --max-sweep-streams "
+       "and --max-step-streams at most 192 in all (each stream holds one of "
+       "the server's 256 threads).",
+       IntSetting(&ServerConfig::max_explore_streams, 1, kStreamThreadBudget)},
+      {"max-explore-streams-per-client",
+       "RIDGELINE_MAX_EXPLORE_STREAMS_PER_CLIENT",
+       "Explore streams open at once from one client IP address. 1..192, "
+       "default 8.",
+       IntSetting(&ServerConfig::max_explore_streams_per_client, 1,
+                  kStreamThreadBudget)},
+      {"max-step-streams", "RIDGELINE_MAX_STEP_STREAMS",
+       "StepTimeStream streams open at once, all clients; more are "
+       "RESOURCE_EXHAUSTED. 1..192, default 64.",
+       IntSetting(&ServerConfig::max_step_streams, 1, kStreamThreadBudget)},
+      {"max-step-streams-per-client", "RIDGELINE_MAX_STEP_STREAMS_PER_CLIENT",
+       "StepTimeStream streams open at once from one client IP address. "
+       "1..192, default 8.",
+       IntSetting(&ServerConfig::max_step_streams_per_client, 1,
+                  kStreamThreadBudget)},
+      {"stream-idle-timeout-seconds", "RIDGELINE_STREAM_IDLE_TIMEOUT_SECONDS",
+       "An Explore or StepTimeStream stream whose client neither reads nor "
+       "sends for this long while the server waits on it is cancelled, "
+       "freeing its thread (Sweep: --sweep-write-timeout-seconds). "
+       "0.05..86400, default 60.",
+       DoubleSetting(&ServerConfig::stream_idle_timeout_seconds, 0.05, 86400)},
       {"max-connection-idle-seconds", "RIDGELINE_MAX_CONNECTION_IDLE_SECONDS",
        "Close a client connection with no call for this long (GOAWAY; "
        "clients reconnect on their next call). 0 = never. 0..86400, default "
@@ -206,7 +233,7 @@ const std::vector<FlagSpec>& Flags() {
       {"tls-cert", "RIDGELINE_TLS_CERT",
        "PEM certificate chain: serve gRPC, and HTTP with --http-listen, "
        "over TLS only (default: plaintext). Re-read every "
-       "--tls-reload-seconds.",
+       "--tls-reload-seconds and on SIGHUP.",
        TlsPath(&TlsSettings::cert_path)},
       {"tls-key", "RIDGELINE_TLS_KEY", "PEM private key of --tls-cert.",
        TlsPath(&TlsSettings::key_path)},
@@ -227,9 +254,12 @@ const std::vector<FlagSpec>& Flags() {
          return absl::OkStatus();
        }},
       {"auth-token-file", "RIDGELINE_AUTH_TOKEN_FILE",
-       "File whose first line is a bearer token: Analyze, AnalyzeKernel and "
-       "Sweep then need \"authorization: Bearer <token>\" (else "
-       "UNAUTHENTICATED). Default: no authentication.",
+       "File whose first line is a bearer token: every RPC that computes is "
+       "then protected and needs \"authorization: Bearer <token>\" (HTTP: "
+       "the Authorization header; else UNAUTHENTICATED / 401); health, the "
+       "catalog (ListHardware, GetHardware, ListModels, GetModel) and "
+       "reflection are not. SIGHUP re-reads the file. Default: no "
+       "authentication.",
        StringSetting(&ServerConfig::auth_token_file, false)},
       {"reflection", "RIDGELINE_REFLECTION",
        "Serve gRPC server reflection: true or false, default true.",
@@ -287,6 +317,18 @@ absl::StatusOr<ServerConfig> ParseServerConfig(
     absl::Status s = spec->apply(&c, value, absl::StrCat("--", name));
     if (!s.ok()) return s;
   }
+  // Every stream holds a synchronous thread: together they must leave some
+  // of the kMaxServerThreads to unary calls.
+  const int64_t streams =
+      c.max_sweep_streams + c.max_explore_streams + c.max_step_streams;
+  if (streams > kStreamThreadBudget) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max-sweep-streams + --max-explore-streams + --max-step-streams: "
+        "must be at most ",
+        kStreamThreadBudget, " (of the server's ", kMaxServerThreads,
+        " threads); got ", c.max_sweep_streams, " + ", c.max_explore_streams,
+        " + ", c.max_step_streams, " = ", streams));
+  }
   return c;
 }
 
@@ -304,7 +346,8 @@ std::string ServerUsage() {
   absl::StrAppend(&out,
                   "  --help, -h\n      Print this text and exit.\n\n"
                   "SIGTERM/SIGINT: health NOT_SERVING, drain for the grace "
-                  "period, exit 0.\n");
+                  "period, exit 0. SIGHUP: re-read the token and TLS "
+                  "files. SIGUSR1/SIGUSR2: ignored.\n");
   return out;
 }
 

@@ -10,11 +10,13 @@
 #include <utility>
 
 #include "google/protobuf/arena.h"
+#include "grpc/support/time.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/support/message_allocator.h"
 #include "ridgeline/service/auth.h"
+#include "ridgeline/service/auth_policy.h"
 #include "ridgeline/service/status.h"
-#include "sweep_streams.h"
+#include "stream_limits.h"
 #include "work_pool.h"
 
 namespace ridgeline::service {
@@ -25,10 +27,28 @@ grpc::Status NotReady() {
                       "hardware plugins are still loading; retry shortly");
 }
 
+// The call's deadline. ServerContext::deadline() overflows past the year
+// 2262 (std::chrono's nanoseconds), and a client may send up to
+// "grpc-timeout: 99999999H" (11,400 years): that deadline came out in the
+// past and the call ended DEADLINE_EXCEEDED at once (issue 26). One past
+// 2106 (2^32 s) is none.
+std::chrono::system_clock::time_point DeadlineOf(
+    const grpc::ServerContextBase* ctx) {
+  const gpr_timespec t =
+      gpr_convert_clock_type(ctx->raw_deadline(), GPR_CLOCK_REALTIME);
+  if (t.tv_sec >= (int64_t{1} << 32)) {
+    return std::chrono::system_clock::time_point::max();
+  }
+  return ctx->deadline();
+}
+
+bool Expired(const grpc::ServerContextBase* ctx) {
+  return std::chrono::system_clock::now() >= DeadlineOf(ctx);
+}
+
 // The client went away or the call's deadline passed: long work stops.
 bool Stopped(const grpc::ServerContextBase* ctx) {
-  return ctx->IsCancelled() ||
-         std::chrono::system_clock::now() >= ctx->deadline();
+  return ctx->IsCancelled() || Expired(ctx);
 }
 
 // The status of a call that stopped early: DEADLINE_EXCEEDED once the
@@ -36,7 +56,7 @@ bool Stopped(const grpc::ServerContextBase* ctx) {
 // CANCELLED. `what` names the call in the message.
 grpc::Status StoppedStatus(const grpc::ServerContextBase* ctx,
                            std::string_view what) {
-  if (std::chrono::system_clock::now() >= ctx->deadline()) {
+  if (Expired(ctx)) {
     return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
                         std::string(what) + " stopped: the deadline passed");
   }
@@ -132,26 +152,26 @@ RidgelineServiceImpl::RidgelineServiceImpl(Metrics* metrics,
 RidgelineServiceImpl::~RidgelineServiceImpl() = default;
 
 grpc::Status RidgelineServiceImpl::Admit(grpc::ServerContextBase* ctx,
-                                         bool expensive) const {
+                                         std::string_view method) const {
   if (draining_.load()) {
     return grpc::Status(grpc::StatusCode::UNAVAILABLE,
                         "the server is shutting down; retry on another "
                         "replica");
   }
-  if (std::chrono::system_clock::now() >= ctx->deadline()) {
+  if (Expired(ctx)) {
     return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
                         "the call's deadline passed before it started");
   }
-  if (expensive && runtime_.auth != nullptr && runtime_.auth->enabled()) {
+  if (runtime_.auth != nullptr && runtime_.auth->enabled()) {
     const auto& md = ctx->client_metadata();
     const auto it = md.find("authorization");
     const std::string_view value =
         it == md.end() ? std::string_view()
                        : std::string_view(it->second.data(), it->second.size());
-    if (!runtime_.auth->Check(value)) {
-      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                          "this method needs \"authorization: Bearer "
-                          "<token>\" with the server's token");
+    if (absl::Status s =
+            Authorize(runtime_.auth, RidgelineMethod(method), value);
+        !s.ok()) {
+      return ToGrpcStatus(s);
     }
   }
   return grpc::Status::OK;
@@ -180,11 +200,12 @@ namespace {
 // Runs one unary call to completion on the calling (callback) thread.
 template <typename Response, typename Call>
 grpc::ServerUnaryReactor* Unary(const RidgelineServiceImpl* impl,
+                                std::string_view method,
                                 grpc::CallbackServerContext* ctx,
                                 const Backend* backend, Response* resp,
                                 Call call) {
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  if (grpc::Status s = impl->Admit(ctx, false); !s.ok()) {
+  if (grpc::Status s = impl->Admit(ctx, method); !s.ok()) {
     reactor->Finish(s);
     return reactor;
   }
@@ -198,23 +219,6 @@ grpc::ServerUnaryReactor* Unary(const RidgelineServiceImpl* impl,
   return reactor;
 }
 
-// As Unary, but the backend builds the response in place (on the call's
-// arena).
-template <typename Response, typename Call>
-grpc::ServerUnaryReactor* UnaryInPlace(grpc::CallbackServerContext* ctx,
-                                       const Backend* backend, Response* resp,
-                                       Call call) {
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  if (backend == nullptr) {
-    reactor->Finish(NotReady());
-    return reactor;
-  }
-  absl::Status s = call(*backend);
-  if (!s.ok()) resp->Clear();
-  reactor->Finish(ToGrpcStatus(s, ctx));
-  return reactor;
-}
-
 }  // namespace
 
 namespace {
@@ -224,11 +228,12 @@ namespace {
 // while it waits is answered without running the engine.
 template <typename Response, typename Call>
 grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
+                                    std::string_view method,
                                     grpc::CallbackServerContext* ctx,
                                     const Backend* backend, Response* resp,
                                     Call call) {
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  if (grpc::Status s = impl->Admit(ctx, true); !s.ok()) {
+  if (grpc::Status s = impl->Admit(ctx, method); !s.ok()) {
     reactor->Finish(s);
     return reactor;
   }
@@ -237,7 +242,7 @@ grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
     return reactor;
   }
   impl->Offload(reactor, [impl, ctx, backend, resp, reactor, call] {
-    if (std::chrono::system_clock::now() >= ctx->deadline()) {
+    if (Expired(ctx)) {
       reactor->Finish(
           grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
                        "the call's deadline passed while it waited for a "
@@ -263,74 +268,87 @@ grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
 grpc::ServerUnaryReactor* RidgelineServiceImpl::Analyze(
     grpc::CallbackServerContext* ctx, const v1::AnalyzeRequest* req,
     v1::AnalyzeResponse* resp) {
-  return Offloaded(
-      this, ctx, backend_.load(), resp,
-      [req, resp, ctx](const Backend& b) {
-        return b.Analyze(*req, resp, [ctx] { return Stopped(ctx); });
-      });
+  return Offloaded(this, "Analyze", ctx, backend_.load(), resp,
+                   [req, resp, ctx](const Backend& b) {
+                     return b.Analyze(*req, resp,
+                                      [ctx] { return Stopped(ctx); });
+                   });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::AnalyzeKernel(
     grpc::CallbackServerContext* ctx, const v1::AnalyzeKernelRequest* req,
     v1::AnalyzeKernelResponse* resp) {
-  return Offloaded(
-      this, ctx, backend_.load(), resp,
-      [req, resp, ctx](const Backend& b) {
-        return b.AnalyzeKernel(*req, resp, [ctx] { return Stopped(ctx); });
-      });
+  return Offloaded(this, "AnalyzeKernel", ctx, backend_.load(), resp,
+                   [req, resp, ctx](const Backend& b) {
+                     return b.AnalyzeKernel(*req, resp,
+                                            [ctx] { return Stopped(ctx); });
+                   });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::ListHardware(
     grpc::CallbackServerContext* ctx, const v1::ListHardwareRequest* req,
     v1::ListHardwareResponse* resp) {
-  return Unary(this, ctx, backend_.load(), resp,
+  return Unary(this, "ListHardware", ctx, backend_.load(), resp,
                [req](const Backend& b) { return b.ListHardware(*req); });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::GetHardware(
     grpc::CallbackServerContext* ctx, const v1::GetHardwareRequest* req,
     v1::GetHardwareResponse* resp) {
-  return Unary(this, ctx, backend_.load(), resp,
+  return Unary(this, "GetHardware", ctx, backend_.load(), resp,
                [req](const Backend& b) { return b.GetHardware(*req); });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::ListModels(
     grpc::CallbackServerContext* ctx, const v1::ListModelsRequest* req,
     v1::ListModelsResponse* resp) {
-  return Unary(this, ctx, backend_.load(), resp,
+  return Unary(this, "ListModels", ctx, backend_.load(), resp,
                [req](const Backend& b) { return b.ListModels(*req); });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::GetModel(
     grpc::CallbackServerContext* ctx, const v1::GetModelRequest* req,
     v1::GetModelResponse* resp) {
-  return Unary(this, ctx, backend_.load(), resp,
+  return Unary(this, "GetModel", ctx, backend_.load(), resp,
                [req](const Backend& b) { return b.GetModel(*req); });
 }
+
+namespace {
+
+// A stream's slot in its method's limiter (none without one), or the
+// refusal.
+absl::StatusOr<std::optional<StreamLimiter::Stream>> AdmitStream(
+    StreamLimiter* limiter, grpc::ServerContextBase* ctx) {
+  std::optional<StreamLimiter::Stream> slot;
+  if (limiter == nullptr) return slot;
+  absl::StatusOr<StreamLimiter::Stream> admitted = limiter->Admit(ctx);
+  if (!admitted.ok()) return admitted.status();
+  slot.emplace(*std::move(admitted));
+  return slot;
+}
+
+StreamLimiter::Stream* SlotOf(std::optional<StreamLimiter::Stream>& slot) {
+  return slot.has_value() ? &*slot : nullptr;
+}
+
+}  // namespace
 
 grpc::Status RidgelineServiceImpl::Sweep(
     grpc::ServerContext* ctx, const v1::SweepRequest* req,
     grpc::ServerWriter<v1::SweepPoint>* writer) {
-  if (grpc::Status s = Admit(ctx, true); !s.ok()) return s;
+  if (grpc::Status s = Admit(ctx, "Sweep"); !s.ok()) return s;
   const Backend* b = backend_.load();
   if (b == nullptr) return NotReady();
-  std::optional<SweepStreams::Stream> stream;
-  if (runtime_.sweep_streams != nullptr) {
-    absl::StatusOr<SweepStreams::Stream> admitted =
-        runtime_.sweep_streams->Admit(ctx);
-    if (!admitted.ok()) return ToGrpcStatus(admitted.status(), ctx);
-    stream.emplace(*std::move(admitted));
-  }
+  auto slot = AdmitStream(runtime_.sweep_streams, ctx);
+  if (!slot.ok()) return ToGrpcStatus(slot.status(), ctx);
+  StreamLimiter::Stream* stream = SlotOf(*slot);
   absl::Status s = b->Sweep(*req, [&](const v1::SweepPoint& p) {
     // Checked between points so a cancelled or expired sweep stops within
     // one point's engine time.
     if (Stopped(ctx)) return false;
     // A client that stops reading blocks Write once its flow-control window
     // is full; the watchdog cancels it after --sweep-write-timeout-seconds.
-    if (stream) stream->BeginWrite();
-    const bool written = writer->Write(p);
-    if (stream) stream->EndWrite();
-    if (!written) return false;
+    if (!Waiting(stream, [&] { return writer->Write(p); })) return false;
     if (metrics_ != nullptr) metrics_->OnSweepPointSent();
     return true;
   });
@@ -338,32 +356,38 @@ grpc::Status RidgelineServiceImpl::Sweep(
   return ToGrpcStatus(s, ctx);
 }
 
-grpc::Status RidgelineServiceImpl::StepTime(grpc::ServerContext* ctx,
-                                            const v1::StepTimeRequest* req,
-                                            v1::StepTimeResponse* resp) {
-  const Backend* b = backend_.load();
-  if (b == nullptr) return NotReady();
-  if (Stopped(ctx)) return StoppedStatus(ctx, "step time");
+grpc::ServerUnaryReactor* RidgelineServiceImpl::StepTime(
+    grpc::CallbackServerContext* ctx, const v1::StepTimeRequest* req,
+    v1::StepTimeResponse* resp) {
   // Polled while the scenario is prepared and between steps.
-  absl::Status s = b->StepTime(*req, resp, [ctx] { return Stopped(ctx); });
-  if (!s.ok()) resp->Clear();
-  if (absl::IsCancelled(s)) return StoppedStatus(ctx, "step time");
-  return ToGrpcStatus(s, ctx);
+  return Offloaded(this, "StepTime", ctx, backend_.load(), resp,
+                   [req, resp, ctx](const Backend& b) {
+                     return b.StepTime(*req, resp,
+                                       [ctx] { return Stopped(ctx); });
+                   });
 }
 
 // The first message carries the scenario (a bad one ends the stream with
 // its error); every message's steps are answered in order, a bad step in
 // its own result. Ends when the client half-closes, cancels or the
-// deadline passes.
+// deadline passes, or after --stream-idle-timeout-seconds without a message
+// read or an answer taken by the client.
 grpc::Status RidgelineServiceImpl::StepTimeStream(
     grpc::ServerContext* ctx,
     grpc::ServerReaderWriter<v1::StepTimeResponse, v1::StepTimeStreamRequest>*
         stream) {
+  if (grpc::Status s = Admit(ctx, "StepTimeStream"); !s.ok()) return s;
   const Backend* b = backend_.load();
   if (b == nullptr) return NotReady();
+  auto slot = AdmitStream(runtime_.step_streams, ctx);
+  if (!slot.ok()) return ToGrpcStatus(slot.status(), ctx);
+  StreamLimiter::Stream* limited = SlotOf(*slot);
   auto stopped = [ctx] { return StoppedStatus(ctx, "step stream"); };
   v1::StepTimeStreamRequest req;
-  if (!stream->Read(&req)) {
+  auto read = [&] {
+    return Waiting(limited, [&] { return stream->Read(&req); });
+  };
+  if (!read()) {
     return ctx->IsCancelled() ? stopped() : grpc::Status::OK;
   }
   if (!req.has_scenario()) {
@@ -400,23 +424,30 @@ grpc::Status RidgelineServiceImpl::StepTimeStream(
       if (Stopped(ctx)) return stopped();
     }
     first = false;
-    if (!stream->Write(resp)) return stopped();
-  } while (stream->Read(&req));
+    if (!Waiting(limited, [&] { return stream->Write(resp); })) {
+      return stopped();
+    }
+  } while (read());
   return ctx->IsCancelled() ? stopped() : grpc::Status::OK;
 }
 
 grpc::Status RidgelineServiceImpl::Explore(
     grpc::ServerContext* ctx, const v1::ExploreRequest* req,
     grpc::ServerWriter<v1::ExploreResponse>* writer) {
-  if (grpc::Status s = Admit(ctx, true); !s.ok()) return s;
+  if (grpc::Status s = Admit(ctx, "Explore"); !s.ok()) return s;
   const Backend* b = backend_.load();
   if (b == nullptr) return NotReady();
+  auto slot = AdmitStream(runtime_.explore_streams, ctx);
+  if (!slot.ok()) return ToGrpcStatus(slot.status(), ctx);
+  StreamLimiter::Stream* stream = SlotOf(*slot);
   auto stop = [ctx] { return Stopped(ctx); };
   absl::Status s = b->Explore(
       *req,
       [&](const v1::ExploreResponse& m) {
         if (stop()) return false;
-        return writer->Write(m);
+        // A client that stops reading is cancelled after
+        // --stream-idle-timeout-seconds.
+        return Waiting(stream, [&] { return writer->Write(m); });
       },
       stop);
   if (absl::IsCancelled(s)) return StoppedStatus(ctx, "explore");
@@ -426,7 +457,7 @@ grpc::Status RidgelineServiceImpl::Explore(
 grpc::Status RidgelineServiceImpl::Plan(grpc::ServerContext* ctx,
                                         const v1::PlanRequest* req,
                                         v1::PlanResponse* resp) {
-  if (grpc::Status s = Admit(ctx, true); !s.ok()) return s;
+  if (grpc::Status s = Admit(ctx, "Plan"); !s.ok()) return s;
   const Backend* b = backend_.load();
   if (b == nullptr) return NotReady();
   // Polled by the simulations.
@@ -440,7 +471,7 @@ grpc::Status RidgelineServiceImpl::Plan(grpc::ServerContext* ctx,
 grpc::Status RidgelineServiceImpl::Simulate(grpc::ServerContext* ctx,
                                             const v1::SimulateRequest* req,
                                             v1::SimulateResponse* resp) {
-  if (grpc::Status s = Admit(ctx, true); !s.ok()) return s;
+  if (grpc::Status s = Admit(ctx, "Simulate"); !s.ok()) return s;
   const Backend* b = backend_.load();
   if (b == nullptr) return NotReady();
   absl::StatusOr<v1::SimulateResponse> r =
@@ -453,7 +484,7 @@ grpc::Status RidgelineServiceImpl::Simulate(grpc::ServerContext* ctx,
 grpc::Status RidgelineServiceImpl::ExploreSensitivity(
     grpc::ServerContext* ctx, const v1::ExploreSensitivityRequest* req,
     v1::ExploreSensitivityResponse* resp) {
-  if (grpc::Status s = Admit(ctx, true); !s.ok()) return s;
+  if (grpc::Status s = Admit(ctx, "ExploreSensitivity"); !s.ok()) return s;
   const Backend* b = backend_.load();
   if (b == nullptr) return NotReady();
   absl::StatusOr<v1::ExploreSensitivityResponse> r = b->ExploreSensitivity(*req);

@@ -8,9 +8,11 @@ stubs: an empty HealthCheckRequest is b"", and SERVING is field 1 = 1
 (b"\\x08\\x01")."""
 
 import argparse
+import http.client
 import os
 import re
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -44,11 +46,15 @@ class Server:
              "--profile-dir=" + ARGS.profile_dir] + extra,
             env=env, stdout=subprocess.PIPE, stderr=sys.stderr, text=True)
         self.port = None
+        self.http_port = None  # with --http-listen
         deadline = time.monotonic() + 30
         while self.port is None and time.monotonic() < deadline:
             line = self.proc.stdout.readline()
             if not line:
                 break
+            m = re.match(r"^http listening on .*:(\d+)\s*$", line)
+            if m:
+                self.http_port = int(m.group(1))
             m = re.match(r"^listening on .*:(\d+)\s*$", line)
             if m:
                 self.port = int(m.group(1))
@@ -212,6 +218,137 @@ class TlsTest(unittest.TestCase):
                 self.assertEqual(e.exception.code(),
                                  grpc.StatusCode.INVALID_ARGUMENT)
                 self.assertIn("model", e.exception.details())
+        finally:
+            s.stop()
+
+    def test_sighup_reloads_the_token_and_usr_signals_are_ignored(self):
+        # Issue 26: SIGHUP, SIGUSR1 and SIGUSR2 killed the server at once.
+        # Now SIGHUP re-reads the token file (rotation without a restart: the
+        # old token is refused, the new one accepted; a bad file keeps the
+        # current token) and the other two are ignored.
+        token = self.path("rotating-token")
+        old, new = "old-token-0123456789abc", "new-token-0123456789xyz"
+
+        def write_token(text):
+            with open(token + ".new", "w") as f:
+                f.write(text + "\n")
+            os.replace(token + ".new", token)
+
+        write_token(old)
+        s = Server(["--auth-token-file=" + token])
+        analyze = "/ridgeline.v1.RidgelineService/Analyze"
+        try:
+            with grpc.insecure_channel("127.0.0.1:%d" % s.port,
+                                       options=LOCAL_POOL) as ch:
+                def code(tok):
+                    try:
+                        call(ch, analyze,
+                             metadata=[("authorization", "Bearer " + tok)])
+                    except grpc.RpcError as e:
+                        return e.code()
+                    return grpc.StatusCode.OK
+
+                self.assertEqual(health(ch), SERVING)
+                # With the token an empty request reaches validation.
+                self.assertEqual(code(old), grpc.StatusCode.INVALID_ARGUMENT)
+                for sig in (signal.SIGUSR1, signal.SIGUSR2):
+                    s.proc.send_signal(sig)
+                time.sleep(0.3)
+                self.assertIsNone(s.proc.poll(), "killed by SIGUSR1/SIGUSR2")
+                self.assertEqual(health(ch), SERVING)
+                write_token(new)
+                self.assertEqual(code(old), grpc.StatusCode.INVALID_ARGUMENT,
+                                 "the file is read only on SIGHUP")
+                s.proc.send_signal(signal.SIGHUP)
+                deadline = time.monotonic() + 10
+                while (code(old) != grpc.StatusCode.UNAUTHENTICATED and
+                       time.monotonic() < deadline):
+                    time.sleep(0.05)
+                self.assertEqual(code(old), grpc.StatusCode.UNAUTHENTICATED)
+                self.assertEqual(code(new), grpc.StatusCode.INVALID_ARGUMENT)
+                # A token too short to use: logged, the current one stays.
+                write_token("short")
+                s.proc.send_signal(signal.SIGHUP)
+                time.sleep(0.5)
+                self.assertEqual(code(new), grpc.StatusCode.INVALID_ARGUMENT)
+                self.assertIsNone(s.proc.poll())
+        finally:
+            s.stop()
+        self.assertEqual(s.proc.returncode, 0)
+
+    def test_sighup_reloads_the_grpc_certificate_at_once(self):
+        # --tls-reload-seconds=86400: without SIGHUP the gRPC port would keep
+        # the first certificate for a day; with it, the new one is served
+        # within gRPC's one-second poll of the server's private copies.
+        cert, key = self.path("hup-grpc.crt"), self.path("hup-grpc.key")
+        for src, dst in (("server.crt", cert), ("server.key", key)):
+            with open(dst, "wb") as f:
+                f.write(read(self.d, src))
+        s = Server(["--tls-cert=" + cert, "--tls-key=" + key,
+                    "--tls-reload-seconds=86400"])
+        try:
+            with self.tls_channel(s.port) as ch:
+                self.assertEqual(health(ch), SERVING)
+            for src, dst in (("server2.key", key), ("server2.crt", cert)):
+                with open(dst + ".new", "wb") as f:
+                    f.write(read(self.d, src))
+                os.replace(dst + ".new", dst)
+            time.sleep(2)  # two polls: nothing is re-read unasked
+            with self.tls_channel(s.port, ca="other-ca.crt") as ch:
+                self.expect_refused(ch)
+            s.proc.send_signal(signal.SIGHUP)
+            served = False
+            deadline = time.monotonic() + 10
+            while not served and time.monotonic() < deadline:
+                time.sleep(0.2)
+                with self.tls_channel(s.port, ca="other-ca.crt") as ch:
+                    try:
+                        served = health(ch, timeout=2) == SERVING
+                    except grpc.RpcError:
+                        pass
+            self.assertTrue(served, "the new certificate was not served")
+            self.assertIsNone(s.proc.poll())
+        finally:
+            s.stop()
+
+    def test_sighup_reloads_the_https_certificate_at_once(self):
+        # --tls-reload-seconds=86400: without SIGHUP the HTTP port would keep
+        # the first certificate for a day.
+        cert, key = self.path("hup.crt"), self.path("hup.key")
+        for src, dst in (("server.crt", cert), ("server.key", key)):
+            with open(dst, "wb") as f:
+                f.write(read(self.d, src))
+        s = Server(["--tls-cert=" + cert, "--tls-key=" + key,
+                    "--tls-reload-seconds=86400", "--http-listen=127.0.0.1:0"])
+
+        def healthz(ca):
+            ctx = ssl.create_default_context(cafile=self.path(ca))
+            conn = http.client.HTTPSConnection("127.0.0.1", s.http_port,
+                                               context=ctx, timeout=5)
+            try:
+                conn.request("GET", "/healthz")
+                return conn.getresponse().status
+            except (ssl.SSLError, OSError):
+                return None
+            finally:
+                conn.close()
+
+        try:
+            self.assertEqual(healthz("ca.crt"), 200)
+            for src, dst in (("server2.key", key), ("server2.crt", cert)):
+                with open(dst + ".new", "wb") as f:
+                    f.write(read(self.d, src))
+                os.replace(dst + ".new", dst)
+            time.sleep(0.2)
+            self.assertIsNone(healthz("other-ca.crt"), "reloaded unasked")
+            s.proc.send_signal(signal.SIGHUP)
+            served = None
+            deadline = time.monotonic() + 10
+            while served != 200 and time.monotonic() < deadline:
+                time.sleep(0.1)
+                served = healthz("other-ca.crt")
+            self.assertEqual(served, 200, "the new certificate was not served")
+            self.assertIsNone(s.proc.poll())
         finally:
             s.stop()
 

@@ -97,6 +97,8 @@ class HttpFrontend {
   absl::StatusOr<int> Start();
   // Readiness goes false (/readyz answers 503); requests keep being served.
   void BeginDrain() { draining_.store(true); }
+  // With TLS, the files are re-read at the next handshake (SIGHUP).
+  void ReloadTls();
   // Stops accepting, cancels streaming responses and joins every thread.
   void Stop();
 

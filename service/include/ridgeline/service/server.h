@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "ridgeline/service/backend.h"
@@ -43,6 +44,15 @@ struct ServerConfig {
   int64_t max_sweep_streams = 64;
   int64_t max_sweep_streams_per_client = 8;
   double sweep_write_timeout_seconds = 30;
+  // Explore and StepTimeStream streams: the same kind of bounds (issue 26).
+  // The three totals together stay within kStreamThreadBudget.
+  int64_t max_explore_streams = 32;
+  int64_t max_explore_streams_per_client = 8;
+  int64_t max_step_streams = 64;
+  int64_t max_step_streams_per_client = 8;
+  // An Explore or StepTimeStream whose client has neither read nor sent for
+  // this long while the server waits on it is cancelled.
+  double stream_idle_timeout_seconds = 60;
   double max_connection_idle_seconds = 300;  // 0: never closed for idleness
   double max_connection_age_seconds = 0;     // 0: unlimited
   double max_connection_age_grace_seconds = 30;
@@ -52,6 +62,12 @@ struct ServerConfig {
   std::string auth_token_file;  // "": no authentication
   bool reflection = true;
 };
+
+// gRPC's synchronous threads (the streams' handlers and the long unary
+// calls) are capped at kMaxServerThreads; the streams' totals may take at
+// most kStreamThreadBudget of them, so unary calls always find a thread.
+inline constexpr int kMaxServerThreads = 256;
+inline constexpr int kStreamThreadBudget = 192;
 
 // Environment first, then flags ("--name=value" or "--name value"). `getenv`
 // is injected for tests. Sets *help and returns defaults for --help / -h.
@@ -66,13 +82,14 @@ std::string ServerUsage();
 // The unary methods use gRPC's callback API (they are short and CPU-bound:
 // running them on the completion threads avoids a thread hop per call);
 // Sweep stays synchronous because it runs long and blocks on flow control.
-using RidgelineServiceBase = v1::RidgelineService::WithCallbackMethod_Analyze<
-    v1::RidgelineService::WithCallbackMethod_ListHardware<
-        v1::RidgelineService::WithCallbackMethod_GetHardware<
-            v1::RidgelineService::WithCallbackMethod_ListModels<
-                v1::RidgelineService::WithCallbackMethod_GetModel<
-                    v1::RidgelineService::WithCallbackMethod_AnalyzeKernel<
-                        v1::RidgelineService::Service>>>>>>;
+using RidgelineServiceBase = v1::RidgelineService::WithCallbackMethod_StepTime<
+    v1::RidgelineService::WithCallbackMethod_Analyze<
+        v1::RidgelineService::WithCallbackMethod_ListHardware<
+            v1::RidgelineService::WithCallbackMethod_GetHardware<
+                v1::RidgelineService::WithCallbackMethod_ListModels<
+                    v1::RidgelineService::WithCallbackMethod_GetModel<
+                        v1::RidgelineService::WithCallbackMethod_AnalyzeKernel<
+                            v1::RidgelineService::Service>>>>>>>;
 
 // Allocates each call's request and response on a protobuf Arena, and
 // recycles the arenas: parsing the request and building the (10 KB, ~600
@@ -82,16 +99,18 @@ template <typename Request, typename Response>
 class ArenaMessageAllocator;
 
 class WorkPool;
-class SweepStreams;
+class StreamLimiter;
 class BearerAuth;
 
 // What a RidgelineServiceImpl admits and where it runs the engine. Every
 // pointer may be null (no pool: calls run on gRPC's callback threads; no
-// streams: Sweep unbounded; no auth: every call passes) and must outlive the
-// service.
+// limiter: that method's streams are unbounded; no auth: every call passes)
+// and must outlive the service.
 struct ServiceRuntime {
   WorkPool* pool = nullptr;
-  SweepStreams* sweep_streams = nullptr;
+  StreamLimiter* sweep_streams = nullptr;
+  StreamLimiter* explore_streams = nullptr;
+  StreamLimiter* step_streams = nullptr;
   const BearerAuth* auth = nullptr;
 };
 
@@ -113,10 +132,13 @@ class RidgelineServiceImpl final : public RidgelineServiceBase {
   // Unary calls admitted and not yet finished.
   int64_t InFlight() const { return in_flight_.load(); }
 
-  // Common admission of a call: UNAVAILABLE while draining,
-  // DEADLINE_EXCEEDED when its deadline has passed, UNAUTHENTICATED when
-  // `expensive` and the bearer token is missing or wrong. OK: admitted.
-  grpc::Status Admit(grpc::ServerContextBase* ctx, bool expensive) const;
+  // Common admission of a call to `method` (its name in RidgelineService,
+  // "Analyze"): UNAVAILABLE while draining, DEADLINE_EXCEEDED when its
+  // deadline has passed, UNAUTHENTICATED when auth_policy.h's table protects
+  // the method and the bearer token is missing or wrong. OK: admitted.
+  // Every handler calls it first.
+  grpc::Status Admit(grpc::ServerContextBase* ctx,
+                     std::string_view method) const;
   // Runs `work` (which must call reactor->Finish) on the work pool, counted
   // in InFlight() until `done` runs; RESOURCE_EXHAUSTED when the queue is
   // full. For the engine-bound unary methods other files add too.
@@ -149,11 +171,12 @@ class RidgelineServiceImpl final : public RidgelineServiceBase {
   grpc::ServerUnaryReactor* AnalyzeKernel(
       grpc::CallbackServerContext* ctx, const v1::AnalyzeKernelRequest* req,
       v1::AnalyzeKernelResponse* resp) override;
+  // Engine-bound like Analyze: computed on the work pool.
+  grpc::ServerUnaryReactor* StepTime(grpc::CallbackServerContext* ctx,
+                                     const v1::StepTimeRequest* req,
+                                     v1::StepTimeResponse* resp) override;
   // Synchronous: a stream lives as long as its scheduler loop and blocks on
-  // reads; StepTime shares its code.
-  grpc::Status StepTime(grpc::ServerContext* ctx,
-                        const v1::StepTimeRequest* req,
-                        v1::StepTimeResponse* resp) override;
+  // reads (bounded by the step stream limits and the idle timeout).
   grpc::Status StepTimeStream(
       grpc::ServerContext* ctx,
       grpc::ServerReaderWriter<v1::StepTimeResponse, v1::StepTimeStreamRequest>*

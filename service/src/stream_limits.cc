@@ -1,4 +1,4 @@
-#include "sweep_streams.h"
+#include "stream_limits.h"
 
 #include <algorithm>
 #include <utility>
@@ -8,14 +8,14 @@
 
 namespace ridgeline::service {
 
-SweepStreams::SweepStreams(
-    SweepStreamLimits limits,
+StreamLimiter::StreamLimiter(
+    StreamLimits limits,
     std::function<void(const std::string& client)> on_timeout)
-    : limits_(limits), on_timeout_(std::move(on_timeout)) {
+    : limits_(std::move(limits)), on_timeout_(std::move(on_timeout)) {
   watchdog_ = std::thread([this] { Watch(); });
 }
 
-SweepStreams::~SweepStreams() {
+StreamLimiter::~StreamLimiter() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
@@ -24,7 +24,7 @@ SweepStreams::~SweepStreams() {
   watchdog_.join();
 }
 
-std::string SweepStreams::ClientOf(const std::string& peer) {
+std::string StreamLimiter::ClientOf(const std::string& peer) {
   const size_t colon = peer.rfind(':');
   const size_t first = peer.find(':');
   // "unix:/path" and addresses without a port stay whole.
@@ -32,23 +32,22 @@ std::string SweepStreams::ClientOf(const std::string& peer) {
   return peer.substr(0, colon);
 }
 
-absl::StatusOr<SweepStreams::Stream> SweepStreams::Admit(
-    grpc::ServerContext* ctx) {
+absl::StatusOr<StreamLimiter::Stream> StreamLimiter::Admit(
+    grpc::ServerContextBase* ctx) {
   const std::string client = ClientOf(ctx->peer());
   std::lock_guard<std::mutex> lock(mu_);
   if (static_cast<int64_t>(streams_.size()) >= limits_.max_streams) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "sweep: the server already runs ", streams_.size(),
-        " Sweep streams, its limit (--max-sweep-streams=", limits_.max_streams,
-        "); retry later"));
+        limits_.method, ": the server already runs ", streams_.size(), " ",
+        limits_.method, " streams, its limit (", limits_.max_streams_flag, "=",
+        limits_.max_streams, "); retry later"));
   }
   int64_t& mine = per_client_[client];
   if (mine >= limits_.max_streams_per_client) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "sweep: this client (", client, ") already has ", mine,
-        " Sweep streams open, the per-client limit "
-        "(--max-sweep-streams-per-client=",
-        limits_.max_streams_per_client,
+        limits_.method, ": this client (", client, ") already has ", mine, " ",
+        limits_.method, " streams open, the per-client limit (",
+        limits_.per_client_flag, "=", limits_.max_streams_per_client,
         "); read or cancel them before opening more"));
   }
   ++mine;
@@ -57,12 +56,12 @@ absl::StatusOr<SweepStreams::Stream> SweepStreams::Admit(
   return Stream(this, id);
 }
 
-int64_t SweepStreams::active() const {
+int64_t StreamLimiter::active() const {
   std::lock_guard<std::mutex> lock(mu_);
   return static_cast<int64_t>(streams_.size());
 }
 
-void SweepStreams::Release(uint64_t id) {
+void StreamLimiter::Release(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = streams_.find(id);
   if (it == streams_.end()) return;
@@ -72,30 +71,30 @@ void SweepStreams::Release(uint64_t id) {
   streams_.erase(it);
 }
 
-SweepStreams::Stream::Stream(Stream&& other) noexcept
+StreamLimiter::Stream::Stream(Stream&& other) noexcept
     : owner_(other.owner_), id_(other.id_) {
   other.owner_ = nullptr;
 }
 
-SweepStreams::Stream::~Stream() {
+StreamLimiter::Stream::~Stream() {
   if (owner_ != nullptr) owner_->Release(id_);
 }
 
-void SweepStreams::Stream::BeginWrite() {
+void StreamLimiter::Stream::BeginWait() {
   std::lock_guard<std::mutex> lock(owner_->mu_);
   Entry& e = owner_->streams_.at(id_);
-  e.writing = true;
-  e.write_since = std::chrono::steady_clock::now();
+  e.waiting = true;
+  e.wait_since = std::chrono::steady_clock::now();
 }
 
-void SweepStreams::Stream::EndWrite() {
+void StreamLimiter::Stream::EndWait() {
   std::lock_guard<std::mutex> lock(owner_->mu_);
-  owner_->streams_.at(id_).writing = false;
+  owner_->streams_.at(id_).waiting = false;
 }
 
-void SweepStreams::Watch() {
+void StreamLimiter::Watch() {
   const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
-      std::chrono::duration<double>(limits_.write_timeout_seconds));
+      std::chrono::duration<double>(limits_.idle_timeout_seconds));
   // Checks a few times per timeout, at most every second.
   const auto period = std::min<std::chrono::nanoseconds>(
       std::chrono::seconds(1), std::max<std::chrono::nanoseconds>(
@@ -105,9 +104,9 @@ void SweepStreams::Watch() {
     const auto now = std::chrono::steady_clock::now();
     std::vector<std::string> timed_out;
     for (auto& [id, e] : streams_) {
-      if (e.writing && !e.cancelled && now - e.write_since > timeout) {
-        // TryCancel makes the blocked Write return false; the handler then
-        // ends and releases its thread.
+      if (e.waiting && !e.cancelled && now - e.wait_since > timeout) {
+        // TryCancel makes the blocked Read or Write return false; the
+        // handler then ends and releases its thread.
         e.cancelled = true;
         e.ctx->TryCancel();
         timed_out.push_back(e.client);
