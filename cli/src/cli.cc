@@ -79,7 +79,7 @@ const std::vector<Command>& CommandTable() {
        "one kernel call (decode attention or GEMM): predicted time beside "
        "the roofline bound",
        KernelFlags, KernelCommand, nullptr},
-      {"explore", "", 
+      {"explore", "",
        "design-space exploration: the exact Pareto front of hypothetical "
        "hardware and deployments (--shard I/N splits it)",
        nullptr, nullptr,
@@ -109,8 +109,8 @@ const std::vector<Command>& CommandTable() {
        [](const auto&, const auto& rest, auto& out, auto& err) {
          return ValidateCli(rest, out, err);
        }},
-      {"calibrate", "", "fit a calibration profile from measurements",
-       nullptr, nullptr,
+      {"calibrate", "", "fit a calibration profile from measurements", nullptr,
+       nullptr,
        [](const auto&, const auto& rest, auto& out, auto& err) {
          return CalibrateCli(rest, out, err);
        }},
@@ -198,8 +198,8 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
   auto command = std::find_if(CommandTable().begin(), CommandTable().end(),
                               [&](const Command& c) { return c.name == name; });
   if (command == CommandTable().end()) {
-    err << "ridgeline: unknown command '" << name << "' (commands: "
-        << CommandNames() << "; see ridgeline --help)\n";
+    err << "ridgeline: unknown command '" << name
+        << "' (commands: " << CommandNames() << "; see ridgeline --help)\n";
     return kUsage;
   }
   if (command->own) return command->own(leading, rest, out, err);

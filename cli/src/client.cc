@@ -247,11 +247,10 @@ absl::StatusOr<std::unique_ptr<Client>> MakeInProcessClient(
                   const char* field) -> absl::Status {
     std::error_code ec;
     if (std::filesystem::is_directory(dir, ec)) return absl::OkStatus();
-    return engine::WithFieldPath(
-        absl::InvalidArgumentError(absl::StrCat(
-            source, ": plugin folder '", dir.string(),
-            "' does not exist or is not a directory")),
-        field);
+    return engine::WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
+                                     source, ": plugin folder '", dir.string(),
+                                     "' does not exist or is not a directory")),
+                                 field);
   };
   if (!options.plugin_dir.empty()) {
     RETURN_IF_ERROR(check(plugin_dir, "--plugin-dir", "plugin_dir"));

@@ -55,7 +55,8 @@ std::vector<FlagSpec> ExploreFlags() {
       {"model", "ID", "catalog model id"},
       {"model-config", "FILE.json", "a Hugging Face config.json instead"},
       {"hardware", "ID", "the base part: a platform id"},
-      {"hardware-file", "FILE.json", "the base part: inline hardware (proto JSON)"},
+      {"hardware-file", "FILE.json",
+       "the base part: inline hardware (proto JSON)"},
       {"batch", "N", "sequences decoded together (default 1)"},
       {"prompt", "N", "prompt tokens (default 512)"},
       {"gen", "N", "generated tokens (default 128)"},
@@ -77,7 +78,8 @@ std::vector<FlagSpec> ExploreFlags() {
        "gco2_per_mtoken price_usd power_w"},
       {"constraint", "METRIC<=X|METRIC>=X|fits",
        "a constraint (repeat); fitting in memory always applies"},
-      {"all", "", "print every point (with feasible, fits, pareto), not only the front"},
+      {"all", "",
+       "print every point (with feasible, fits, pareto), not only the front"},
       {"shard", "I/N", "evaluate only the points with index % N == I"},
       {"resume-from", "INDEX", "skip grid indices below INDEX"},
       {"nsga2-generations", "N",
@@ -121,7 +123,7 @@ struct Output {
   std::vector<Row> rows;
   v1::ExploreSummary summary;  // without seconds
   double seconds = 0;
-  bool shard_line = false;     // csv: print the "# ridgeline explore" line
+  bool shard_line = false;  // csv: print the "# ridgeline explore" line
 };
 
 constexpr char kShardLineTag[] = "# ridgeline explore ";
@@ -479,7 +481,8 @@ std::optional<Failure> ReadCsv(const std::string& path, std::istream& in,
   }
   if (auto fail = ParseShardLine(path, line, &part->summary)) return fail;
   if (!std::getline(in, line)) {
-    return Failure{kFailed, absl::StrCat(path, ": no header after the shard line")};
+    return Failure{kFailed,
+                   absl::StrCat(path, ": no header after the shard line")};
   }
   std::vector<std::string> head = SplitCsvLine(line);
   // Made with --all: a violation column after pareto.
@@ -488,11 +491,12 @@ std::optional<Failure> ReadCsv(const std::string& path, std::istream& in,
   if (flags_end < 6 || head[flags_end - 4] != "feasible" ||
       head[flags_end - 3] != "fits" || head[flags_end - 2] != "spilled" ||
       head[flags_end - 1] != "pareto") {
-    return Failure{kFailed, absl::StrCat(path, ": not a ridgeline explore CSV "
-                                               "(header must end with "
-                                               "feasible,fits,spilled,pareto "
-                                               "or feasible,fits,spilled,"
-                                               "pareto,violation)")};
+    return Failure{kFailed, absl::StrCat(path,
+                                         ": not a ridgeline explore CSV "
+                                         "(header must end with "
+                                         "feasible,fits,spilled,pareto "
+                                         "or feasible,fits,spilled,"
+                                         "pareto,violation)")};
   }
   const size_t objectives_end = flags_end - 4;
   // Objective columns parse as METRIC[:dir]; the columns before them are
@@ -580,10 +584,11 @@ std::optional<Failure> ReadJson(const std::string& path, std::istream& in,
       }
       if (s.shard_count() == 0 || s.request_fingerprint().empty()) {
         return Failure{kFailed,
-                       absl::StrCat(path, ": its summary names no shard "
-                                          "(shard_count, request_fingerprint):"
-                                          " not the output of this ridgeline "
-                                          "explore")};
+                       absl::StrCat(path,
+                                    ": its summary names no shard "
+                                    "(shard_count, request_fingerprint):"
+                                    " not the output of this ridgeline "
+                                    "explore")};
       }
       part->summary.set_shard_index(s.shard_index());
       part->summary.set_shard_count(s.shard_count());
@@ -618,11 +623,10 @@ std::optional<Failure> CheckShardSet(const std::vector<ShardPart>& parts,
     }
     if (s.shard_count() != s0.shard_count() ||
         s.total_points() != s0.total_points()) {
-      return fail(absl::StrCat(p.path, " is shard ", s.shard_index(), "/",
-                               s.shard_count(), " of ", s.total_points(),
-                               " points, ", a.path, " one of ",
-                               s0.shard_count(), " shards of ",
-                               s0.total_points(), " points"));
+      return fail(absl::StrCat(
+          p.path, " is shard ", s.shard_index(), "/", s.shard_count(), " of ",
+          s.total_points(), " points, ", a.path, " one of ", s0.shard_count(),
+          " shards of ", s0.total_points(), " points"));
     }
     const ShardPart*& seen = by_index[s.shard_index()];
     if (seen != nullptr) {
@@ -633,7 +637,8 @@ std::optional<Failure> CheckShardSet(const std::vector<ShardPart>& parts,
     const uint64_t want = explore::ShardSize(
         s.total_points(), explore::Shard{s.shard_index(), s.shard_count()});
     // NSGA-II (never sharded) covers the grid it searched, not every point.
-    if (s.shard_points() != want || (s.evaluated() != want && s.shard_count() > 1)) {
+    if (s.shard_points() != want ||
+        (s.evaluated() != want && s.shard_count() > 1)) {
       return fail(absl::StrCat(
           p.path, ": shard ", s.shard_index(), "/", s.shard_count(),
           " evaluated ", s.evaluated(), " of its ", want,
@@ -689,9 +694,9 @@ int Merge(const ParsedFlags& f, std::ostream& out, std::ostream& err) {
     input_format = fmt;
     ShardPart& part = parts.emplace_back();
     part.path = path;
-    std::optional<Failure> fail =
-        fmt == "json" ? ReadJson(path, in, &o, i == 0, &part)
-                      : ReadCsv(path, in, &o, i == 0, &part);
+    std::optional<Failure> fail = fmt == "json"
+                                      ? ReadJson(path, in, &o, i == 0, &part)
+                                      : ReadCsv(path, in, &o, i == 0, &part);
     if (fail) {
       err << "ridgeline merge: " << fail->message << "\n";
       return fail->code;

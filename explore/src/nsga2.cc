@@ -285,9 +285,9 @@ absl::StatusOr<Nsga2Result> RunNsga2(
   res.front = archive_rows();
   res.evaluations = cache.size();
   for (const auto& [index, e] : cache) res.feasible += e.violation == 0;
-  res.seconds = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
+  res.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return res;
 }
 

@@ -2,6 +2,8 @@
 // scenario through the same translation Analyze uses), the exploration or
 // NSGA-II search in explore/, and the results back as ExploreResponse
 // messages. No math here.
+#include "ridgeline/explore/explore.h"
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -10,13 +12,12 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "explore_spec.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/status_macros.h"
-#include "ridgeline/explore/explore.h"
 #include "ridgeline/explore/nsga2.h"
-#include "explore_spec.h"
 #include "ridgeline/service/backend.h"
 
 namespace ridgeline::service {

@@ -159,7 +159,8 @@ int RunServer(const ServerConfig& cfg) {
   // an empty (or smaller) catalog and report SERVING.
   {
     std::vector<std::pair<std::string, std::string>> named;  // flag, folder
-    if (!cfg.plugin_dir.empty()) named.emplace_back("--plugin-dir", cfg.plugin_dir);
+    if (!cfg.plugin_dir.empty())
+      named.emplace_back("--plugin-dir", cfg.plugin_dir);
     for (const std::string& dir : cfg.extra_plugin_dirs) {
       named.emplace_back("--extra-plugin-dir", dir);
     }

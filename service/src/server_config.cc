@@ -1,17 +1,16 @@
 // The server's settings: each flag with its environment variable, parsed
 // into a ServerConfig with errors that name the flag and its range.
-#include "ridgeline/service/server.h"
-
 #include <cstdlib>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "ridgeline/service/server.h"
 
 namespace ridgeline::service {
 namespace {

@@ -1,6 +1,8 @@
 // The `ridgeline` binary against a real ridgeline-server on 127.0.0.1:0 and
 // in-process: same arguments must print byte-identical results; errors are
 // one line naming the flag or field, with a non-zero exit.
+#include "ridgeline/cli/cli.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -14,12 +16,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "cli_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "cli_process.h"
 #include "nlohmann/json.hpp"
 #include "server_process.h"
-#include "ridgeline/cli/cli.h"
 #include "table.h"
 
 namespace ridgeline::testing {
@@ -540,9 +541,9 @@ TEST_F(CliTest, HelpListsEveryCommandAndFlag) {
   const std::vector<cli::CommandSummary> commands = cli::Commands();
   std::vector<std::string> names;
   for (const cli::CommandSummary& c : commands) names.push_back(c.name);
-  for (const char* cmd : {"analyze", "sweep", "step", "hardware", "models",
-                          "kernel", "explore", "merge", "plan", "simulate",
-                          "validate", "calibrate"}) {
+  for (const char* cmd :
+       {"analyze", "sweep", "step", "hardware", "models", "kernel", "explore",
+        "merge", "plan", "simulate", "validate", "calibrate"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), cmd), names.end()) << cmd;
   }
   CliRun top = RunCliBinary({"--help"});
@@ -827,10 +828,16 @@ TEST_F(CliTest, ComputeRoofUnknownIsShownBothWays) {
 // Issue 20, item 5: a 5.6 MB KV cache in host DRAM printed as "kv_cache
 // 0.0 GB of 0.0 GB (100.0%)", and "fits" said nothing of the spill.
 TEST_F(CliTest, MemoryLineSaysWhatSpilledInUnitsThatShowIt) {
-  const std::vector<std::string> args = {
-      "analyze", "--model", "llama-3.1-70b", "--hardware",
-      "nvidia-h100-sxm-80gb", "--prompt", "16", "--gen", "2",
-      "--no-suggestions"};
+  const std::vector<std::string> args = {"analyze",
+                                         "--model",
+                                         "llama-3.1-70b",
+                                         "--hardware",
+                                         "nvidia-h100-sxm-80gb",
+                                         "--prompt",
+                                         "16",
+                                         "--gen",
+                                         "2",
+                                         "--no-suggestions"};
   CliRun r = RunCliBinary(Local(args));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string memory;
@@ -853,9 +860,9 @@ TEST_F(CliTest, MemoryLineSaysWhatSpilledInUnitsThatShowIt) {
   // The same classes as data, for the web UI and scripts.
   CliRun json = RunCliBinary(Local(With(args, {"--format", "json"})));
   ASSERT_EQ(json.exit_code, 0) << json.err;
-  EXPECT_EQ(nlohmann::json::parse(json.out)["result"]["memory"]
-                ["spilledOperands"],
-            nlohmann::json::parse(R"(["weights", "kv_cache", "activations"])"));
+  EXPECT_EQ(
+      nlohmann::json::parse(json.out)["result"]["memory"]["spilledOperands"],
+      nlohmann::json::parse(R"(["weights", "kv_cache", "activations"])"));
   // On the device: plain "fits", no list.
   CliRun small = RunCliBinary(Local(kAnalyze));
   ASSERT_EQ(small.exit_code, 0) << small.err;

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "cli_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "cli_process.h"
 #include "server_process.h"
 
 namespace ridgeline::testing {
@@ -106,9 +106,9 @@ TEST(ExploreCliTest, SpilledColumnSaysWhatSitsOffTheDevice) {
   const CliRun r = RunCliBinary(
       {"explore", "--plugin-dir", RIDGELINE_TEST_PLUGIN_DIR, "--model",
        "llama-3-70b", "--hardware", "nvidia-h100-sxm-80gb", "--vary",
-       "tensor_parallel=1,2", "--objective", "decode_tok_s:max",
-       "--objective", "price_usd:min", "--vary", "price_usd=25000", "--all",
-       "--format", "csv"});
+       "tensor_parallel=1,2", "--objective", "decode_tok_s:max", "--objective",
+       "price_usd:min", "--vary", "price_usd=25000", "--all", "--format",
+       "csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::istringstream lines(r.out);
   std::string header, tp1, tp2;
@@ -127,8 +127,8 @@ TEST(ExploreCliTest, SpilledColumnSaysWhatSitsOffTheDevice) {
   const CliRun t = RunCliBinary(
       {"explore", "--plugin-dir", RIDGELINE_TEST_PLUGIN_DIR, "--model",
        "llama-3-70b", "--hardware", "nvidia-h100-sxm-80gb", "--vary",
-       "tensor_parallel=1", "--objective", "decode_tok_s:max",
-       "--objective", "tpot_ms:min", "--format", "json"});
+       "tensor_parallel=1", "--objective", "decode_tok_s:max", "--objective",
+       "tpot_ms:min", "--format", "json"});
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_THAT(t.out, HasSubstr("\"spilled\":true"));
 }
@@ -202,9 +202,9 @@ TEST(ExploreCliTest, MergeChecksTheShardSetAndCountsLikeOneProcess) {
       ASSERT_EQ(part.exit_code, 0) << part.err;
       if (format == "csv") {
         // Which part of which request: the shard line, then the header.
-        EXPECT_THAT(part.out, ::testing::StartsWith(
-                                  "# ridgeline explore shard=" +
-                                  std::to_string(s) + "/3 request="));
+        EXPECT_THAT(part.out,
+                    ::testing::StartsWith("# ridgeline explore shard=" +
+                                          std::to_string(s) + "/3 request="));
       }
       files.push_back(WriteTemp(part.out));
     }
@@ -212,12 +212,13 @@ TEST(ExploreCliTest, MergeChecksTheShardSetAndCountsLikeOneProcess) {
     // count), whatever the inputs' format.
     const CliRun one = RunCliBinary(Space());
     ASSERT_EQ(one.exit_code, 0) << one.err;
-    const CliRun merged =
-        RunCliBinary({"merge", "--format", "table", files[0], files[1], files[2]});
+    const CliRun merged = RunCliBinary(
+        {"merge", "--format", "table", files[0], files[1], files[2]});
     ASSERT_EQ(merged.exit_code, 0) << merged.err;
     EXPECT_EQ(SummaryLine(merged.out), SummaryLine(one.out)) << format;
-    EXPECT_THAT(SummaryLine(one.out),
-                ::testing::StartsWith("216 of 216 points evaluated (216 in all), "));
+    EXPECT_THAT(
+        SummaryLine(one.out),
+        ::testing::StartsWith("216 of 216 points evaluated (216 in all), "));
 
     CliRun r = RunCliBinary({"merge", files[0], files[2]});
     EXPECT_EQ(r.exit_code, 1) << format;
@@ -227,18 +228,21 @@ TEST(ExploreCliTest, MergeChecksTheShardSetAndCountsLikeOneProcess) {
     EXPECT_THAT(r.err, HasSubstr("shard 1/3 given twice: " + files[1] +
                                  " and " + files[1]));
     // A shard of another request (--gen 128 instead of 256).
-    std::vector<std::string> other = With(
-        Space(), {"--format", format, "--shard", "2/3"});
+    std::vector<std::string> other =
+        With(Space(), {"--format", format, "--shard", "2/3"});
     *std::find(other.begin(), other.end(), "256") = "128";
     const CliRun o = RunCliBinary(other);
     ASSERT_EQ(o.exit_code, 0) << o.err;
     const std::string other_file = WriteTemp(o.out);
     r = RunCliBinary({"merge", files[0], files[1], other_file});
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_THAT(r.err, HasSubstr(other_file + " is a shard of another request "
-                                 "than " + files[0]));
+    EXPECT_THAT(r.err, HasSubstr(other_file +
+                                 " is a shard of another request "
+                                 "than " +
+                                 files[0]));
     // Shards of another split.
-    const CliRun half = RunCliBinary(With(Space(), {"--format", format, "--shard", "1/2"}));
+    const CliRun half =
+        RunCliBinary(With(Space(), {"--format", format, "--shard", "1/2"}));
     const std::string half_file = WriteTemp(half.out);
     r = RunCliBinary({"merge", files[0], half_file});
     EXPECT_EQ(r.exit_code, 1);
@@ -253,14 +257,14 @@ TEST(ExploreCliTest, MergeChecksTheShardSetAndCountsLikeOneProcess) {
   const CliRun r = RunCliBinary({"merge", plain_file});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr(plain_file + ": no \"# ridgeline explore "
-                               "shard=...\" first line"));
+                                            "shard=...\" first line"));
   unlink(plain_file.c_str());
 }
 
 // Issue 20, item 7: "885 of 0 points evaluated, 0 feasible, front of 19".
 TEST(ExploreCliTest, Nsga2SummaryCountsWhatItSearched) {
-  const CliRun r = RunCliBinary(With(
-      Space(), {"--nsga2-generations", "3", "--nsga2-population", "16"}));
+  const CliRun r = RunCliBinary(
+      With(Space(), {"--nsga2-generations", "3", "--nsga2-population", "16"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string line = SummaryLine(r.out);
   unsigned evaluated = 0, feasible = 0, front = 0;

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "cli_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "cli_process.h"
 #include "server_process.h"
 
 namespace ridgeline::testing {
@@ -100,9 +100,9 @@ TEST(PluginDirsCliTest, PluginDirReplacesExtraPluginDirAdds) {
     CliRun both = RunCliBinary(args);
     ASSERT_EQ(both.exit_code, 0) << both.err;
     const std::vector<std::string> ids = Ids(both.out);
-    for (const char* id : {"fixture-basic-a", "fixture-basic-b",
-                           "fixture-acc16-a", "fixture-acc16-b",
-                           "nvidia-h100-sxm-80gb"}) {
+    for (const char* id :
+         {"fixture-basic-a", "fixture-basic-b", "fixture-acc16-a",
+          "fixture-acc16-b", "nvidia-h100-sxm-80gb"}) {
       EXPECT_TRUE(Has(ids, id)) << id << "\n" << both.out;
     }
     EXPECT_THAT(both.err, Not(HasSubstr("refused")));
@@ -110,13 +110,14 @@ TEST(PluginDirsCliTest, PluginDirReplacesExtraPluginDirAdds) {
 
   // The same folder twice: the first load wins, the second plugin is
   // refused by name and the catalog is unchanged.
-  CliRun twice = RunCliBinary({"hardware", "--plugin-dir", basic.path(),
-                               "--extra-plugin-dir", basic.path(), "--format",
-                               "csv"});
+  CliRun twice =
+      RunCliBinary({"hardware", "--plugin-dir", basic.path(),
+                    "--extra-plugin-dir", basic.path(), "--format", "csv"});
   ASSERT_EQ(twice.exit_code, 0) << twice.err;
   EXPECT_EQ(Ids(twice.out), Ids(only.out));
   EXPECT_THAT(twice.err, HasSubstr("duplicate platform id 'fixture-basic-a': "
-                                   "already provided by " + basic.path()));
+                                   "already provided by " +
+                                   basic.path()));
 }
 
 TEST(PluginDirsCliTest, ServerLoadsExtraFoldersAndRefusesMissingOnes) {
@@ -133,8 +134,8 @@ TEST(PluginDirsCliTest, ServerLoadsExtraFoldersAndRefusesMissingOnes) {
     EXPECT_TRUE(Has(ids, "nvidia-h100-sxm-80gb")) << r.out;
   }
   // It used to start, report SERVING and serve an empty catalog.
-  for (const char* flag : {"--plugin-dir=/nonexistent",
-                           "--extra-plugin-dir=/nonexistent"}) {
+  for (const char* flag :
+       {"--plugin-dir=/nonexistent", "--extra-plugin-dir=/nonexistent"}) {
     std::string output;
     const int code = RunServerBinary(
         {"--listen=127.0.0.1:0", "--metrics-listen=off", flag}, &output);

@@ -84,8 +84,8 @@ TEST(SpaceTest, LogSpacedValuesKeepThePrecisionTheyWereGivenIn) {
   // 100 x 20^(k/6), 20^(1/6) = 1.647548: 164.755, 271.442, 447.214,
   // 736.806, 1213.93.
   EXPECT_EQ(labels("peak_tflops=100:2000:7"),
-            (std::vector<std::string>{"100", "165", "271", "447", "737",
-                                      "1214", "2000"}));
+            (std::vector<std::string>{"100", "165", "271", "447", "737", "1214",
+                                      "2000"}));
   // 1 x 2^(1/2) = 1.41421: integers given, but 3 significant digits.
   EXPECT_EQ(labels("bandwidth_x=1:2:3"),
             (std::vector<std::string>{"1", "1.41", "2"}));
@@ -266,8 +266,8 @@ TEST(ExploreTest, ProgressCanStopTheRun) {
 // HBM spills there and still "fits" (issue 20, item 5: the point must say
 // it spilled, in every row, front-only or not).
 ExploreSpec SpillSpec(std::vector<std::string> axes) {
-  ExploreSpec spec = Llama8B(std::move(axes),
-                             {"decode_tok_s:max", "j_per_token:min"});
+  ExploreSpec spec =
+      Llama8B(std::move(axes), {"decode_tok_s:max", "j_per_token:min"});
   engine::MemoryTier host;
   host.name = "host DRAM";
   host.kind = engine::TierKind::kHostLink;
@@ -294,7 +294,8 @@ TEST(ExploreTest, PointsSayWhetherTheySpilled) {
   EXPECT_FALSE(all->rows[1].spilled);
   // Front only: the rows come from the front's objective values, and still
   // say it (8 GiB everywhere: every point spills).
-  ExploreSpec front_only = SpillSpec({"capacity_gb=8", "bandwidth_gbs=1000,2000"});
+  ExploreSpec front_only =
+      SpillSpec({"capacity_gb=8", "bandwidth_gbs=1000,2000"});
   absl::StatusOr<ExploreResult> front = Explore(front_only);
   ASSERT_TRUE(front.ok()) << front.status();
   ASSERT_FALSE(front->rows.empty());

@@ -94,7 +94,8 @@ TEST(ServerConfigTest, ExtraPluginDirsRepeatAndSplitOnCommas) {
   EXPECT_THAT(c.status().message(), HasSubstr("--extra-plugin-dir"));
   EXPECT_THAT(c.status().message(), HasSubstr("comma list of folders"));
   EXPECT_THAT(ServerUsage(), HasSubstr("instead of the installed ones"));
-  EXPECT_THAT(ServerUsage(), HasSubstr("--extra-plugin-dir (RIDGELINE_EXTRA_PLUGIN_DIR)"));
+  EXPECT_THAT(ServerUsage(),
+              HasSubstr("--extra-plugin-dir (RIDGELINE_EXTRA_PLUGIN_DIR)"));
 }
 
 // The help said the token covered Analyze, AnalyzeKernel and Sweep; it

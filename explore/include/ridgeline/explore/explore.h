@@ -47,7 +47,7 @@ struct ExploreResult {
   size_t front_size = 0;
   double hypervolume = 0;      // of the front, see hypervolume.h
   bool hypervolume_exact = true;
-  double seconds = 0;          // wall time of the run
+  double seconds = 0;  // wall time of the run
 };
 
 // Provisional fronts larger than this are not streamed (they would cost
