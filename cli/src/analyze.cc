@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "scenario.h"
 
 namespace ridgeline::cli {
@@ -220,8 +221,14 @@ void PrintAnalyzeText(const v1::AnalyzeRequest& request,
   PrintTable(summary, TableStyle::kText, out);
 
   const v1::MemoryFootprint& m = r.memory();
+  // "fits" alone would read as "all on the device".
+  const std::string fits =
+      m.spilled_operands().empty()
+          ? std::string("fits")
+          : absl::StrCat("fits (spilled: ",
+                         absl::StrJoin(m.spilled_operands(), ", "), ")");
   out << "\nMemory: "
-      << (m.fits() ? "fits" : absl::StrCat("DOES NOT FIT: ", m.not_fitting()))
+      << (m.fits() ? fits : absl::StrCat("DOES NOT FIT: ", m.not_fitting()))
       << (m.spilled().empty() ? std::string()
                               : absl::StrCat("; off the device: ", m.spilled()))
       << "\n";

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "analyze.h"
 #include "calibrate.h"
@@ -22,31 +23,54 @@
 namespace ridgeline::cli {
 namespace {
 
+// Every command `ridgeline` knows: the dispatcher, --help and the
+// "unknown command" message all read this one table.
 struct Command {
   std::string_view name;
   std::string_view usage;
   std::string_view summary;
+  // Commands on the common path: their flags and what runs them.
   std::function<std::vector<FlagSpec>()> flags;
   std::function<Outcome(Context&)> run;
+  // Commands that parse their own command line (and print their own
+  // usage): the flags given before the command name, then the rest.
+  std::function<int(const std::vector<std::string>& leading,
+                    const std::vector<std::string>& rest, std::ostream& out,
+                    std::ostream& err)>
+      own;
 };
 
-const std::vector<Command>& Commands() {
+std::vector<std::string> Join(const std::vector<std::string>& leading,
+                              const std::vector<std::string>& rest) {
+  std::vector<std::string> all = leading;
+  all.insert(all.end(), rest.begin(), rest.end());
+  return all;
+}
+
+const std::vector<Command>& CommandTable() {
   static const std::vector<Command> kCommands = {
       {"analyze", "ridgeline analyze --model ID --hardware ID [flags]",
        "predict one scenario: latency, throughput, memory, per-op roofline",
-       AnalyzeFlags, Analyze},
+       AnalyzeFlags, Analyze, nullptr},
       {"sweep",
        "ridgeline sweep --model ID,... --hardware ID,... [--batch N,...] "
        "[flags]",
        "the cartesian product of models, hardware, formats and workloads "
        "(json: one point per line)",
-       SweepFlags, Sweep},
+       SweepFlags, Sweep, nullptr},
+      {"step",
+       "ridgeline step --model ID --hardware ID --seq CONTEXT:NEW "
+       "[--seq ...] [flags]",
+       "the time of one forward step of a real batch: every sequence at its "
+       "own context (decode tokens and prefill chunks mixed)",
+       StepFlags, StepCommand, nullptr},
       {"hardware", "ridgeline hardware [list | show ID] [flags]",
        "the hardware catalog of the loaded plugins",
-       [] { return CatalogFlags("only this plugin family"); }, HardwareCommand},
+       [] { return CatalogFlags("only this plugin family"); }, HardwareCommand,
+       nullptr},
       {"models", "ridgeline models [list | show ID] [flags]",
        "the built-in model catalog", [] { return CatalogFlags(""); },
-       ModelsCommand},
+       ModelsCommand, nullptr},
       {"kernel",
        "ridgeline kernel attention --hardware ID [--batch N] [--q-heads N] "
        "[--kv-heads N] [--head-dim N] [--kv-len N] [--dtype FMT] [flags]\n"
@@ -54,15 +78,50 @@ const std::vector<Command>& Commands() {
        "[--a-format FMT] [--b-format FMT] [flags]",
        "one kernel call (decode attention or GEMM): predicted time beside "
        "the roofline bound",
-       KernelFlags, KernelCommand},
-      {"step",
-       "ridgeline step --model ID --hardware ID --seq CONTEXT:NEW "
-       "[--seq ...] [flags]",
-       "the time of one forward step of a real batch: every sequence at its "
-       "own context (decode tokens and prefill chunks mixed)",
-       StepFlags, StepCommand},
+       KernelFlags, KernelCommand, nullptr},
+      {"explore", "",
+       "design-space exploration: the exact Pareto front of hypothetical "
+       "hardware and deployments (--shard I/N splits it)",
+       nullptr, nullptr,
+       [](const auto& leading, const auto& rest, auto& out, auto& err) {
+         return ExploreCli("explore", leading, rest, out, err);
+       }},
+      {"merge", "",
+       "combine the shard outputs of explore --shard I/N into the "
+       "single-process output",
+       nullptr, nullptr,
+       [](const auto& leading, const auto& rest, auto& out, auto& err) {
+         return ExploreCli("merge", leading, rest, out, err);
+       }},
+      {"plan", "", "cheapest deployments for a traffic at TTFT/TPOT targets",
+       nullptr, nullptr,
+       [](const auto& leading, const auto& rest, auto& out, auto& err) {
+         return PlanCli(Join(leading, rest), out, err);
+       }},
+      {"simulate", "", "one replica serving requests: latency percentiles",
+       nullptr, nullptr,
+       [](const auto& leading, const auto& rest, auto& out, auto& err) {
+         return SimulateCli(Join(leading, rest), out, err);
+       }},
+      // validate and calibrate keep their own usage output (calibrate.h).
+      {"validate", "", "compare predictions with measurements", nullptr,
+       nullptr,
+       [](const auto&, const auto& rest, auto& out, auto& err) {
+         return ValidateCli(rest, out, err);
+       }},
+      {"calibrate", "", "fit a calibration profile from measurements", nullptr,
+       nullptr,
+       [](const auto&, const auto& rest, auto& out, auto& err) {
+         return CalibrateCli(rest, out, err);
+       }},
   };
   return kCommands;
+}
+
+std::string CommandNames() {
+  std::vector<std::string> names;
+  for (const Command& c : CommandTable()) names.emplace_back(c.name);
+  return absl::StrJoin(names, ", ");
 }
 
 void PrintMainHelp(std::ostream& out) {
@@ -71,21 +130,15 @@ void PrintMainHelp(std::ostream& out) {
          "usage: ridgeline [--server HOST:PORT] <command> [flags]\n\n"
          "commands:\n";
   Table table;
-  for (const Command& c : Commands()) {
+  for (const Command& c : CommandTable()) {
     table.rows.push_back({std::string(c.name), std::string(c.summary)});
   }
-  table.rows.push_back({"validate", "compare predictions with measurements"});
-  table.rows.push_back(
-      {"calibrate", "fit a calibration profile from measurements"});
-  table.rows.push_back(
-      {"plan", "cheapest deployments for a traffic at TTFT/TPOT targets"});
-  table.rows.push_back(
-      {"simulate", "one replica serving requests: latency percentiles"});
   PrintTable(table, TableStyle::kText, out);
   out << "\nRuns in-process by default (plugins from --plugin-dir, "
-         "RIDGELINE_PLUGIN_DIR or the\ninstalled folder); --server sends the "
-         "same requests to a ridgeline-server.\n'ridgeline <command> --help' "
-         "lists a command's flags.\n";
+         "RIDGELINE_PLUGIN_DIR or the\ninstalled folder, plus any "
+         "--extra-plugin-dir); --server sends the same requests\nto a "
+         "ridgeline-server. 'ridgeline <command> --help' lists a command's "
+         "flags.\n";
 }
 
 std::string OneLine(std::string text) {
@@ -93,6 +146,14 @@ std::string OneLine(std::string text) {
 }
 
 }  // namespace
+
+std::vector<CommandSummary> Commands() {
+  std::vector<CommandSummary> out;
+  for (const Command& c : CommandTable()) {
+    out.push_back({std::string(c.name), std::string(c.summary)});
+  }
+  return out;
+}
 
 int RunCli(const std::vector<std::string>& args, std::ostream& out,
            std::ostream& err) {
@@ -124,9 +185,8 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
     return kUsage;
   }
   if (i == args.size()) {
-    err << "ridgeline: missing command after flags (commands: analyze, sweep, "
-           "step, hardware, models, kernel, validate, calibrate; see ridgeline "
-           "--help)\n";
+    err << "ridgeline: missing command after flags (commands: "
+        << CommandNames() << "; see ridgeline --help)\n";
     return kUsage;
   }
   const std::string& name = args[i];
@@ -135,27 +195,14 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
     PrintMainHelp(out);
     return kOk;
   }
-  // validate and calibrate keep their own usage output (calibrate.h).
-  if (name == "validate") return ValidateCli(rest, out, err);
-  if (name == "calibrate") return CalibrateCli(rest, out, err);
-  if (name == "explore" || name == "merge") return ExploreCli(name, leading, rest, out, err);
-  if (name == "plan") {  // common flags (--server) may precede it
-    leading.insert(leading.end(), rest.begin(), rest.end());
-    return PlanCli(leading, out, err);
-  }
-  if (name == "simulate") {
-    leading.insert(leading.end(), rest.begin(), rest.end());
-    return SimulateCli(leading, out, err);
-  }
-
-  auto command = std::find_if(Commands().begin(), Commands().end(),
+  auto command = std::find_if(CommandTable().begin(), CommandTable().end(),
                               [&](const Command& c) { return c.name == name; });
-  if (command == Commands().end()) {
+  if (command == CommandTable().end()) {
     err << "ridgeline: unknown command '" << name
-        << "' (commands: analyze, sweep, step, hardware, models, "
-           "kernel, validate, calibrate; see ridgeline --help)\n";
+        << "' (commands: " << CommandNames() << "; see ridgeline --help)\n";
     return kUsage;
   }
+  if (command->own) return command->own(leading, rest, out, err);
   std::vector<FlagSpec> specs = command->flags();
   leading.insert(leading.end(), rest.begin(), rest.end());
   absl::StatusOr<ParsedFlags> flags = ParseFlags(leading, specs);

@@ -8,6 +8,7 @@
 #include "grpcpp/grpcpp.h"
 #include "ridgeline/calibration/profiles.h"
 #include "ridgeline/engine/field_path.h"
+#include "ridgeline/engine/status_macros.h"
 #include "ridgeline/plugin_host/registry.h"
 #include "ridgeline/service/backend.h"
 #include "ridgeline/service/status.h"
@@ -240,9 +241,30 @@ absl::StatusOr<std::unique_ptr<Client>> MakeInProcessClient(
   const std::filesystem::path default_profiles = calibration::DefaultProfileDir();
   std::filesystem::path profile_dir =
       ResolveDir(options.profile_dir, "RIDGELINE_PROFILE_DIR", default_profiles);
+  // A folder someone named must exist: a typo would otherwise give an
+  // empty catalog (and "hardware" an empty table).
+  auto check = [](const std::filesystem::path& dir, const char* source,
+                  const char* field) -> absl::Status {
+    std::error_code ec;
+    if (std::filesystem::is_directory(dir, ec)) return absl::OkStatus();
+    return engine::WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
+                                     source, ": plugin folder '", dir.string(),
+                                     "' does not exist or is not a directory")),
+                                 field);
+  };
+  if (!options.plugin_dir.empty()) {
+    RETURN_IF_ERROR(check(plugin_dir, "--plugin-dir", "plugin_dir"));
+  } else if (plugin_dir != plugin_host::DefaultPluginDir()) {
+    RETURN_IF_ERROR(check(plugin_dir, "RIDGELINE_PLUGIN_DIR", "plugin_dir"));
+  }
+  std::vector<std::filesystem::path> dirs = {plugin_dir};
+  for (const std::string& extra : options.extra_plugin_dirs) {
+    RETURN_IF_ERROR(check(extra, "--extra-plugin-dir", "extra_plugin_dir"));
+    dirs.emplace_back(extra);
+  }
   // Successful loads are noise on a command line; refusals are not.
-  auto registry = plugin_host::HardwareRegistry::LoadDirectory(
-      plugin_dir, plugin_host::LoadLog::kRefusalsOnly);
+  auto registry = plugin_host::HardwareRegistry::LoadDirectories(
+      dirs, plugin_host::LoadLog::kRefusalsOnly);
   absl::StatusOr<std::shared_ptr<const calibration::ProfileStore>> profiles =
       calibration::ProfileStore::LoadDirectory(
           profile_dir, profile_dir == default_profiles

@@ -48,12 +48,19 @@ class Client {
 };
 
 struct InProcessOptions {
-  std::string plugin_dir;   // "" = RIDGELINE_PLUGIN_DIR, else the default
+  // Replaces the installed plugins: "" = RIDGELINE_PLUGIN_DIR, else the
+  // default folder.
+  std::string plugin_dir;
+  // Loaded in addition, after plugin_dir (its ids win a clash).
+  std::vector<std::string> extra_plugin_dirs;
   std::string profile_dir;  // "" = RIDGELINE_PROFILE_DIR, else the default
 };
 // Loads plugins and profiles now. A profile directory that fails to parse
 // is an error naming the file; a plugin folder without plugins is not (the
-// catalog is then empty and hardware ids are NOT_FOUND).
+// catalog is then empty and hardware ids are NOT_FOUND). A plugin folder
+// that was named (flag or variable) but is not a directory is
+// INVALID_ARGUMENT naming it and where it came from, with the field path
+// "plugin_dir" (or "extra_plugin_dir").
 absl::StatusOr<std::unique_ptr<Client>> MakeInProcessClient(
     const InProcessOptions& options);
 

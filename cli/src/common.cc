@@ -163,7 +163,11 @@ const std::vector<FlagSpec>& CommonFlags() {
       {"server", "HOST:PORT",
        "send requests to a ridgeline-server (default: run in-process)"},
       {"plugin-dir", "DIR",
-       "in-process: hardware plugin folder (env RIDGELINE_PLUGIN_DIR)"},
+       "in-process: hardware plugin folder, instead of the installed plugins "
+       "(env RIDGELINE_PLUGIN_DIR)"},
+      {"extra-plugin-dir", "DIR",
+       "in-process: also load the plugins of this folder (repeatable, or a "
+       "comma list)"},
       {"profile-dir", "DIR",
        "in-process: calibration profile folder (env RIDGELINE_PROFILE_DIR)"},
       {"format", "table|json|csv", "output format (default table)"},
@@ -191,9 +195,21 @@ Outcome ClientFor(const ParsedFlags& flags,
   }
   InProcessOptions options;
   options.plugin_dir = flags.Get("plugin-dir").value_or("");
+  for (const std::string& v : flags.GetAll("extra-plugin-dir")) {
+    for (std::string& dir : SplitList(v)) {
+      options.extra_plugin_dirs.push_back(std::move(dir));
+    }
+  }
   options.profile_dir = flags.Get("profile-dir").value_or("");
   absl::StatusOr<std::unique_ptr<Client>> made = MakeInProcessClient(options);
-  if (!made.ok()) return Failed(made.status());
+  if (!made.ok()) {
+    // A named plugin folder that is not there is a usage error.
+    const std::string path = engine::FieldPathOf(made.status()).value_or("");
+    if (path == "plugin_dir" || path == "extra_plugin_dir") {
+      return Usage(made.status());
+    }
+    return Failed(made.status());
+  }
   *client = std::move(*made);
   return std::nullopt;
 }
@@ -211,10 +227,11 @@ Outcome MakeClient(Context& ctx) {
                               *fmt, "'"));
   }
   if (ctx.flags.Has("server") &&
-      (ctx.flags.Has("plugin-dir") || ctx.flags.Has("profile-dir"))) {
+      (ctx.flags.Has("plugin-dir") || ctx.flags.Has("extra-plugin-dir") ||
+       ctx.flags.Has("profile-dir"))) {
     return Usage(
-        "--plugin-dir and --profile-dir apply in-process only; the server "
-        "named by --server uses its own");
+        "--plugin-dir, --extra-plugin-dir and --profile-dir apply in-process "
+        "only; the server named by --server uses its own");
   }
   return ClientFor(ctx.flags, std::chrono::seconds(60), &ctx.client);
 }

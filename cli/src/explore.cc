@@ -3,12 +3,16 @@
 // Output (one format for both commands, so merge reproduces explore):
 //   csv   header: one column per axis (named as given to --vary), one per
 //         objective (named as given to --objective), then feasible, fits,
-//         pareto (1/0), and with --all violation (0 when feasible, else
-//         how far the constraints are missed). Rows in grid order (axis
-//         values ascending, the first axis slowest). Numbers in the
-//         shortest form that parses back to the same double, so merge
-//         recomputes the front exactly. Without --all only the front's
-//         points.
+//         spilled, pareto (1/0), and with --all violation (0 when
+//         feasible, else how far the constraints are missed). Rows in grid
+//         order (axis values ascending, the first axis slowest). Numbers
+//         in the shortest form that parses back to the same double, so
+//         merge recomputes the front exactly. Without --all only the
+//         front's points. With --shard, a first line "# ridgeline explore
+//         shard=I/N request=FINGERPRINT total_points=.. shard_points=..
+//         evaluated=.. feasible=.." says which part of which request the
+//         rows are (merge checks the set; its own output is whole and has
+//         no such line).
 //   json  JSON Lines: {"point": {...}} per row, then {"summary": {...}}
 //         (canonical proto3 JSON of ExploreResponse; no timing, so shard
 //         merges are byte-identical).
@@ -28,6 +32,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "client.h"
 #include "common.h"
@@ -50,7 +55,8 @@ std::vector<FlagSpec> ExploreFlags() {
       {"model", "ID", "catalog model id"},
       {"model-config", "FILE.json", "a Hugging Face config.json instead"},
       {"hardware", "ID", "the base part: a platform id"},
-      {"hardware-file", "FILE.json", "the base part: inline hardware (proto JSON)"},
+      {"hardware-file", "FILE.json",
+       "the base part: inline hardware (proto JSON)"},
       {"batch", "N", "sequences decoded together (default 1)"},
       {"prompt", "N", "prompt tokens (default 512)"},
       {"gen", "N", "generated tokens (default 128)"},
@@ -72,7 +78,8 @@ std::vector<FlagSpec> ExploreFlags() {
        "gco2_per_mtoken price_usd power_w"},
       {"constraint", "METRIC<=X|METRIC>=X|fits",
        "a constraint (repeat); fitting in memory always applies"},
-      {"all", "", "print every point (with feasible, fits, pareto), not only the front"},
+      {"all", "",
+       "print every point (with feasible, fits, pareto), not only the front"},
       {"shard", "I/N", "evaluate only the points with index % N == I"},
       {"resume-from", "INDEX", "skip grid indices below INDEX"},
       {"nsga2-generations", "N",
@@ -84,7 +91,11 @@ std::vector<FlagSpec> ExploreFlags() {
        "metric without --objective) to every axis at the point with this "
        "grid index (0 when each axis has one value)"},
       {"server", "HOST:PORT", "send the request to a ridgeline-server"},
-      {"plugin-dir", "DIR", "in-process: hardware plugin folder"},
+      {"plugin-dir", "DIR",
+       "in-process: hardware plugin folder, instead of the installed plugins"},
+      {"extra-plugin-dir", "DIR",
+       "in-process: also load the plugins of this folder (repeatable, or a "
+       "comma list)"},
       {"profile-dir", "DIR", "in-process: calibration profile folder"},
       {"format", "table|csv|json", "output format (default table)"},
       {"timeout", "SECONDS", "deadline with --server (default 600)"},
@@ -112,7 +123,34 @@ struct Output {
   std::vector<Row> rows;
   v1::ExploreSummary summary;  // without seconds
   double seconds = 0;
+  bool shard_line = false;  // csv: print the "# ridgeline explore" line
 };
+
+constexpr char kShardLineTag[] = "# ridgeline explore ";
+
+// The csv line that says which shard of which request the rows are.
+std::string ShardLine(const v1::ExploreSummary& s) {
+  return absl::StrCat(kShardLineTag, "shard=", s.shard_index(), "/",
+                      s.shard_count(), " request=", s.request_fingerprint(),
+                      " total_points=", s.total_points(),
+                      " shard_points=", s.shard_points(),
+                      " evaluated=", s.evaluated(), " feasible=", s.feasible());
+}
+
+// "216 of 216 points evaluated (216 in all), 180 feasible, front of 4; ...".
+std::string SummaryLine(const v1::ExploreSummary& s) {
+  const std::string evaluated =
+      s.generations().empty()
+          ? absl::StrFormat("%d of %d points evaluated (%d in all)",
+                            s.evaluated(), s.shard_points(), s.total_points())
+          : absl::StrFormat(
+                "%d of %d points evaluated by NSGA-II (%d generations)",
+                s.evaluated(), s.total_points(), s.generations_size() - 1);
+  return absl::StrFormat(
+      "%s, %d feasible, front of %d; hypervolume %.6g%s", evaluated,
+      s.feasible(), s.front_size(), s.hypervolume(),
+      s.hypervolume_exact() ? "" : " (Monte-Carlo estimate)");
+}
 
 std::string Num(double v) {
   return std::isfinite(v) ? explore::FormatNumber(v) : "";
@@ -134,6 +172,7 @@ void Print(const Output& o, const std::string& format, bool all,
       for (double v : r.point.objectives) p->add_objectives(v);
       p->set_feasible(r.point.feasible);
       p->set_fits(r.point.fits);
+      p->set_spilled(r.point.spilled);
       p->set_pareto(r.point.pareto);
       p->set_violation(r.point.violation);
       out << Json(m) << "\n";
@@ -147,7 +186,9 @@ void Print(const Output& o, const std::string& format, bool all,
   Table t;
   for (const auto& a : o.axis_names) t.headers.push_back(csv ? a : ">" + a);
   for (const auto& n : o.objective_names) t.headers.push_back(csv ? n : ">" + n);
-  for (const char* h : {"feasible", "fits", "pareto"}) t.headers.push_back(h);
+  for (const char* h : {"feasible", "fits", "spilled", "pareto"}) {
+    t.headers.push_back(h);
+  }
   if (all) t.headers.push_back(csv ? "violation" : ">violation");
   for (const Row& r : o.rows) {
     if (!all && !r.point.pareto) continue;
@@ -155,6 +196,7 @@ void Print(const Output& o, const std::string& format, bool all,
     for (double v : r.point.objectives) cells.push_back(csv ? Num(v) : Human(v));
     cells.push_back(r.point.feasible ? "1" : "0");
     cells.push_back(r.point.fits ? "1" : "0");
+    cells.push_back(r.point.spilled ? "1" : "0");
     cells.push_back(r.point.pareto ? "1" : "0");
     if (all) {
       const double v = r.point.violation;
@@ -162,16 +204,9 @@ void Print(const Output& o, const std::string& format, bool all,
     }
     t.rows.push_back(std::move(cells));
   }
-  PrintTable(t, csv ? TableStyle::kCsv : TableStyle::kText, out, csv ? 0 : 0);
-  if (!csv) {
-    const v1::ExploreSummary& s = o.summary;
-    out << absl::StrFormat(
-        "\n%d of %d points evaluated (%d in all), %d feasible, front of %d; "
-        "hypervolume %.6g%s\n",
-        s.evaluated(), s.shard_points(), s.total_points(), s.feasible(),
-        s.front_size(), s.hypervolume(),
-        s.hypervolume_exact() ? "" : " (Monte-Carlo estimate)");
-  }
+  if (csv && o.shard_line) out << ShardLine(o.summary) << "\n";
+  PrintTable(t, csv ? TableStyle::kCsv : TableStyle::kText, out, 0);
+  if (!csv) out << "\n" << SummaryLine(o.summary) << "\n";
 }
 
 class ProgressBar {
@@ -327,6 +362,7 @@ int Explore(const ParsedFlags& f, std::ostream& out, std::ostream& err) {
                                   m.point().objectives().end());
         r.point.feasible = m.point().feasible();
         r.point.fits = m.point().fits();
+        r.point.spilled = m.point().spilled();
         r.point.pareto = m.point().pareto();
         r.point.violation = m.point().violation();
         o.rows.push_back(std::move(r));
@@ -344,6 +380,7 @@ int Explore(const ParsedFlags& f, std::ostream& out, std::ostream& err) {
   o.axis_names.assign(req.vary().begin(), req.vary().end());
   for (auto& n : o.axis_names) n = n.substr(0, n.find('='));
   o.objective_names.assign(req.objectives().begin(), req.objectives().end());
+  o.shard_line = f.Has("shard");
   // Without --all the server sent the front only: the filter keeps it all.
   Print(o, format, f.Has("all"), out);
   if (format == "table") {
@@ -387,32 +424,92 @@ std::vector<std::string> SplitCsvLine(const std::string& line) {
   return cells;
 }
 
+// Which shard of which request one input is (its summary, or the csv's
+// "# ridgeline explore" line), with the point counts it covers.
+struct ShardPart {
+  std::string path;
+  v1::ExploreSummary summary;  // shard, fingerprint and counts only
+};
+
+std::optional<Failure> ParseShardLine(const std::string& path,
+                                      const std::string& line,
+                                      v1::ExploreSummary* s) {
+  auto bad = [&](const char* why) {
+    return Failure{kFailed, absl::StrCat(path, ": bad shard line (", why,
+                                         "): \"", line, "\"")};
+  };
+  std::map<std::string, std::string, std::less<>> kv;
+  const std::string items = line.substr(std::string_view(kShardLineTag).size());
+  for (absl::string_view item : absl::StrSplit(items, ' ', absl::SkipEmpty())) {
+    const size_t eq = item.find('=');
+    if (eq == absl::string_view::npos) return bad("want KEY=VALUE items");
+    kv[std::string(item.substr(0, eq))] = std::string(item.substr(eq + 1));
+  }
+  std::vector<std::string> shard = absl::StrSplit(kv["shard"], '/');
+  uint32_t index = 0, count = 0;
+  uint64_t total = 0, points = 0, evaluated = 0, feasible = 0;
+  if (shard.size() != 2 || !absl::SimpleAtoi(shard[0], &index) ||
+      !absl::SimpleAtoi(shard[1], &count) || count == 0 || index >= count) {
+    return bad("shard=I/N with 0 <= I < N");
+  }
+  if (kv["request"].empty()) return bad("request=FINGERPRINT");
+  if (!absl::SimpleAtoi(kv["total_points"], &total) ||
+      !absl::SimpleAtoi(kv["shard_points"], &points) ||
+      !absl::SimpleAtoi(kv["evaluated"], &evaluated) ||
+      !absl::SimpleAtoi(kv["feasible"], &feasible)) {
+    return bad("total_points, shard_points, evaluated and feasible counts");
+  }
+  s->set_shard_index(index);
+  s->set_shard_count(count);
+  s->set_request_fingerprint(kv["request"]);
+  s->set_total_points(total);
+  s->set_shard_points(points);
+  s->set_evaluated(evaluated);
+  s->set_feasible(feasible);
+  return std::nullopt;
+}
+
 std::optional<Failure> ReadCsv(const std::string& path, std::istream& in,
-                               Output* o, bool first) {
+                               Output* o, bool first, ShardPart* part) {
   std::string line;
   if (!std::getline(in, line)) return Failure{kFailed, absl::StrCat(path, ": empty")};
+  if (!line.starts_with(kShardLineTag)) {
+    return Failure{kFailed,
+                   absl::StrCat(path, ": no \"", kShardLineTag,
+                                "shard=...\" first line: not the csv of "
+                                "`ridgeline explore --shard I/N`")};
+  }
+  if (auto fail = ParseShardLine(path, line, &part->summary)) return fail;
+  if (!std::getline(in, line)) {
+    return Failure{kFailed,
+                   absl::StrCat(path, ": no header after the shard line")};
+  }
   std::vector<std::string> head = SplitCsvLine(line);
   // Made with --all: a violation column after pareto.
   const bool has_violation = !head.empty() && head.back() == "violation";
   const size_t flags_end = head.size() - (has_violation ? 1 : 0);
-  if (flags_end < 5 || head[flags_end - 3] != "feasible" ||
-      head[flags_end - 2] != "fits" || head[flags_end - 1] != "pareto") {
-    return Failure{kFailed, absl::StrCat(path, ": not a ridgeline explore CSV "
-                                               "(header must end with "
-                                               "feasible,fits,pareto or "
-                                               "feasible,fits,pareto,violation)")};
+  if (flags_end < 6 || head[flags_end - 4] != "feasible" ||
+      head[flags_end - 3] != "fits" || head[flags_end - 2] != "spilled" ||
+      head[flags_end - 1] != "pareto") {
+    return Failure{kFailed, absl::StrCat(path,
+                                         ": not a ridgeline explore CSV "
+                                         "(header must end with "
+                                         "feasible,fits,spilled,pareto "
+                                         "or feasible,fits,spilled,"
+                                         "pareto,violation)")};
   }
+  const size_t objectives_end = flags_end - 4;
   // Objective columns parse as METRIC[:dir]; the columns before them are
   // axes.
   size_t n_obj = 0;
-  for (size_t k = flags_end - 3; k-- > 0;) {
+  for (size_t k = objectives_end; k-- > 0;) {
     if (!explore::ParseObjective(head[k], "").ok()) break;
     ++n_obj;
   }
-  const size_t n_axes = flags_end - 3 - n_obj;
+  const size_t n_axes = objectives_end - n_obj;
   std::vector<std::string> axes(head.begin(), head.begin() + n_axes);
   std::vector<std::string> objs(head.begin() + n_axes,
-                                head.begin() + (flags_end - 3));
+                                head.begin() + objectives_end);
   if (first) {
     o->axis_names = axes;
     o->objective_names = objs;
@@ -420,7 +517,7 @@ std::optional<Failure> ReadCsv(const std::string& path, std::istream& in,
     return Failure{kFailed, absl::StrCat(path, ": columns differ from the "
                                                "first input's")};
   }
-  int n = 1;
+  int n = 2;
   while (std::getline(in, line)) {
     ++n;
     if (line.empty()) continue;
@@ -439,8 +536,9 @@ std::optional<Failure> ReadCsv(const std::string& path, std::istream& in,
       }
       r.point.objectives.push_back(v);
     }
-    r.point.feasible = cells[flags_end - 3] == "1";
-    r.point.fits = cells[flags_end - 2] == "1";
+    r.point.feasible = cells[flags_end - 4] == "1";
+    r.point.fits = cells[flags_end - 3] == "1";
+    r.point.spilled = cells[flags_end - 2] == "1";
     if (has_violation && !absl::SimpleAtod(cells.back(), &r.point.violation)) {
       return Failure{kFailed, absl::StrCat(path, ":", n, ": bad violation '",
                                            cells.back(), "'")};
@@ -451,7 +549,7 @@ std::optional<Failure> ReadCsv(const std::string& path, std::istream& in,
 }
 
 std::optional<Failure> ReadJson(const std::string& path, std::istream& in,
-                                Output* o, bool first) {
+                                Output* o, bool first, ShardPart* part) {
   std::string line;
   bool have_summary = false;
   while (std::getline(in, line)) {
@@ -468,6 +566,7 @@ std::optional<Failure> ReadJson(const std::string& path, std::istream& in,
                                 m.point().objectives().end());
       r.point.feasible = m.point().feasible();
       r.point.fits = m.point().fits();
+      r.point.spilled = m.point().spilled();
       r.point.violation = m.point().violation();
       o->rows.push_back(std::move(r));
     } else if (m.has_summary()) {
@@ -479,17 +578,94 @@ std::optional<Failure> ReadJson(const std::string& path, std::istream& in,
       if (first) {
         o->axis_names = axes;
         o->objective_names = objs;
-        o->summary.set_total_points(s.total_points());
       } else if (axes != o->axis_names || objs != o->objective_names) {
         return Failure{kFailed, absl::StrCat(path, ": axes or objectives differ "
                                                    "from the first input's")};
       }
-      o->summary.set_shard_points(o->summary.shard_points() + s.shard_points());
-      o->summary.set_evaluated(o->summary.evaluated() + s.evaluated());
-      o->summary.set_feasible(o->summary.feasible() + s.feasible());
+      if (s.shard_count() == 0 || s.request_fingerprint().empty()) {
+        return Failure{kFailed,
+                       absl::StrCat(path,
+                                    ": its summary names no shard "
+                                    "(shard_count, request_fingerprint):"
+                                    " not the output of this ridgeline "
+                                    "explore")};
+      }
+      part->summary.set_shard_index(s.shard_index());
+      part->summary.set_shard_count(s.shard_count());
+      part->summary.set_request_fingerprint(s.request_fingerprint());
+      part->summary.set_total_points(s.total_points());
+      part->summary.set_shard_points(s.shard_points());
+      part->summary.set_evaluated(s.evaluated());
+      part->summary.set_feasible(s.feasible());
     }
   }
   if (!have_summary) return Failure{kFailed, absl::StrCat(path, ": no summary line")};
+  return std::nullopt;
+}
+
+// The inputs must be the whole of one request: the same fingerprint, shard
+// count and grid, every shard 0..N-1 exactly once, each complete. Then
+// `summary` gets their sums, as one process would have printed them.
+std::optional<Failure> CheckShardSet(const std::vector<ShardPart>& parts,
+                                     v1::ExploreSummary* summary) {
+  auto fail = [](std::string m) { return Failure{kFailed, std::move(m)}; };
+  const ShardPart& a = parts.front();
+  const v1::ExploreSummary& s0 = a.summary;
+  std::vector<const ShardPart*> by_index(s0.shard_count(), nullptr);
+  uint64_t points = 0, evaluated = 0, feasible = 0;
+  for (const ShardPart& p : parts) {
+    const v1::ExploreSummary& s = p.summary;
+    if (s.request_fingerprint() != s0.request_fingerprint()) {
+      return fail(absl::StrCat(
+          p.path, " is a shard of another request than ", a.path,
+          " (request fingerprint ", s.request_fingerprint(), ", not ",
+          s0.request_fingerprint(), "): merge the shards of one explore"));
+    }
+    if (s.shard_count() != s0.shard_count() ||
+        s.total_points() != s0.total_points()) {
+      return fail(absl::StrCat(
+          p.path, " is shard ", s.shard_index(), "/", s.shard_count(), " of ",
+          s.total_points(), " points, ", a.path, " one of ", s0.shard_count(),
+          " shards of ", s0.total_points(), " points"));
+    }
+    const ShardPart*& seen = by_index[s.shard_index()];
+    if (seen != nullptr) {
+      return fail(absl::StrCat("shard ", s.shard_index(), "/", s.shard_count(),
+                               " given twice: ", seen->path, " and ", p.path));
+    }
+    seen = &p;
+    const uint64_t want = explore::ShardSize(
+        s.total_points(), explore::Shard{s.shard_index(), s.shard_count()});
+    // NSGA-II (never sharded) covers the grid it searched, not every point.
+    if (s.shard_points() != want ||
+        (s.evaluated() != want && s.shard_count() > 1)) {
+      return fail(absl::StrCat(
+          p.path, ": shard ", s.shard_index(), "/", s.shard_count(),
+          " evaluated ", s.evaluated(), " of its ", want,
+          " points (made with --resume-from?): not a whole shard"));
+    }
+    points += s.shard_points();
+    evaluated += s.evaluated();
+    feasible += s.feasible();
+  }
+  std::vector<std::string> missing;
+  for (uint32_t i = 0; i < by_index.size(); ++i) {
+    if (by_index[i] == nullptr) {
+      missing.push_back(absl::StrCat(i, "/", s0.shard_count()));
+    }
+  }
+  if (!missing.empty()) {
+    return fail(absl::StrCat("missing shard", missing.size() > 1 ? "s " : " ",
+                             absl::StrJoin(missing, ", "), " (", parts.size(),
+                             " of ", s0.shard_count(), " given)"));
+  }
+  summary->set_total_points(s0.total_points());
+  summary->set_shard_points(points);
+  summary->set_evaluated(evaluated);
+  summary->set_feasible(feasible);
+  summary->set_shard_index(0);
+  summary->set_shard_count(1);
+  summary->set_request_fingerprint(s0.request_fingerprint());
   return std::nullopt;
 }
 
@@ -500,6 +676,7 @@ int Merge(const ParsedFlags& f, std::ostream& out, std::ostream& err) {
   }
   Output o;
   std::string input_format;
+  std::vector<ShardPart> parts;
   for (size_t i = 0; i < f.positional().size(); ++i) {
     const std::string& path = f.positional()[i];
     std::ifstream in(path);
@@ -515,12 +692,19 @@ int Merge(const ParsedFlags& f, std::ostream& out, std::ostream& err) {
       return kFailed;
     }
     input_format = fmt;
-    std::optional<Failure> fail = fmt == "json" ? ReadJson(path, in, &o, i == 0)
-                                                : ReadCsv(path, in, &o, i == 0);
+    ShardPart& part = parts.emplace_back();
+    part.path = path;
+    std::optional<Failure> fail = fmt == "json"
+                                      ? ReadJson(path, in, &o, i == 0, &part)
+                                      : ReadCsv(path, in, &o, i == 0, &part);
     if (fail) {
       err << "ridgeline merge: " << fail->message << "\n";
       return fail->code;
     }
+  }
+  if (std::optional<Failure> fail = CheckShardSet(parts, &o.summary)) {
+    err << "ridgeline merge: " << fail->message << "\n";
+    return fail->code;
   }
   // Grid order: axis values ascending (numbers) or by name (formats),
   // exactly the order explore numbers points in.

@@ -82,7 +82,11 @@ const std::vector<FlagSpec>& ServingOptionFlags() {
 std::vector<FlagSpec> ClientFlags(const std::string& format_help) {
   return {
       {"server", "HOST:PORT", "send the request to a ridgeline-server"},
-      {"plugin-dir", "DIR", "in-process: hardware plugin folder"},
+      {"plugin-dir", "DIR",
+       "in-process: hardware plugin folder, instead of the installed plugins"},
+      {"extra-plugin-dir", "DIR",
+       "in-process: also load the plugins of this folder (repeatable, or a "
+       "comma list)"},
       {"profile-dir", "DIR", "in-process: calibration profile folder"},
       {"format", "table|json|csv", format_help},
       {"timeout", "SECONDS", "deadline with --server (default 600)"},

@@ -15,6 +15,14 @@ namespace {
 
 std::string Gb(double bytes) { return absl::StrFormat("%.1f GB", bytes / 1e9); }
 
+// Bytes in a unit that shows them: a 5.6 MB KV cache is not "0.0 GB".
+std::string Size(double bytes) {
+  if (bytes >= 1e8) return Gb(bytes);
+  if (bytes >= 1e5) return absl::StrFormat("%.1f MB", bytes / 1e6);
+  if (bytes >= 1e2) return absl::StrFormat("%.1f kB", bytes / 1e3);
+  return absl::StrFormat("%.0f B", bytes);
+}
+
 }  // namespace
 
 MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
@@ -124,12 +132,13 @@ MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
           held <= 0) {
         continue;
       }
+      fp.off_device[c] = true;
       if (!fp.spilled.empty()) absl::StrAppend(&fp.spilled, "; ");
       absl::StrAppend(
           &fp.spilled,
           absl::StrFormat("%s %s of %s (%.1f%%) in %s (%.1f GB/s)",
                           OperandClassName(static_cast<OperandClass>(c)),
-                          Gb(held), Gb(need[c]), 100 * held / need[c],
+                          Size(held), Size(need[c]), 100 * held / need[c],
                           hw.tiers[t].name,
                           hw.tiers[t].read_bandwidth_bytes_per_second / 1e9));
     }

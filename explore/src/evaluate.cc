@@ -21,6 +21,8 @@ void MetricsFromAnalysis(const engine::AnalysisResult& r,
   const engine::Hardware& hw = s.hardware;
   const double devices = static_cast<double>(s.parallelism.tensor_parallel);
   out->fits = r.memory.fits;
+  out->spilled = false;
+  for (bool off : r.memory.off_device) out->spilled = out->spilled || off;
   double need = 0, have = 0;
   for (double b : r.memory.required_bytes) need += b;
   for (const auto& t : hw.tiers) have += t.capacity_bytes;

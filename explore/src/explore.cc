@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -191,6 +192,7 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
           }
           r.feasible = ok;
           r.fits = out.fits;
+          r.spilled = out.spilled;
           r.violation = viol;
           rows->push_back(std::move(r));
         }
@@ -216,8 +218,25 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
     r.feasible = r.fits = r.pareto = true;
     return r;
   };
+  // A front keeps objective values only: whether a front point spilled is
+  // asked again of the engine (a front is small; each point costs about a
+  // microsecond). `ev` is the calling thread's own.
+  auto mark_spilled = [&](SpaceEvaluator& ev,
+                          std::vector<PointRow>* rows) -> absl::Status {
+    PointOutcome out;
+    for (PointRow& r : *rows) {
+      RETURN_IF_ERROR(ev.Evaluate(r.index, &out));
+      r.spilled = out.spilled;
+    }
+    return absl::OkStatus();
+  };
   // The front of what the workers published; false when it is unchanged
-  // or too large to send.
+  // or too large to send. The reporting thread evaluates with its own.
+  std::unique_ptr<SpaceEvaluator> reporter;
+  if (provisional) {
+    ASSIGN_OR_RETURN(SpaceEvaluator e, SpaceEvaluator::Create(spec.space));
+    reporter = std::make_unique<SpaceEvaluator>(std::move(e));
+  }
   uint64_t seen_version = 0;
   std::vector<uint64_t> last_sent;
   auto provisional_rows = [&](std::vector<PointRow>* rows, uint64_t* covered) {
@@ -237,7 +256,7 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
     if (ids == last_sent || front.size() > cb.provisional_max) return false;
     last_sent = std::move(ids);
     for (const auto& e : front) rows->push_back(to_row(e));
-    return true;
+    return mark_spilled(*reporter, rows).ok();
   };
 
   std::vector<std::thread> pool;
@@ -303,6 +322,7 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
     }
   } else {
     for (const auto& e : front) res.rows.push_back(to_row(e));
+    RETURN_IF_ERROR(mark_spilled(evaluators[0], &res.rows));
   }
   const Hypervolume hv = FrontHypervolume(fset);
   res.hypervolume = hv.value;

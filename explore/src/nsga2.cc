@@ -2,6 +2,7 @@
 #include "ridgeline/explore/nsga2.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -22,6 +23,7 @@ struct Individual {
   uint64_t index = 0;
   std::vector<double> obj;  // minimised
   double violation = 0;
+  bool spilled = false;
   int rank = 0;
   double crowding = 0;
 };
@@ -100,6 +102,7 @@ absl::StatusOr<Nsga2Result> RunNsga2(
     const ExploreSpec& spec, const Nsga2Options& opt,
     const Nsga2Callback& on_generation) {
   RETURN_IF_ERROR(ValidateSpec(spec));
+  const auto start = std::chrono::steady_clock::now();
   if (opt.population < 4 || opt.population > 4096 || opt.population % 2 != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "population: want an even number in 4..4096, got ", opt.population));
@@ -146,6 +149,7 @@ absl::StatusOr<Nsga2Result> RunNsga2(
         if (spec.objectives[k].maximize) r.objectives[k] = -r.objectives[k];
       }
       r.feasible = r.fits = r.pareto = true;
+      r.spilled = cache.at(id).spilled;
       rows.push_back(std::move(r));
     }
     return rows;
@@ -162,6 +166,7 @@ absl::StatusOr<Nsga2Result> RunNsga2(
       MinimisedObjectives(out.metrics, spec.objectives, e.obj.data());
       e.violation = Violation(out.metrics, out.fits, out.memory_overflow,
                               spec.objectives, spec.constraints);
+      e.spilled = out.spilled;
       it = cache.emplace(ind->index, std::move(e)).first;
       fresh.push_back(ind->index);
     }
@@ -279,6 +284,10 @@ absl::StatusOr<Nsga2Result> RunNsga2(
   update_archive();
   res.front = archive_rows();
   res.evaluations = cache.size();
+  for (const auto& [index, e] : cache) res.feasible += e.violation == 0;
+  res.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return res;
 }
 

@@ -81,6 +81,56 @@ void ScalePeaks(engine::PerMathType* peaks, const engine::PerMathType& base,
   }
 }
 
+// Digits after the decimal point `text` is written with: "500" 0, "0.25"
+// 2, "2.50" 2, "1.5e-3" 4, "1e3" 0 (never below 0).
+int DecimalPlaces(std::string_view text) {
+  const size_t e = text.find_first_of("eE");
+  const std::string_view mantissa = text.substr(0, e);
+  const size_t dot = mantissa.find('.');
+  int places = dot == std::string_view::npos
+                   ? 0
+                   : static_cast<int>(mantissa.size() - dot - 1);
+  if (e != std::string_view::npos) {
+    int exponent = 0;
+    const std::string_view x = text.substr(e + 1);
+    std::from_chars(x.data() + (x.starts_with('+') ? 1 : 0),
+                    x.data() + x.size(), exponent);
+    places -= exponent;
+  }
+  return std::max(places, 0);
+}
+
+// `v` rounded to `places` digits after the point (the nearest double of
+// that decimal: an integer divided by a power of ten rounds once).
+double RoundToPlaces(double v, int places) {
+  const double scale = std::pow(10.0, places);
+  return std::round(v * scale) / scale;
+}
+
+// The values of lo:hi:n between the end points, rounded to the precision
+// the axis was given in (docs/explore.md, "Values"): each keeps at least
+// the end points' decimal places and at least `s` significant digits,
+// s = 3 or the fewest above it that keep all values distinct. The end
+// points stay exactly as written. The grid holds the rounded values, so
+// what is printed is what was evaluated, in every process.
+void RoundLogSpaced(std::vector<double>* values, int end_places) {
+  const size_t n = values->size();
+  if (n < 3) return;
+  for (int s = 3; s <= 17; ++s) {
+    std::vector<double> r = *values;
+    for (size_t k = 1; k + 1 < n; ++k) {
+      const int magnitude = static_cast<int>(std::floor(std::log10(r[k])));
+      r[k] = RoundToPlaces(r[k], std::max(end_places, s - 1 - magnitude));
+    }
+    bool distinct = true;
+    for (size_t k = 1; k < n && distinct; ++k) distinct = r[k] != r[k - 1];
+    if (distinct) {
+      *values = std::move(r);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 std::string FormatNumber(double v) {
@@ -182,6 +232,10 @@ static absl::StatusOr<Axis> ParseAxisImpl(std::string_view spec, std::string_vie
         if (k == count - 1) v = hi;  // exact end point
         if (def->integer && !multiplier) v = std::round(v);
         axis.values.push_back(v);
+      }
+      if (!def->integer || multiplier) {
+        RoundLogSpaced(&axis.values, std::max(DecimalPlaces(parts[0]),
+                                              DecimalPlaces(parts[1])));
       }
       for (double v : axis.values) {
         absl::Status st = check(v, FormatNumber(v));

@@ -284,6 +284,55 @@ std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadDirectory(
   return RegistryBuilder::Build(files, std::move(bad_files), log, reader);
 }
 
+std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadDirectories(
+    const std::vector<fs::path>& dirs, LoadLog log, const PluginReader& reader) {
+  auto all = std::shared_ptr<HardwareRegistry>(new HardwareRegistry());
+  std::map<std::string, std::string> owners;  // platform id -> plugin path
+  for (const fs::path& dir : dirs) {
+    const std::shared_ptr<const HardwareRegistry> one =
+        LoadDirectory(dir, log, reader);
+    for (LoadOutcome o : one->outcomes()) {
+      // A plugin's platforms carry its file name (unique in one folder).
+      std::vector<const engine::Hardware*> mine;
+      const std::string file = fs::path(o.path).filename().string();
+      for (const engine::Hardware& hw : one->platforms()) {
+        if (o.loaded && hw.plugin == file) mine.push_back(&hw);
+      }
+      for (const engine::Hardware* hw : mine) {
+        auto it = owners.find(hw->id);
+        if (it == owners.end()) continue;
+        o.loaded = false;
+        o.platforms = 0;
+        o.reason = absl::StrCat("duplicate platform id '", hw->id,
+                                "': already provided by ", it->second);
+        if (log != LoadLog::kNone) {
+          std::fprintf(stderr,
+                       "ridgeline plugin: refused family=%s path=%s: %s\n",
+                       o.family.c_str(), o.path.c_str(), o.reason.c_str());
+        }
+        break;
+      }
+      if (o.loaded) {
+        for (const engine::Hardware* hw : mine) {
+          owners[hw->id] = o.path;
+          all->platforms_.push_back(*hw);
+        }
+        // A hosted plugin's health (its host died) travels with its
+        // platforms.
+        if (auto h = one->health_.find(file); h != one->health_.end()) {
+          all->health_.emplace(file, h->second);
+        }
+      }
+      all->outcomes_.push_back(std::move(o));
+    }
+  }
+  std::sort(all->platforms_.begin(), all->platforms_.end(),
+            [](const engine::Hardware& a, const engine::Hardware& b) {
+              return a.id < b.id;
+            });
+  return all;
+}
+
 std::shared_ptr<const HardwareRegistry> HardwareRegistry::LoadFiles(
     const std::vector<fs::path>& files, LoadLog log) {
   return RegistryBuilder::Build(files, {}, log);

@@ -263,6 +263,12 @@ void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out,
   m->set_fits(in.memory.fits);
   m->set_not_fitting(in.memory.not_fitting);
   m->set_spilled(in.memory.spilled);
+  for (int c = 0; c < engine::kOperandClassCount; ++c) {
+    if (in.memory.off_device[c]) {
+      m->add_spilled_operands(std::string(
+          engine::OperandClassName(static_cast<engine::OperandClass>(c))));
+    }
+  }
   v1::ParameterCounts* pc = out->mutable_parameters();
   pc->set_total(in.parameters.total);
   pc->set_active_per_token(in.parameters.active_per_token);

@@ -2,6 +2,8 @@
 // scenario through the same translation Analyze uses), the exploration or
 // NSGA-II search in explore/, and the results back as ExploreResponse
 // messages. No math here.
+#include "ridgeline/explore/explore.h"
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -9,11 +11,13 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "explore_spec.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/status_macros.h"
-#include "ridgeline/explore/explore.h"
 #include "ridgeline/explore/nsga2.h"
-#include "explore_spec.h"
 #include "ridgeline/service/backend.h"
 
 namespace ridgeline::service {
@@ -30,8 +34,32 @@ void FillPoint(const explore::ExploreSpec& spec, const explore::MixedRadix& g,
   for (double v : r.objectives) p->add_objectives(v);
   p->set_feasible(r.feasible);
   p->set_fits(r.fits);
+  p->set_spilled(r.spilled);
   p->set_pareto(r.pareto);
   p->set_violation(r.violation);
+}
+
+// ExploreSummary.request_fingerprint: FNV-1a 64 of the request without
+// the fields that only say which part of it this run is, so every shard of
+// one request has the same fingerprint and any other request another.
+std::string RequestFingerprint(v1::ExploreRequest req) {
+  req.clear_shard_index();
+  req.clear_shard_count();
+  req.clear_resume_from();
+  req.clear_progress_every();
+  req.clear_provisional_fronts();
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    (void)req.SerializeToCodedStream(&coded);
+  }
+  uint64_t h = 14695981039346656037ull;
+  for (const char c : bytes) {
+    h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  }
+  return absl::StrFormat("%016x", h);
 }
 
 }  // namespace
@@ -99,6 +127,10 @@ absl::Status Backend::Explore(
   v1::ExploreSummary summary;
   for (const auto& a : spec.space.axes) summary.add_axis_names(a.name);
   for (const auto& o : spec.objectives) summary.add_objective_names(o.name);
+  summary.set_request_fingerprint(RequestFingerprint(req));
+  // NSGA-II ignores the shard: it searches the whole grid.
+  summary.set_shard_index(nsga2 ? 0 : spec.shard.index);
+  summary.set_shard_count(nsga2 ? 1 : spec.shard.count);
   bool client_gone = false;
   std::vector<explore::PointRow> rows;
 
@@ -144,8 +176,11 @@ absl::Status Backend::Explore(
     if (!r.ok()) return r.status();
     rows = std::move(r->front);
     summary.set_total_points(grid.total());
+    summary.set_shard_points(grid.total());  // the space it searched
     summary.set_evaluated(r->evaluations);
+    summary.set_feasible(r->feasible);
     summary.set_front_size(rows.size());
+    summary.set_seconds(r->seconds);
     if (!r->generations.empty()) {
       summary.set_hypervolume(r->generations.back().hypervolume);
       summary.set_hypervolume_exact(r->generations.back().hypervolume_exact);

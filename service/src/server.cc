@@ -204,6 +204,25 @@ int RunServer(const ServerConfig& cfg) {
     auth = *std::move(a);
   }
 
+  // A plugin folder someone named must exist: a typo would otherwise serve
+  // an empty (or smaller) catalog and report SERVING.
+  {
+    std::vector<std::pair<std::string, std::string>> named;  // flag, folder
+    if (!cfg.plugin_dir.empty())
+      named.emplace_back("--plugin-dir", cfg.plugin_dir);
+    for (const std::string& dir : cfg.extra_plugin_dirs) {
+      named.emplace_back("--extra-plugin-dir", dir);
+    }
+    for (const auto& [flag, dir] : named) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(dir, ec)) {
+        Log(absl::StrCat(flag, ": plugin folder '", dir,
+                         "' does not exist or is not a directory"));
+        return 1;
+      }
+    }
+  }
+
   // Profiles are small local files: load them first and refuse to start on
   // a bad one rather than serve with a silently missing profile.
   const std::filesystem::path profile_dir =
@@ -444,9 +463,12 @@ int RunServer(const ServerConfig& cfg) {
         return plugin_host::ReadPluginHosted(plugin, host, out);
       };
     }
+    std::vector<std::filesystem::path> dirs = {plugin_dir};
+    dirs.insert(dirs.end(), cfg.extra_plugin_dirs.begin(),
+                cfg.extra_plugin_dirs.end());
     std::shared_ptr<const plugin_host::HardwareRegistry> registry =
-        plugin_host::HardwareRegistry::LoadDirectory(
-            plugin_dir, plugin_host::LoadLog::kAll, reader);
+        plugin_host::HardwareRegistry::LoadDirectories(
+            dirs, plugin_host::LoadLog::kAll, reader);
     metrics.OnPluginsLoaded(*registry);
     int loaded = 0;
     for (const plugin_host::LoadOutcome& o : registry->outcomes()) {

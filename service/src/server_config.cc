@@ -1,15 +1,16 @@
 // The server's settings: each flag with its environment variable, parsed
 // into a ServerConfig with errors that name the flag and its range.
-#include "ridgeline/service/server.h"
-
 #include <cstdlib>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "ridgeline/service/server.h"
 
 namespace ridgeline::service {
 namespace {
@@ -127,9 +128,27 @@ const std::vector<FlagSpec>& Flags() {
        "folder, or the source tree's web/ for an uninstalled binary).",
        StringSetting(&ServerConfig::web_dir, false)},
       {"plugin-dir", "RIDGELINE_PLUGIN_DIR",
-       "Folder of hardware plugin .so files (default: the installed plugin "
-       "folder, or the build tree's for an uninstalled binary).",
+       "Folder of hardware plugin .so files, instead of the installed ones "
+       "(default: the installed plugin folder, or the build tree's for an "
+       "uninstalled binary). A folder that does not exist stops the start.",
        StringSetting(&ServerConfig::plugin_dir, false)},
+      {"extra-plugin-dir", "RIDGELINE_EXTRA_PLUGIN_DIR",
+       "More plugin folders, loaded after --plugin-dir's (an id already "
+       "loaded refuses the later plugin): repeatable, or a comma list; the "
+       "flags' folders come after the variable's. A folder that does not "
+       "exist stops the start.",
+       [](ServerConfig* c, absl::string_view v,
+          absl::string_view source) -> absl::Status {
+         const std::vector<absl::string_view> dirs =
+             absl::StrSplit(v, ',', absl::SkipWhitespace());
+         if (dirs.empty()) {
+           return BadValue(source, "a folder or a comma list of folders", v);
+         }
+         for (absl::string_view dir : dirs) {
+           c->extra_plugin_dirs.emplace_back(absl::StripAsciiWhitespace(dir));
+         }
+         return absl::OkStatus();
+       }},
       {"profile-dir", "RIDGELINE_PROFILE_DIR",
        "Folder of calibration profiles (default: the installed profiles).",
        StringSetting(&ServerConfig::profile_dir, false)},
@@ -254,11 +273,12 @@ const std::vector<FlagSpec>& Flags() {
          return absl::OkStatus();
        }},
       {"auth-token-file", "RIDGELINE_AUTH_TOKEN_FILE",
-       "File whose first line is a bearer token: every RPC that computes is "
-       "then protected and needs \"authorization: Bearer <token>\" (HTTP: "
-       "the Authorization header; else UNAUTHENTICATED / 401); health, the "
-       "catalog (ListHardware, GetHardware, ListModels, GetModel) and "
-       "reflection are not. SIGHUP re-reads the file. Default: no "
+       "File whose first line is a bearer token: every RPC that computes "
+       "(gRPC and HTTP/JSON) is then protected and needs \"authorization: "
+       "Bearer <token>\" (HTTP: the Authorization header; else "
+       "UNAUTHENTICATED / 401); health, the catalog (ListHardware, "
+       "GetHardware, ListModels, GetModel) and reflection are not. SIGHUP "
+       "re-reads the file. Default: no "
        "authentication.",
        StringSetting(&ServerConfig::auth_token_file, false)},
       {"reflection", "RIDGELINE_REFLECTION",

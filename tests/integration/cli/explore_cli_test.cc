@@ -6,13 +6,14 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "cli_process.h"
 #include "server_process.h"
 
 namespace ridgeline::testing {
@@ -56,15 +57,16 @@ TEST(ExploreCliTest, CsvColumnsAreAxesObjectivesThenFlags) {
   EXPECT_EQ(header,
             "bandwidth_gbs,peak_tflops,capacity_gb,tdp_w,batch,"
             "decode_tok_s:max,j_per_token:min,usd_per_mtoken:min,"
-            "gco2_per_mtoken:min,feasible,fits,pareto");
-  // Without --all only front points: every row ends with 1,1,1.
+            "gco2_per_mtoken:min,feasible,fits,spilled,pareto");
+  // Without --all only front points: feasible, fits, on the device (the
+  // 16.1 GB of weights fit 24 GiB), pareto.
   std::istringstream lines(r.out);
   std::string line;
   std::getline(lines, line);
   int rows = 0;
   while (std::getline(lines, line)) {
     ++rows;
-    EXPECT_TRUE(line.ends_with(",1,1,1")) << line;
+    EXPECT_TRUE(line.ends_with(",1,1,0,1")) << line;
   }
   EXPECT_GT(rows, 0);
   // stderr is no terminal here: no progress bar.
@@ -89,11 +91,68 @@ TEST(ExploreCliTest, AllRowsSayHowFarTheConstraintsAreMissed) {
   std::getline(lines, b);
   EXPECT_EQ(header,
             "bandwidth_gbs,die_area_mm2,decode_tok_s:max,tpot_ms:min,feasible,"
-            "fits,pareto,violation");
+            "fits,spilled,pareto,violation");
   EXPECT_TRUE(a.starts_with("4000,400,")) << a;
-  EXPECT_TRUE(a.ends_with(",0,1,0,0.25")) << a;
+  EXPECT_TRUE(a.ends_with(",0,1,0,0,0.25")) << a;
   EXPECT_TRUE(b.starts_with("4000,600,")) << b;
-  EXPECT_TRUE(b.ends_with(",1,1,1,0")) << b;
+  EXPECT_TRUE(b.ends_with(",1,1,0,1,0")) << b;
+}
+
+// Issue 20, item 5: "fits" alone hid weights read over PCIe.
+TEST(ExploreCliTest, SpilledColumnSaysWhatSitsOffTheDevice) {
+  // Llama-3-70B bf16: 70.6e9 x 2 B = 141 GB. One H100 (80 GiB = 85.9 GB)
+  // holds 85.9 GB and puts 55 GB in host DRAM: fits, spilled. Two hold
+  // 70.6 GB each: on the device.
+  const CliRun r = RunCliBinary(
+      {"explore", "--plugin-dir", RIDGELINE_TEST_PLUGIN_DIR, "--model",
+       "llama-3-70b", "--hardware", "nvidia-h100-sxm-80gb", "--vary",
+       "tensor_parallel=1,2", "--objective", "decode_tok_s:max", "--objective",
+       "price_usd:min", "--vary", "price_usd=25000", "--all", "--format",
+       "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string header, tp1, tp2;
+  std::getline(lines, header);
+  std::getline(lines, tp1);
+  std::getline(lines, tp2);
+  EXPECT_EQ(header,
+            "tensor_parallel,price_usd,decode_tok_s:max,price_usd:min,"
+            "feasible,fits,spilled,pareto,violation");
+  // feasible, fits, spilled (pareto, violation follow).
+  EXPECT_THAT(tp1, ::testing::StartsWith("1,25000,"));
+  EXPECT_THAT(tp1, HasSubstr(",1,1,1,"));
+  EXPECT_THAT(tp2, ::testing::StartsWith("2,25000,"));
+  EXPECT_THAT(tp2, HasSubstr(",1,1,0,"));
+  // The table and JSON say it too.
+  const CliRun t = RunCliBinary(
+      {"explore", "--plugin-dir", RIDGELINE_TEST_PLUGIN_DIR, "--model",
+       "llama-3-70b", "--hardware", "nvidia-h100-sxm-80gb", "--vary",
+       "tensor_parallel=1", "--objective", "decode_tok_s:max", "--objective",
+       "tpot_ms:min", "--format", "json"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_THAT(t.out, HasSubstr("\"spilled\":true"));
+}
+
+// Issue 20, item 10: 500:8000:4 printed 1259.9210498948732.
+TEST(ExploreCliTest, LogSpacedAxisValuesPrintAsGiven) {
+  // 500 x 16^(1/3) = 1259.92, 500 x 16^(2/3) = 3174.80: integers given,
+  // integers printed; 100 x 20^(1/2) = 447.21 -> 447.
+  const CliRun r = RunCliBinary(With(Space(), {"--format", "csv", "--all"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> bandwidths, peaks;
+  std::istringstream lines(r.out);
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line)) {
+    std::stringstream cells(line);
+    std::string bw, peak;
+    std::getline(cells, bw, ',');
+    std::getline(cells, peak, ',');
+    bandwidths.insert(bw);
+    peaks.insert(peak);
+  }
+  EXPECT_EQ(bandwidths, (std::set<std::string>{"500", "1260", "3175", "8000"}));
+  EXPECT_EQ(peaks, (std::set<std::string>{"100", "447", "2000"}));
 }
 
 TEST(ExploreCliTest, ShardsMergeIntoExactlyTheSingleProcessOutput) {
@@ -124,6 +183,104 @@ TEST(ExploreCliTest, ShardsMergeIntoExactlyTheSingleProcessOutput) {
       for (const auto& f : files) unlink(f.c_str());
     }
   }
+}
+
+// The last line of a table output: its summary.
+std::string SummaryLine(const std::string& table) {
+  const size_t end = table.find_last_not_of('\n');
+  return table.substr(table.rfind('\n', end) + 1, end - table.rfind('\n', end));
+}
+
+// Issue 20, item 7: merge took a missing or duplicated shard with exit 0,
+// and merging csv shards printed "0 of 0 points".
+TEST(ExploreCliTest, MergeChecksTheShardSetAndCountsLikeOneProcess) {
+  for (const std::string format : {"csv", "json"}) {
+    std::vector<std::string> files;
+    for (int s = 0; s < 3; ++s) {
+      const CliRun part = RunCliBinary(With(
+          Space(), {"--format", format, "--shard", std::to_string(s) + "/3"}));
+      ASSERT_EQ(part.exit_code, 0) << part.err;
+      if (format == "csv") {
+        // Which part of which request: the shard line, then the header.
+        EXPECT_THAT(part.out,
+                    ::testing::StartsWith("# ridgeline explore shard=" +
+                                          std::to_string(s) + "/3 request="));
+      }
+      files.push_back(WriteTemp(part.out));
+    }
+    // The whole set: the single process's counts (216 points, its feasible
+    // count), whatever the inputs' format.
+    const CliRun one = RunCliBinary(Space());
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    const CliRun merged = RunCliBinary(
+        {"merge", "--format", "table", files[0], files[1], files[2]});
+    ASSERT_EQ(merged.exit_code, 0) << merged.err;
+    EXPECT_EQ(SummaryLine(merged.out), SummaryLine(one.out)) << format;
+    EXPECT_THAT(
+        SummaryLine(one.out),
+        ::testing::StartsWith("216 of 216 points evaluated (216 in all), "));
+
+    CliRun r = RunCliBinary({"merge", files[0], files[2]});
+    EXPECT_EQ(r.exit_code, 1) << format;
+    EXPECT_THAT(r.err, HasSubstr("missing shard 1/3 (2 of 3 given)"));
+    r = RunCliBinary({"merge", files[0], files[1], files[1], files[2]});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_THAT(r.err, HasSubstr("shard 1/3 given twice: " + files[1] +
+                                 " and " + files[1]));
+    // A shard of another request (--gen 128 instead of 256).
+    std::vector<std::string> other =
+        With(Space(), {"--format", format, "--shard", "2/3"});
+    *std::find(other.begin(), other.end(), "256") = "128";
+    const CliRun o = RunCliBinary(other);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const std::string other_file = WriteTemp(o.out);
+    r = RunCliBinary({"merge", files[0], files[1], other_file});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_THAT(r.err, HasSubstr(other_file +
+                                 " is a shard of another request "
+                                 "than " +
+                                 files[0]));
+    // Shards of another split.
+    const CliRun half =
+        RunCliBinary(With(Space(), {"--format", format, "--shard", "1/2"}));
+    const std::string half_file = WriteTemp(half.out);
+    r = RunCliBinary({"merge", files[0], half_file});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_THAT(r.err, HasSubstr(half_file + " is shard 1/2 of 216 points"));
+    for (const auto& f : files) unlink(f.c_str());
+    unlink(other_file.c_str());
+    unlink(half_file.c_str());
+  }
+  // An output that says no shard (a plain csv) is refused by name.
+  const CliRun plain = RunCliBinary(With(Space(), {"--format", "csv"}));
+  const std::string plain_file = WriteTemp(plain.out);
+  const CliRun r = RunCliBinary({"merge", plain_file});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr(plain_file + ": no \"# ridgeline explore "
+                                            "shard=...\" first line"));
+  unlink(plain_file.c_str());
+}
+
+// Issue 20, item 7: "885 of 0 points evaluated, 0 feasible, front of 19".
+TEST(ExploreCliTest, Nsga2SummaryCountsWhatItSearched) {
+  const CliRun r = RunCliBinary(
+      With(Space(), {"--nsga2-generations", "3", "--nsga2-population", "16"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string line = SummaryLine(r.out);
+  unsigned evaluated = 0, feasible = 0, front = 0;
+  ASSERT_EQ(std::sscanf(line.c_str(),
+                        "%u of 216 points evaluated by NSGA-II (3 "
+                        "generations), %u feasible, front of %u",
+                        &evaluated, &feasible, &front),
+            3)
+      << line;
+  // 16 + 3 x 16 draws at most, some repeated; the front is of feasible
+  // points, at least one of them (the grid has feasible points).
+  EXPECT_LE(evaluated, 64u);
+  EXPECT_GE(evaluated, 16u);
+  EXPECT_LE(feasible, evaluated);
+  EXPECT_GE(feasible, front);
+  EXPECT_GE(front, 1u);
 }
 
 TEST(ExploreCliTest, ServerPrintsWhatInProcessPrints) {

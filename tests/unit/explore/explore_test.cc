@@ -62,6 +62,46 @@ TEST(GridTest, MixedRadixRoundTripsAndShards) {
   }
 }
 
+// lo:hi:n values are rounded to the precision the axis was given in: at
+// least the end points' decimal places and 3 significant digits, more only
+// where that keeps the values distinct (issue 20, item 10: they printed as
+// 707.1067811865476 and 399.99999999999994).
+TEST(SpaceTest, LogSpacedValuesKeepThePrecisionTheyWereGivenIn) {
+  auto labels = [](const std::string& spec) {
+    const Axis a = Parse(spec);
+    std::vector<std::string> out;
+    for (size_t k = 0; k < a.size(); ++k) out.push_back(a.Label(k));
+    return out;
+  };
+  // 500 x 16^(k/8) = 500 x sqrt(2)^k: 707.107, 1414.21, 2828.43, 5656.85
+  // between the powers of two; integers given, >= 3 digits: integers.
+  EXPECT_EQ(labels("bandwidth_gbs=500:8000:9"),
+            (std::vector<std::string>{"500", "707", "1000", "1414", "2000",
+                                      "2828", "4000", "5657", "8000"}));
+  // 100 x 16^(k/4) = 100 x 2^k; pow gives 399.99999999999994 for k = 2.
+  EXPECT_EQ(labels("tdp_w=100:1600:5"),
+            (std::vector<std::string>{"100", "200", "400", "800", "1600"}));
+  // 100 x 20^(k/6), 20^(1/6) = 1.647548: 164.755, 271.442, 447.214,
+  // 736.806, 1213.93.
+  EXPECT_EQ(labels("peak_tflops=100:2000:7"),
+            (std::vector<std::string>{"100", "165", "271", "447", "737", "1214",
+                                      "2000"}));
+  // 1 x 2^(1/2) = 1.41421: integers given, but 3 significant digits.
+  EXPECT_EQ(labels("bandwidth_x=1:2:3"),
+            (std::vector<std::string>{"1", "1.41", "2"}));
+  // Two decimals given: 0.25 x 4^(k/3), 4^(1/3) = 1.587401: 0.39685,
+  // 0.629961 -> 0.397 and 0.63 (3 significant digits beat 2 places).
+  EXPECT_EQ(labels("peak_x=0.25:1.00:4"),
+            (std::vector<std::string>{"0.25", "0.397", "0.63", "1"}));
+  // 1.01^(k/4): 1.002491, 1.004988, 1.007491 all round to 1.00 or 1.01 at
+  // 3 digits; 4 keep them distinct: 1.002, 1.005, 1.007.
+  EXPECT_EQ(labels("capacity_x=1:1.01:5"),
+            (std::vector<std::string>{"1", "1.002", "1.005", "1.007", "1.01"}));
+  // Exponent notation: 1e-3 has 3 places; 1e-3 x 10^(1/2) = 0.00316228.
+  EXPECT_EQ(labels("sram_x=1e-3:1e-2:3"),
+            (std::vector<std::string>{"0.001", "0.00316", "0.01"}));
+}
+
 TEST(SpaceTest, ParsesListsRangesAndNamesErrors) {
   // 500:8000:9 is 500 x 16^(k/8): 500, 707.1..., 1000, ..., 8000.
   const Axis bw = Parse("bandwidth_gbs=500:8000:9");
@@ -220,6 +260,50 @@ TEST(ExploreTest, ProgressCanStopTheRun) {
   absl::StatusOr<ExploreResult> r = Explore(spec, cb);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(calls, 1);
+}
+
+// A part with host memory behind a 32 GB/s link: what does not fit the
+// HBM spills there and still "fits" (issue 20, item 5: the point must say
+// it spilled, in every row, front-only or not).
+ExploreSpec SpillSpec(std::vector<std::string> axes) {
+  ExploreSpec spec =
+      Llama8B(std::move(axes), {"decode_tok_s:max", "j_per_token:min"});
+  engine::MemoryTier host;
+  host.name = "host DRAM";
+  host.kind = engine::TierKind::kHostLink;
+  host.capacity_bytes = 512e9;
+  host.read_bandwidth_bytes_per_second = 32e9;
+  host.write_bandwidth_bytes_per_second = 32e9;
+  spec.space.base.hardware.tiers.push_back(host);
+  return spec;
+}
+
+TEST(ExploreTest, PointsSayWhetherTheySpilled) {
+  // 8.03e9 parameters x 2 B = 16.1e9 B of bf16 weights: 8 GiB (8.59e9 B)
+  // of HBM holds about half, the rest sits in host memory (fits, spilled);
+  // 24 GiB (25.8e9 B) holds them and the 1088 x 131,072 B = 0.14 GB KV
+  // cache (not spilled).
+  ExploreSpec spec = SpillSpec({"capacity_gb=8,24"});
+  spec.keep_all = true;
+  absl::StatusOr<ExploreResult> all = Explore(spec);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->rows.size(), 2u);
+  EXPECT_TRUE(all->rows[0].fits);
+  EXPECT_TRUE(all->rows[0].spilled);
+  EXPECT_TRUE(all->rows[1].fits);
+  EXPECT_FALSE(all->rows[1].spilled);
+  // Front only: the rows come from the front's objective values, and still
+  // say it (8 GiB everywhere: every point spills).
+  ExploreSpec front_only =
+      SpillSpec({"capacity_gb=8", "bandwidth_gbs=1000,2000"});
+  absl::StatusOr<ExploreResult> front = Explore(front_only);
+  ASSERT_TRUE(front.ok()) << front.status();
+  ASSERT_FALSE(front->rows.empty());
+  for (const PointRow& r : front->rows) EXPECT_TRUE(r.spilled) << r.index;
+  absl::StatusOr<ExploreResult> roomy =
+      Explore(SpillSpec({"capacity_gb=24", "bandwidth_gbs=1000,2000"}));
+  ASSERT_TRUE(roomy.ok()) << roomy.status();
+  for (const PointRow& r : roomy->rows) EXPECT_FALSE(r.spilled) << r.index;
 }
 
 TEST(ExploreTest, BadSpecsNameTheField) {

@@ -65,6 +65,29 @@ TEST(Nsga2Test, ReproducibleFeasibleAndExactWhenCovered) {
   }
 }
 
+TEST(Nsga2Test, CountsFeasiblePointsAndTime) {
+  // Issue 20, item 7: the summary said "0 feasible ... in 0.000 s". 3 x 2
+  // points, a population of 64 covers them all. 8 GiB cannot hold the
+  // 16.1e9 B of weights (infeasible); at 16 GiB decode streams them once
+  // per token: 16.1e9 / 500e9 = 32 ms > 20 ms (infeasible), / 2000e9 = 8 ms
+  // and / 8000e9 = 2 ms (feasible): 2 feasible of 6.
+  ExploreSpec spec = Spec();
+  spec.space.axes = {*ParseAxis("bandwidth_gbs=500:8000:3", "vary"),
+                     *ParseAxis("capacity_gb=8,16", "vary")};
+  Nsga2Options opt;
+  opt.population = 64;
+  opt.generations = 2;
+  absl::StatusOr<Nsga2Result> r = RunNsga2(spec, opt);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->evaluations, 6u);
+  EXPECT_EQ(r->feasible, 2u);
+  absl::StatusOr<ExploreResult> all = Explore(spec);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(r->feasible, all->feasible);
+  EXPECT_GT(r->seconds, 0);
+  for (const PointRow& p : r->front) EXPECT_FALSE(p.spilled);  // no host tier
+}
+
 TEST(Nsga2Test, FrontSoFarOnlyImprovesAndEndsAsTheResult) {
   // Each generation's front_so_far is a front (no point dominates another),
   // every point of an earlier one is still on a later one or dominated by

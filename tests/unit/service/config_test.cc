@@ -11,6 +11,7 @@ namespace ridgeline::service {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 absl::StatusOr<ServerConfig> Parse(std::vector<const char*> args,
                                    std::map<std::string, std::string> env = {},
@@ -75,6 +76,36 @@ TEST(ServerConfigTest, Help) {
   ASSERT_TRUE(Parse({"--help"}, {}, &help).ok());
   EXPECT_TRUE(help);
   EXPECT_THAT(ServerUsage(), HasSubstr("RIDGELINE_METRICS_LISTEN"));
+}
+
+// Issue 20, item 8: --plugin-dir replaced the installed plugins silently;
+// --extra-plugin-dir adds folders (repeatable, comma lists), the
+// variable's first.
+TEST(ServerConfigTest, ExtraPluginDirsRepeatAndSplitOnCommas) {
+  absl::StatusOr<ServerConfig> c =
+      Parse({"--extra-plugin-dir=/b, /c", "--extra-plugin-dir", "/d"},
+            {{"RIDGELINE_EXTRA_PLUGIN_DIR", "/a"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->extra_plugin_dirs,
+            (std::vector<std::string>{"/a", "/b", "/c", "/d"}));
+  EXPECT_TRUE(Parse({})->extra_plugin_dirs.empty());
+  c = Parse({"--extra-plugin-dir=,"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("--extra-plugin-dir"));
+  EXPECT_THAT(c.status().message(), HasSubstr("comma list of folders"));
+  EXPECT_THAT(ServerUsage(), HasSubstr("instead of the installed ones"));
+  EXPECT_THAT(ServerUsage(),
+              HasSubstr("--extra-plugin-dir (RIDGELINE_EXTRA_PLUGIN_DIR)"));
+}
+
+// The help said the token covered Analyze, AnalyzeKernel and Sweep; it
+// covers every call that computes, and health checks stay open.
+TEST(ServerConfigTest, HelpSaysWhatTheTokenCovers) {
+  const std::string usage = ServerUsage();
+  EXPECT_THAT(usage, Not(HasSubstr("Analyze, AnalyzeKernel and Sweep")));
+  EXPECT_THAT(usage, HasSubstr("every RPC that computes (gRPC and HTTP/JSON) "
+                               "then needs \"authorization: Bearer <token>\""));
+  EXPECT_THAT(usage, HasSubstr("health checks stay open"));
 }
 
 TEST(StatusMappingTest, CodesAndMessagesCarryOver) {

@@ -15,4 +15,12 @@ namespace ridgeline::cli {
 int RunCli(const std::vector<std::string>& args, std::ostream& out,
            std::ostream& err);
 
+// The commands RunCli dispatches, in the order `ridgeline --help` lists
+// them (one table serves both, so no command can be missing from the help).
+struct CommandSummary {
+  std::string name;
+  std::string summary;
+};
+std::vector<CommandSummary> Commands();
+
 }  // namespace ridgeline::cli

@@ -129,6 +129,9 @@ struct MemoryFootprint {
   // link, flash), e.g. "weights 3.2 GB of 16.1 GB (20%) in host DRAM over
   // PCIe 4.0 x16 (32.0 GB/s)": "fits" then still means slow.
   std::string spilled;
+  // Per operand class: some of its bytes sit off the device (the classes
+  // `spilled` names).
+  std::array<bool, kOperandClassCount> off_device{};
 };
 
 struct Bottleneck {

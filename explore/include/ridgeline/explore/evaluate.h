@@ -17,6 +17,9 @@ namespace ridgeline::explore {
 struct PointOutcome {
   MetricValues metrics;
   bool fits = true;
+  // Some weights, KV cache or activations sit off the device (host memory
+  // over a link, flash): fits, but read at the link's bandwidth.
+  bool spilled = false;
   // (required bytes - capacity of all tiers) / capacity, >= 0.
   double memory_overflow = 0;
 };

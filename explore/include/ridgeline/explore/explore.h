@@ -32,6 +32,7 @@ struct PointRow {
   std::vector<double> objectives;   // natural values (not negated), per spec
   bool feasible = false;            // fits, constraints hold, all known
   bool fits = false;
+  bool spilled = false;             // fits, with bytes off the device
   bool pareto = false;              // on the front of this run's points
   double violation = 0;
 };
@@ -46,7 +47,7 @@ struct ExploreResult {
   size_t front_size = 0;
   double hypervolume = 0;      // of the front, see hypervolume.h
   bool hypervolume_exact = true;
-  double seconds = 0;
+  double seconds = 0;  // wall time of the run
 };
 
 // Provisional fronts larger than this are not streamed (they would cost

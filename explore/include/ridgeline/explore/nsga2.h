@@ -42,7 +42,9 @@ struct Nsga2Generation {
 struct Nsga2Result {
   std::vector<PointRow> front;  // feasible non-dominated points found, by index
   std::vector<Nsga2Generation> generations;
-  uint64_t evaluations = 0;
+  uint64_t evaluations = 0;  // distinct points evaluated
+  uint64_t feasible = 0;     // of those, the feasible ones
+  double seconds = 0;        // wall time of the search
 };
 
 // Called after each generation (0 = the initial population) with its

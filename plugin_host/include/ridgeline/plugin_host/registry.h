@@ -62,6 +62,13 @@ class HardwareRegistry {
   static std::shared_ptr<const HardwareRegistry> LoadDirectory(
       const std::filesystem::path& dir, LoadLog log,
       const PluginReader& reader);
+  // Every folder in turn, as LoadDirectory does each: a platform id an
+  // earlier folder's plugin already provides refuses the later plugin (so
+  // the first folder wins), and a missing folder is a refused outcome.
+  // For --plugin-dir plus --extra-plugin-dir.
+  static std::shared_ptr<const HardwareRegistry> LoadDirectories(
+      const std::vector<std::filesystem::path>& dirs, LoadLog log,
+      const PluginReader& reader = nullptr);
   // Loads exactly these files, in order (conformance checker, tests).
   static std::shared_ptr<const HardwareRegistry> LoadFiles(
       const std::vector<std::filesystem::path>& files,

@@ -28,6 +28,8 @@ struct ServerConfig {
   double http_timeout_seconds = 300;
   std::string web_dir;      // "" = DefaultWebDir()
   std::string plugin_dir;   // "" = plugin_host::DefaultPluginDir()
+  // Loaded after plugin_dir, in this order (--extra-plugin-dir).
+  std::vector<std::string> extra_plugin_dirs;
   std::string profile_dir;  // "" = calibration::DefaultProfileDir()
   int64_t max_sweep_points = 100000;
   int64_t max_message_bytes = 4 << 20;  // gRPC's own default receive cap
