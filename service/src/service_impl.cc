@@ -25,23 +25,32 @@ grpc::Status NotReady() {
                       "hardware plugins are still loading; retry shortly");
 }
 
+using Deadline = std::chrono::system_clock::time_point;
+
 // The client went away or the call's deadline passed: long work stops.
+// `deadline`: the call's (a unary call's may be the server's default, see
+// UnaryDeadline).
+bool Stopped(const grpc::ServerContextBase* ctx, Deadline deadline) {
+  return ctx->IsCancelled() || std::chrono::system_clock::now() >= deadline;
+}
 bool Stopped(const grpc::ServerContextBase* ctx) {
-  return ctx->IsCancelled() ||
-         std::chrono::system_clock::now() >= ctx->deadline();
+  return Stopped(ctx, ctx->deadline());
 }
 
 // The status of a call that stopped early: DEADLINE_EXCEEDED once the
 // deadline has passed (clients retry on it, not on CANCELLED), else
 // CANCELLED. `what` names the call in the message.
-grpc::Status StoppedStatus(const grpc::ServerContextBase* ctx,
-                           std::string_view what) {
-  if (std::chrono::system_clock::now() >= ctx->deadline()) {
+grpc::Status StoppedStatus(Deadline deadline, std::string_view what) {
+  if (std::chrono::system_clock::now() >= deadline) {
     return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
                         std::string(what) + " stopped: the deadline passed");
   }
   return grpc::Status(grpc::StatusCode::CANCELLED,
                       std::string(what) + " stopped: the client cancelled");
+}
+grpc::Status StoppedStatus(const grpc::ServerContextBase* ctx,
+                           std::string_view what) {
+  return StoppedStatus(ctx->deadline(), what);
 }
 
 }  // namespace
@@ -130,6 +139,16 @@ RidgelineServiceImpl::RidgelineServiceImpl(Metrics* metrics,
 }
 
 RidgelineServiceImpl::~RidgelineServiceImpl() = default;
+
+std::chrono::system_clock::time_point RidgelineServiceImpl::UnaryDeadline(
+    const grpc::ServerContextBase* ctx) const {
+  const Deadline d = ctx->deadline();
+  // gRPC reports "no deadline" as the latest time point.
+  if (d != Deadline::max() || runtime_.default_timeout_seconds <= 0) return d;
+  return std::chrono::system_clock::now() +
+         std::chrono::duration_cast<Deadline::duration>(
+             std::chrono::duration<double>(runtime_.default_timeout_seconds));
+}
 
 grpc::Status RidgelineServiceImpl::Admit(grpc::ServerContextBase* ctx,
                                          bool expensive) const {
@@ -225,8 +244,8 @@ namespace {
 template <typename Response, typename Call>
 grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
                                     grpc::CallbackServerContext* ctx,
-                                    const Backend* backend, Response* resp,
-                                    Call call) {
+                                    Deadline deadline, const Backend* backend,
+                                    Response* resp, Call call) {
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   if (grpc::Status s = impl->Admit(ctx, true); !s.ok()) {
     reactor->Finish(s);
@@ -236,8 +255,8 @@ grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
     reactor->Finish(NotReady());
     return reactor;
   }
-  impl->Offload(reactor, [impl, ctx, backend, resp, reactor, call] {
-    if (std::chrono::system_clock::now() >= ctx->deadline()) {
+  impl->Offload(reactor, [impl, ctx, deadline, backend, resp, reactor, call] {
+    if (std::chrono::system_clock::now() >= deadline) {
       reactor->Finish(
           grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
                        "the call's deadline passed while it waited for a "
@@ -250,8 +269,9 @@ grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
       if (!s.ok()) resp->Clear();
       // CANCELLED comes only from the call's should_stop: the engine
       // stopped a running analysis at the deadline or the client's cancel.
-      reactor->Finish(absl::IsCancelled(s) ? StoppedStatus(ctx, "analysis")
-                                           : ToGrpcStatus(s, ctx));
+      reactor->Finish(absl::IsCancelled(s)
+                          ? StoppedStatus(deadline, "analysis")
+                          : ToGrpcStatus(s, ctx));
     }
     impl->Done();
   });
@@ -263,21 +283,25 @@ grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
 grpc::ServerUnaryReactor* RidgelineServiceImpl::Analyze(
     grpc::CallbackServerContext* ctx, const v1::AnalyzeRequest* req,
     v1::AnalyzeResponse* resp) {
-  return Offloaded(
-      this, ctx, backend_.load(), resp,
-      [req, resp, ctx](const Backend& b) {
-        return b.Analyze(*req, resp, [ctx] { return Stopped(ctx); });
-      });
+  const Deadline deadline = UnaryDeadline(ctx);
+  return Offloaded(this, ctx, deadline, backend_.load(), resp,
+                   [req, resp, ctx, deadline](const Backend& b) {
+                     return b.Analyze(*req, resp, [ctx, deadline] {
+                       return Stopped(ctx, deadline);
+                     });
+                   });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::AnalyzeKernel(
     grpc::CallbackServerContext* ctx, const v1::AnalyzeKernelRequest* req,
     v1::AnalyzeKernelResponse* resp) {
-  return Offloaded(
-      this, ctx, backend_.load(), resp,
-      [req, resp, ctx](const Backend& b) {
-        return b.AnalyzeKernel(*req, resp, [ctx] { return Stopped(ctx); });
-      });
+  const Deadline deadline = UnaryDeadline(ctx);
+  return Offloaded(this, ctx, deadline, backend_.load(), resp,
+                   [req, resp, ctx, deadline](const Backend& b) {
+                     return b.AnalyzeKernel(*req, resp, [ctx, deadline] {
+                       return Stopped(ctx, deadline);
+                     });
+                   });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::ListHardware(
@@ -343,11 +367,14 @@ grpc::Status RidgelineServiceImpl::StepTime(grpc::ServerContext* ctx,
                                             v1::StepTimeResponse* resp) {
   const Backend* b = backend_.load();
   if (b == nullptr) return NotReady();
-  if (Stopped(ctx)) return StoppedStatus(ctx, "step time");
+  const Deadline deadline = UnaryDeadline(ctx);
+  if (Stopped(ctx, deadline)) return StoppedStatus(deadline, "step time");
   // Polled while the scenario is prepared and between steps.
-  absl::Status s = b->StepTime(*req, resp, [ctx] { return Stopped(ctx); });
+  absl::Status s = b->StepTime(*req, resp, [ctx, deadline] {
+    return Stopped(ctx, deadline);
+  });
   if (!s.ok()) resp->Clear();
-  if (absl::IsCancelled(s)) return StoppedStatus(ctx, "step time");
+  if (absl::IsCancelled(s)) return StoppedStatus(deadline, "step time");
   return ToGrpcStatus(s, ctx);
 }
 
@@ -430,9 +457,12 @@ grpc::Status RidgelineServiceImpl::Plan(grpc::ServerContext* ctx,
   const Backend* b = backend_.load();
   if (b == nullptr) return NotReady();
   // Polled by the simulations.
+  const Deadline deadline = UnaryDeadline(ctx);
   absl::StatusOr<v1::PlanResponse> r =
-      b->Plan(*req, [ctx] { return Stopped(ctx); });
-  if (absl::IsCancelled(r.status())) return StoppedStatus(ctx, "plan");
+      b->Plan(*req, [ctx, deadline] { return Stopped(ctx, deadline); });
+  if (absl::IsCancelled(r.status())) {
+    return StoppedStatus(deadline, "plan");
+  }
   if (r.ok()) *resp = std::move(*r);
   return ToGrpcStatus(r.status(), ctx);
 }
@@ -443,9 +473,12 @@ grpc::Status RidgelineServiceImpl::Simulate(grpc::ServerContext* ctx,
   if (grpc::Status s = Admit(ctx, true); !s.ok()) return s;
   const Backend* b = backend_.load();
   if (b == nullptr) return NotReady();
+  const Deadline deadline = UnaryDeadline(ctx);
   absl::StatusOr<v1::SimulateResponse> r =
-      b->Simulate(*req, [ctx] { return Stopped(ctx); });
-  if (absl::IsCancelled(r.status())) return StoppedStatus(ctx, "simulate");
+      b->Simulate(*req, [ctx, deadline] { return Stopped(ctx, deadline); });
+  if (absl::IsCancelled(r.status())) {
+    return StoppedStatus(deadline, "simulate");
+  }
   if (r.ok()) *resp = std::move(*r);
   return ToGrpcStatus(r.status(), ctx);
 }

@@ -194,6 +194,11 @@ double CostKey(const Deployment& d) {
 
 }  // namespace
 
+int64_t PlanThreads(size_t candidates) {
+  return static_cast<int64_t>(std::min<size_t>(
+      candidates, std::max<unsigned>(1, std::thread::hardware_concurrency())));
+}
+
 Costs CostOf(const engine::Hardware& hw, const engine::Economics& econ,
              const PriceOverrides& prices, int64_t devices,
              double output_tokens_per_second) {
@@ -265,9 +270,7 @@ absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
       }
     }
   };
-  const size_t threads = std::min<size_t>(
-      input.candidates.size(),
-      std::max<unsigned>(1, std::thread::hardware_concurrency()));
+  const size_t threads = static_cast<size_t>(PlanThreads(input.candidates.size()));
   std::vector<std::thread> pool;
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();

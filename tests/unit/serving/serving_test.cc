@@ -286,8 +286,15 @@ TEST(Simulate, StepCapAndStopEndTheRun) {
   c.max_steps = 100;
   absl::StatusOr<SimulationResult> r = Simulate(cost, c);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_NE(r.status().message().find("simulation.max_steps"),
-            std::string::npos);
+  EXPECT_NE(r.status().message().find("SimulationConfig.max_steps"),
+            std::string::npos)
+      << r.status();
+  // The caller names the limit (the server: its flag).
+  c.max_steps_name = "--max-sequence-steps";
+  r = Simulate(cost, c);
+  EXPECT_NE(r.status().message().find("(the limit, --max-sequence-steps)"),
+            std::string::npos)
+      << r.status();
   c = PoissonConfig(5, 500);
   c.stop = [] { return true; };
   r = Simulate(cost, c);

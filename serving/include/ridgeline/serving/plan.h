@@ -102,6 +102,9 @@ struct PlanResult {
 // is reported in its Deployment, not as an error.
 absl::StatusOr<PlanResult> Plan(const PlanInput& input);
 
+// Candidates Plan sizes at once (one thread each): min(candidates, cores).
+int64_t PlanThreads(size_t candidates);
+
 // The economics of `devices` devices serving `output_tokens_per_second`
 // (one place for the formulas; Plan uses it).
 struct Costs {
