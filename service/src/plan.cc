@@ -249,6 +249,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
     return TooManyCandidates(static_cast<double>(in.candidates.size()),
                              limits_);
   }
+  RETURN_IF_ERROR(serving::ValidatePlanInput(in));
   // Cost and memory before any simulation (issue 26: 248 candidates x
   // 100,000 requests burned 59 CPU-s with no deadline).
   const double simulations = static_cast<double>(in.candidates.size()) *
