@@ -54,8 +54,9 @@ absl::Status FrontTooLarge(const ExploreSpec& spec, uint64_t evaluated) {
 // The rows of `front`: each entry's listed members (to_row(entry, index)),
 // by index; `unlisted` (may be null) adds the members not listed.
 template <typename ToRow>
-std::vector<PointRow> FrontRows(const std::vector<FrontAccumulator::Entry>& front,
-                                const ToRow& to_row, uint64_t* unlisted) {
+std::vector<PointRow> FrontRows(
+    const std::vector<FrontAccumulator::Entry>& front, const ToRow& to_row,
+    uint64_t* unlisted) {
   std::vector<PointRow> rows;
   for (const auto& e : front) {
     for (uint64_t id : e.ids) rows.push_back(to_row(e, id));
@@ -136,8 +137,9 @@ std::vector<PointRow> MergeShardFronts(
       if (!r.feasible || !r.pareto) continue;
       group.emplace_back(minimised(r), &r);
     }
-    std::stable_sort(group.begin(), group.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(
+        group.begin(), group.end(),
+        [](const auto& a, const auto& b) { return a.first < b.first; });
     for (size_t i = 0; i < group.size();) {
       FrontAccumulator::Entry e;
       e.values = group[i].first;

@@ -155,8 +155,9 @@ absl::StatusOr<Nsga2Result> RunNsga2(
         rows.push_back(std::move(r));
       }
     }
-    std::sort(rows.begin(), rows.end(),
-              [](const PointRow& x, const PointRow& y) { return x.index < y.index; });
+    std::sort(
+        rows.begin(), rows.end(),
+        [](const PointRow& x, const PointRow& y) { return x.index < y.index; });
     return rows;
   };
 

@@ -269,9 +269,8 @@ void FrontAccumulator::Add(const Entry& e) {
   if (exceeded_ || e.ids.empty()) return;
   Push(e.values.data(), e.ties,
        std::vector<uint64_t>(
-           e.ids.begin(),
-           e.ids.begin() +
-               static_cast<std::ptrdiff_t>(std::min(e.ids.size(), max_listed_))));
+           e.ids.begin(), e.ids.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                              e.ids.size(), max_listed_))));
   MaybeCompact();
 }
 
@@ -295,9 +294,7 @@ void FrontAccumulator::Compact() {
     uint64_t count = 0;
     std::vector<uint64_t> members;
     size_t m = n;
-    for (; m < keep.size() &&
-           std::equal(r, r + d, held_.row(keep[m]));
-         ++m) {
+    for (; m < keep.size() && std::equal(r, r + d, held_.row(keep[m])); ++m) {
       const size_t k = keep[m];
       count += ties_[k];
       std::vector<uint64_t> own;

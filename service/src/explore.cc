@@ -81,42 +81,46 @@ absl::Status Backend::Explore(
           ? 0
           : explore::ShardSize(grid.total() - spec.resume_from, spec.shard);
   if (!nsga2 && in_shard > static_cast<uint64_t>(limits_.max_explore_points)) {
-    return engine::WithFieldPath(absl::ResourceExhaustedError(absl::StrCat(
-        "explore: ", in_shard, " points", count > 1 ? " in this shard" : "",
-        " (", grid.total(), " in all) exceed the server's cap of ",
-        limits_.max_explore_points,
-        " points per request (--max-explore-points); split it with shard_index/shard_count, or "
-        "search it with nsga2_generations")), "vary");
+    return engine::WithFieldPath(
+        absl::ResourceExhaustedError(absl::StrCat(
+            "explore: ", in_shard, " points", count > 1 ? " in this shard" : "",
+            " (", grid.total(), " in all) exceed the server's cap of ",
+            limits_.max_explore_points,
+            " points per request (--max-explore-points); split it with "
+            "shard_index/shard_count, or "
+            "search it with nsga2_generations")),
+        "vary");
   }
   if (!nsga2 && spec.keep_all &&
       in_shard > static_cast<uint64_t>(limits_.max_explore_all_points)) {
-    return engine::WithFieldPath(absl::ResourceExhaustedError(absl::StrCat(
-        "explore: include_all would stream ", in_shard,
-        " points; the server's cap is ", limits_.max_explore_all_points,
-        " (--max-explore-all-points; ask for the front only, or shard the space)")), "include_all");
+    return engine::WithFieldPath(
+        absl::ResourceExhaustedError(absl::StrCat(
+            "explore: include_all would stream ", in_shard,
+            " points; the server's cap is ", limits_.max_explore_all_points,
+            " (--max-explore-all-points; ask for the front only, or shard the "
+            "space)")),
+        "include_all");
   }
 
-  spec.max_front_points =
-      static_cast<uint64_t>(std::max<int64_t>(0, limits_.max_explore_front_points));
+  spec.max_front_points = static_cast<uint64_t>(
+      std::max<int64_t>(0, limits_.max_explore_front_points));
   // Memory before the work: every kept point, or every NSGA-II evaluation
   // (the front itself is bounded by max_explore_front_points).
   if (nsga2) {
-    const int64_t population =
-        req.nsga2_population() != 0 ? req.nsga2_population()
-                                    : explore::Nsga2Options().population;
+    const int64_t population = req.nsga2_population() != 0
+                                   ? req.nsga2_population()
+                                   : explore::Nsga2Options().population;
     const double evaluations = static_cast<double>(population) *
                                static_cast<double>(req.nsga2_generations() + 1);
     RETURN_IF_ERROR(CheckRequestMemory(
         "explore", evaluations * explore::kBytesPerNsga2Evaluation,
-        absl::StrCat("nsga2_population ", population,
-                     " x (nsga2_generations ", req.nsga2_generations(),
-                     " + 1) evaluations x ", explore::kBytesPerNsga2Evaluation,
-                     " bytes"),
+        absl::StrCat("nsga2_population ", population, " x (nsga2_generations ",
+                     req.nsga2_generations(), " + 1) evaluations x ",
+                     explore::kBytesPerNsga2Evaluation, " bytes"),
         limits_));
   } else if (spec.keep_all) {
     RETURN_IF_ERROR(CheckRequestMemory(
-        "explore",
-        static_cast<double>(in_shard) * explore::kBytesPerKeptPoint,
+        "explore", static_cast<double>(in_shard) * explore::kBytesPerKeptPoint,
         absl::StrCat("include_all: ", in_shard, " points x ",
                      explore::kBytesPerKeptPoint, " bytes"),
         limits_));

@@ -2,6 +2,8 @@
 // per hardware x pipeline stages x (tensor-parallel degree or
 // expert-parallel degree) x format set, runs serving::Plan
 // and converts the deployments back. The math is serving/'s.
+#include "ridgeline/serving/plan.h"
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -13,11 +15,10 @@
 #include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/model.h"
 #include "ridgeline/engine/status_macros.h"
-#include "ridgeline/serving/parallelism.h"
-#include "ridgeline/serving/plan.h"
-#include "ridgeline/serving/prices.h"
 #include "ridgeline/service/backend.h"
 #include "ridgeline/service/convert.h"
+#include "ridgeline/serving/parallelism.h"
+#include "ridgeline/serving/prices.h"
 #include "serving_convert.h"
 
 namespace ridgeline::service {

@@ -152,10 +152,10 @@ absl::Status CheckSequenceSteps(absl::string_view what, double sequence_steps,
                                 absl::string_view factors,
                                 const Limits& limits) {
   if (sequence_steps <= limits.max_sequence_steps) return absl::OkStatus();
-  return absl::ResourceExhaustedError(absl::StrCat(
-      what, ": estimated cost ", factors, " = ", sequence_steps,
-      " sequence-steps exceeds the server's limit of ",
-      limits.max_sequence_steps, " (--max-sequence-steps)"));
+  return absl::ResourceExhaustedError(
+      absl::StrCat(what, ": estimated cost ", factors, " = ", sequence_steps,
+                   " sequence-steps exceeds the server's limit of ",
+                   limits.max_sequence_steps, " (--max-sequence-steps)"));
 }
 
 }  // namespace ridgeline::service

@@ -1,9 +1,7 @@
 // The server's settings: each flag with its environment variable, parsed
 // into a ServerConfig with errors that name the flag and its range.
-#include "ridgeline/service/server.h"
-
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -12,6 +10,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "ridgeline/service/server.h"
 
 namespace ridgeline::service {
 namespace {

@@ -269,9 +269,8 @@ grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
       if (!s.ok()) resp->Clear();
       // CANCELLED comes only from the call's should_stop: the engine
       // stopped a running analysis at the deadline or the client's cancel.
-      reactor->Finish(absl::IsCancelled(s)
-                          ? StoppedStatus(deadline, "analysis")
-                          : ToGrpcStatus(s, ctx));
+      reactor->Finish(absl::IsCancelled(s) ? StoppedStatus(deadline, "analysis")
+                                           : ToGrpcStatus(s, ctx));
     }
     impl->Done();
   });
@@ -370,9 +369,8 @@ grpc::Status RidgelineServiceImpl::StepTime(grpc::ServerContext* ctx,
   const Deadline deadline = UnaryDeadline(ctx);
   if (Stopped(ctx, deadline)) return StoppedStatus(deadline, "step time");
   // Polled while the scenario is prepared and between steps.
-  absl::Status s = b->StepTime(*req, resp, [ctx, deadline] {
-    return Stopped(ctx, deadline);
-  });
+  absl::Status s = b->StepTime(
+      *req, resp, [ctx, deadline] { return Stopped(ctx, deadline); });
   if (!s.ok()) resp->Clear();
   if (absl::IsCancelled(s)) return StoppedStatus(deadline, "step time");
   return ToGrpcStatus(s, ctx);

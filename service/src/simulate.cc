@@ -151,8 +151,8 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
                    " bytes"),
       limits_));
   // Steps never outnumber sequence-steps: the same budget caps the run.
-  sim.max_steps = static_cast<int64_t>(
-      std::min<double>(limits_.max_sequence_steps, 9e18));
+  sim.max_steps =
+      static_cast<int64_t>(std::min<double>(limits_.max_sequence_steps, 9e18));
   sim.max_steps_name = "--max-sequence-steps";
   ASSIGN_OR_RETURN(ExpensiveCallGate::Slot slot, gate_->Enter("simulate"));
 

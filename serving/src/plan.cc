@@ -274,7 +274,8 @@ absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
       }
     }
   };
-  const size_t threads = static_cast<size_t>(PlanThreads(input.candidates.size()));
+  const size_t threads =
+      static_cast<size_t>(PlanThreads(input.candidates.size()));
   std::vector<std::thread> pool;
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();

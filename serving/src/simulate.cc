@@ -223,8 +223,8 @@ int64_t SimulatedRequests(const SimulationConfig& c) {
 double SequenceStepsPerRequest(double mean_prompt, double mean_generated,
                                int64_t max_num_batched_tokens) {
   const double chunks =
-      std::ceil(mean_prompt / static_cast<double>(
-                                  std::max<int64_t>(1, max_num_batched_tokens)));
+      std::ceil(mean_prompt / static_cast<double>(std::max<int64_t>(
+                                  1, max_num_batched_tokens)));
   return std::max(1.0, mean_generated + chunks - 1);
 }
 

@@ -126,8 +126,8 @@ TEST_F(LimitsTest, ATiedFrontOfNineMillionPointsFitsUnderAnAddressSpaceLimit) {
   EXPECT_EQ(out.back().summary().front_unlisted(), 9'000'000u - 16);
   // The server survived, answers, and never held more than a few hundred
   // MB (its engine, plugins and gRPC; the front is kilobytes).
-  EXPECT_TRUE(HealthCheck(server_->Channel(), Scaled(std::chrono::seconds(2)))
-                  .ok());
+  EXPECT_TRUE(
+      HealthCheck(server_->Channel(), Scaled(std::chrono::seconds(2))).ok());
   const ProcUsage u = Usage(server_->pid());
   EXPECT_LT(u.peak_bytes, 512 * kMiB) << "VmHWM " << u.peak_bytes / kMiB;
 }
@@ -191,8 +191,8 @@ TEST_F(LimitsTest, ExpensiveRequestsAreRefusedBeforeTheWork) {
   nsga.set_nsga2_population(4096);
   {
     std::vector<v1::ExploreResponse> out;
-    grpc::Status s = ReadExplore(stub_.get(), nsga, &out,
-                                 Scaled(std::chrono::seconds(10)));
+    grpc::Status s =
+        ReadExplore(stub_.get(), nsga, &out, Scaled(std::chrono::seconds(10)));
     EXPECT_EQ(s.error_code(), StatusCode::RESOURCE_EXHAUSTED);
     EXPECT_THAT(s.error_message(), HasSubstr("--max-request-memory-bytes"));
     EXPECT_THAT(s.error_message(), HasSubstr("nsga2_population 4096"));
@@ -243,7 +243,8 @@ TEST_F(LimitsTest, TheFlagsNameTheirLimits) {
     grpc::Status s = stub_->Plan(&ctx, plan, &resp);
     EXPECT_EQ(s.error_code(), StatusCode::RESOURCE_EXHAUSTED);
     EXPECT_THAT(s.error_message(), HasSubstr("candidates: 8 deployments"));
-    EXPECT_THAT(s.error_message(), HasSubstr("limit of 4 (--max-plan-candidates)"));
+    EXPECT_THAT(s.error_message(),
+                HasSubstr("limit of 4 (--max-plan-candidates)"));
   }
   // Batch trades per-sequence speed against total throughput: more than
   // 2 distinct front vectors (tdp_w ties each 50 times) > the cap of 2.
@@ -256,8 +257,8 @@ TEST_F(LimitsTest, TheFlagsNameTheirLimits) {
   ex.add_objectives("decode_tok_s_total:max");
   {
     std::vector<v1::ExploreResponse> out;
-    grpc::Status s = ReadExplore(stub_.get(), ex, &out,
-                                 Scaled(std::chrono::seconds(20)));
+    grpc::Status s =
+        ReadExplore(stub_.get(), ex, &out, Scaled(std::chrono::seconds(20)));
     EXPECT_EQ(s.error_code(), StatusCode::RESOURCE_EXHAUSTED);
     EXPECT_THAT(s.error_message(), HasSubstr("more than 2 distinct"));
     EXPECT_THAT(s.error_message(), HasSubstr("--max-explore-front-points"));
@@ -325,8 +326,8 @@ TEST_F(LimitsTest, ConcurrentExpensiveCallsAreBounded) {
   EXPECT_EQ(refused.error_code(), StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_THAT(refused.error_message(),
               HasSubstr("--max-concurrent-expensive-calls"));
-  EXPECT_TRUE(HealthCheck(server_->Channel(), Scaled(std::chrono::seconds(1)))
-                  .ok());
+  EXPECT_TRUE(
+      HealthCheck(server_->Channel(), Scaled(std::chrono::seconds(1))).ok());
   holder.join();
   EXPECT_EQ(first.error_code(), StatusCode::DEADLINE_EXCEEDED);
   // The slot is free again once the stopped simulation has returned

@@ -181,7 +181,8 @@ TEST(ProvisionalFrontTest, EachIsTheFrontOfThePointsEvaluatedSoFar) {
     std::map<std::vector<double>, int> listed;
     std::vector<uint64_t> want, got;
     for (const PointRow& p : prefix) {
-      if (p.pareto && listed[p.objectives]++ < static_cast<int>(kMaxListedTies)) {
+      if (p.pareto &&
+          listed[p.objectives]++ < static_cast<int>(kMaxListedTies)) {
         want.push_back(p.index);
       }
     }

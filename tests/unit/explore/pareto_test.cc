@@ -12,7 +12,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-
 #include "ridgeline/explore/hypervolume.h"
 
 namespace ridgeline::explore {

@@ -71,12 +71,12 @@ TEST(ServerConfigTest, ErrorsNameSourceRangeAndValue) {
 }
 
 TEST(ServerConfigTest, CostMemoryAndConcurrencyLimitsReachTheBackend) {
-  absl::StatusOr<ServerConfig> c = Parse(
-      {"--max-sequence-steps=5e8", "--max-request-memory-bytes=1048576",
-       "--max-plan-candidates=16", "--max-explore-points=1000",
-       "--max-explore-all-points=100", "--max-explore-front-points=10",
-       "--max-concurrent-expensive-calls=3",
-       "--grpc-default-timeout-seconds=2.5"});
+  absl::StatusOr<ServerConfig> c =
+      Parse({"--max-sequence-steps=5e8", "--max-request-memory-bytes=1048576",
+             "--max-plan-candidates=16", "--max-explore-points=1000",
+             "--max-explore-all-points=100", "--max-explore-front-points=10",
+             "--max-concurrent-expensive-calls=3",
+             "--grpc-default-timeout-seconds=2.5"});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_DOUBLE_EQ(c->grpc_default_timeout_seconds, 2.5);
   const Limits l = LimitsFromConfig(*c);
@@ -102,7 +102,8 @@ TEST(ExpensiveCallGateTest, AdmitsUpToItsLimitAndReleases) {
   ASSERT_TRUE(a.ok() && b.ok());
   absl::StatusOr<ExpensiveCallGate::Slot> c = gate.Enter("simulate");
   EXPECT_EQ(c.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(c.status().message(), HasSubstr("--max-concurrent-expensive-calls"));
+  EXPECT_THAT(c.status().message(),
+              HasSubstr("--max-concurrent-expensive-calls"));
   EXPECT_EQ(gate.in_use(), 2);
   { ExpensiveCallGate::Slot gone = std::move(*a); }
   EXPECT_EQ(gate.in_use(), 1);

@@ -50,7 +50,7 @@ struct ExploreResult {
   uint64_t feasible = 0;
   // keep_all: every evaluated point; else the front only. By index.
   std::vector<PointRow> rows;
-  size_t front_size = 0;       // points on the front, every tie counted
+  size_t front_size = 0;  // points on the front, every tie counted
   // Front points not in `rows` (a tie group lists its kMaxListedTies lowest
   // indices; with keep_all every point is a row and this is 0).
   uint64_t front_unlisted = 0;

@@ -7,12 +7,11 @@
 // Ties and duplicates: points with identical objective vectors do not
 // dominate each other, so duplicates are either all on the front or all
 // off it; ParetoFront drops nothing for being equal (FrontAccumulator
-// folds equal vectors into one entry with a count, see there). Because dominance is
-// transitive, front(A u B) = front(front(A) u front(B)): fronts of shards
-// merge exactly (MergeFronts).
-// NaN compares false with everything and would break transitivity, so the
-// caller must keep points with a NaN objective out (explore/ marks them
-// infeasible).
+// folds equal vectors into one entry with a count, see there). Because
+// dominance is transitive, front(A u B) = front(front(A) u front(B)): fronts of
+// shards merge exactly (MergeFronts). NaN compares false with everything and
+// would break transitivity, so the caller must keep points with a NaN objective
+// out (explore/ marks them infeasible).
 //
 // Algorithms: 1 objective: the minima; 2: sort + one sweep (skyline),
 // O(n log n); 3: sort + a staircase of the last two objectives in an
@@ -103,9 +102,9 @@ class FrontAccumulator {
   void Push(const double* v, uint64_t ties, std::vector<uint64_t> ids);
   void MaybeCompact();
   PointSet held_;
-  std::vector<uint64_t> ids_;                   // lowest id per entry
-  std::vector<uint64_t> ties_;                  // points per entry
-  std::vector<std::vector<uint64_t>> listed_;   // ids beyond ids_[i], sorted
+  std::vector<uint64_t> ids_;                  // lowest id per entry
+  std::vector<uint64_t> ties_;                 // points per entry
+  std::vector<std::vector<uint64_t>> listed_;  // ids beyond ids_[i], sorted
   size_t max_entries_;
   size_t max_listed_;
   bool exceeded_ = false;

@@ -34,11 +34,9 @@ struct MaxRate {
 // sustainable rate (the offline maximum request rate). Bisection stops at
 // `relative_tolerance` of the bracket's upper end.
 inline constexpr double kSloSearchTolerance = 0.02;
-absl::StatusOr<MaxRate> MaxRateAtSlo(const StepCost& cost,
-                                     const SimulationConfig& base,
-                                     const Slo& slo, double rate_ceiling,
-                                     double relative_tolerance =
-                                         kSloSearchTolerance);
+absl::StatusOr<MaxRate> MaxRateAtSlo(
+    const StepCost& cost, const SimulationConfig& base, const Slo& slo,
+    double rate_ceiling, double relative_tolerance = kSloSearchTolerance);
 
 // The simulations of `base.requests` requests MaxRateAtSlo runs when the
 // max rate lies within a factor 2 of the ceiling (a lower max rate adds one
