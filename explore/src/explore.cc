@@ -9,7 +9,9 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <limits>
 #include <mutex>
+#include <numeric>
 #include <thread>
 #include <utility>
 
@@ -38,6 +40,33 @@ std::string PointName(const Space& space, uint64_t index) {
                     space.axes[k].Label(d[k]));
   }
   return out + ")";
+}
+
+// RESOURCE_EXHAUSTED: the front holds more distinct objective vectors than
+// spec.max_front_points.
+absl::Status FrontTooLarge(const ExploreSpec& spec, uint64_t evaluated) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "explore: the Pareto front has more than ", spec.max_front_points,
+      " distinct objective vectors (after ", evaluated,
+      " points evaluated); ask for fewer or coarser axes, fewer objectives, "
+      "or a constraint"));
+}
+
+// The rows of `front`: each entry's listed members (to_row(entry, index)),
+// by index; `unlisted` (may be null) adds the members not listed.
+template <typename ToRow>
+std::vector<PointRow> FrontRows(
+    const std::vector<FrontAccumulator::Entry>& front, const ToRow& to_row,
+    uint64_t* unlisted) {
+  std::vector<PointRow> rows;
+  for (const auto& e : front) {
+    for (uint64_t id : e.ids) rows.push_back(to_row(e, id));
+    if (unlisted != nullptr) *unlisted += e.ties - e.ids.size();
+  }
+  std::sort(rows.begin(), rows.end(), [](const PointRow& a, const PointRow& b) {
+    return a.index < b.index;
+  });
+  return rows;
 }
 
 }  // namespace
@@ -89,6 +118,59 @@ void MarkFront(const std::vector<Objective>& objectives,
   for (size_t i : ParetoFront(set)) (*rows)[where[i]].pareto = true;
 }
 
+std::vector<PointRow> MergeShardFronts(
+    const std::vector<Objective>& objectives,
+    const std::vector<std::vector<PointRow>>& shards, uint64_t* unlisted) {
+  const int dims = static_cast<int>(objectives.size());
+  auto minimised = [&](const PointRow& r) {
+    std::vector<double> v(dims);
+    for (int k = 0; k < dims; ++k) {
+      v[k] = objectives[k].maximize ? -r.objectives[k] : r.objectives[k];
+    }
+    return v;
+  };
+  FrontAccumulator all(dims);
+  for (const std::vector<PointRow>& rows : shards) {
+    // A shard's listed members of one group share its vector and count:
+    // one entry per group (its rows arrive by index, the group's ascending).
+    std::vector<std::pair<std::vector<double>, const PointRow*>> group;
+    for (const PointRow& r : rows) {
+      if (!r.feasible || !r.pareto) continue;
+      group.emplace_back(minimised(r), &r);
+    }
+    std::stable_sort(
+        group.begin(), group.end(),
+        [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t i = 0; i < group.size();) {
+      FrontAccumulator::Entry e;
+      e.values = group[i].first;
+      e.ties = group[i].second->ties;
+      size_t j = i;
+      for (; j < group.size() && group[j].first == e.values; ++j) {
+        e.ids.push_back(group[j].second->index);
+      }
+      std::sort(e.ids.begin(), e.ids.end());
+      e.id = e.ids.front();
+      all.Add(e);
+      i = j;
+    }
+  }
+  const std::vector<FrontAccumulator::Entry> front = all.Front();
+  auto to_row = [&](const FrontAccumulator::Entry& e, uint64_t id) {
+    PointRow r;
+    r.index = id;
+    r.ties = e.ties;
+    r.objectives.resize(dims);
+    for (int k = 0; k < dims; ++k) {
+      r.objectives[k] = objectives[k].maximize ? -e.values[k] : e.values[k];
+    }
+    r.feasible = r.fits = r.pareto = true;
+    return r;
+  };
+  if (unlisted != nullptr) *unlisted = 0;
+  return FrontRows(front, to_row, unlisted);
+}
+
 absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
                                       const ExploreCallbacks& cb,
                                       int threads) {
@@ -117,7 +199,8 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
 
   const int dims = static_cast<int>(spec.objectives.size());
   std::vector<std::vector<PointRow>> chunk_rows(spec.keep_all ? chunks : 0);
-  std::vector<FrontAccumulator> fronts(threads, FrontAccumulator(dims));
+  std::vector<FrontAccumulator> fronts(
+      threads, FrontAccumulator(dims, spec.max_front_points));
   std::vector<uint64_t> feasible(threads, 0);
   std::atomic<uint64_t> next_chunk{0}, done{0};
   std::atomic<bool> stop{false};
@@ -127,6 +210,8 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
   const bool provisional = cb.progress && cb.provisional_front;
   std::mutex pub_mu;
   std::vector<std::vector<FrontAccumulator::Entry>> published(threads);
+  // A worker whose front is too large to publish cheaply (and to send).
+  std::vector<char> oversized(threads, 0);
   uint64_t pub_version = 0, pub_points = 0;  // points the published fronts cover
 
   std::vector<SpaceEvaluator> evaluators;
@@ -197,19 +282,31 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
           rows->push_back(std::move(r));
         }
       }
+      if (fronts[t].exceeded()) {
+        std::lock_guard<std::mutex> lock(err_mu);
+        if (error.ok()) error = FrontTooLarge(spec, done.load());
+        stop = true;
+        return;
+      }
       if (provisional) {
-        std::vector<FrontAccumulator::Entry> f = fronts[t].Front();
+        // Compacting a large front after every chunk would cost O(front)
+        // a chunk; such a front is not sent anyway.
+        const bool small = fronts[t].held() <= cb.provisional_max + kChunk;
+        std::vector<FrontAccumulator::Entry> f;
+        if (small) f = fronts[t].Front();
         std::lock_guard<std::mutex> lock(pub_mu);
         published[t] = std::move(f);
+        oversized[t] = !small;
         ++pub_version;
         pub_points += p_end - c * kChunk;
       }
       done.fetch_add(p_end - c * kChunk);
     }
   };
-  auto to_row = [&](const FrontAccumulator::Entry& e) {
+  auto to_row = [&](const FrontAccumulator::Entry& e, uint64_t id) {
     PointRow r;
-    r.index = e.id;
+    r.index = id;
+    r.ties = e.ties;
     r.objectives.resize(dims);
     for (int k = 0; k < dims; ++k) {
       r.objectives[k] =
@@ -246,16 +343,17 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
       if (pub_version == seen_version) return false;
       seen_version = pub_version;
       *covered = pub_points;
-      for (const auto& f : published) {
-        for (const auto& e : f) merged.Add(e.values.data(), e.id);
+      for (int t = 0; t < threads; ++t) {
+        if (oversized[t]) return false;
+        for (const auto& e : published[t]) merged.Add(e);
       }
     }
-    const std::vector<FrontAccumulator::Entry> front = merged.Front();
+    std::vector<PointRow> listed = FrontRows(merged.Front(), to_row, nullptr);
     std::vector<uint64_t> ids;
-    for (const auto& e : front) ids.push_back(e.id);
-    if (ids == last_sent || front.size() > cb.provisional_max) return false;
+    for (const auto& r : listed) ids.push_back(r.index);
+    if (ids == last_sent || listed.size() > cb.provisional_max) return false;
     last_sent = std::move(ids);
-    for (const auto& e : front) rows->push_back(to_row(e));
+    for (auto& r : listed) rows->push_back(std::move(r));
     return mark_spilled(*reporter, rows).ok();
   };
 
@@ -298,30 +396,54 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
         " points: cancelled or past the deadline"));
   }
 
-  // Merge the per-thread fronts (exact: front of the union of fronts).
-  FrontAccumulator all(dims);
+  // Merge the per-thread fronts (exact: front of the union of fronts, and
+  // the tie rule merges exactly too).
+  FrontAccumulator all(dims, spec.max_front_points);
   for (int t = 0; t < threads; ++t) {
     res.feasible += feasible[t];
-    for (const auto& e : fronts[t].Front()) all.Add(e.values.data(), e.id);
+    for (const auto& e : fronts[t].Front()) all.Add(e);
+    fronts[t] = FrontAccumulator(dims);  // frees it
   }
   const std::vector<FrontAccumulator::Entry> front = all.Front();
-  res.front_size = front.size();
+  if (all.exceeded()) return FrontTooLarge(spec, res.evaluated);
   PointSet fset;
   fset.dims = dims;
-  for (const auto& e : front) fset.Add(e.values.data());
+  for (const auto& e : front) {
+    fset.Add(e.values.data());
+    res.front_size += e.ties;
+  }
   if (spec.keep_all) {
     for (auto& rows : chunk_rows) {
       for (PointRow& r : rows) res.rows.push_back(std::move(r));
+      std::vector<PointRow>().swap(rows);
     }
-    size_t f = 0;
+    // Every point is a row: mark each feasible one whose vector is on the
+    // front (ties included), found by binary search in the sorted front.
+    std::vector<size_t> by_value(front.size());
+    std::iota(by_value.begin(), by_value.end(), size_t{0});
+    auto less = [dims](const std::vector<double>& a, const double* b) {
+      return std::lexicographical_compare(a.begin(), a.end(), b, b + dims);
+    };
+    std::sort(by_value.begin(), by_value.end(), [&](size_t a, size_t b) {
+      return less(front[a].values, front[b].values.data());
+    });
+    std::vector<double> v(dims);
     for (PointRow& r : res.rows) {
-      if (f < front.size() && front[f].id == r.index) {
+      if (!r.feasible) continue;
+      for (int k = 0; k < dims; ++k) {
+        v[k] = spec.objectives[k].maximize ? -r.objectives[k] : r.objectives[k];
+      }
+      auto at = std::lower_bound(
+          by_value.begin(), by_value.end(), v.data(),
+          [&](size_t a, const double* b) { return less(front[a].values, b); });
+      if (at != by_value.end() &&
+          std::equal(v.begin(), v.end(), front[*at].values.begin())) {
         r.pareto = true;
-        ++f;
+        r.ties = front[*at].ties;
       }
     }
   } else {
-    for (const auto& e : front) res.rows.push_back(to_row(e));
+    res.rows = FrontRows(front, to_row, &res.front_unlisted);
     RETURN_IF_ERROR(mark_spilled(evaluators[0], &res.rows));
   }
   const Hypervolume hv = FrontHypervolume(fset);

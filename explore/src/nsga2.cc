@@ -139,19 +139,29 @@ absl::StatusOr<Nsga2Result> RunNsga2(
     archive.clear();
     for (size_t i : ParetoFront(set)) archive.push_back(ids[i]);
   };
+  // The archive's rows under the tie rule (pareto.h): one group per
+  // objective vector, its lowest kMaxListedTies indices listed.
   auto archive_rows = [&] {
+    FrontAccumulator acc(d);
+    for (uint64_t id : archive) acc.Add(cache.at(id).obj.data(), id);
     std::vector<PointRow> rows;
-    for (uint64_t id : archive) {
-      PointRow r;
-      r.index = id;
-      r.objectives = cache.at(id).obj;
-      for (int k = 0; k < d; ++k) {
-        if (spec.objectives[k].maximize) r.objectives[k] = -r.objectives[k];
+    for (const FrontAccumulator::Entry& e : acc.Front()) {
+      for (uint64_t id : e.ids) {
+        PointRow r;
+        r.index = id;
+        r.ties = e.ties;
+        r.objectives = e.values;
+        for (int k = 0; k < d; ++k) {
+          if (spec.objectives[k].maximize) r.objectives[k] = -r.objectives[k];
+        }
+        r.feasible = r.fits = r.pareto = true;
+        r.spilled = cache.at(id).spilled;
+        rows.push_back(std::move(r));
       }
-      r.feasible = r.fits = r.pareto = true;
-      r.spilled = cache.at(id).spilled;
-      rows.push_back(std::move(r));
     }
+    std::sort(
+        rows.begin(), rows.end(),
+        [](const PointRow& x, const PointRow& y) { return x.index < y.index; });
     return rows;
   };
 
@@ -283,6 +293,7 @@ absl::StatusOr<Nsga2Result> RunNsga2(
   // population): nothing found is thrown away.
   update_archive();
   res.front = archive_rows();
+  res.front_size = archive.size();
   res.evaluations = cache.size();
   for (const auto& [index, e] : cache) res.feasible += e.violation == 0;
   res.seconds =

@@ -203,37 +203,119 @@ std::vector<size_t> ParetoFrontBruteForce(const PointSet& points) {
   return out;
 }
 
-void FrontAccumulator::Add(const double* v, uint64_t id) {
-  // A point dominated by one of the last compaction's front can never be
-  // on the front (transitivity): drop it now. Checked only while that
-  // front is small, where it rejects most points for a few comparisons.
-  if (front_prefix_ <= kPrefilterMax) {
-    for (size_t i = 0; i < front_prefix_; ++i) {
-      if (Dominates(held_.row(i), v, held_.dims)) return;
+std::vector<uint64_t> MergeListedIds(const std::vector<uint64_t>& a,
+                                     const std::vector<uint64_t>& b,
+                                     size_t max_listed) {
+  std::vector<uint64_t> out;
+  out.reserve(std::min(a.size() + b.size(), max_listed));
+  size_t i = 0, j = 0;
+  while (out.size() < max_listed && (i < a.size() || j < b.size())) {
+    uint64_t next;
+    if (j == b.size() || (i < a.size() && a[i] <= b[j])) {
+      next = a[i++];
+    } else {
+      next = b[j++];
     }
+    if (out.empty() || out.back() != next) out.push_back(next);
   }
+  return out;
+}
+
+void FrontAccumulator::Push(const double* v, uint64_t ties,
+                            std::vector<uint64_t> ids) {
   held_.Add(v);
-  ids_.push_back(id);
+  ids_.push_back(ids.front());
+  ties_.push_back(ties);
+  ids.erase(ids.begin());
+  listed_.push_back(std::move(ids));
+}
+
+void FrontAccumulator::MaybeCompact() {
   if (ids_.size() >= next_compact_) {
     Compact();
     next_compact_ = std::max<size_t>(4096, 2 * ids_.size());
   }
 }
 
+void FrontAccumulator::Add(const double* v, uint64_t id) {
+  if (exceeded_) return;
+  // A point dominated by one of the last compaction's front can never be
+  // on the front (transitivity): drop it now; one equal to such a point
+  // joins its entry. Checked only while that front is small, where it
+  // settles most points for a few comparisons.
+  const int d = held_.dims;
+  if (front_prefix_ <= kPrefilterMax) {
+    for (size_t i = 0; i < front_prefix_; ++i) {
+      const double* r = held_.row(i);
+      if (std::equal(r, r + d, v)) {
+        ++ties_[i];
+        if (id < ids_[i]) std::swap(id, ids_[i]);
+        std::vector<uint64_t>& l = listed_[i];
+        if (l.size() + 1 < max_listed_ || (!l.empty() && id < l.back())) {
+          auto at = std::lower_bound(l.begin(), l.end(), id);
+          if (at == l.end() || *at != id) l.insert(at, id);
+          if (l.size() + 1 > max_listed_) l.pop_back();
+        }
+        return;
+      }
+      if (Dominates(r, v, d)) return;
+    }
+  }
+  Push(v, 1, {id});
+  MaybeCompact();
+}
+
+void FrontAccumulator::Add(const Entry& e) {
+  if (exceeded_ || e.ids.empty()) return;
+  Push(e.values.data(), e.ties,
+       std::vector<uint64_t>(
+           e.ids.begin(), e.ids.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                              e.ids.size(), max_listed_))));
+  MaybeCompact();
+}
+
 void FrontAccumulator::Compact() {
-  const std::vector<size_t> keep = ParetoFront(held_);
+  const int d = held_.dims;
+  std::vector<size_t> keep = ParetoFront(held_);
+  // Equal vectors are all on the front or all off it: fold each group of
+  // the front into one entry (lexicographic order puts a group together).
+  std::sort(keep.begin(), keep.end(), [&](size_t a, size_t b) {
+    if (LexLess(held_.row(a), held_.row(b), d)) return true;
+    if (LexLess(held_.row(b), held_.row(a), d)) return false;
+    return ids_[a] < ids_[b];
+  });
   PointSet kept;
-  kept.dims = held_.dims;
-  kept.values.reserve(keep.size() * held_.dims);
-  std::vector<uint64_t> ids;
-  ids.reserve(keep.size());
-  for (size_t i : keep) {
-    kept.Add(held_.row(i));
-    ids.push_back(ids_[i]);
+  kept.dims = d;
+  std::vector<uint64_t> ids, ties;
+  std::vector<std::vector<uint64_t>> listed;
+  for (size_t n = 0; n < keep.size();) {
+    const size_t first = keep[n];
+    const double* r = held_.row(first);
+    uint64_t count = 0;
+    std::vector<uint64_t> members;
+    size_t m = n;
+    for (; m < keep.size() && std::equal(r, r + d, held_.row(keep[m])); ++m) {
+      const size_t k = keep[m];
+      count += ties_[k];
+      std::vector<uint64_t> own;
+      own.reserve(1 + listed_[k].size());
+      own.push_back(ids_[k]);
+      own.insert(own.end(), listed_[k].begin(), listed_[k].end());
+      members = MergeListedIds(members, own, max_listed_);
+    }
+    kept.Add(r);
+    ids.push_back(members.front());
+    ties.push_back(count);
+    members.erase(members.begin());
+    listed.push_back(std::move(members));
+    n = m;
   }
   held_ = std::move(kept);
   ids_ = std::move(ids);
+  ties_ = std::move(ties);
+  listed_ = std::move(listed);
   front_prefix_ = ids_.size();
+  if (max_entries_ > 0 && ids_.size() > max_entries_) exceeded_ = true;
 }
 
 std::vector<FrontAccumulator::Entry> FrontAccumulator::Front() {
@@ -241,8 +323,14 @@ std::vector<FrontAccumulator::Entry> FrontAccumulator::Front() {
   std::vector<Entry> out;
   out.reserve(ids_.size());
   for (size_t i = 0; i < ids_.size(); ++i) {
-    out.push_back(Entry{
-        ids_[i], std::vector<double>(held_.row(i), held_.row(i) + held_.dims)});
+    Entry e;
+    e.id = ids_[i];
+    e.values.assign(held_.row(i), held_.row(i) + held_.dims);
+    e.ties = ties_[i];
+    e.ids.reserve(1 + listed_[i].size());
+    e.ids.push_back(ids_[i]);
+    e.ids.insert(e.ids.end(), listed_[i].begin(), listed_[i].end());
+    out.push_back(std::move(e));
   }
   std::sort(out.begin(), out.end(),
             [](const Entry& a, const Entry& b) { return a.id < b.id; });

@@ -83,7 +83,9 @@ Backend::Backend(std::shared_ptr<const plugin_host::HardwareRegistry> registry,
     : registry_(std::move(registry)),
       profiles_(std::move(profiles)),
       limits_(limits),
-      observer_(observer) {}
+      observer_(observer),
+      gate_(std::make_shared<ExpensiveCallGate>(
+          limits.max_concurrent_expensive_calls)) {}
 
 namespace {
 

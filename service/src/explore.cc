@@ -37,6 +37,7 @@ void FillPoint(const explore::ExploreSpec& spec, const explore::MixedRadix& g,
   p->set_spilled(r.spilled);
   p->set_pareto(r.pareto);
   p->set_violation(r.violation);
+  if (r.pareto) p->set_ties(r.ties);
 }
 
 // ExploreSummary.request_fingerprint: FNV-1a 64 of the request without
@@ -108,20 +109,51 @@ absl::Status Backend::Explore(
           ? 0
           : explore::ShardSize(grid.total() - spec.resume_from, spec.shard);
   if (!nsga2 && in_shard > static_cast<uint64_t>(limits_.max_explore_points)) {
-    return engine::WithFieldPath(absl::ResourceExhaustedError(absl::StrCat(
-        "explore: ", in_shard, " points", count > 1 ? " in this shard" : "",
-        " (", grid.total(), " in all) exceed the server's cap of ",
-        limits_.max_explore_points,
-        " points per request; split it with shard_index/shard_count, or "
-        "search it with nsga2_generations")), "vary");
+    return engine::WithFieldPath(
+        absl::ResourceExhaustedError(absl::StrCat(
+            "explore: ", in_shard, " points", count > 1 ? " in this shard" : "",
+            " (", grid.total(), " in all) exceed the server's cap of ",
+            limits_.max_explore_points,
+            " points per request (--max-explore-points); split it with "
+            "shard_index/shard_count, or "
+            "search it with nsga2_generations")),
+        "vary");
   }
   if (!nsga2 && spec.keep_all &&
       in_shard > static_cast<uint64_t>(limits_.max_explore_all_points)) {
-    return engine::WithFieldPath(absl::ResourceExhaustedError(absl::StrCat(
-        "explore: include_all would stream ", in_shard,
-        " points; the server's cap is ", limits_.max_explore_all_points,
-        " (ask for the front only, or shard the space)")), "include_all");
+    return engine::WithFieldPath(
+        absl::ResourceExhaustedError(absl::StrCat(
+            "explore: include_all would stream ", in_shard,
+            " points; the server's cap is ", limits_.max_explore_all_points,
+            " (--max-explore-all-points; ask for the front only, or shard the "
+            "space)")),
+        "include_all");
   }
+
+  spec.max_front_points = static_cast<uint64_t>(
+      std::max<int64_t>(0, limits_.max_explore_front_points));
+  // Memory before the work: every kept point, or every NSGA-II evaluation
+  // (the front itself is bounded by max_explore_front_points).
+  if (nsga2) {
+    const int64_t population = req.nsga2_population() != 0
+                                   ? req.nsga2_population()
+                                   : explore::Nsga2Options().population;
+    const double evaluations = static_cast<double>(population) *
+                               static_cast<double>(req.nsga2_generations() + 1);
+    RETURN_IF_ERROR(CheckRequestMemory(
+        "explore", evaluations * explore::kBytesPerNsga2Evaluation,
+        absl::StrCat("nsga2_population ", population, " x (nsga2_generations ",
+                     req.nsga2_generations(), " + 1) evaluations x ",
+                     explore::kBytesPerNsga2Evaluation, " bytes"),
+        limits_));
+  } else if (spec.keep_all) {
+    RETURN_IF_ERROR(CheckRequestMemory(
+        "explore", static_cast<double>(in_shard) * explore::kBytesPerKeptPoint,
+        absl::StrCat("include_all: ", in_shard, " points x ",
+                     explore::kBytesPerKeptPoint, " bytes"),
+        limits_));
+  }
+  ASSIGN_OR_RETURN(ExpensiveCallGate::Slot slot, gate_->Enter("explore"));
 
   v1::ExploreResponse msg;
   v1::ExploreSummary summary;
@@ -179,7 +211,8 @@ absl::Status Backend::Explore(
     summary.set_shard_points(grid.total());  // the space it searched
     summary.set_evaluated(r->evaluations);
     summary.set_feasible(r->feasible);
-    summary.set_front_size(rows.size());
+    summary.set_front_size(r->front_size);
+    summary.set_front_unlisted(r->front_size - rows.size());
     summary.set_seconds(r->seconds);
     if (!r->generations.empty()) {
       summary.set_hypervolume(r->generations.back().hypervolume);
@@ -221,6 +254,12 @@ absl::Status Backend::Explore(
     }
     absl::StatusOr<explore::ExploreResult> r =
         explore::Explore(spec, cb, limits_.explore_threads);
+    if (absl::IsResourceExhausted(r.status())) {
+      // The front's cap: name its flag.
+      return absl::ResourceExhaustedError(absl::StrCat(
+          r.status().message(), " (the server's limit: ",
+          limits_.max_explore_front_points, ", --max-explore-front-points)"));
+    }
     if (!r.ok()) return r.status();
     rows = std::move(r->rows);
     summary.set_total_points(r->total_points);
@@ -228,6 +267,7 @@ absl::Status Backend::Explore(
     summary.set_evaluated(r->evaluated);
     summary.set_feasible(r->feasible);
     summary.set_front_size(r->front_size);
+    summary.set_front_unlisted(r->front_unlisted);
     summary.set_hypervolume(r->hypervolume);
     summary.set_hypervolume_exact(r->hypervolume_exact);
     summary.set_seconds(r->seconds);

@@ -43,6 +43,8 @@ absl::StatusOr<v1::ExploreSensitivityResponse> Backend::ExploreSensitivity(
   }
   std::vector<uint64_t> digits(grid.size());
   grid.Decode(req.index(), digits.data());
+  ASSIGN_OR_RETURN(ExpensiveCallGate::Slot slot,
+                   gate_->Enter("explore sensitivity"));
   ASSIGN_OR_RETURN(explore::SensitivityReport rep,
                    explore::Sensitivity(spec.space, digits.data()));
 

@@ -2,6 +2,8 @@
 // per hardware x pipeline stages x (tensor-parallel degree or
 // expert-parallel degree) x format set, runs serving::Plan
 // and converts the deployments back. The math is serving/'s.
+#include "ridgeline/serving/plan.h"
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -10,13 +12,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/model.h"
 #include "ridgeline/engine/status_macros.h"
-#include "ridgeline/serving/parallelism.h"
-#include "ridgeline/serving/plan.h"
-#include "ridgeline/serving/prices.h"
 #include "ridgeline/service/backend.h"
 #include "ridgeline/service/convert.h"
+#include "ridgeline/serving/parallelism.h"
+#include "ridgeline/serving/prices.h"
 #include "serving_convert.h"
 
 namespace ridgeline::service {
@@ -61,6 +63,17 @@ void ToProto(const serving::Deployment& d, v1::PlanDeployment* out) {
   if (d.joules_per_token) out->set_joules_per_token(*d.joules_per_token);
   if (d.g_co2e_per_mtoken) out->set_g_co2e_per_mtoken(*d.g_co2e_per_mtoken);
   out->set_pareto(d.pareto);
+}
+
+// The candidate cap: a field (candidates) and a flag (--max-plan-candidates).
+absl::Status TooManyCandidates(double n, const Limits& limits) {
+  return engine::WithFieldPath(
+      absl::ResourceExhaustedError(absl::StrCat(
+          "candidates: ", n,
+          " deployments (hardware x pipeline_parallel x (tensor_parallel or "
+          "expert_parallel) x formats) exceed the server's limit of ",
+          limits.max_plan_candidates, " (--max-plan-candidates)")),
+      "candidates");
 }
 
 }  // namespace
@@ -147,11 +160,8 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
       static_cast<double>(std::max(cand.formats_size(), 2));
   // (The exact cap, after the default degrees the heads do not divide are
   // dropped, is below; this one keeps the enumeration bounded.)
-  if (planned > 64.0 * serving::kMaxPlanCandidates) {
-    return Bad("candidates", "at most 512 deployments (hardware x "
-               "pipeline_parallel x (tensor_parallel or expert_parallel) x "
-               "formats)",
-               absl::StrCat(planned));
+  if (planned > 64.0 * static_cast<double>(limits_.max_plan_candidates)) {
+    return TooManyCandidates(planned, limits_);
   }
   std::vector<engine::Parallelism> replica_shapes;
   for (const int64_t pp : pps) {
@@ -235,12 +245,39 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
       }
     }
   }
-  if (in.candidates.size() > static_cast<size_t>(serving::kMaxPlanCandidates)) {
-    return Bad("candidates", "at most 512 deployments (hardware x "
-               "pipeline_parallel x (tensor_parallel or expert_parallel) x "
-               "formats)",
-               absl::StrCat(in.candidates.size()));
+  if (static_cast<int64_t>(in.candidates.size()) >
+      limits_.max_plan_candidates) {
+    return TooManyCandidates(static_cast<double>(in.candidates.size()),
+                             limits_);
   }
+  RETURN_IF_ERROR(serving::ValidatePlanInput(in));
+  // Cost and memory before any simulation (issue 26: 248 candidates x
+  // 100,000 requests burned 59 CPU-s with no deadline).
+  const double simulations = static_cast<double>(in.candidates.size()) *
+                             (serving::SloSearchSimulations() + 1);
+  const double per_request = serving::SequenceStepsPerRequest(
+      in.traffic.prompt.Mean(), in.traffic.generated.Mean(),
+      in.serving.max_num_batched_tokens);
+  RETURN_IF_ERROR(CheckSequenceSteps(
+      "plan", simulations * static_cast<double>(in.requests) * per_request,
+      absl::StrCat(in.candidates.size(), " candidates x ",
+                   serving::SloSearchSimulations() + 1,
+                   " simulations (the SLO search and the sizing run) x ",
+                   in.requests, " requests (simulation.requests) x ",
+                   per_request,
+                   " sequence-steps a request (mean generated tokens + "
+                   "prompt chunks of serving.max_num_batched_tokens - 1)"),
+      limits_));
+  const int64_t at_once = serving::PlanThreads(in.candidates.size());
+  RETURN_IF_ERROR(CheckRequestMemory(
+      "plan",
+      static_cast<double>(at_once) * static_cast<double>(in.requests) *
+          serving::kBytesPerSimulatedRequest,
+      absl::StrCat(at_once, " simulations at once x ", in.requests,
+                   " requests x ", serving::kBytesPerSimulatedRequest,
+                   " bytes"),
+      limits_));
+  ASSIGN_OR_RETURN(ExpensiveCallGate::Slot slot, gate_->Enter("plan"));
   absl::StatusOr<serving::PlanResult> plan = absl::InternalError("");
   try {
     plan = serving::Plan(in);

@@ -1,6 +1,8 @@
 // Server-side caps on what one request may cost (issue 14, defects 2 and 9)
 // and the one estimate of that cost: checked before any engine work, so a
 // hostile request is refused for the price of reading a few fields.
+#include <malloc.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -106,6 +108,54 @@ absl::Status CheckRequestCost(const CostInputs& in, const Limits& limits) {
       " layers", stepping, " = ", cost,
       " token-layers exceeds the server's limit of ", limits.max_request_cost,
       " (--max-request-cost); ask for ", advice));
+}
+
+ExpensiveCallGate::Slot::~Slot() {
+  if (gate_ == nullptr) return;
+  gate_->in_use_.fetch_sub(1);
+  ReleaseFreeMemory();
+}
+
+absl::StatusOr<ExpensiveCallGate::Slot> ExpensiveCallGate::Enter(
+    absl::string_view method) {
+  const int64_t was = in_use_.fetch_add(1);
+  if (max_ > 0 && was >= max_) {
+    in_use_.fetch_sub(1);
+    return absl::ResourceExhaustedError(absl::StrCat(
+        method, ": ", max_,
+        " expensive calls (Plan, Simulate, Explore, ExploreSensitivity) are "
+        "running, the server's limit (--max-concurrent-expensive-calls); "
+        "retry with backoff"));
+  }
+  return Slot(this);
+}
+
+void ReleaseFreeMemory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
+absl::Status CheckRequestMemory(absl::string_view what, double bytes,
+                                absl::string_view factors,
+                                const Limits& limits) {
+  if (bytes <= static_cast<double>(limits.max_request_memory_bytes)) {
+    return absl::OkStatus();
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      what, ": estimated memory ", factors, " = ", bytes,
+      " bytes exceeds the server's limit of ", limits.max_request_memory_bytes,
+      " bytes per request (--max-request-memory-bytes)"));
+}
+
+absl::Status CheckSequenceSteps(absl::string_view what, double sequence_steps,
+                                absl::string_view factors,
+                                const Limits& limits) {
+  if (sequence_steps <= limits.max_sequence_steps) return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      absl::StrCat(what, ": estimated cost ", factors, " = ", sequence_steps,
+                   " sequence-steps exceeds the server's limit of ",
+                   limits.max_sequence_steps, " (--max-sequence-steps)"));
 }
 
 }  // namespace ridgeline::service

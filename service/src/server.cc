@@ -313,6 +313,7 @@ int RunServer(const ServerConfig& cfg) {
   runtime.sweep_streams = &sweep_streams;
   runtime.explore_streams = &explore_streams;
   runtime.step_streams = &step_streams;
+  runtime.default_timeout_seconds = cfg.grpc_default_timeout_seconds;
   runtime.auth = &auth;
   RidgelineServiceImpl impl(&metrics, runtime);
   std::unique_ptr<Backend> backend;  // outlives the server below
@@ -474,10 +475,7 @@ int RunServer(const ServerConfig& cfg) {
     for (const plugin_host::LoadOutcome& o : registry->outcomes()) {
       if (o.loaded) ++loaded;
     }
-    Limits limits;
-    limits.max_sweep_points = cfg.max_sweep_points;
-    limits.max_inline_config_bytes = cfg.max_inline_config_bytes;
-    limits.max_request_cost = cfg.max_request_cost;
+    const Limits limits = LimitsFromConfig(cfg);
     backend = std::make_unique<Backend>(std::move(registry), *profiles, limits,
                                         &metrics);
     impl.SetBackend(backend.get());

@@ -1,9 +1,11 @@
 // The server's settings: each flag with its environment variable, parsed
 // into a ServerConfig with errors that name the flag and its range.
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -180,6 +182,50 @@ const std::vector<FlagSpec>& Flags() {
        "under a plugin hook) in each analysis (suggestions run up to 8 "
        "more); more is RESOURCE_EXHAUSTED. 1..1e18, default 1e12.",
        DoubleSetting(&ServerConfig::max_request_cost, 1, 1e18)},
+      {"max-explore-points", "RIDGELINE_MAX_EXPLORE_POINTS",
+       "Most grid points one Explore request (or shard) may evaluate; more "
+       "is RESOURCE_EXHAUSTED (shard it, or search it with NSGA-II). "
+       "1..1000000000000, default 100000000.",
+       IntSetting(&ServerConfig::max_explore_points, 1, 1'000'000'000'000)},
+      {"max-explore-all-points", "RIDGELINE_MAX_EXPLORE_ALL_POINTS",
+       "Most points an Explore with include_all may stream. 1..1000000000, "
+       "default 1000000.",
+       IntSetting(&ServerConfig::max_explore_all_points, 1, 1'000'000'000)},
+      {"max-explore-front-points", "RIDGELINE_MAX_EXPLORE_FRONT_POINTS",
+       "Most distinct objective vectors an Explore's Pareto front may hold "
+       "(tied points count once: docs/explore.md); more is "
+       "RESOURCE_EXHAUSTED. Each costs ~100 B per worker, twice. "
+       "1..100000000, default 100000.",
+       IntSetting(&ServerConfig::max_explore_front_points, 1, 100'000'000)},
+      {"max-sequence-steps", "RIDGELINE_MAX_SEQUENCE_STEPS",
+       "Largest estimated cost of one Simulate or Plan in sequence-steps "
+       "(one sequence in one simulated step): simulations x requests x "
+       "(mean generated tokens + prompt chunks - 1); more is "
+       "RESOURCE_EXHAUSTED before any simulation. 1..1e18, default 2e9.",
+       DoubleSetting(&ServerConfig::max_sequence_steps, 1, 1e18)},
+      {"max-request-memory-bytes", "RIDGELINE_MAX_REQUEST_MEMORY_BYTES",
+       "Largest estimated working set of one Simulate, Plan or Explore "
+       "(include_all, NSGA-II), bytes; more is RESOURCE_EXHAUSTED before the "
+       "work. 1048576..1099511627776, default 268435456.",
+       IntSetting(&ServerConfig::max_request_memory_bytes, 1 << 20,
+                  int64_t{1} << 40)},
+      {"max-plan-candidates", "RIDGELINE_MAX_PLAN_CANDIDATES",
+       "Most deployments one Plan may size (hardware x pipeline_parallel x "
+       "(tensor_parallel or expert_parallel) x formats); more is "
+       "RESOURCE_EXHAUSTED. 1..512, default 512.",
+       IntSetting(&ServerConfig::max_plan_candidates, 1, 512)},
+      {"max-concurrent-expensive-calls",
+       "RIDGELINE_MAX_CONCURRENT_EXPENSIVE_CALLS",
+       "Plan, Simulate, Explore and ExploreSensitivity calls running at once, "
+       "all clients; one more is RESOURCE_EXHAUSTED at once (not queued; "
+       "retry with backoff). 0..100000, default 0 = one per CPU core.",
+       IntSetting(&ServerConfig::max_concurrent_expensive_calls, 0, 100'000)},
+      {"grpc-default-timeout-seconds", "RIDGELINE_GRPC_DEFAULT_TIMEOUT_SECONDS",
+       "Deadline of a unary gRPC call whose client sets none (as "
+       "--http-timeout-seconds for HTTP); past it the call ends "
+       "DEADLINE_EXCEEDED and its engine work stops. 0..86400, default 300 "
+       "(0 = none).",
+       DoubleSetting(&ServerConfig::grpc_default_timeout_seconds, 0, 86400)},
       {"work-threads", "RIDGELINE_WORK_THREADS",
        "Threads running Analyze/AnalyzeKernel (health checks and cheap calls "
        "never wait for them). 0..1024, default 0 = one per CPU core.",
@@ -369,6 +415,24 @@ std::string ServerUsage() {
                   "period, exit 0. SIGHUP: re-read the token and TLS "
                   "files. SIGUSR1/SIGUSR2: ignored.\n");
   return out;
+}
+
+Limits LimitsFromConfig(const ServerConfig& cfg) {
+  Limits limits;
+  limits.max_sweep_points = cfg.max_sweep_points;
+  limits.max_inline_config_bytes = cfg.max_inline_config_bytes;
+  limits.max_request_cost = cfg.max_request_cost;
+  limits.max_explore_points = cfg.max_explore_points;
+  limits.max_explore_all_points = cfg.max_explore_all_points;
+  limits.max_explore_front_points = cfg.max_explore_front_points;
+  limits.max_sequence_steps = cfg.max_sequence_steps;
+  limits.max_request_memory_bytes = cfg.max_request_memory_bytes;
+  limits.max_plan_candidates = cfg.max_plan_candidates;
+  limits.max_concurrent_expensive_calls =
+      cfg.max_concurrent_expensive_calls > 0
+          ? cfg.max_concurrent_expensive_calls
+          : std::max<int64_t>(2, std::thread::hardware_concurrency());
+  return limits;
 }
 
 }  // namespace ridgeline::service

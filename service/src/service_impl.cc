@@ -27,6 +27,8 @@ grpc::Status NotReady() {
                       "hardware plugins are still loading; retry shortly");
 }
 
+using Deadline = std::chrono::system_clock::time_point;
+
 // The call's deadline. ServerContext::deadline() overflows past the year
 // 2262 (std::chrono's nanoseconds), and a client may send up to
 // "grpc-timeout: 99999999H" (11,400 years): that deadline came out in the
@@ -47,21 +49,29 @@ bool Expired(const grpc::ServerContextBase* ctx) {
 }
 
 // The client went away or the call's deadline passed: long work stops.
+// `deadline`: the call's (a unary call's may be the server's default, see
+// UnaryDeadline).
+bool Stopped(const grpc::ServerContextBase* ctx, Deadline deadline) {
+  return ctx->IsCancelled() || std::chrono::system_clock::now() >= deadline;
+}
 bool Stopped(const grpc::ServerContextBase* ctx) {
-  return ctx->IsCancelled() || Expired(ctx);
+  return Stopped(ctx, DeadlineOf(ctx));
 }
 
 // The status of a call that stopped early: DEADLINE_EXCEEDED once the
 // deadline has passed (clients retry on it, not on CANCELLED), else
 // CANCELLED. `what` names the call in the message.
-grpc::Status StoppedStatus(const grpc::ServerContextBase* ctx,
-                           std::string_view what) {
-  if (Expired(ctx)) {
+grpc::Status StoppedStatus(Deadline deadline, std::string_view what) {
+  if (std::chrono::system_clock::now() >= deadline) {
     return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
                         std::string(what) + " stopped: the deadline passed");
   }
   return grpc::Status(grpc::StatusCode::CANCELLED,
                       std::string(what) + " stopped: the client cancelled");
+}
+grpc::Status StoppedStatus(const grpc::ServerContextBase* ctx,
+                           std::string_view what) {
+  return StoppedStatus(DeadlineOf(ctx), what);
 }
 
 }  // namespace
@@ -151,6 +161,16 @@ RidgelineServiceImpl::RidgelineServiceImpl(Metrics* metrics,
 
 RidgelineServiceImpl::~RidgelineServiceImpl() = default;
 
+std::chrono::system_clock::time_point RidgelineServiceImpl::UnaryDeadline(
+    const grpc::ServerContextBase* ctx) const {
+  const Deadline d = DeadlineOf(ctx);
+  // gRPC reports "no deadline" as the latest time point.
+  if (d != Deadline::max() || runtime_.default_timeout_seconds <= 0) return d;
+  return std::chrono::system_clock::now() +
+         std::chrono::duration_cast<Deadline::duration>(
+             std::chrono::duration<double>(runtime_.default_timeout_seconds));
+}
+
 grpc::Status RidgelineServiceImpl::Admit(grpc::ServerContextBase* ctx,
                                          std::string_view method) const {
   if (draining_.load()) {
@@ -230,8 +250,8 @@ template <typename Response, typename Call>
 grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
                                     std::string_view method,
                                     grpc::CallbackServerContext* ctx,
-                                    const Backend* backend, Response* resp,
-                                    Call call) {
+                                    Deadline deadline, const Backend* backend,
+                                    Response* resp, Call call) {
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   if (grpc::Status s = impl->Admit(ctx, method); !s.ok()) {
     reactor->Finish(s);
@@ -241,8 +261,8 @@ grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
     reactor->Finish(NotReady());
     return reactor;
   }
-  impl->Offload(reactor, [impl, ctx, backend, resp, reactor, call] {
-    if (Expired(ctx)) {
+  impl->Offload(reactor, [impl, ctx, deadline, backend, resp, reactor, call] {
+    if (std::chrono::system_clock::now() >= deadline) {
       reactor->Finish(
           grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
                        "the call's deadline passed while it waited for a "
@@ -255,7 +275,7 @@ grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
       if (!s.ok()) resp->Clear();
       // CANCELLED comes only from the call's should_stop: the engine
       // stopped a running analysis at the deadline or the client's cancel.
-      reactor->Finish(absl::IsCancelled(s) ? StoppedStatus(ctx, "analysis")
+      reactor->Finish(absl::IsCancelled(s) ? StoppedStatus(deadline, "analysis")
                                            : ToGrpcStatus(s, ctx));
     }
     impl->Done();
@@ -268,20 +288,24 @@ grpc::ServerUnaryReactor* Offloaded(RidgelineServiceImpl* impl,
 grpc::ServerUnaryReactor* RidgelineServiceImpl::Analyze(
     grpc::CallbackServerContext* ctx, const v1::AnalyzeRequest* req,
     v1::AnalyzeResponse* resp) {
-  return Offloaded(this, "Analyze", ctx, backend_.load(), resp,
-                   [req, resp, ctx](const Backend& b) {
-                     return b.Analyze(*req, resp,
-                                      [ctx] { return Stopped(ctx); });
+  const Deadline deadline = UnaryDeadline(ctx);
+  return Offloaded(this, "Analyze", ctx, deadline, backend_.load(), resp,
+                   [req, resp, ctx, deadline](const Backend& b) {
+                     return b.Analyze(*req, resp, [ctx, deadline] {
+                       return Stopped(ctx, deadline);
+                     });
                    });
 }
 
 grpc::ServerUnaryReactor* RidgelineServiceImpl::AnalyzeKernel(
     grpc::CallbackServerContext* ctx, const v1::AnalyzeKernelRequest* req,
     v1::AnalyzeKernelResponse* resp) {
-  return Offloaded(this, "AnalyzeKernel", ctx, backend_.load(), resp,
-                   [req, resp, ctx](const Backend& b) {
-                     return b.AnalyzeKernel(*req, resp,
-                                            [ctx] { return Stopped(ctx); });
+  const Deadline deadline = UnaryDeadline(ctx);
+  return Offloaded(this, "AnalyzeKernel", ctx, deadline, backend_.load(), resp,
+                   [req, resp, ctx, deadline](const Backend& b) {
+                     return b.AnalyzeKernel(*req, resp, [ctx, deadline] {
+                       return Stopped(ctx, deadline);
+                     });
                    });
 }
 
@@ -360,10 +384,12 @@ grpc::ServerUnaryReactor* RidgelineServiceImpl::StepTime(
     grpc::CallbackServerContext* ctx, const v1::StepTimeRequest* req,
     v1::StepTimeResponse* resp) {
   // Polled while the scenario is prepared and between steps.
-  return Offloaded(this, "StepTime", ctx, backend_.load(), resp,
-                   [req, resp, ctx](const Backend& b) {
-                     return b.StepTime(*req, resp,
-                                       [ctx] { return Stopped(ctx); });
+  const Deadline deadline = UnaryDeadline(ctx);
+  return Offloaded(this, "StepTime", ctx, deadline, backend_.load(), resp,
+                   [req, resp, ctx, deadline](const Backend& b) {
+                     return b.StepTime(*req, resp, [ctx, deadline] {
+                       return Stopped(ctx, deadline);
+                     });
                    });
 }
 
@@ -461,9 +487,12 @@ grpc::Status RidgelineServiceImpl::Plan(grpc::ServerContext* ctx,
   const Backend* b = backend_.load();
   if (b == nullptr) return NotReady();
   // Polled by the simulations.
+  const Deadline deadline = UnaryDeadline(ctx);
   absl::StatusOr<v1::PlanResponse> r =
-      b->Plan(*req, [ctx] { return Stopped(ctx); });
-  if (absl::IsCancelled(r.status())) return StoppedStatus(ctx, "plan");
+      b->Plan(*req, [ctx, deadline] { return Stopped(ctx, deadline); });
+  if (absl::IsCancelled(r.status())) {
+    return StoppedStatus(deadline, "plan");
+  }
   if (r.ok()) *resp = std::move(*r);
   return ToGrpcStatus(r.status(), ctx);
 }
@@ -474,9 +503,12 @@ grpc::Status RidgelineServiceImpl::Simulate(grpc::ServerContext* ctx,
   if (grpc::Status s = Admit(ctx, "Simulate"); !s.ok()) return s;
   const Backend* b = backend_.load();
   if (b == nullptr) return NotReady();
+  const Deadline deadline = UnaryDeadline(ctx);
   absl::StatusOr<v1::SimulateResponse> r =
-      b->Simulate(*req, [ctx] { return Stopped(ctx); });
-  if (absl::IsCancelled(r.status())) return StoppedStatus(ctx, "simulate");
+      b->Simulate(*req, [ctx, deadline] { return Stopped(ctx, deadline); });
+  if (absl::IsCancelled(r.status())) {
+    return StoppedStatus(deadline, "simulate");
+  }
   if (r.ok()) *resp = std::move(*r);
   return ToGrpcStatus(r.status(), ctx);
 }

@@ -31,7 +31,7 @@ absl::Status Bad(absl::string_view field, absl::string_view range,
       std::string_view(field.data(), field.size()));
 }
 
-absl::Status ValidateInput(const PlanInput& in) {
+absl::Status CheckInput(const PlanInput& in) {
   if (!(in.traffic.rate >= kMinRate && in.traffic.rate <= kMaxRate)) {
     return Bad("traffic.rate", kRateRange,
                absl::StrCat(in.traffic.rate));
@@ -194,6 +194,15 @@ double CostKey(const Deployment& d) {
 
 }  // namespace
 
+absl::Status ValidatePlanInput(const PlanInput& input) {
+  return CheckInput(input);
+}
+
+int64_t PlanThreads(size_t candidates) {
+  return static_cast<int64_t>(std::min<size_t>(
+      candidates, std::max<unsigned>(1, std::thread::hardware_concurrency())));
+}
+
 Costs CostOf(const engine::Hardware& hw, const engine::Economics& econ,
              const PriceOverrides& prices, int64_t devices,
              double output_tokens_per_second) {
@@ -247,7 +256,7 @@ Costs CostOf(const engine::Hardware& hw, const engine::Economics& econ,
 }
 
 absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
-  RETURN_IF_ERROR(ValidateInput(input));
+  RETURN_IF_ERROR(CheckInput(input));
   PlanResult out;
   std::vector<Deployment> results(input.candidates.size());
   std::atomic<size_t> next{0};
@@ -265,9 +274,8 @@ absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
       }
     }
   };
-  const size_t threads = std::min<size_t>(
-      input.candidates.size(),
-      std::max<unsigned>(1, std::thread::hardware_concurrency()));
+  const size_t threads =
+      static_cast<size_t>(PlanThreads(input.candidates.size()));
   std::vector<std::thread> pool;
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();

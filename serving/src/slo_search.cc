@@ -1,6 +1,7 @@
 #include "ridgeline/serving/slo_search.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -19,6 +20,10 @@ absl::Status ValidateSlo(const Slo& slo) {
   };
   RETURN_IF_ERROR(check("ttft_p90_seconds", slo.ttft_p90_seconds));
   return check("tpot_p90_seconds", slo.tpot_p90_seconds);
+}
+
+int SloSearchSimulations(double relative_tolerance) {
+  return 2 + static_cast<int>(std::ceil(std::log2(1 / relative_tolerance)));
 }
 
 bool MeetsSlo(const SimulationResult& r, const Slo& slo) {

@@ -121,8 +121,11 @@ TEST_F(PlanTest, BadInputNamesTheField) {
 }
 
 TEST_F(PlanTest, DeadlineStopsThePlan) {
+  // 16 candidates x 9 simulations x 40,000 requests x 256 sequence-steps
+  // = 1.5e9: under the server's --max-sequence-steps (2e9), and minutes of
+  // work.
   v1::PlanRequest req = Llama8bOnH100();
-  req.set_requests(100000);
+  req.set_requests(40000);
   req.mutable_candidates()->clear_tensor_parallel();  // 1, 2, 4, 8
   req.mutable_candidates()->clear_formats();          // bf16 and fp8
   req.mutable_candidates()->add_hardware()->set_platform_id("amd-mi300x");

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,7 +31,7 @@ std::vector<std::string> BaseArgs() {
 }
 
 pid_t Spawn(const std::vector<std::string>& args, int* out_fd,
-            bool merge_stderr) {
+            bool merge_stderr, uint64_t address_space_bytes = 0) {
   int fds[2];
   if (pipe(fds) != 0) return -1;
   pid_t pid = fork();
@@ -43,6 +44,10 @@ pid_t Spawn(const std::vector<std::string>& args, int* out_fd,
     unsetenv("RIDGELINE_LISTEN");
     unsetenv("RIDGELINE_METRICS_LISTEN");
     unsetenv("RIDGELINE_HTTP_LISTEN");
+    if (address_space_bytes > 0) {
+      const rlimit as{address_space_bytes, address_space_bytes};
+      if (setrlimit(RLIMIT_AS, &as) != 0) _exit(126);
+    }
     std::vector<char*> argv;
     for (const std::string& a : args)
       argv.push_back(const_cast<char*>(a.c_str()));
@@ -80,10 +85,11 @@ int PortOf(const std::string& line) {
 
 }  // namespace
 
-ServerProcess::ServerProcess(const std::vector<std::string>& extra_args) {
+ServerProcess::ServerProcess(const std::vector<std::string>& extra_args,
+                             uint64_t address_space_bytes) {
   std::vector<std::string> args = BaseArgs();
   args.insert(args.end(), extra_args.begin(), extra_args.end());
-  pid_ = Spawn(args, &stdout_fd_, false);
+  pid_ = Spawn(args, &stdout_fd_, false, address_space_bytes);
   if (pid_ < 0) {
     error_ = "fork failed";
     return;

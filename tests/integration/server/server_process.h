@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,8 +22,10 @@ class ServerProcess {
   // Starts the server with --listen=127.0.0.1:0 --metrics-listen=127.0.0.1:0
   // --plugin-dir=<build plugins> plus `extra_args`; waits for both ports
   // (and the HTTP port when `extra_args` has --http-listen).
-  // On failure, ok() is false and error() says why.
-  explicit ServerProcess(const std::vector<std::string>& extra_args = {});
+  // On failure, ok() is false and error() says why. `address_space_bytes`
+  // > 0: the child runs under that RLIMIT_AS (as `prlimit --as` would).
+  explicit ServerProcess(const std::vector<std::string>& extra_args = {},
+                         uint64_t address_space_bytes = 0);
   ~ServerProcess();
 
   bool ok() const { return error_.empty(); }

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "ridgeline/explore/grid.h"
+#include "ridgeline/explore/pareto.h"
 #include "test_hardware.h"
 
 namespace ridgeline::explore {
@@ -241,6 +243,82 @@ TEST(ExploreTest, ShardsAndThreadsGiveTheSingleRunFront) {
   std::sort(got.begin(), got.end());
   EXPECT_EQ(got, want);
   EXPECT_GT(want.size(), 1u);
+}
+
+TEST(ExploreTest, ATiedGridIsOneFrontEntryAndShardsMergeUnderTheTieRule) {
+  // Neither tdp_w nor price_usd changes decode_tok_s or ttft_ms: all
+  // 50 x 40 = 2000 points share one objective vector (issue 26's tied
+  // front). The tie rule lists the 16 lowest indices, 0..15, each with
+  // ties = 2000, and counts the other 1984 as unlisted.
+  ExploreSpec spec = Llama8B({"tdp_w=100:1000:50", "price_usd=1000:50000:40"},
+                             {"decode_tok_s:max", "ttft_ms:min"});
+  absl::StatusOr<ExploreResult> one = Explore(spec, {}, 2);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->front_size, 2000u);
+  EXPECT_EQ(one->front_unlisted, 1984u);
+  ASSERT_EQ(one->rows.size(), kMaxListedTies);
+  for (size_t i = 0; i < one->rows.size(); ++i) {
+    EXPECT_EQ(one->rows[i].index, i);
+    EXPECT_EQ(one->rows[i].ties, 2000u);
+    EXPECT_TRUE(one->rows[i].pareto);
+  }
+  // Three shards merge into exactly those rows (counts add: 667 + 667 +
+  // 666; the lowest 16 indices of the union).
+  std::vector<std::vector<PointRow>> parts;
+  for (uint64_t s = 0; s < 3; ++s) {
+    ExploreSpec sh = spec;
+    sh.shard = Shard{s, 3};
+    absl::StatusOr<ExploreResult> part = Explore(sh);
+    ASSERT_TRUE(part.ok()) << part.status();
+    EXPECT_EQ(part->rows.size(), kMaxListedTies);
+    parts.push_back(part->rows);
+  }
+  uint64_t unlisted = 0;
+  const std::vector<PointRow> merged =
+      MergeShardFronts(spec.objectives, parts, &unlisted);
+  ASSERT_EQ(merged.size(), one->rows.size());
+  for (size_t i = 0; i < merged.size(); ++i) {
+    EXPECT_EQ(merged[i].index, one->rows[i].index);
+    EXPECT_EQ(merged[i].ties, 2000u);
+    EXPECT_EQ(merged[i].objectives, one->rows[i].objectives);
+  }
+  EXPECT_EQ(unlisted, 1984u);
+  // include_all lists every point: all 2000 on the front, each ties 2000.
+  spec.keep_all = true;
+  absl::StatusOr<ExploreResult> all = Explore(spec);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->rows.size(), 2000u);
+  for (const PointRow& r : all->rows) {
+    EXPECT_TRUE(r.pareto);
+    EXPECT_EQ(r.ties, 2000u);
+  }
+  EXPECT_EQ(all->front_unlisted, 0u);
+}
+
+TEST(ExploreTest, AFrontOfMoreDistinctVectorsThanTheCapIsRefused) {
+  // Batch trades per-sequence speed against total throughput: G > 2
+  // distinct front vectors; tdp_w changes neither, so each is a tie group
+  // of 50 (16 listed). A cap of G - 1 refuses the run, a cap of G not.
+  ExploreSpec spec = Llama8B({"tdp_w=100:1000:50", "batch=1,2,4,8,16,32"},
+                             {"decode_tok_s:max", "decode_tok_s_total:max"});
+  absl::StatusOr<ExploreResult> r = Explore(spec, {}, 2);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const size_t groups = r->rows.size() / kMaxListedTies;
+  ASSERT_GT(groups, 2u);
+  EXPECT_EQ(r->rows.size(), groups * kMaxListedTies);
+  EXPECT_EQ(r->front_size, groups * 50);
+  EXPECT_EQ(r->front_unlisted, groups * (50 - kMaxListedTies));
+  spec.max_front_points = groups - 1;
+  r = Explore(spec, {}, 2);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(r.status().message().find(
+                absl::StrCat("more than ", groups - 1, " distinct")),
+            std::string::npos)
+      << r.status();
+  spec.max_front_points = groups;
+  r = Explore(spec, {}, 2);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->front_size, groups * 50);
 }
 
 TEST(ExploreTest, ProgressCanStopTheRun) {

@@ -71,6 +71,47 @@ TEST(ServerConfigTest, ErrorsNameSourceRangeAndValue) {
   EXPECT_FALSE(c.ok());
 }
 
+TEST(ServerConfigTest, CostMemoryAndConcurrencyLimitsReachTheBackend) {
+  absl::StatusOr<ServerConfig> c =
+      Parse({"--max-sequence-steps=5e8", "--max-request-memory-bytes=1048576",
+             "--max-plan-candidates=16", "--max-explore-points=1000",
+             "--max-explore-all-points=100", "--max-explore-front-points=10",
+             "--max-concurrent-expensive-calls=3",
+             "--grpc-default-timeout-seconds=2.5"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_DOUBLE_EQ(c->grpc_default_timeout_seconds, 2.5);
+  const Limits l = LimitsFromConfig(*c);
+  EXPECT_DOUBLE_EQ(l.max_sequence_steps, 5e8);
+  EXPECT_EQ(l.max_request_memory_bytes, 1048576);
+  EXPECT_EQ(l.max_plan_candidates, 16);
+  EXPECT_EQ(l.max_explore_points, 1000);
+  EXPECT_EQ(l.max_explore_all_points, 100);
+  EXPECT_EQ(l.max_explore_front_points, 10);
+  EXPECT_EQ(l.max_concurrent_expensive_calls, 3);
+  // 0: one per core, at least 2.
+  EXPECT_GE(LimitsFromConfig(ServerConfig()).max_concurrent_expensive_calls, 2);
+  // Plan's cap is at most the planner's own (serving::kMaxPlanCandidates).
+  c = Parse({"--max-plan-candidates=513"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("[1, 512]"));
+}
+
+TEST(ExpensiveCallGateTest, AdmitsUpToItsLimitAndReleases) {
+  ExpensiveCallGate gate(2);
+  absl::StatusOr<ExpensiveCallGate::Slot> a = gate.Enter("plan");
+  absl::StatusOr<ExpensiveCallGate::Slot> b = gate.Enter("plan");
+  ASSERT_TRUE(a.ok() && b.ok());
+  absl::StatusOr<ExpensiveCallGate::Slot> c = gate.Enter("simulate");
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(c.status().message(),
+              HasSubstr("--max-concurrent-expensive-calls"));
+  EXPECT_EQ(gate.in_use(), 2);
+  { ExpensiveCallGate::Slot gone = std::move(*a); }
+  EXPECT_EQ(gate.in_use(), 1);
+  EXPECT_TRUE(gate.Enter("simulate").ok());
+  EXPECT_EQ(gate.in_use(), 1);  // that slot was released at once
+}
+
 TEST(ServerConfigTest, Help) {
   bool help = false;
   ASSERT_TRUE(Parse({"--help"}, {}, &help).ok());

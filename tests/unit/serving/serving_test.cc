@@ -273,6 +273,45 @@ SimulationConfig PoissonConfig(double rate, int64_t requests) {
   return c;
 }
 
+TEST(Simulate, FoldedInterTokenGapsKeepExactPercentiles) {
+  // One client, prompt 1, 1001 tokens, 100 requests: each request decodes
+  // 1000 steps alone at contexts c = 1..1000, each the ToyRoofline's
+  // memory time (1e10 + (c + 1) x 1e5) / 1e12 = 0.01 + (c + 1) x 1e-7 s
+  // (compute, 2e10 / 1e15, is less). So the gaps are 0.01 + k x 1e-7 for
+  // k = 2..1001, 100 times each: 100,000 samples, past the 65,536 at which
+  // the simulation folds them by value (issue 26: unfolded they grew with
+  // every step). Weighted nearest rank over 1000 equal-weight values:
+  // p50 = the 500th (k = 501), p90 the 900th (k = 901), p99 the 990th
+  // (k = 991); mean k = 501.5.
+  ToyRoofline cost;
+  SimulationConfig c;
+  c.limits = {64, 2048, 100000, 16};
+  c.arrivals.kind = Arrivals::Kind::kConcurrency;
+  c.arrivals.concurrency = 1;
+  c.requests = 100;
+  c.prompt = LengthDistribution::Fixed(1);
+  c.generated = LengthDistribution::Fixed(1001);
+  absl::StatusOr<SimulationResult> r = Simulate(cost, c);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NEAR(r->itl.p50, 0.01 + 501e-7, 1e-12);
+  EXPECT_NEAR(r->itl.p90, 0.01 + 901e-7, 1e-12);
+  EXPECT_NEAR(r->itl.p99, 0.01 + 991e-7, 1e-12);
+  EXPECT_NEAR(r->itl.mean, 0.01 + 501.5e-7, 1e-12);
+}
+
+TEST(Simulate, RunLengthAndCostBeforeTheRun) {
+  // The run length: requests, or a trace's arrivals.
+  SimulationConfig c = PoissonConfig(5, 500);
+  EXPECT_EQ(SimulatedRequests(c), 500);
+  c.arrivals.kind = Arrivals::Kind::kTrace;
+  c.arrivals.times = {0, 1, 2};
+  EXPECT_EQ(SimulatedRequests(c), 3);
+  // 100 generated + ceil(3000 / 2048) = 2 chunks - 1 = 101 sequence-steps;
+  // a 1-token answer to a 1-token prompt still takes one.
+  EXPECT_DOUBLE_EQ(SequenceStepsPerRequest(3000, 100, 2048), 101);
+  EXPECT_DOUBLE_EQ(SequenceStepsPerRequest(1, 1, 2048), 1);
+}
+
 TEST(Simulate, DeterministicPerSeed) {
   ToyRoofline cost;
   absl::StatusOr<SimulationResult> a = Simulate(cost, PoissonConfig(5, 500));
@@ -365,8 +404,15 @@ TEST(Simulate, StepCapAndStopEndTheRun) {
   c.max_steps = 100;
   absl::StatusOr<SimulationResult> r = Simulate(cost, c);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_NE(r.status().message().find("simulation.max_steps"),
-            std::string::npos);
+  EXPECT_NE(r.status().message().find("SimulationConfig.max_steps"),
+            std::string::npos)
+      << r.status();
+  // The caller names the limit (the server: its flag).
+  c.max_steps_name = "--max-sequence-steps";
+  r = Simulate(cost, c);
+  EXPECT_NE(r.status().message().find("(the limit, --max-sequence-steps)"),
+            std::string::npos)
+      << r.status();
   c = PoissonConfig(5, 500);
   c.stop = [] { return true; };
   r = Simulate(cost, c);

@@ -22,6 +22,10 @@ struct ExploreSpec {
   Shard shard;
   uint64_t resume_from = 0;  // first grid index to evaluate (resumable)
   bool keep_all = false;     // keep every point, not only the front
+  // Distinct objective vectors the front may hold (per worker, and in all);
+  // past it Explore stops with RESOURCE_EXHAUSTED. 0 = unlimited. Ties do
+  // not count: see FrontAccumulator's tie rule (pareto.h).
+  uint64_t max_front_points = 0;
 };
 
 // Checks objectives (2..6, no duplicates) and the space.
@@ -35,6 +39,9 @@ struct PointRow {
   bool spilled = false;             // fits, with bytes off the device
   bool pareto = false;              // on the front of this run's points
   double violation = 0;
+  // On the front: the points with this objective vector (1 = no tie). A
+  // front lists at most kMaxListedTies of a group, the lowest indices.
+  uint64_t ties = 1;
 };
 
 struct ExploreResult {
@@ -44,11 +51,19 @@ struct ExploreResult {
   uint64_t feasible = 0;
   // keep_all: every evaluated point; else the front only. By index.
   std::vector<PointRow> rows;
-  size_t front_size = 0;
+  size_t front_size = 0;  // points on the front, every tie counted
+  // Front points not in `rows` (a tie group lists its kMaxListedTies lowest
+  // indices; with keep_all every point is a row and this is 0).
+  uint64_t front_unlisted = 0;
   double hypervolume = 0;      // of the front, see hypervolume.h
   bool hypervolume_exact = true;
   double seconds = 0;  // wall time of the run
 };
+
+// Memory a keep_all run holds per point: a PointRow (~64 B), its
+// objectives on the heap (<= 6 x 8 B + the allocator's 16 B) and the
+// moment both the chunk's and the result's copies exist; rounded up.
+inline constexpr double kBytesPerKeptPoint = 256;
 
 // Provisional fronts larger than this are not streamed (they would cost
 // more to send than they tell).
@@ -86,7 +101,17 @@ absl::StatusOr<ExploreResult> Explore(const ExploreSpec& spec,
 
 // Recomputes `pareto` over the feasible rows (exact; for merging shard
 // outputs: the front of the union of shard fronts is the global front).
+// Every row whose vector is on the front is marked, ties included.
 void MarkFront(const std::vector<Objective>& objectives,
                std::vector<PointRow>* rows);
+
+// The front of several shards' fronts (rows as Explore returns them, each
+// with its `ties`), under the tie rule: exactly the rows one run over the
+// union would return (groups merged across shards: counts add, the lowest
+// kMaxListedTies indices listed), by index. `unlisted` (may be null) gets
+// the front points not listed.
+std::vector<PointRow> MergeShardFronts(
+    const std::vector<Objective>& objectives,
+    const std::vector<std::vector<PointRow>>& shards, uint64_t* unlisted);
 
 }  // namespace ridgeline::explore

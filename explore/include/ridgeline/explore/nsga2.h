@@ -39,8 +39,17 @@ struct Nsga2Generation {
   bool hypervolume_exact = true;
 };
 
+// Memory per distinct point evaluated (the run caches every one: a hash
+// node with its genes, <= 16 axes x 8 B, and objectives, <= 6 x 8 B, each
+// on the heap), rounded up. A run evaluates at most
+// population x (generations + 1) points.
+inline constexpr double kBytesPerNsga2Evaluation = 384;
+
 struct Nsga2Result {
-  std::vector<PointRow> front;  // feasible non-dominated points found, by index
+  // Feasible non-dominated points found, by index, under the tie rule
+  // (pareto.h: a group of equal vectors lists its kMaxListedTies lowest).
+  std::vector<PointRow> front;
+  uint64_t front_size = 0;  // points on that front, every tie counted
   std::vector<Nsga2Generation> generations;
   uint64_t evaluations = 0;  // distinct points evaluated
   uint64_t feasible = 0;     // of those, the feasible ones

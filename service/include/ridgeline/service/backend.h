@@ -4,6 +4,7 @@
 // give identical answers.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -26,9 +27,13 @@ struct Limits {
       100000;  // points per Sweep request (before sharding)
   // Explore: grid points per request (in its shard), and points when every
   // point is streamed (include_all); worker threads per request.
-  int64_t max_explore_points = 100'000'000;
+  int64_t max_explore_points = 100'000'000;  // --max-explore-points
   int64_t max_explore_all_points = 1'000'000;
   int explore_threads = 2;
+  // Distinct objective vectors an Explore's front may hold (ties fold into
+  // one entry, pareto.h); more is RESOURCE_EXHAUSTED. Each costs ~100 B per
+  // worker thread, twice (compaction doubles).
+  int64_t max_explore_front_points = 100'000;  // --max-explore-front-points
   // Bytes of one inline config.json (ModelSpec.hf_config_json). Parsing
   // costs ~20x its size in memory, so this is capped apart from the message
   // size (issue 14, defect 9). More is RESOURCE_EXHAUSTED.
@@ -39,7 +44,65 @@ struct Limits {
   // limit (for a Sweep: its largest point, checked before any point is
   // sent; for an Explore: its largest deployment).
   double max_request_cost = 1e12;
+  // Simulate and Plan: the sequence-steps (one sequence in one simulated
+  // step) all simulations of one request are estimated to run
+  // (simulations x requests x serving::SequenceStepsPerRequest); more is
+  // RESOURCE_EXHAUSTED before any simulation runs.
+  double max_sequence_steps = 2e9;  // --max-sequence-steps
+  // Estimated peak memory of one request's working set (Simulate, Plan,
+  // Explore with include_all or NSGA-II), bytes; more is
+  // RESOURCE_EXHAUSTED before the work starts.
+  int64_t max_request_memory_bytes = int64_t{256} << 20;
+  // Plan candidates (deployments) per request, at most
+  // serving::kMaxPlanCandidates.
+  int64_t max_plan_candidates = 512;  // --max-plan-candidates
+  // Expensive calls (Plan, Simulate, Explore, ExploreSensitivity) running
+  // at once over all clients; one more is RESOURCE_EXHAUSTED at once (not
+  // queued). 0 = unlimited.
+  int64_t max_concurrent_expensive_calls = 0;
 };
+
+// Admission of expensive calls: at most `max` hold a Slot at once.
+// Releasing a Slot also returns the call's freed heap to the system
+// (malloc_trim), so a large call's memory does not stay resident.
+// Thread-safe.
+class ExpensiveCallGate {
+ public:
+  explicit ExpensiveCallGate(int64_t max) : max_(max) {}
+  class Slot {
+   public:
+    Slot(Slot&& o) noexcept : gate_(o.gate_) { o.gate_ = nullptr; }
+    Slot& operator=(Slot&&) = delete;
+    ~Slot();
+
+   private:
+    friend class ExpensiveCallGate;
+    explicit Slot(ExpensiveCallGate* g) : gate_(g) {}
+    ExpensiveCallGate* gate_;
+  };
+  // RESOURCE_EXHAUSTED naming `method` and --max-concurrent-expensive-calls
+  // when `max` calls hold a slot.
+  absl::StatusOr<Slot> Enter(absl::string_view method);
+  int64_t in_use() const { return in_use_.load(); }
+
+ private:
+  const int64_t max_;
+  std::atomic<int64_t> in_use_{0};
+};
+
+// RESOURCE_EXHAUSTED when `bytes`, the estimated memory of a request's
+// working set (`factors` spells its product), exceeds
+// limits.max_request_memory_bytes; names the estimate, factors and flag.
+absl::Status CheckRequestMemory(absl::string_view what, double bytes,
+                                absl::string_view factors,
+                                const Limits& limits);
+// RESOURCE_EXHAUSTED when `sequence_steps` (`factors` spells the product)
+// exceeds limits.max_sequence_steps.
+absl::Status CheckSequenceSteps(absl::string_view what, double sequence_steps,
+                                absl::string_view factors,
+                                const Limits& limits);
+// Returns the heap's free memory to the system (glibc malloc_trim).
+void ReleaseFreeMemory();
 
 // RESOURCE_EXHAUSTED when `spec` is an inline config.json longer than the
 // limit; `path` is the spec's field path ("model", "models[2]").
@@ -220,6 +283,7 @@ class Backend {
   std::shared_ptr<const calibration::ProfileStore> profiles_;
   Limits limits_;
   BackendObserver* observer_;
+  std::shared_ptr<ExpensiveCallGate> gate_;
 };
 
 }  // namespace ridgeline::service

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -59,6 +60,18 @@ struct ServerConfig {
   double max_connection_age_seconds = 0;     // 0: unlimited
   double max_connection_age_grace_seconds = 30;
 
+  // Cost, memory and concurrency of expensive calls (issue 26); see Limits
+  // and docs/operations.md "Limits".
+  int64_t max_explore_points = 100'000'000;
+  int64_t max_explore_all_points = 1'000'000;
+  int64_t max_explore_front_points = 100'000;
+  double max_sequence_steps = 2e9;
+  int64_t max_request_memory_bytes = int64_t{256} << 20;
+  int64_t max_plan_candidates = 512;
+  int64_t max_concurrent_expensive_calls = 0;  // 0: one per CPU core
+  // Deadline of a unary gRPC call that sets none; 0 = none.
+  double grpc_default_timeout_seconds = 300;
+
   // Security; see docs/operations.md "Security".
   TlsSettings tls;
   std::string auth_token_file;  // "": no authentication
@@ -80,6 +93,10 @@ absl::StatusOr<ServerConfig> ParseServerConfig(
 
 // The --help text: every flag, its variable, default and range.
 std::string ServerUsage();
+
+// The Backend's limits the settings ask for (0 concurrent expensive calls:
+// one per CPU core, at least 2).
+Limits LimitsFromConfig(const ServerConfig& cfg);
 
 // The unary methods use gRPC's callback API (they are short and CPU-bound:
 // running them on the completion threads avoids a thread hop per call);
@@ -114,6 +131,9 @@ struct ServiceRuntime {
   StreamLimiter* explore_streams = nullptr;
   StreamLimiter* step_streams = nullptr;
   const BearerAuth* auth = nullptr;
+  // Deadline of a unary call whose client set none; 0 = none
+  // (--grpc-default-timeout-seconds).
+  double default_timeout_seconds = 0;
 };
 
 // RidgelineService over a Backend that appears once plugins are loaded;
@@ -141,6 +161,11 @@ class RidgelineServiceImpl final : public RidgelineServiceBase {
   // Every handler calls it first.
   grpc::Status Admit(grpc::ServerContextBase* ctx,
                      std::string_view method) const;
+  // The deadline a unary call runs under: its client's, or, when the
+  // client set none, now + runtime.default_timeout_seconds (call it when
+  // the call starts).
+  std::chrono::system_clock::time_point UnaryDeadline(
+      const grpc::ServerContextBase* ctx) const;
   // Runs `work` (which must call reactor->Finish) on the work pool, counted
   // in InFlight() until `done` runs; RESOURCE_EXHAUSTED when the queue is
   // full. For the engine-bound unary methods other files add too.

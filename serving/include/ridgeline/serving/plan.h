@@ -100,7 +100,14 @@ struct PlanResult {
 // simulation.requests, pricing.*, serving.*); DEADLINE_EXCEEDED when `stop`
 // says so. A candidate's own failure (does not fit, engine UNIMPLEMENTED)
 // is reported in its Deployment, not as an error.
+// Plan's checks of `input` alone (the same errors), for callers that check
+// before estimating its cost.
+absl::Status ValidatePlanInput(const PlanInput& input);
+
 absl::StatusOr<PlanResult> Plan(const PlanInput& input);
+
+// Candidates Plan sizes at once (one thread each): min(candidates, cores).
+int64_t PlanThreads(size_t candidates);
 
 // The economics of `devices` devices serving `output_tokens_per_second`
 // (one place for the formulas; Plan uses it).

@@ -63,6 +63,9 @@ struct SimulationConfig {
   int64_t requests = 1000;  // 1..kMaxRequests (a trace: its length)
   uint64_t seed = 1;
   int64_t max_steps = kDefaultMaxSteps;  // RESOURCE_EXHAUSTED beyond
+  // Names max_steps in that error (the caller's name for it: a server
+  // flag, a field).
+  std::string max_steps_name = "SimulationConfig.max_steps";
   // Polled every 1024 steps; true stops the run with DEADLINE_EXCEEDED
   // (a deadline passed or the client went away). May be empty.
   std::function<bool()> stop;
@@ -73,6 +76,23 @@ struct SimulationConfig {
 // INVALID_ARGUMENT naming the field ("simulation.requests", "traffic.rate",
 // ...), the range and the value.
 absl::Status ValidateSimulationConfig(const SimulationConfig& c);
+
+// The run length: how many requests Simulate(config) simulates (a trace:
+// its arrivals; else config.requests). The one formula, shared by the
+// simulation and the cost estimates made before one (service/).
+int64_t SimulatedRequests(const SimulationConfig& c);
+
+// What a simulation costs, known before it runs: every request is one
+// sequence in (generated - 1) decode steps plus at least
+// ceil(prompt / max_num_batched_tokens) prefill chunks, so a request takes
+// at least generated + ceil(prompt / budget) - 1 sequence-steps (one
+// sequence in one step: the unit of the simulation's CPU time), with the
+// distributions' means. Memory: kBytesPerSimulatedRequest a request (its
+// state and four latency samples); the inter-token gaps are kept folded
+// by value, bounded by the distinct step times.
+double SequenceStepsPerRequest(double mean_prompt, double mean_generated,
+                               int64_t max_num_batched_tokens);
+inline constexpr double kBytesPerSimulatedRequest = 160;
 
 struct Percentiles {
   double p50 = 0, p90 = 0, p99 = 0, mean = 0;

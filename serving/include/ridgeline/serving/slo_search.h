@@ -33,9 +33,17 @@ struct MaxRate {
 // its arrivals are replaced. `rate_ceiling` is an upper bound on the
 // sustainable rate (the offline maximum request rate). Bisection stops at
 // `relative_tolerance` of the bracket's upper end.
-absl::StatusOr<MaxRate> MaxRateAtSlo(const StepCost& cost,
-                                     const SimulationConfig& base,
-                                     const Slo& slo, double rate_ceiling,
-                                     double relative_tolerance = 0.02);
+inline constexpr double kSloSearchTolerance = 0.02;
+absl::StatusOr<MaxRate> MaxRateAtSlo(
+    const StepCost& cost, const SimulationConfig& base, const Slo& slo,
+    double rate_ceiling, double relative_tolerance = kSloSearchTolerance);
+
+// The simulations of `base.requests` requests MaxRateAtSlo runs when the
+// max rate lies within a factor 2 of the ceiling (a lower max rate adds one
+// per halving; an SLO missed by one client stops after one): the one at
+// the ceiling, ceil(log2(1 / tolerance)) bisections, and one more counted
+// for the concurrency-1 probe (at most 64 requests). The estimate of a
+// Plan's cost (service/) counts these plus the sizing run.
+int SloSearchSimulations(double relative_tolerance = kSloSearchTolerance);
 
 }  // namespace ridgeline::serving
