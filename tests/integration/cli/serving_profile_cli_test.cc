@@ -98,10 +98,10 @@ TEST(ServingProfileCli, PlanOverGrpcRejectsUnknownFrameworksAndMatchesVllm) {
   typo.insert(typo.end(), {"--framework", "vllmm"});
   CliRun r = RunCliBinary(typo);
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_THAT(r.err, HasSubstr("INVALID_ARGUMENT: "
-                               "candidates.calibration.framework: must be a "
-                               "framework some calibration profile is fitted "
-                               "with ("));
+  EXPECT_THAT(r.err, HasSubstr("INVALID_ARGUMENT: candidates: "
+                               "calibration.framework: must be a framework "
+                               "some calibration profile is fitted with ("));
+  EXPECT_THAT(r.err, HasSubstr("got \"vllmm\""));
   EXPECT_THAT(r.err, HasSubstr("(flag --framework)"));
 
   std::vector<std::string> vllm = plan;
