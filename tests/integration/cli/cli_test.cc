@@ -145,6 +145,16 @@ TEST_F(CliTest, AnalyzeCarriesPlansCostBasisBothWays) {
                 HasSubstr(std::string(" per million output tokens (") +
                           c.basis + ")"))
         << c.hardware;
+    // A sweep point (what the web Compare view plots) is priced alike.
+    std::vector<std::string> sweep = args;
+    sweep[0] = "sweep";
+    CliRun point = RunCliBinary(Remote(With(sweep, {"--format", "json"})));
+    ASSERT_EQ(point.exit_code, 0) << point.err;
+    const nlohmann::json p = nlohmann::json::parse(point.out);
+    EXPECT_EQ(p["summary"]["costBasis"], c.basis) << c.hardware;
+    const double usd = e["usdPerMillionOutputTokens"].get<double>();
+    EXPECT_NEAR(p["summary"]["usdPerMillionOutputTokens"].get<double>(), usd,
+                1e-9 * usd);
   }
 }
 
