@@ -1,6 +1,7 @@
 #include "ridgeline/calibration/profiles.h"
 #include "ridgeline/plugin_host/registry.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -330,6 +331,25 @@ std::shared_ptr<const ProfileStore> ProfileStore::FromProfiles(
             [](const Profile& a, const Profile& b) { return a.name < b.name; });
   store->profiles_ = std::move(p);
   return store;
+}
+
+std::vector<std::string> ProfileStore::Frameworks() const {
+  std::vector<std::string> out;
+  for (const ProfileStore* store : {this, &serving()}) {
+    for (const Profile& p : store->profiles()) out.push_back(p.framework);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool ProfileStore::KnowsFramework(std::string_view framework) const {
+  for (const ProfileStore* store : {this, &serving()}) {
+    for (const Profile& p : store->profiles()) {
+      if (SameFramework(p.framework, framework)) return true;
+    }
+  }
+  return false;
 }
 
 absl::StatusOr<const Profile*> ProfileStore::Find(std::string_view name) const {

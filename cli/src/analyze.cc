@@ -210,7 +210,8 @@ void PrintAnalyzeText(const v1::AnalyzeRequest& request,
   if (e.has_usd_per_million_output_tokens()) {
     summary.rows.push_back(
         {"Cost", absl::StrCat("$", Fixed3(e.usd_per_million_output_tokens()),
-                              " per million output tokens")});
+                              " per million output tokens (",
+                              e.cost_basis(), ")")});
   }
   if (e.has_g_co2e_per_million_output_tokens()) {
     summary.rows.push_back(

@@ -72,6 +72,7 @@ constexpr std::pair<const char*, const char*> kFieldFlags[] = {
     {"candidates.pipeline_parallel", "--pipeline-parallel"},
     {"candidates.expert_parallel", "--expert-parallel"},
     {"candidates.formats", "--formats"},
+    {"candidates.profile_fallback", "--profile-fallback"},
     {"candidates.calibration", "--profile"},
     {"candidates",
      "--hardware / --tensor-parallel / --pipeline-parallel / "
@@ -111,9 +112,13 @@ Outcome NoPositional(const ParsedFlags& flags) {
 
 // The flag comes from the error's field path (a Status payload, in-process
 // and from the server's trailing metadata alike), never from its text.
+// A name the service does not know in a flag that picks one of a set
+// (--framework vllmm) is a usage error (exit 2), as a bad flag is; the set
+// lives in the service (the profiles it loaded), so only it can check.
 Failure Failed(const absl::Status& status) {
   std::string message = absl::StrCat(absl::StatusCodeToString(status.code()),
                                      ": ", status.message());
+  int code = kFailed;
   if (std::optional<std::string> path = engine::FieldPathOf(status)) {
     for (const auto& [field, flag] : kFieldFlags) {
       if (path->find(field) != std::string::npos) {
@@ -121,8 +126,16 @@ Failure Failed(const absl::Status& status) {
         break;
       }
     }
+    constexpr const char* kChoiceFields[] = {"calibration.framework",
+                                             "candidates.profile_fallback"};
+    for (const char* field : kChoiceFields) {
+      if (status.code() == absl::StatusCode::kInvalidArgument &&
+          path->find(field) != std::string::npos) {
+        code = kUsage;
+      }
+    }
   }
-  return {kFailed, std::move(message)};
+  return {code, std::move(message)};
 }
 
 // The canonical proto3 JSON mapping, with every field printed even at its

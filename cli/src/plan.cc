@@ -1,11 +1,15 @@
 #include "plan.h"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <optional>
 #include <string_view>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "client.h"
 #include "common.h"
 #include "flags.h"
@@ -16,13 +20,14 @@ namespace ridgeline::cli {
 namespace {
 
 constexpr char kUsageText[] =
-    "usage: ridgeline plan --model ID --hardware ID,... --prompt N --gen N "
-    "--rate R --ttft-p90-ms MS --tpot-p90-ms MS [flags]\n";
+    "usage: ridgeline plan (--model ID | --model-config FILE.json) "
+    "--hardware ID,... --prompt N --gen N --rate R --ttft-p90-ms MS "
+    "--tpot-p90-ms MS [flags]\n";
 
 const std::vector<FlagSpec>& PlanFlags() {
   static const std::vector<FlagSpec> kFlags = JoinFlags({
-      {{"model", "ID", "catalog model id (ridgeline models)"},
-       {"hardware", "ID,...", "candidate hardware ids (ridgeline hardware)"}},
+      ModelFlags(
+          {"hardware", "ID,...", "candidate hardware ids (ridgeline hardware)"}),
       LengthFlags(),
       {{"rate", "R", "requests per second over all replicas"},
        {"ttft-p90-ms", "MS", "p90 time-to-first-token target"},
@@ -38,14 +43,66 @@ const std::vector<FlagSpec>& PlanFlags() {
         "format sets to try, each WEIGHTS[/ACTIVATIONS[/KV]] (default "
         "bf16,fp8)"}},
       CalibrationFlags(),
-      {{"price-usd", "X", "purchase price per device (amortised, TCO)"},
-       {"usd-per-device-hour", "X", "rental price per device-hour"}},
+      {{"profile-fallback", "none|roofline",
+        "with --framework: a hardware the framework has no profile for gets "
+        "the pure roofline (roofline; shown per row) instead of an error "
+        "(none, the default)"},
+       {"price-usd", "X|ID=X,...",
+        "purchase price per device (amortised, TCO): for every candidate, "
+        "or per hardware id"},
+       {"usd-per-device-hour", "X|ID=X,...",
+        "rental price per device-hour: for every candidate, or per hardware "
+        "id (nvidia-h100-sxm-80gb=2.1,amd-mi300x=1.9)"}},
       ServingOptionFlags(),
       {{"requests", "N", "requests per simulation (600)"},
        {"seed", "N", "simulation seed (1)"}},
       ClientFlags("output format (default table)"),
   });
   return kFlags;
+}
+
+// --usd-per-device-hour / --price-usd: "X" for every candidate, "ID=X" per
+// hardware id, or both ("2,amd-mi300x=1.9": the entry wins for its part).
+// The ids must be --hardware's; ranges are the service's to check.
+std::optional<std::string> FillPrices(
+    const ParsedFlags& flags, const char* flag,
+    const std::function<void(double)>& all,
+    google::protobuf::Map<std::string, double>* per_part) {
+  const std::vector<std::string> hardware = flags.GetList("hardware");
+  bool have_all = false;
+  for (const std::string& item : flags.GetList(flag)) {
+    const size_t eq = item.find('=');
+    const std::string id = eq == std::string::npos ? "" : item.substr(0, eq);
+    const std::string number =
+        eq == std::string::npos ? item : item.substr(eq + 1);
+    double v;
+    if (!absl::SimpleAtod(number, &v) || !std::isfinite(v) ||
+        (eq != std::string::npos && id.empty())) {
+      return absl::StrCat("--", flag,
+                          ": expected X or HARDWARE_ID=X,... (a number per "
+                          "device); got '", item, "'");
+    }
+    if (eq == std::string::npos) {
+      if (have_all) {
+        return absl::StrCat("--", flag, ": more than one value for every "
+                            "candidate; got '", item, "'");
+      }
+      have_all = true;
+      all(v);
+      continue;
+    }
+    if (std::find(hardware.begin(), hardware.end(), id) == hardware.end()) {
+      return absl::StrCat("--", flag, ": '", id,
+                          "' is not one of --hardware (",
+                          absl::StrJoin(hardware, ", "), "); got '", item,
+                          "'");
+    }
+    if (!per_part->insert({id, v}).second) {
+      return absl::StrCat("--", flag, ": ", id, " is priced twice; got '",
+                          item, "'");
+    }
+  }
+  return std::nullopt;
 }
 
 // A literal format: clang checks absl::StrFormat's format at compile time.
@@ -59,7 +116,7 @@ void PrintCsv(const v1::PlanResponse& r, std::ostream& out) {
            "max_concurrency", "kv_capacity_tokens",
            "offline_output_tokens_per_second", "limiting_resource",
            "meets_slo", "feasible", "pareto", "profile", "why",
-           "pipeline_parallel", "expert_parallel"});
+           "pipeline_parallel", "expert_parallel", "profile_fallback"});
   auto g = [](double v) { return absl::StrFormat("%.10g", v); };
   for (const v1::PlanDeployment& d : r.deployments()) {
     t.rows.push_back(
@@ -78,7 +135,8 @@ void PrintCsv(const v1::PlanResponse& r, std::ostream& out) {
          d.meets_slo() ? "1" : "0", d.feasible() ? "1" : "0",
          d.pareto() ? "1" : "0", d.profile(), d.why(),
          absl::StrCat(std::max<int64_t>(1, d.pipeline_parallel())),
-         absl::StrCat(std::max<int64_t>(1, d.expert_parallel()))});
+         absl::StrCat(std::max<int64_t>(1, d.expert_parallel())),
+         d.profile_fallback()});
   }
   PrintTable(t, TableStyle::kCsv, out);
 }
@@ -96,11 +154,12 @@ std::string ShapeLabel(const v1::PlanDeployment& d) {
 
 void PrintText(const v1::PlanResponse& r, std::ostream& out) {
   out << r.headline() << "\n\n";
-  // pp and ep columns only when a candidate uses them.
-  bool pp = false, ep = false;
+  // pp, ep and fallback columns only when a candidate uses them.
+  bool pp = false, ep = false, fallback = false;
   for (const v1::PlanDeployment& d : r.deployments()) {
     pp |= d.pipeline_parallel() > 1;
     ep |= d.expert_parallel() > 1;
+    fallback |= !d.profile_fallback().empty();
   }
   std::vector<std::string> header = {"hardware", ">tp"};
   if (pp) header.push_back(">pp");
@@ -111,6 +170,7 @@ void PrintText(const v1::PlanResponse& r, std::ostream& out) {
         "pareto"}) {
     header.push_back(h);
   }
+  if (fallback) header.push_back("fallback");
   Table t(header);
   std::vector<std::string> why;
   for (const v1::PlanDeployment& d : r.deployments()) {
@@ -138,6 +198,7 @@ void PrintText(const v1::PlanResponse& r, std::ostream& out) {
          d.has_g_co2e_per_mtoken() ? Si(d.g_co2e_per_mtoken()) : "unknown",
          d.meets_slo() ? "met" : "MISSED", d.pareto() ? "*" : ""};
     row.insert(row.end(), rest.begin(), rest.end());
+    if (fallback) row.push_back(d.profile_fallback());
     t.rows.push_back(std::move(row));
   }
   if (!t.rows.empty()) PrintTable(t, TableStyle::kText, out);
@@ -173,13 +234,13 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
     return usage(absl::StrCat("unexpected argument '",
                               flags->positional()[0], "'"));
   }
-  for (const char* required : {"model", "hardware", "prompt", "gen", "rate",
+  for (const char* required : {"hardware", "prompt", "gen", "rate",
                                "ttft-p90-ms", "tpot-p90-ms"}) {
     if (!flags->Has(required)) return usage(absl::StrCat("--", required,
                                                          " is required"));
   }
   v1::PlanRequest req;
-  req.mutable_model()->set_catalog_id(*flags->Get("model"));
+  if (auto m = FillModel(*flags, req.mutable_model())) return usage(*m);
   for (const std::string& id : flags->GetList("hardware")) {
     req.mutable_candidates()->add_hardware()->set_platform_id(id);
   }
@@ -199,15 +260,26 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
        [&](double v) { req.mutable_slo()->set_ttft_p90_seconds(v / 1e3); }},
       {"tpot-p90-ms",
        [&](double v) { req.mutable_slo()->set_tpot_p90_seconds(v / 1e3); }},
-      {"price-usd",
-       [&](double v) { req.mutable_pricing()->set_price_usd(v); }},
-      {"usd-per-device-hour",
-       [&](double v) { req.mutable_pricing()->set_usd_per_device_hour(v); }},
   };
   for (const DoubleFlag& d : doubles) {
     absl::StatusOr<std::optional<double>> v = flags->GetDouble(d.flag);
     if (!v.ok()) return usage(std::string(v.status().message()));
     if (*v) d.set(**v);
+  }
+  v1::PlanPricing* pricing = req.mutable_pricing();
+  if (auto m = FillPrices(
+          *flags, "usd-per-device-hour",
+          [&](double v) { pricing->set_usd_per_device_hour(v); },
+          pricing->mutable_usd_per_device_hour_by_hardware())) {
+    return usage(*m);
+  }
+  if (auto m = FillPrices(
+          *flags, "price-usd", [&](double v) { pricing->set_price_usd(v); },
+          pricing->mutable_price_usd_by_hardware())) {
+    return usage(*m);
+  }
+  if (auto f = flags->Get("profile-fallback")) {
+    req.mutable_candidates()->set_profile_fallback(*f);
   }
   if (auto m = FillServingOptions(*flags, req.mutable_serving())) {
     return usage(*m);
@@ -258,8 +330,9 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
   }
   absl::StatusOr<v1::PlanResponse> r = client->Plan(req);
   if (!r.ok()) {
-    err << "ridgeline plan: " << Failed(r.status()).message << "\n";
-    return kFailed;
+    const Failure f = Failed(r.status());
+    err << "ridgeline plan: " << f.message << "\n";
+    return f.code;
   }
   if (*format == "json") {
     out << Json(*r) << "\n";

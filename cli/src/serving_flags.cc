@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "scenario.h"
 
 namespace ridgeline::cli {
 
@@ -48,6 +49,13 @@ std::optional<v1::Formats> ParseFormatSet(const std::string& text) {
   f.set_activations(parts.size() > 1 ? parts[1] : parts[0]);
   f.set_kv_cache(parts.size() > 2 ? parts[2] : f.activations());
   return f;
+}
+
+std::vector<FlagSpec> ModelFlags(const FlagSpec& hardware) {
+  return {{"model", "ID", "catalog model id (ridgeline models)"},
+          {"model-config", "FILE.json",
+           "a Hugging Face config.json instead of --model"},
+          hardware};
 }
 
 const std::vector<FlagSpec>& LengthFlags() {
@@ -101,6 +109,18 @@ std::vector<FlagSpec> JoinFlags(
     out.insert(out.end(), p.begin(), p.end());
   }
   return out;
+}
+
+std::optional<std::string> FillModel(const ParsedFlags& flags,
+                                     v1::ModelSpec* model) {
+  if (flags.Has("model") == flags.Has("model-config")) {
+    return "give exactly one of --model ID or --model-config FILE.json";
+  }
+  if (auto id = flags.Get("model")) model->set_catalog_id(*id);
+  if (auto path = flags.Get("model-config")) {
+    if (Outcome o = ReadModelConfig(*path, model)) return o->message;
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> FillLengths(const ParsedFlags& flags,

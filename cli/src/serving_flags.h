@@ -26,6 +26,8 @@ std::optional<v1::TokenLengths> ParseLengths(const std::string& text);
 std::optional<v1::Formats> ParseFormatSet(const std::string& text);
 
 // Flag specs, in the order the help lists them.
+// --model, --model-config (`hardware` is the command's own --hardware).
+std::vector<FlagSpec> ModelFlags(const FlagSpec& hardware);
 const std::vector<FlagSpec>& LengthFlags();       // --prompt, --gen
 const std::vector<FlagSpec>& CalibrationFlags();  // --framework, --profile,
                                                   // --pure-roofline
@@ -38,6 +40,10 @@ std::vector<FlagSpec> JoinFlags(
     std::initializer_list<std::vector<FlagSpec>> parts);
 
 // Each Fill* returns a usage message on a syntax error, nullopt when done.
+// Exactly one of --model ID or --model-config FILE.json (an inline Hugging
+// Face config.json, as analyze takes it).
+std::optional<std::string> FillModel(const ParsedFlags& flags,
+                                     v1::ModelSpec* model);
 // --prompt / --gen (both required by the caller).
 std::optional<std::string> FillLengths(const ParsedFlags& flags,
                                        v1::TokenLengths* prompt,

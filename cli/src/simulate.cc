@@ -20,13 +20,13 @@ namespace ridgeline::cli {
 namespace {
 
 constexpr char kUsageText[] =
-    "usage: ridgeline simulate --model ID --hardware ID --prompt N --gen N "
+    "usage: ridgeline simulate (--model ID | --model-config FILE.json) "
+    "--hardware ID --prompt N --gen N "
     "(--rate R,... | --concurrency N,... | --trace FILE) [flags]\n";
 
 const std::vector<FlagSpec>& SimulateFlags() {
   static const std::vector<FlagSpec> kFlags = JoinFlags({
-      {{"model", "ID", "catalog model id (ridgeline models)"},
-       {"hardware", "ID", "hardware id (ridgeline hardware)"}},
+      ModelFlags({"hardware", "ID", "hardware id (ridgeline hardware)"}),
       LengthFlags(),
       {{"rate", "R,...",
         "Poisson arrivals, requests/s; several values: one run each"},
@@ -145,7 +145,9 @@ void PrintText(const v1::SimulateRequest& req, const std::vector<Load>& loads,
                std::ostream& out) {
   const v1::SimulateResponse& first = runs.front();
   const v1::Formats& f = req.formats();
-  out << req.model().catalog_id() << " on " << req.hardware().platform_id()
+  out << (req.model().catalog_id().empty() ? req.model().id()
+                                           : req.model().catalog_id())
+      << " on " << req.hardware().platform_id()
       << ", TP " << std::max<int64_t>(1, req.parallelism().tensor_parallel())
       << (req.parallelism().pipeline_parallel() > 1
               ? absl::StrCat(" PP ", req.parallelism().pipeline_parallel())
@@ -218,7 +220,7 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
     return usage(absl::StrCat("unexpected argument '",
                               flags->positional()[0], "'"));
   }
-  for (const char* required : {"model", "hardware", "prompt", "gen"}) {
+  for (const char* required : {"hardware", "prompt", "gen"}) {
     if (!flags->Has(required)) {
       return usage(absl::StrCat("--", required, " is required"));
     }
@@ -229,7 +231,7 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
     return usage("exactly one of --rate, --concurrency or --trace is required");
   }
   v1::SimulateRequest req;
-  req.mutable_model()->set_catalog_id(*flags->Get("model"));
+  if (auto m = FillModel(*flags, req.mutable_model())) return usage(*m);
   req.mutable_hardware()->set_platform_id(*flags->Get("hardware"));
   if (auto m = FillLengths(*flags,
                            req.mutable_traffic()->mutable_prompt_tokens(),
@@ -326,9 +328,10 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
     *one.mutable_traffic()->mutable_generated_tokens() = gen;
     absl::StatusOr<v1::SimulateResponse> r = client->Simulate(one);
     if (!r.ok()) {
+      const Failure f = Failed(r.status());
       err << "ridgeline simulate: " << l.kind << " " << l.value << ": "
-          << Failed(r.status()).message << "\n";
-      return kFailed;
+          << f.message << "\n";
+      return f.code;
     }
     runs.push_back(*std::move(r));
   }

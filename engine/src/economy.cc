@@ -7,6 +7,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "ridgeline/engine/prices.h"
 #include "validate_util.h"
 
 namespace ridgeline::engine::internal {
@@ -143,19 +144,22 @@ void FinishEconomy(const Scenario& s, const EnergyTally& prefill,
   if (pj.has_value()) joules = *pj + *dj;
   if (joules.has_value()) e.joules_per_output_token = *joules / out_tokens;
   absl::InlinedVector<std::string_view, 4> notes;
-  if (joules.has_value() || hw.price_usd.has_value()) {
-    double usd = 0;
-    if (hw.price_usd.has_value()) {
-      usd += *hw.price_usd * devices * e2e_seconds / life;
-    } else {
+  // The device's price: one rule for every command (prices.h).
+  const DevicePrice price = DevicePriceOf(hw, x);
+  if (price.basis != CostBasis::kEnergyOnly || joules.has_value()) {
+    double usd = price.usd_per_served_second * devices * e2e_seconds;
+    if (price.basis == CostBasis::kEnergyOnly) {
       notes.push_back("price unknown: $/Mtoken counts energy only");
     }
-    if (joules.has_value()) {
+    if (!price.plus_electricity()) {
+      notes.push_back("rental price per device-hour (power included)");
+    } else if (joules.has_value()) {
       usd += *joules / kJoulesPerKwh * x.pue * x.electricity_usd_per_kwh;
     } else {
       notes.push_back("energy unknown: $/Mtoken counts purchase price only");
     }
     e.usd_per_million_output_tokens = usd / out_tokens * 1e6;
+    e.cost_basis = price.basis;
   }
   if (joules.has_value()) {
     double g = *joules / kJoulesPerKwh * x.pue * x.grid_g_co2e_per_kwh;

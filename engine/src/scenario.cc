@@ -247,6 +247,15 @@ absl::Status ValidateScenario(const Scenario& s) {
                              x.amortization_years, ranges::kAmortizationYears));
   RETURN_IF_ERROR(
       CheckRange("economics.utilization", x.utilization, ranges::kUtilization));
+  if (x.usd_per_device_hour) {
+    RETURN_IF_ERROR(CheckRange("economics.usd_per_device_hour",
+                               *x.usd_per_device_hour,
+                               ranges::kUsdPerDeviceHour));
+  }
+  if (x.price_usd) {
+    RETURN_IF_ERROR(
+        CheckRange("economics.price_usd", *x.price_usd, ranges::kPriceUsd));
+  }
 
   RETURN_IF_ERROR(CheckRange("options.gemv_max_tokens",
                              s.options.gemv_max_tokens, ranges::kGemvMaxTokens));

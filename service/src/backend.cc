@@ -57,6 +57,8 @@ void Summarize(const engine::AnalysisResult& r, const engine::Scenario& s,
     out->set_usd_per_million_output_tokens(
         *r.economy.usd_per_million_output_tokens);
   }
+  const std::string_view basis = engine::CostBasisName(r.economy.cost_basis);
+  out->set_cost_basis(basis.data(), basis.size());
   if (r.economy.joules_per_output_token) {
     out->set_joules_per_output_token(*r.economy.joules_per_output_token);
   }

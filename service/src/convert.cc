@@ -314,6 +314,7 @@ void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out,
         *in.economy.g_co2e_per_million_output_tokens);
   }
   e->set_note(in.economy.note);
+  RL_SET_NAME(e, cost_basis, engine::CostBasisName(in.economy.cost_basis));
   out->set_pure_roofline(in.pure_roofline);
   out->set_compute_roof_known(in.compute_roof_known);
   for (const std::string& w : in.warnings) out->add_warnings(w);

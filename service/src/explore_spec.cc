@@ -63,6 +63,12 @@ absl::Status ExploreSpaceFromRequest(const Backend& backend,
     const std::string field = absl::StrCat("vary[", i, "]");
     if (req.vary(i).size() > kMaxSpecChars) return TooLong(field, req.vary(i).size());
     ASSIGN_OR_RETURN(explore::Axis a, explore::ParseAxis(req.vary(i), field));
+    // A hypothetical part (any hardware axis) has no rental quote: the
+    // base part's dated list price (engine/prices.h) is for the real one,
+    // so designs are priced by purchase price (a price axis) or energy.
+    if (a.hardware()) {
+      spec->space.base.economics.list_rental_price = false;
+    }
     spec->space.axes.push_back(std::move(a));
   }
   // A deployment axis re-prepares its points: the cost cap applies to the

@@ -13,12 +13,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "ridgeline/engine/field_path.h"
+#include "absl/strings/str_join.h"
 #include "ridgeline/engine/model.h"
+#include "ridgeline/engine/ranges.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/service/backend.h"
 #include "ridgeline/service/convert.h"
+#include "ridgeline/service/request_scenario.h"
 #include "ridgeline/serving/parallelism.h"
-#include "ridgeline/serving/prices.h"
+#include "ridgeline/serving/plan.h"
 #include "serving_convert.h"
 
 namespace ridgeline::service {
@@ -42,6 +45,7 @@ void ToProto(const serving::Deployment& d, v1::PlanDeployment* out) {
   out->set_expert_parallel(d.expert_parallel);
   out->set_formats(d.formats);
   out->set_profile(d.profile);
+  out->set_profile_fallback(d.profile_fallback);
   out->set_feasible(d.feasible);
   out->set_meets_slo(d.meets_slo);
   out->set_why(d.why);
@@ -76,6 +80,76 @@ absl::Status TooManyCandidates(double n, const Limits& limits) {
       "candidates");
 }
 
+// pricing.<name>_by_hardware["<id>"].
+std::string EntryPath(absl::string_view map, absl::string_view id) {
+  return absl::StrCat("pricing.", map, "[", request::Quote(id), "]");
+}
+
+absl::Status CheckPricing(const v1::PlanPricing& p) {
+  using engine::ranges::kPriceUsd;
+  using engine::ranges::kUsdPerDeviceHour;
+  if (p.has_usd_per_device_hour()) {
+    RETURN_IF_ERROR(request::CheckDouble("pricing.usd_per_device_hour",
+                                         p.usd_per_device_hour(),
+                                         kUsdPerDeviceHour));
+  }
+  if (p.has_price_usd()) {
+    RETURN_IF_ERROR(
+        request::CheckDouble("pricing.price_usd", p.price_usd(), kPriceUsd));
+  }
+  for (const auto& [id, v] : p.usd_per_device_hour_by_hardware()) {
+    RETURN_IF_ERROR(request::CheckDouble(
+        EntryPath("usd_per_device_hour_by_hardware", id), v,
+        kUsdPerDeviceHour));
+  }
+  for (const auto& [id, v] : p.price_usd_by_hardware()) {
+    RETURN_IF_ERROR(request::CheckDouble(
+        EntryPath("price_usd_by_hardware", id), v, kPriceUsd));
+  }
+  return absl::OkStatus();
+}
+
+// The request's prices for part `id`: its own entry, else the value for
+// every candidate (engine::DevicePriceOf decides which applies).
+engine::Economics PartEconomics(const engine::Economics& econ,
+                                const v1::PlanPricing& p,
+                                const std::string& id) {
+  engine::Economics e = econ;
+  if (auto it = p.usd_per_device_hour_by_hardware().find(id);
+      it != p.usd_per_device_hour_by_hardware().end()) {
+    e.usd_per_device_hour = it->second;
+  } else if (p.has_usd_per_device_hour()) {
+    e.usd_per_device_hour = p.usd_per_device_hour();
+  }
+  if (auto it = p.price_usd_by_hardware().find(id);
+      it != p.price_usd_by_hardware().end()) {
+    e.price_usd = it->second;
+  } else if (p.has_price_usd()) {
+    e.price_usd = p.price_usd();
+  }
+  return e;
+}
+
+// A per-part price for a part that is not a candidate is a typo: say so.
+absl::Status CheckPricedParts(const v1::PlanPricing& p,
+                              const std::vector<std::string>& ids) {
+  for (const auto* map : {&p.usd_per_device_hour_by_hardware(),
+                          &p.price_usd_by_hardware()}) {
+    for (const auto& [id, v] : *map) {
+      if (std::find(ids.begin(), ids.end(), id) != ids.end()) continue;
+      return request::OutOfRange(
+          EntryPath(map == &p.price_usd_by_hardware()
+                        ? "price_usd_by_hardware"
+                        : "usd_per_device_hour_by_hardware",
+                    id),
+          absl::StrCat("keyed by a candidate hardware id (",
+                       absl::StrJoin(ids, ", "), ")"),
+          request::Quote(id));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<v1::PlanResponse> Backend::Plan(
@@ -100,16 +174,17 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
     in.serving.max_num_batched_tokens = so.max_num_batched_tokens();
   }
   if (so.has_block_size()) in.serving.block_size = so.block_size();
-  if (req.pricing().has_usd_per_device_hour()) {
-    in.prices.usd_per_device_hour = req.pricing().usd_per_device_hour();
-  }
-  if (req.pricing().has_price_usd()) {
-    in.prices.price_usd = req.pricing().price_usd();
-  }
   if (req.has_requests()) in.requests = req.requests();
   if (req.has_seed()) in.seed = req.seed();
   engine::Economics econ = engine::DefaultEconomics();
   RETURN_IF_ERROR(Economics(req.economics(), &econ));
+  RETURN_IF_ERROR(CheckPricing(req.pricing()));
+  const std::string& fallback = req.candidates().profile_fallback();
+  if (!fallback.empty() && fallback != "none" && fallback != "roofline") {
+    return Bad("candidates.profile_fallback",
+               "\"\" or \"none\" (no fallback) or \"roofline\"",
+               request::Quote(fallback));
+  }
 
   const v1::PlanCandidates& cand = req.candidates();
   if (cand.hardware_size() < 1 || cand.hardware_size() > kMaxPlanHardware) {
@@ -201,17 +276,47 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   resp.set_model_id(model.id);
   // How each hardware's profile was matched: (hardware ids, match).
   std::vector<std::pair<std::string, std::string>> calibration_notes;
+  std::vector<std::string> part_ids;  // resolved, as the pricing keys
   for (int h = 0; h < cand.hardware_size(); ++h) {
     const std::string path = absl::StrCat("candidates.hardware[", h, "]");
     const v1::HardwareSpec& spec = cand.hardware(h);
     ASSIGN_OR_RETURN(engine::Hardware hw,
                      serving_convert::Hardware(*registry_, spec, path));
+    part_ids.push_back(hw.id);
     ASSIGN_OR_RETURN(serving_convert::Calibrated cal,
                      serving_convert::Calibration(
                          *profiles_, cand.calibration(), hw,
                          "candidates"));
-    const engine::Efficiency& eff = cal.efficiency;
-    const bool fp16_acc = cal.fp16_accumulation;
+    engine::Efficiency eff = cal.efficiency;
+    bool fp16_acc = cal.fp16_accumulation;
+    // One runtime per plan: a hardware the framework has no profile for
+    // gets the pure roofline when asked for, never another runtime's.
+    std::string profile_fallback;
+    if (cand.calibration().selector_case() == v1::Calibration::kFramework &&
+        !options.pure_roofline && cal.selected_by != "framework-match") {
+      if (fallback != "roofline") {
+        return request::OutOfRange(
+            "candidates.calibration.framework",
+            absl::StrCat(
+                "a framework with a profile for every candidate hardware "
+                "(one runtime per plan); ",
+                request::Quote(cand.calibration().framework()),
+                " has none for ", hw.id,
+                cal.profile_name.empty()
+                    ? std::string()
+                    : absl::StrCat(" (the nearest is ", cal.profile_name,
+                                   ", another runtime's)"),
+                "; set candidates.profile_fallback \"roofline\" to plan it on "
+                "the pure roofline"),
+            request::Quote(cand.calibration().framework()));
+      }
+      eff = engine::Efficiency{};
+      fp16_acc = false;
+      profile_fallback = "roofline";
+      cal.match = absl::StrCat("no \"", cand.calibration().framework(),
+                               "\" profile: pure roofline (profile_fallback)");
+      cal.warning.clear();
+    }
     if (!cal.match.empty() && !options.pure_roofline) {
       auto same = std::find_if(
           calibration_notes.begin(), calibration_notes.end(),
@@ -231,7 +336,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
       s.hardware = hw;
       s.parallelism = par;
       s.efficiency = eff;
-      s.economics = econ;
+      s.economics = PartEconomics(econ, req.pricing(), hw.id);
       s.options = options;
       s.options.fp16_accumulation = fp16_acc;
       if (s.options.pure_roofline) s.efficiency = engine::Efficiency{};
@@ -241,10 +346,11 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
       if (!valid.ok() && default_tps && par.tensor_parallel > 1) continue;
       for (const engine::Precision& p : precisions) {
         s.precision = p;
-        in.candidates.push_back({s, FormatsLabel(p)});
+        in.candidates.push_back({s, FormatsLabel(p), profile_fallback});
       }
     }
   }
+  RETURN_IF_ERROR(CheckPricedParts(req.pricing(), part_ids));
   if (static_cast<int64_t>(in.candidates.size()) >
       limits_.max_plan_candidates) {
     return TooManyCandidates(static_cast<double>(in.candidates.size()),

@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/status_macros.h"
 
@@ -408,6 +409,21 @@ absl::StatusOr<Chosen> ChooseProfile(const calibration::ProfileStore& store,
         return OutOfRange("calibration.framework",
                           "a framework name of 1..128 characters",
                           Quote(cal.framework()));
+      }
+      // A misspelt name ("vllmm") would otherwise match another runtime's
+      // profile by hardware alone, or none, with only a warning.
+      if (!store.KnowsFramework(cal.framework())) {
+        const std::vector<std::string> known = store.Frameworks();
+        return OutOfRange(
+            "calibration.framework",
+            known.empty()
+                ? std::string("a framework of a loaded calibration profile "
+                              "(none are loaded)")
+                : absl::StrCat("a framework some calibration profile is "
+                               "fitted with (",
+                               absl::StrJoin(known, ", "),
+                               "; a version suffix is allowed)"),
+            Quote(cal.framework()));
       }
       c.profile = store.Match(hw.id, hw.family, cal.framework(),
                               calibration::DeviceMemoryTechnology(hw));

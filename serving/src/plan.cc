@@ -10,11 +10,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "ridgeline/engine/field_path.h"
+#include "ridgeline/engine/prices.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/explore/pareto.h"
 #include "ridgeline/serving/engine_step_cost.h"
-#include "ridgeline/serving/prices.h"
 #include "ridgeline/serving/throughput.h"
 
 namespace ridgeline::serving {
@@ -48,17 +49,6 @@ absl::Status CheckInput(const PlanInput& in) {
     return Bad("simulation.requests", "in [1, 100000]",
                absl::StrCat(in.requests));
   }
-  if (in.prices.usd_per_device_hour &&
-      !(*in.prices.usd_per_device_hour >= 0 &&
-        *in.prices.usd_per_device_hour <= 1000)) {
-    return Bad("pricing.usd_per_device_hour", "in [0, 1000]",
-               absl::StrCat(*in.prices.usd_per_device_hour));
-  }
-  if (in.prices.price_usd &&
-      !(*in.prices.price_usd >= 0 && *in.prices.price_usd <= 1e8)) {
-    return Bad("pricing.price_usd", "in [0, 100000000]",
-               absl::StrCat(*in.prices.price_usd));
-  }
   // Lengths are checked by the simulation's own rules (same field names).
   SimulationConfig probe;
   probe.limits.kv_capacity_tokens = 1;
@@ -85,6 +75,7 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   one.data_parallel = 1;
   const int64_t replica_devices = engine::ReplicaDevices(one);
   d.profile = base.efficiency.profile_name;
+  d.profile_fallback = c.profile_fallback;
   const int64_t prompt = RoundedMean(in.traffic.prompt);
   const int64_t gen = RoundedMean(in.traffic.generated);
   absl::StatusOr<KvCapacity> kv =
@@ -168,9 +159,9 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   }
   set_latency(*served);
   d.meets_slo = MeetsSlo(*served, in.slo);
-  const Costs costs = CostOf(base.hardware, base.economics, in.prices,
-                             d.devices, in.traffic.rate *
-                                            in.traffic.generated.Mean());
+  const Costs costs =
+      CostOf(base.hardware, base.economics, d.devices,
+             in.traffic.rate * in.traffic.generated.Mean());
   d.usd_per_mtoken = costs.usd_per_mtoken;
   d.cost_basis = costs.cost_basis;
   d.price_source = costs.price_source;
@@ -185,6 +176,37 @@ std::string ParallelismLabel(const Deployment& d) {
                       ? absl::StrCat("EP ", d.expert_parallel)
                       : absl::StrCat("TP ", d.tensor_parallel);
   if (d.pipeline_parallel > 1) absl::StrAppend(&s, " PP ", d.pipeline_parallel);
+  return s;
+}
+
+// "" when every priced deployment that meets the SLO is priced on one
+// basis; else what the ranking mixes, hardware by basis: $/Mtoken from a
+// rental price and from an amortised purchase price are not the same
+// money.
+std::string MixedBases(const std::vector<Deployment>& ranked) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> bases;
+  for (const Deployment& d : ranked) {
+    if (!d.feasible || !d.meets_slo || !d.usd_per_mtoken) continue;
+    auto b = std::find_if(bases.begin(), bases.end(), [&](const auto& x) {
+      return x.first == d.cost_basis;
+    });
+    if (b == bases.end()) {
+      bases.push_back({d.cost_basis, {}});
+      b = bases.end() - 1;
+    }
+    if (std::find(b->second.begin(), b->second.end(), d.hardware_id) ==
+        b->second.end()) {
+      b->second.push_back(d.hardware_id);
+    }
+  }
+  if (bases.size() < 2) return "";
+  std::string s = "; MIXED COST BASES, not comparable:";
+  for (size_t i = 0; i < bases.size(); ++i) {
+    absl::StrAppend(&s, i == 0 ? " " : ", ", bases[i].first, " (",
+                    absl::StrJoin(bases[i].second, ", "), ")");
+  }
+  absl::StrAppend(&s, " (per-part rental or purchase prices price them "
+                      "alike)");
   return s;
 }
 
@@ -204,8 +226,7 @@ int64_t PlanThreads(size_t candidates) {
 }
 
 Costs CostOf(const engine::Hardware& hw, const engine::Economics& econ,
-             const PriceOverrides& prices, int64_t devices,
-             double output_tokens_per_second) {
+             int64_t devices, double output_tokens_per_second) {
   Costs c;
   const double n = static_cast<double>(devices);
   const double tokens = output_tokens_per_second;
@@ -219,31 +240,37 @@ Costs CostOf(const engine::Hardware& hw, const engine::Economics& econ,
                       econ.electricity_usd_per_kwh;
   }
   std::optional<double> usd_per_second;
-  std::optional<RentalPrice> rental = FindRentalPrice(hw.id);
-  if (prices.usd_per_device_hour) {
-    c.cost_basis = "rental";
-    c.price_source = absl::StrCat("request: $", *prices.usd_per_device_hour,
-                                  "/device-hour");
-    usd_per_second = n * *prices.usd_per_device_hour / 3600;
-  } else if (prices.price_usd || (hw.price_usd && !rental)) {
-    const double price = prices.price_usd ? *prices.price_usd : *hw.price_usd;
-    c.cost_basis = "purchase+electricity";
-    c.price_source = absl::StrCat(
-        prices.price_usd ? "request" : "hardware", ": $", price,
-        " per device over ", econ.amortization_years, " years at utilization ",
-        econ.utilization);
-    usd_per_second = n * price / life_seconds + electricity_usd.value_or(0);
-    if (!electricity_usd) absl::StrAppend(&c.price_source, "; power unknown");
-  } else if (rental) {
-    c.cost_basis = "rental";
-    c.price_source = std::string(rental->source);
-    usd_per_second = n * rental->usd_per_device_hour / 3600;
-  } else if (electricity_usd) {
-    c.cost_basis = "electricity-only";
-    c.price_source = "no device price known: electricity at board power only";
-    usd_per_second = electricity_usd;
+  const engine::DevicePrice price = engine::DevicePriceOf(hw, econ);
+  switch (price.basis) {
+    case engine::CostBasis::kRental:
+      c.price_source =
+          price.source == "request"
+              ? absl::StrCat("request: $", price.usd_per_device_hour,
+                             "/device-hour")
+              : std::string(price.source);
+      usd_per_second = n * price.usd_per_served_second;
+      break;
+    case engine::CostBasis::kPurchase:
+      c.price_source = absl::StrCat(
+          std::string(price.source), ": $", price.price_usd, " per device over ",
+          econ.amortization_years, " years at utilization ", econ.utilization);
+      usd_per_second =
+          n * price.usd_per_served_second + electricity_usd.value_or(0);
+      if (!electricity_usd) absl::StrAppend(&c.price_source, "; power unknown");
+      break;
+    case engine::CostBasis::kEnergyOnly:
+    case engine::CostBasis::kNone:
+      if (electricity_usd) {
+        c.price_source =
+            "no device price known: electricity at board power only";
+        usd_per_second = electricity_usd;
+      }
+      break;
   }
-  if (usd_per_second) c.usd_per_mtoken = *usd_per_second / tokens * 1e6;
+  if (usd_per_second) {
+    c.usd_per_mtoken = *usd_per_second / tokens * 1e6;
+    c.cost_basis = std::string(engine::CostBasisName(price.basis));
+  }
   if (c.joules_per_token) {
     double g = *c.joules_per_token / kJoulesPerKwh * econ.pue *
                econ.grid_g_co2e_per_kwh * 1e6;
@@ -323,9 +350,9 @@ absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
     const char* basis =
         best->cost_basis == "rental"
             ? "rental price per device-hour"
-            : best->cost_basis == "purchase+electricity"
+            : best->cost_basis == "purchase"
                   ? "purchase price amortised + electricity"
-                  : "ELECTRICITY ONLY: no device price known";
+                  : "ENERGY ONLY: no device price known";
     out.headline = absl::StrFormat(
         "cheapest: %d x %s (%s, %s; %d replica%s), $%.3f/Mtoken (%s), "
         "p90 TTFT %.0f ms, p90 TPOT %.1f ms",
@@ -333,6 +360,17 @@ absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
         best->formats, best->replicas, best->replicas == 1 ? "" : "s",
         *best->usd_per_mtoken, basis, best->ttft_p90_seconds * 1e3,
         best->tpot_p90_seconds * 1e3);
+  }
+  absl::StrAppend(&out.headline, MixedBases(out.deployments));
+  if (best == nullptr ? std::all_of(out.deployments.begin(),
+                                    out.deployments.end(),
+                                    [](const Deployment& d) {
+                                      return d.profile.empty();
+                                    })
+                      : best->profile.empty()) {
+    absl::StrAppend(&out.headline,
+                    "; pure-roofline bound: an upper bound on speed, so a "
+                    "lower bound on devices and cost");
   }
   return out;
 }

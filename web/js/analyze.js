@@ -213,6 +213,7 @@ export class AnalyzeView {
       ['decode-tps-seq', 'decode tok/s per sequence', r.decodeTokensPerSecondPerSequence, (v) => si(v)],
       ['prefill-tps', 'prefill tok/s', r.prefillTokensPerSecond, (v) => si(v)],
       ['usd', '$ / Mtoken', e.usdPerMillionOutputTokens, (v) => fixed(v, 3)],
+      ['cost-basis', 'cost basis', e.costBasis || undefined, (v) => v],
       ['joules', 'J / token', e.joulesPerOutputToken, (v) => fixed(v, 4)],
       ['co2', 'gCO₂e / Mtoken', e.gCo2ePerMillionOutputTokens, (v) => si(v)],
       ['fits', 'fits in memory', fitsText(r.memory.fits, spilled), (v) => v],

@@ -104,6 +104,62 @@ TEST_F(CliTest, AnalyzeJsonIsIdenticalInProcessAndOverGrpc) {
               2415919104.0 * 1e-3);
 }
 
+// Issue 20 item 3: Analyze prices a part as Plan does (engine/prices.h)
+// and says on which basis, in Plan's words. Before: the H100 was priced by
+// energy only ("price unknown", ~$0.013/Mtoken) while Plan charged the
+// dated $2.99/h. The RTX 4090 has a launch price and no rental quote
+// (purchase); the Gaudi 2 neither (energy only).
+TEST_F(CliTest, AnalyzeCarriesPlansCostBasisBothWays) {
+  struct Case {
+    const char* hardware;
+    const char* basis;
+  };
+  for (const Case& c : {Case{"nvidia-h100-sxm-80gb", "rental"},
+                        Case{"amd-mi300x", "rental"},
+                        Case{"nvidia-rtx-4090", "purchase"},
+                        Case{"intel-gaudi2", "energy-only"}}) {
+    const std::vector<std::string> args = {
+        "analyze", "--model", "llama-3-8b", "--hardware", c.hardware,
+        "--batch", "16", "--prompt", "1024", "--gen", "128"};
+    CliRun local = RunCliBinary(Local(With(args, {"--format", "json"})));
+    CliRun remote = RunCliBinary(Remote(With(args, {"--format", "json"})));
+    ASSERT_EQ(local.exit_code, 0) << local.err;
+    ASSERT_EQ(local.out, remote.out);
+    const nlohmann::json j = nlohmann::json::parse(local.out);
+    const auto& e = j["result"]["economy"];
+    EXPECT_EQ(e["costBasis"], c.basis) << c.hardware;
+    if (std::string(c.basis) == "rental") {
+      // $/h / 3600 x e2e x 1 device, per 16 x 128 output tokens, x 1e6;
+      // power is in the rental price.
+      const double rate =
+          std::string(c.hardware) == "amd-mi300x" ? 1.85 : 2.99;
+      EXPECT_NEAR(e["usdPerMillionOutputTokens"].get<double>(),
+                  rate / 3600 * j["result"]["e2eSeconds"].get<double>() /
+                      (16 * 128) * 1e6,
+                  1e-9)
+          << c.hardware;
+      EXPECT_EQ(e["note"].get<std::string>().find("price unknown"),
+                std::string::npos);
+    }
+    CliRun table = RunCliBinary(Local(args));
+    ASSERT_EQ(table.exit_code, 0) << table.err;
+    EXPECT_THAT(table.out,
+                HasSubstr(std::string(" per million output tokens (") +
+                          c.basis + ")"))
+        << c.hardware;
+    // A sweep point (what the web Compare view plots) is priced alike.
+    std::vector<std::string> sweep = args;
+    sweep[0] = "sweep";
+    CliRun point = RunCliBinary(Remote(With(sweep, {"--format", "json"})));
+    ASSERT_EQ(point.exit_code, 0) << point.err;
+    const nlohmann::json p = nlohmann::json::parse(point.out);
+    EXPECT_EQ(p["summary"]["costBasis"], c.basis) << c.hardware;
+    const double usd = e["usdPerMillionOutputTokens"].get<double>();
+    EXPECT_NEAR(p["summary"]["usdPerMillionOutputTokens"].get<double>(), usd,
+                1e-9 * usd);
+  }
+}
+
 TEST_F(CliTest, Fp16AccumulationUsesTheGeForceRateBothWays) {
   // RTX 4090 (plugins/nvidia): fp16 165.2 TFLOPS with FP32 accumulation,
   // 330.3 with FP16 accumulation (hardware_specs.csv notes).

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -92,6 +94,192 @@ TEST(PlanCli, ErrorsNameTheFlag) {
   r = RunCliBinary(InProcess(PlanArgs({"--prompt", "abc"})));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--prompt"));
+}
+
+// --model-config FILE (issue 20 item 6): the published Qwen3-30B-A3B
+// config.json parses to the catalog entry's dimensions
+// (tests/unit/models/hf_config_test.cc), so its plan is the catalog
+// model's, cell for cell. Before the flag existed: "unknown flag".
+TEST(PlanCli, ModelConfigPlansAnInlineHfConfig) {
+  const std::string config =
+      std::string(RIDGELINE_TEST_CONFIG_DIR) + "/qwen3-30b-a3b.json";
+  auto args = [](std::vector<std::string> model) {
+    std::vector<std::string> a = {"plan"};
+    a.insert(a.end(), model.begin(), model.end());
+    for (const char* x :
+         {"--hardware", "nvidia-h100-sxm-80gb", "--prompt", "1024", "--gen",
+          "256", "--rate", "4", "--ttft-p90-ms", "2000", "--tpot-p90-ms",
+          "100", "--tensor-parallel", "1", "--formats", "fp8", "--requests",
+          "200", "--format", "csv"}) {
+      a.push_back(x);
+    }
+    return InProcess(a);
+  };
+  CliRun inline_config = RunCliBinary(args({"--model-config", config}));
+  ASSERT_EQ(inline_config.exit_code, 0) << inline_config.err;
+  CliRun catalog = RunCliBinary(args({"--model", "qwen3-30b-a3b"}));
+  ASSERT_EQ(catalog.exit_code, 0) << catalog.err;
+  EXPECT_EQ(inline_config.out, catalog.out);
+  EXPECT_THAT(inline_config.out, HasSubstr("nvidia-h100-sxm-80gb,1,"));
+  CliRun both = RunCliBinary(
+      args({"--model", "qwen3-30b-a3b", "--model-config", config}));
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_THAT(both.err, HasSubstr("exactly one of --model ID or "
+                                  "--model-config FILE.json"));
+  CliRun missing = RunCliBinary(args({"--model-config", "/nonexistent.json"}));
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("--model-config: cannot read file"));
+}
+
+// Cells of `col` per hardware id, from a plan CSV.
+std::map<std::string, std::string> Column(const std::string& csv,
+                                          const std::string& col) {
+  std::vector<std::string> lines = absl::StrSplit(csv, '\n', absl::SkipEmpty());
+  std::map<std::string, std::string> out;
+  if (lines.empty()) return out;
+  std::vector<std::string> header = absl::StrSplit(lines[0], ',');
+  const size_t c = std::find(header.begin(), header.end(), col) - header.begin();
+  for (size_t i = 1; i < lines.size(); ++i) {
+    std::vector<std::string> cells = absl::StrSplit(lines[i], ',');
+    if (c < cells.size()) out[cells[0]] = cells[c];
+  }
+  return out;
+}
+
+// Issue 20 item 3: --usd-per-device-hour per part. The MI300X (list:
+// $1.85/h, Vultr) is re-priced at $1.9/h, the H100 keeps its list $2.99/h
+// (Lambda): each row's $/Mtoken is devices x rate / 3600 / (10 req/s x 256
+// tokens) x 1e6, so the ratio of the two rows' $/Mtoken per device is
+// 2.99 / 1.9.
+TEST(PlanCli, PricesPerPartAndTheirUsageErrors) {
+  CliRun r = RunCliBinary(InProcess(PlanArgs(
+      {"--usd-per-device-hour", "amd-mi300x=1.9", "--format", "csv"})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto usd = Column(r.out, "usd_per_mtoken");
+  auto devices = Column(r.out, "devices");
+  auto basis = Column(r.out, "cost_basis");
+  EXPECT_EQ(basis["amd-mi300x"], "rental");
+  EXPECT_EQ(basis["nvidia-h100-sxm-80gb"], "rental");
+  EXPECT_NEAR(std::stod(usd["amd-mi300x"]),
+              std::stod(devices["amd-mi300x"]) * 1.9 / 3600 / 2560 * 1e6,
+              1e-6);
+  EXPECT_NEAR(std::stod(usd["nvidia-h100-sxm-80gb"]),
+              std::stod(devices["nvidia-h100-sxm-80gb"]) * 2.99 / 3600 /
+                  2560 * 1e6,
+              1e-6);
+  // A bare number applies to all; an entry wins for its part.
+  r = RunCliBinary(InProcess(PlanArgs(
+      {"--usd-per-device-hour", "2,amd-mi300x=1", "--format", "csv"})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  usd = Column(r.out, "usd_per_mtoken");
+  devices = Column(r.out, "devices");
+  EXPECT_NEAR(std::stod(usd["nvidia-h100-sxm-80gb"]),
+              std::stod(devices["nvidia-h100-sxm-80gb"]) * 2.0 / 3600 / 2560 *
+                  1e6,
+              1e-6);
+  EXPECT_NEAR(std::stod(usd["amd-mi300x"]),
+              std::stod(devices["amd-mi300x"]) * 1.0 / 3600 / 2560 * 1e6,
+              1e-6);
+  // A purchase price per part beside rental-priced parts: the headline
+  // says the ranking mixes bases.
+  r = RunCliBinary(InProcess(PlanArgs({"--price-usd", "amd-mi300x=15000"})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("MIXED COST BASES, not comparable: "));
+  EXPECT_THAT(r.out, HasSubstr("purchase (amd-mi300x)"));
+  EXPECT_THAT(r.out, HasSubstr("rental (nvidia-h100-sxm-80gb)"));
+  // Bad entries: usage errors naming the flag.
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{
+           {"--usd-per-device-hour", "amd-mi300x=cheap"},
+           {"--usd-per-device-hour", "=2"},
+           {"--usd-per-device-hour", "nvidia-b200-180gb=2"},
+           {"--usd-per-device-hour", "amd-mi300x=1,amd-mi300x=2"},
+           {"--price-usd", "1,2"},
+           {"--price-usd", "amd-mi300x=inf"}}) {
+    r = RunCliBinary(InProcess(PlanArgs(bad)));
+    EXPECT_EQ(r.exit_code, 2) << bad[1];
+    EXPECT_THAT(r.err, HasSubstr("ridgeline plan: " + bad[0] + ": ")) << bad[1];
+  }
+  // A range error is the service's, naming the entry and the flag.
+  r = RunCliBinary(InProcess(PlanArgs({"--usd-per-device-hour",
+                                       "amd-mi300x=5000"})));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("pricing.usd_per_device_hour_by_hardware["
+                               "\"amd-mi300x\"]: must be in [0, 1000]"));
+  EXPECT_THAT(r.err, HasSubstr("(flag --usd-per-device-hour)"));
+}
+
+// Issue 20 item 3: the pure roofline's plan says "bound" in its first
+// line, as simulate's header does.
+TEST(PlanCli, PureRooflineHeadlineSaysBound) {
+  CliRun r = RunCliBinary(InProcess(PlanArgs()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string first = r.out.substr(0, r.out.find('\n'));
+  EXPECT_THAT(first, HasSubstr("pure-roofline bound"));
+  r = RunCliBinary(InProcess(PlanArgs({"--framework", "vllm"})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out.substr(0, r.out.find('\n')),
+              ::testing::Not(HasSubstr("bound")));
+}
+
+// Issue 20 item 4: in a profile folder where H200 has only a llama.cpp
+// profile (nvidia-hbm.llama.cpp-cuda) and H100 a TensorRT-LLM one, a
+// TensorRT-LLM plan used to rank H100-on-TensorRT against H200-on-llama.cpp.
+// Now it refuses, or, asked, plans H200 on the pure roofline and says so
+// per row (CSV column profile_fallback, after the existing columns; a
+// "fallback" column in the table).
+TEST(PlanCli, OneRuntimePerPlanAndTheAskedForFallbackPerRow) {
+  const std::string dir =
+      ::testing::TempDir() + "/plan-profiles-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  for (const char* f : {"nvidia-h100-sxm-80gb.tensorrt-llm.json",
+                        "nvidia-hbm.llama.cpp-cuda.json"}) {
+    std::filesystem::copy_file(
+        std::string(RIDGELINE_TEST_PROFILE_DIR) + "/" + f, dir + "/" + f,
+        std::filesystem::copy_options::overwrite_existing);
+  }
+  auto args = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = {
+        "plan", "--model", "llama-3.1-8b", "--hardware",
+        "nvidia-h100-sxm-80gb,nvidia-h200-sxm-141gb", "--prompt", "1024",
+        "--gen", "256", "--rate", "10", "--ttft-p90-ms", "1000",
+        "--tpot-p90-ms", "50", "--tensor-parallel", "1", "--formats", "fp8",
+        "--requests", "100", "--framework", "tensorrt-llm",
+        std::string("--plugin-dir=") + RIDGELINE_TEST_PLUGIN_DIR,
+        "--profile-dir=" + dir};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  CliRun r = RunCliBinary(args({}));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("has none for nvidia-h200-sxm-141gb (the "
+                               "nearest is nvidia-hbm.llama.cpp-cuda, another "
+                               "runtime's)"));
+  EXPECT_THAT(r.err, HasSubstr("(flag --framework)"));
+  r = RunCliBinary(args({"--profile-fallback", "roofline", "--format", "csv"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  EXPECT_THAT(lines[0], ::testing::EndsWith(
+                            ",pipeline_parallel,expert_parallel,"
+                            "profile_fallback"));
+  auto fallback = Column(r.out, "profile_fallback");
+  auto profile = Column(r.out, "profile");
+  EXPECT_EQ(fallback["nvidia-h200-sxm-141gb"], "roofline");
+  EXPECT_EQ(profile["nvidia-h200-sxm-141gb"], "");
+  EXPECT_EQ(fallback["nvidia-h100-sxm-80gb"], "");
+  EXPECT_EQ(profile["nvidia-h100-sxm-80gb"],
+            "nvidia-h100-sxm-80gb.tensorrt-llm");
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("warning")));
+  r = RunCliBinary(args({"--profile-fallback", "roofline"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("fallback"));
+  EXPECT_THAT(r.out, HasSubstr("roofline"));
+  r = RunCliBinary(args({"--profile-fallback", "nearest"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("candidates.profile_fallback"));
+  EXPECT_THAT(r.err, HasSubstr("(flag --profile-fallback)"));
+  std::filesystem::remove_all(dir);
 }
 
 // Pipeline and expert parallelism: one row per stage count, the devices of

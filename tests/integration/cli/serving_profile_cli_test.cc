@@ -1,8 +1,9 @@
 // Which calibration `ridgeline simulate` and `ridgeline plan` apply for
 // --framework, run as the real binary (in-process and against a real
 // server): vLLM gets its serving profile (fitted in-sample on one platform,
-// and the output says so); SGLang has no profile anywhere, so the one used
-// is another runtime's and a warning says how it was matched.
+// and the output says so); SGLang has no profile anywhere, so naming it is
+// a usage error; a plan gives every candidate one runtime's profile, or
+// the pure roofline where asked for (--profile-fallback roofline).
 #include <string>
 #include <vector>
 
@@ -60,25 +61,27 @@ TEST(ServingProfileCli, VllmUsesItsServingProfileAndSaysItIsInSample) {
   EXPECT_EQ(ProfileCell(r.out), "serving.vllm") << r.out;
 }
 
-TEST(ServingProfileCli, SglangWarnsThatTheProfileIsAnotherRuntimes) {
-  CliRun r =
-      RunCliBinary(InProcess(Simulate("amd-mi300x", "sglang", "table")));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("ridgeline simulate: warning: calibration: "));
-  EXPECT_THAT(r.err, HasSubstr("not the \"sglang\" asked for"));
-  EXPECT_THAT(r.err,
-              HasSubstr("no serving profile for framework \"sglang\""));
-  // The table names the profile that was used and how it was matched.
-  EXPECT_THAT(r.out, HasSubstr("calibration: hardware \"amd-mi300x\" only: "
-                               "fitted with framework"));
-  r = RunCliBinary(InProcess(Simulate("amd-mi300x", "sglang", "csv")));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string profile = ProfileCell(r.out);
-  EXPECT_EQ(profile.rfind("amd-mi300x.", 0), 0u) << r.out;
-  EXPECT_THAT(r.err, HasSubstr("warning"));
+// Issue 20 item 4: a framework no profile is fitted with ("sglang": no
+// usable row; "vllmm": a typo) used to get another runtime's profile by
+// hardware alone, with a warning. Now a usage error naming the flag and
+// listing the frameworks there are.
+TEST(ServingProfileCli, UnknownFrameworkIsAUsageErrorListingTheKnownOnes) {
+  for (const char* framework : {"sglang", "vllmm"}) {
+    CliRun r = RunCliBinary(
+        InProcess(Simulate("amd-mi300x", framework, "table")));
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_THAT(r.err, HasSubstr("calibration.framework: must be a framework "
+                                 "some calibration profile is fitted with ("));
+    EXPECT_THAT(r.err, HasSubstr("llama.cpp-cuda"));
+    EXPECT_THAT(r.err, HasSubstr("tensorrt-llm"));
+    EXPECT_THAT(r.err, HasSubstr(", vllm"));
+    EXPECT_THAT(r.err, HasSubstr(std::string("got \"") + framework + "\""));
+    EXPECT_THAT(r.err, HasSubstr("(flag --framework)"));
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
 }
 
-TEST(ServingProfileCli, PlanOverGrpcReportsEachMatchAndWarnsForSglang) {
+TEST(ServingProfileCli, PlanOverGrpcRejectsUnknownFrameworksAndMatchesVllm) {
   ServerProcess server;
   ASSERT_TRUE(server.ok()) << server.error();
   ASSERT_TRUE(WaitServing(server.Channel(), std::chrono::seconds(20)));
@@ -91,17 +94,15 @@ TEST(ServingProfileCli, PlanOverGrpcReportsEachMatchAndWarnsForSglang) {
       "50",            "--tensor-parallel", "1",
       "--formats",     "fp8",        "--requests",
       "100",           "--server",   server.address()};
-  std::vector<std::string> sglang = plan;
-  sglang.insert(sglang.end(), {"--framework", "sglang"});
-  CliRun r = RunCliBinary(sglang);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  // One warning per candidate hardware, naming it.
-  EXPECT_THAT(r.err, HasSubstr("ridgeline plan: warning: nvidia-h100-sxm-80gb: "
-                               "calibration: profile "));
-  EXPECT_THAT(r.err, HasSubstr("ridgeline plan: warning: amd-mi300x: "));
-  EXPECT_THAT(r.err, HasSubstr("not the \"sglang\" asked for"));
-  EXPECT_THAT(r.out, HasSubstr("note: calibration on amd-mi300x: hardware "
-                               "\"amd-mi300x\" only"));
+  std::vector<std::string> typo = plan;
+  typo.insert(typo.end(), {"--framework", "vllmm"});
+  CliRun r = RunCliBinary(typo);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("INVALID_ARGUMENT: candidates: "
+                               "calibration.framework: must be a framework "
+                               "some calibration profile is fitted with ("));
+  EXPECT_THAT(r.err, HasSubstr("got \"vllmm\""));
+  EXPECT_THAT(r.err, HasSubstr("(flag --framework)"));
 
   std::vector<std::string> vllm = plan;
   vllm.insert(vllm.end(), {"--framework", "vllm", "--format", "csv"});

@@ -163,6 +163,40 @@ TEST(SimulateCli, TableLeadsWithTheDeployment) {
   EXPECT_THAT(r.out, HasSubstr("rate 4"));
 }
 
+// --model-config FILE (issue 20 item 6): the published Qwen3-30B-A3B
+// config.json is the catalog entry's dimensions, so one replica serves it
+// exactly as the catalog model; the header names the file's model.
+TEST(SimulateCli, ModelConfigSimulatesAnInlineHfConfig) {
+  const std::string config =
+      std::string(RIDGELINE_TEST_CONFIG_DIR) + "/qwen3-30b-a3b.json";
+  auto args = [](std::vector<std::string> model,
+                 std::vector<std::string> extra) {
+    std::vector<std::string> a = {"simulate"};
+    a.insert(a.end(), model.begin(), model.end());
+    for (const char* x : {"--hardware", "nvidia-h100-sxm-80gb", "--prompt",
+                          "1024", "--gen", "128", "--formats", "fp8",
+                          "--requests", "200", "--rate", "4"}) {
+      a.push_back(x);
+    }
+    a.insert(a.end(), extra.begin(), extra.end());
+    return InProcess(a);
+  };
+  CliRun inline_config =
+      RunCliBinary(args({"--model-config", config}, {"--format", "csv"}));
+  ASSERT_EQ(inline_config.exit_code, 0) << inline_config.err;
+  CliRun catalog =
+      RunCliBinary(args({"--model", "qwen3-30b-a3b"}, {"--format", "csv"}));
+  ASSERT_EQ(catalog.exit_code, 0) << catalog.err;
+  EXPECT_EQ(inline_config.out, catalog.out);
+  CliRun table = RunCliBinary(args({"--model-config", config}, {}));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, StartsWith("qwen3-30b-a3b on nvidia-h100-sxm-80gb"));
+  CliRun neither = RunCliBinary(args({}, {}));
+  EXPECT_EQ(neither.exit_code, 2);
+  EXPECT_THAT(neither.err, HasSubstr("exactly one of --model ID or "
+                                     "--model-config FILE.json"));
+}
+
 TEST(SimulateCli, ErrorsNameTheFlag) {
   CliRun r = RunCliBinary(InProcess(SimArgs({"--rate", "0"})));
   EXPECT_EQ(r.exit_code, 1);

@@ -73,8 +73,16 @@ TEST(BackendProfileTest, FrameworkNumericsComeWithAMatchingProfileOnly) {
   p.framework = "acc16-runtime";
   p.fp16_accumulation = true;
   p.fitted_from = "unit test";
+  // "vllm" must be a known framework (one some profile is fitted with) to
+  // be asked for at all: fitted on other hardware only.
+  calibration::Profile elsewhere = p;
+  elsewhere.name = "other-device.vllm";
+  elsewhere.hardware_id = "other-device";
+  elsewhere.framework = "vllm";
+  elsewhere.fp16_accumulation = false;
   Backend backend(plugin_host::HardwareRegistry::LoadFiles({}),
-                  calibration::ProfileStore::FromProfiles({p}), Limits());
+                  calibration::ProfileStore::FromProfiles({p, elsewhere}),
+                  Limits());
   v1::AnalyzeRequest req;
   req.mutable_model()->set_catalog_id("llama-2-7b");
   v1::Hardware hw = Device();
@@ -106,6 +114,14 @@ TEST(BackendProfileTest, FrameworkNumericsComeWithAMatchingProfileOnly) {
   // The request's own setting wins.
   req.mutable_options()->set_fp16_accumulation(false);
   EXPECT_EQ(run("acc16-runtime").result().matmul_math(), "fp16");
+  // A framework no profile is fitted with (issue 20 item 4: was accepted
+  // with a warning): INVALID_ARGUMENT naming the field, listing the known.
+  req.mutable_calibration()->set_framework("vllmm");
+  absl::Status s = backend.Analyze(req).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine::FieldPathOf(s), "calibration.framework");
+  EXPECT_THAT(s.message(), HasSubstr("(acc16-runtime, vllm;"));
+  EXPECT_THAT(s.message(), HasSubstr("got \"vllmm\""));
 }
 
 TEST_F(BackendTest, InlineHardwareRoundTrips) {

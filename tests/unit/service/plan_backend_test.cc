@@ -104,6 +104,124 @@ TEST(BackendPlan, ErrorsNameTheField) {
   EXPECT_THAT(backend.Plan(req).status().message(), HasSubstr("model"));
 }
 
+// Issue 20 item 3: prices per part. $2/h for every candidate, $3/h for
+// "test-plan-other" alone: each row is charged its own, devices x rate /
+// 3600 / 512 tokens/s x 1e6.
+TEST(BackendPlan, PerPartPricesWinOverTheValueForAll) {
+  Backend backend = MakeBackend();
+  v1::PlanRequest req = Request();
+  req.mutable_candidates()->clear_tensor_parallel();
+  req.mutable_candidates()->add_tensor_parallel(1);
+  v1::Hardware other = Device();
+  other.set_id("test-plan-other");
+  *req.mutable_candidates()->add_hardware()->mutable_description() = other;
+  (*req.mutable_pricing()->mutable_usd_per_device_hour_by_hardware())
+      ["test-plan-other"] = 3;
+  absl::StatusOr<v1::PlanResponse> r = backend.Plan(req);
+  ASSERT_TRUE(r.ok()) << r.status();
+  int seen = 0;
+  for (const v1::PlanDeployment& d : r->deployments()) {
+    ASSERT_TRUE(d.feasible()) << d.why();
+    const double rate = d.hardware_id() == "test-plan-other" ? 3 : 2;
+    EXPECT_EQ(d.cost_basis(), "rental");
+    EXPECT_NEAR(d.usd_per_mtoken(), d.devices() * rate / 3600 / 512 * 1e6,
+                1e-9)
+        << d.hardware_id();
+    ++seen;
+  }
+  EXPECT_EQ(seen, 4);  // 2 parts x (bf16, fp8)
+  // A purchase price for one part only: it is purchase-priced, the other
+  // (no price anywhere) energy-only, and the headline says they are mixed.
+  req.mutable_pricing()->clear_usd_per_device_hour_by_hardware();
+  req.mutable_pricing()->clear_usd_per_device_hour();
+  (*req.mutable_pricing()->mutable_price_usd_by_hardware())["test-plan-other"] =
+      20000;
+  r = backend.Plan(req);
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (const v1::PlanDeployment& d : r->deployments()) {
+    EXPECT_EQ(d.cost_basis(), d.hardware_id() == "test-plan-other"
+                                  ? "purchase"
+                                  : "energy-only");
+  }
+  EXPECT_THAT(r->headline(), HasSubstr("MIXED COST BASES"));
+  // Errors name the entry: an id that is no candidate's, a bad value.
+  req = Request();
+  (*req.mutable_pricing()->mutable_usd_per_device_hour_by_hardware())["nope"] =
+      1;
+  absl::Status s = backend.Plan(req).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine::FieldPathOf(s),
+            "pricing.usd_per_device_hour_by_hardware[\"nope\"]");
+  EXPECT_THAT(s.message(), HasSubstr("test-plan-device"));
+  req = Request();
+  (*req.mutable_pricing()->mutable_price_usd_by_hardware())
+      ["test-plan-device"] = -5;
+  s = backend.Plan(req).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(),
+              HasSubstr("pricing.price_usd_by_hardware[\"test-plan-device\"]"));
+}
+
+// Issue 20 item 4: one runtime's profile per plan. "fw-a" is fitted for
+// test-plan-device only; test-plan-other has only an "fw-b" profile, which
+// the planner used to take (another runtime's) with a warning.
+TEST(BackendPlan, OneRuntimePerPlanOrAnAskedForRooflineFallback) {
+  calibration::Profile a;
+  a.name = "test-plan-device.fw-a";
+  a.hardware_id = "test-plan-device";
+  a.framework = "fw-a";
+  a.efficiency.memory.fill(0.5);
+  a.fitted_from = "test";
+  calibration::Profile b = a;
+  b.name = "test-plan-other.fw-b";
+  b.hardware_id = "test-plan-other";
+  b.framework = "fw-b";
+  Backend backend(plugin_host::HardwareRegistry::LoadFiles({}),
+                  calibration::ProfileStore::FromProfiles({a, b}), Limits());
+  v1::PlanRequest req = Request();
+  req.mutable_candidates()->clear_tensor_parallel();
+  req.mutable_candidates()->add_tensor_parallel(1);
+  v1::Hardware other = Device();
+  other.set_id("test-plan-other");
+  *req.mutable_candidates()->add_hardware()->mutable_description() = other;
+  req.mutable_candidates()->mutable_calibration()->set_framework("fw-a");
+  absl::Status s = backend.Plan(req).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine::FieldPathOf(s), "candidates.calibration.framework");
+  EXPECT_THAT(s.message(), HasSubstr("has none for test-plan-other"));
+  EXPECT_THAT(s.message(), HasSubstr("profile_fallback"));
+
+  req.mutable_candidates()->set_profile_fallback("roofline");
+  absl::StatusOr<v1::PlanResponse> r = backend.Plan(req);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->deployments_size(), 4);
+  for (const v1::PlanDeployment& d : r->deployments()) {
+    if (d.hardware_id() == "test-plan-other") {
+      EXPECT_EQ(d.profile(), "");
+      EXPECT_EQ(d.profile_fallback(), "roofline");
+    } else {
+      EXPECT_EQ(d.profile(), "test-plan-device.fw-a");
+      EXPECT_EQ(d.profile_fallback(), "");
+    }
+  }
+  EXPECT_TRUE(r->warnings().empty());
+
+  // A misspelt framework: INVALID_ARGUMENT listing the known ones.
+  req.mutable_candidates()->mutable_calibration()->set_framework("fw-aa");
+  s = backend.Plan(req).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine::FieldPathOf(s), "candidates.calibration.framework");
+  EXPECT_THAT(s.message(), HasSubstr("(fw-a, fw-b;"));
+  EXPECT_THAT(s.message(), HasSubstr("\"fw-aa\""));
+  // A version suffix is the same runtime.
+  req.mutable_candidates()->mutable_calibration()->set_framework("fw-a-2.0");
+  EXPECT_TRUE(backend.Plan(req).ok());
+  req.mutable_candidates()->set_profile_fallback("nearest");
+  s = backend.Plan(req).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine::FieldPathOf(s), "candidates.profile_fallback");
+}
+
 TEST(BackendPlan, StopEndsItWithDeadlineExceeded) {
   Backend backend = MakeBackend();
   v1::PlanRequest req = Request();

@@ -34,9 +34,12 @@ Candidate Make(const char* id, double price_usd) {
   c.scenario.model = engine::FindModel("llama-3.1-8b").value();
   c.scenario.hardware = Device(id, price_usd);
   c.scenario.options.suggestions = false;
-  c.scenario.economics = {/*electricity_usd_per_kwh=*/0.1, /*pue=*/1,
-                          /*grid_g_co2e_per_kwh=*/400,
-                          /*amortization_years=*/4, /*utilization=*/1};
+  engine::Economics& e = c.scenario.economics;
+  e.electricity_usd_per_kwh = 0.1;
+  e.pue = 1;
+  e.grid_g_co2e_per_kwh = 400;
+  e.amortization_years = 4;
+  e.utilization = 1;
   c.formats = "bf16/bf16/bf16";
   return c;
 }
@@ -76,7 +79,7 @@ TEST(Plan, PicksTheCheaperOfTwoHandComputedDeployments) {
   EXPECT_NEAR(*best.usd_per_mtoken, cheap, 1e-9);
   EXPECT_NEAR(*best.usd_per_mtoken, 56.457, 1e-3);
   EXPECT_NEAR(*dear.usd_per_mtoken, dearer, 1e-9);  // $105.97/Mtoken
-  EXPECT_EQ(best.cost_basis, "purchase+electricity");
+  EXPECT_EQ(best.cost_basis, "purchase");
   // Board power: 400 W / 1.6 tokens/s = 250 J/token; carbon 250 / 3.6e6 x
   // 400 g/kWh x 1e6 = 27,777.8 g/Mtoken (no embodied figure given).
   EXPECT_NEAR(*best.joules_per_token, 250, 1e-9);
@@ -119,8 +122,53 @@ TEST(Plan, ElectricityOnlyHeadlineSaysSo) {
   in.candidates[0].scenario.hardware.price_usd.reset();
   absl::StatusOr<PlanResult> r = Plan(in);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->deployments[0].cost_basis, "electricity-only");
-  EXPECT_NE(r->headline.find("ELECTRICITY ONLY"), std::string::npos);
+  EXPECT_EQ(r->deployments[0].cost_basis, "energy-only");
+  EXPECT_NE(r->headline.find("ENERGY ONLY"), std::string::npos);
+}
+
+// Issue 20 item 3: a rental-priced and a purchase-priced part in one
+// ranking are not the same money; the headline says so, naming each basis'
+// hardware. The rental price is the candidate's own (a per-part request
+// price): $1/h x 1 device / 1.6 tokens/s (0.05 req/s x 32) x 1e6 / 3600 =
+// $173.6/Mtoken, dearer than the purchase-priced $56.457.
+TEST(Plan, MixedCostBasesSayTheyAreMixed) {
+  PlanInput in = Input();
+  in.candidates = {Make("test-cheap", 10000), Make("test-rented", 10000)};
+  in.candidates[1].scenario.economics.usd_per_device_hour = 1;
+  absl::StatusOr<PlanResult> r = Plan(in);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->deployments.size(), 2u);
+  const Deployment& rented = r->deployments[1];
+  EXPECT_EQ(rented.hardware_id, "test-rented");
+  EXPECT_EQ(rented.cost_basis, "rental");
+  EXPECT_EQ(rented.price_source, "request: $1/device-hour");
+  EXPECT_NEAR(*rented.usd_per_mtoken, 1.0 / 3600 / 1.6 * 1e6, 1e-9);
+  EXPECT_NE(r->headline.find("MIXED COST BASES, not comparable: purchase "
+                             "(test-cheap), rental (test-rented)"),
+            std::string::npos)
+      << r->headline;
+  // One basis: no such clause.
+  in.candidates[0].scenario.economics.usd_per_device_hour = 1;
+  r = Plan(in);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->headline.find("MIXED"), std::string::npos) << r->headline;
+}
+
+// The pure roofline is a bound: the headline says so in its one line, as
+// simulate's header does ("pure roofline (upper bound)"); a calibrated
+// plan's does not.
+TEST(Plan, PureRooflineHeadlineSaysBound) {
+  PlanInput in = Input();
+  in.candidates = {Make("test-cheap", 10000)};
+  absl::StatusOr<PlanResult> r = Plan(in);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NE(r->headline.find("pure-roofline bound"), std::string::npos)
+      << r->headline;
+  EXPECT_EQ(r->headline.find('\n'), std::string::npos);
+  in.candidates[0].scenario.efficiency.profile_name = "test-profile";
+  r = Plan(in);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->headline.find("bound"), std::string::npos) << r->headline;
 }
 
 TEST(Plan, InfeasibleCandidatesSayWhy) {

@@ -79,6 +79,14 @@ class ProfileStore {
   // when the folder is absent.
   const ProfileStore& serving() const;
 
+  // The frameworks some profile (kernel or serving) is fitted with, sorted
+  // and unique: what a framework query may name.
+  std::vector<std::string> Frameworks() const;
+  // Whether `framework` is one of them, or the same runtime by
+  // SameFramework ("vllm" is "vllm-rocm"'s; "tensorrt-llm-0.6.1" is
+  // "tensorrt-llm"'s). A misspelt name is not.
+  bool KnowsFramework(std::string_view framework) const;
+
  private:
   std::vector<Profile> profiles_;
   std::shared_ptr<const ProfileStore> serving_;

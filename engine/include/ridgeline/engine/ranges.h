@@ -59,6 +59,11 @@ inline constexpr DoubleRange kPue{1, 3};
 inline constexpr DoubleRange kGridGCo2ePerKwh{0, 2000};
 inline constexpr DoubleRange kAmortizationYears{0, 30, true};
 inline constexpr DoubleRange kUtilization{0, 1, true};
+// Device price overrides. $/device-hour: on-demand list prices of the
+// largest accelerators are single-digit dollars (prices.cc); 1,000 leaves
+// room. Purchase: $100M per device is beyond any part.
+inline constexpr DoubleRange kUsdPerDeviceHour{0, 1000};
+inline constexpr DoubleRange kPriceUsd{0, 1e8};
 
 }  // namespace ranges
 }  // namespace ridgeline::engine

@@ -10,6 +10,7 @@
 
 #include "ridgeline/engine/formats.h"
 #include "ridgeline/engine/hardware.h"
+#include "ridgeline/engine/prices.h"
 #include "ridgeline/engine/scenario.h"
 
 namespace ridgeline::engine {
@@ -168,6 +169,9 @@ struct Economy {
   std::optional<double> decode_joules;
   std::optional<double> joules_per_output_token;
   std::optional<double> usd_per_million_output_tokens;     // needs price or power
+  // What usd_per_million_output_tokens charges the devices at (prices.h):
+  // kNone when it is unset.
+  CostBasis cost_basis = CostBasis::kNone;
   std::optional<double> g_co2e_per_million_output_tokens;  // needs power
   // What the figures leave out ("price unknown: $/Mtoken counts energy
   // only; ..."), "" when complete.

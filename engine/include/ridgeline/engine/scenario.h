@@ -60,6 +60,15 @@ struct Economics {
   double grid_g_co2e_per_kwh;
   double amortization_years;
   double utilization;  // fraction of wall time the device serves requests
+  // Device price overrides for this scenario's part (a request's, per
+  // part): a rental price wins over a purchase price. Unset: the part's
+  // dated rental list price, else its purchase price (DevicePriceOf,
+  // prices.h).
+  std::optional<double> usd_per_device_hour;  // ranges::kUsdPerDeviceHour
+  std::optional<double> price_usd;            // ranges::kPriceUsd, per device
+  // false: the rental list is not consulted: a hypothetical part (an
+  // explore design with hardware axes) costs its purchase price or energy.
+  bool list_rental_price = true;
 };
 Economics DefaultEconomics();
 

@@ -27,15 +27,12 @@ struct Traffic {
 
 // One deployment shape to size. The scenario holds model, hardware,
 // precision, parallelism (one replica's: data_parallel is ignored),
-// efficiency (calibration) and economics; its workload is ignored.
+// efficiency (calibration) and economics (with the part's price overrides:
+// engine/prices.h); its workload is ignored.
 struct Candidate {
   engine::Scenario scenario;
   std::string formats;  // label, "weights/activations/kv", e.g. "fp8/fp8/fp8"
-};
-
-struct PriceOverrides {
-  std::optional<double> usd_per_device_hour;  // rental; wins over purchase
-  std::optional<double> price_usd;            // purchase price per device
+  std::string profile_fallback;  // as Deployment::profile_fallback
 };
 
 struct PlanInput {
@@ -43,7 +40,6 @@ struct PlanInput {
   Slo slo;
   ServingConfig serving;
   std::vector<Candidate> candidates;  // 1..kMaxPlanCandidates
-  PriceOverrides prices;
   int64_t requests = 600;  // per simulation, 1..100000
   uint64_t seed = 1;
   std::function<bool()> stop;  // deadline / cancellation; may be empty
@@ -59,6 +55,9 @@ struct Deployment {
   int64_t expert_parallel = 1;
   std::string formats;
   std::string profile;  // calibration profile, "" = pure roofline
+  // "roofline" when the framework asked for has no profile for this
+  // hardware and the request asked for the pure roofline instead; "".
+  std::string profile_fallback;
   bool feasible = false;  // fits and the SLO is reachable
   bool meets_slo = false;
   std::string why;        // when infeasible
@@ -79,8 +78,8 @@ struct Deployment {
   double offline_output_tokens_per_second = 0;  // one replica at full load
   std::string limiting_resource;                // of that steady state
   std::optional<double> usd_per_mtoken;
-  // "rental" (per device-hour), "purchase+electricity" (TCO) or
-  // "electricity-only" (no device price known).
+  // engine::CostBasisName: "rental" (per device-hour), "purchase" (price
+  // amortised + electricity) or "energy-only" (no device price known).
   std::string cost_basis;
   std::string price_source;
   std::optional<double> joules_per_token;    // board power x time
@@ -92,12 +91,15 @@ struct PlanResult {
   // Feasible first, by $/Mtoken (unknown last); then the infeasible ones.
   std::vector<Deployment> deployments;
   std::vector<int> pareto;  // indices into deployments, by cost
-  std::string headline;     // the cheapest, with its cost basis spelled out
+  // The cheapest, with its cost basis spelled out; says when the ranked
+  // deployments are priced on different bases, and when the cheapest is a
+  // pure-roofline bound.
+  std::string headline;
   int simulations = 0;
 };
 
 // INVALID_ARGUMENT naming the field (traffic.rate, slo.*, candidates,
-// simulation.requests, pricing.*, serving.*); DEADLINE_EXCEEDED when `stop`
+// simulation.requests, serving.*); DEADLINE_EXCEEDED when `stop`
 // says so. A candidate's own failure (does not fit, engine UNIMPLEMENTED)
 // is reported in its Deployment, not as an error.
 // Plan's checks of `input` alone (the same errors), for callers that check
@@ -110,7 +112,7 @@ absl::StatusOr<PlanResult> Plan(const PlanInput& input);
 int64_t PlanThreads(size_t candidates);
 
 // The economics of `devices` devices serving `output_tokens_per_second`
-// (one place for the formulas; Plan uses it).
+// at the device price engine::DevicePriceOf gives (Plan uses it).
 struct Costs {
   std::optional<double> usd_per_mtoken;
   std::string cost_basis;
@@ -119,7 +121,6 @@ struct Costs {
   std::optional<double> g_co2e_per_mtoken;
 };
 Costs CostOf(const engine::Hardware& hw, const engine::Economics& econ,
-             const PriceOverrides& prices, int64_t devices,
-             double output_tokens_per_second);
+             int64_t devices, double output_tokens_per_second);
 
 }  // namespace ridgeline::serving
