@@ -493,6 +493,10 @@ void HttpServer::Impl::Accept() {
             beast::error_code ignored;
             socket.close(ignored);
           } else {
+            // A streamed line goes out at once, not after the client's
+            // delayed ACK of the previous one (Nagle's algorithm).
+            beast::error_code ignored;
+            socket.set_option(tcp::no_delay(true), ignored);
             connections.fetch_add(1);
             std::shared_ptr<SessionBase> base;
             if (ssl != nullptr) {
