@@ -152,16 +152,18 @@ struct HttpServer::Impl {
 
   const HttpServerOptions options;
   const HttpHandler& handler;
+  // Declared before ioc: a session destroyed with ioc's queued handlers
+  // still unregisters.
+  std::atomic<int> connections{0};
+  std::mutex mu;
+  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions;
   net::io_context ioc;
   std::unique_ptr<net::ssl::context> ssl;  // null: plain HTTP
   tcp::acceptor acceptor;
   std::optional<Guard> guard;  // keeps run() going until Stop
   std::unique_ptr<WorkPool> pool;
   std::vector<std::thread> threads;
-  std::atomic<int> connections{0};
   std::atomic<bool> stopping{false};
-  std::mutex mu;
-  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions;
 };
 
 namespace {
@@ -219,8 +221,13 @@ class Session : public SessionBase,
     std::shared_ptr<HttpStream> body = std::move(body_);
     auto holder = std::make_shared<std::shared_ptr<HttpStream>>(body);
     body.reset();
-    // Inline when the pool is full (the join then happens here).
-    (void)impl_.pool->TrySubmit([holder] { holder->reset(); });
+    // Inline when the pool is full (the join then happens here). The guard
+    // keeps the I/O threads running until the call's last wakeup (posted
+    // before its thread ends) has run, also during Stop.
+    (void)impl_.pool->TrySubmit(
+        [holder, guard = std::make_shared<Guard>(impl_.ioc.get_executor())] {
+          holder->reset();
+        });
   }
 
   beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
