@@ -116,15 +116,16 @@ absl::Status CheckJsonNesting(absl::string_view json, int max_depth) {
         if (c == '[' && !stack.empty() && stack.back().kind == '[') {
           return engine::WithFieldPath(
               absl::InvalidArgumentError(absl::StrCat(
-                  path(), ": an array inside an array (a repeated field holds "
-                          "numbers, strings or objects)")),
+                  path(),
+                  ": an array inside an array (a repeated field holds "
+                  "numbers, strings or objects)")),
               path());
         }
         if (static_cast<int>(stack.size()) >= max_depth) {
           return engine::WithFieldPath(
-              absl::InvalidArgumentError(absl::StrCat(
-                  path(), ": objects and arrays nest deeper than ", max_depth,
-                  " levels")),
+              absl::InvalidArgumentError(
+                  absl::StrCat(path(), ": objects and arrays nest deeper than ",
+                               max_depth, " levels")),
               path());
         }
         stack.push_back(Frame{c, "", 0});

@@ -149,9 +149,9 @@ absl::StatusOr<int> HttpFrontend::Start() {
   routing.auth = options_.auth;
   routing.timeout_seconds = options_.timeout_seconds;
   routing.allowed_origins = options_.allowed_origins;
-  router_ = std::make_unique<HttpRouter>(std::move(routing), backend_,
-                                         metrics_, http_metrics_.get(),
-                                         &draining_, &stopping_);
+  router_ =
+      std::make_unique<HttpRouter>(std::move(routing), backend_, metrics_,
+                                   http_metrics_.get(), &draining_, &stopping_);
 
   HttpServerOptions server;
   const size_t colon = options_.listen.rfind(':');
@@ -170,7 +170,8 @@ absl::StatusOr<int> HttpFrontend::Start() {
   server.max_connections = options_.max_connections;
   server.read_timeout_seconds = options_.read_timeout_seconds;
   if (options_.tls.enabled()) {
-    absl::StatusOr<std::unique_ptr<HttpTls>> tls = HttpTls::Create(options_.tls);
+    absl::StatusOr<std::unique_ptr<HttpTls>> tls =
+        HttpTls::Create(options_.tls);
     if (!tls.ok()) return tls.status();
     tls_ = *std::move(tls);
     server.tls_setup = [this](ssl_ctx_st* ctx) { return tls_->Setup(ctx); };

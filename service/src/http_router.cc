@@ -51,8 +51,9 @@ Route Unary(std::string method, F f) {
   Route r;
   r.method = std::move(method);
   r.new_request = [] { return std::make_unique<Req>(); };
-  r.unary = [f](const Backend& b, const Message& m, const Route::Stop& stop)
-      -> absl::StatusOr<std::unique_ptr<Message>> {
+  r.unary =
+      [f](const Backend& b, const Message& m,
+          const Route::Stop& stop) -> absl::StatusOr<std::unique_ptr<Message>> {
     absl::StatusOr<Resp> resp = f(b, static_cast<const Req&>(m), stop);
     if (!resp.ok()) return resp.status();
     return std::make_unique<Resp>(std::move(*resp));
@@ -68,8 +69,9 @@ Route Streaming(std::string method, F f) {
   r.stream = [f](const Backend& b, const Message& m,
                  const std::function<bool(const Message&)>& emit,
                  const Route::Stop& stop) {
-    return f(b, static_cast<const Req&>(m),
-             [&emit](const Item& item) { return emit(item); }, stop);
+    return f(
+        b, static_cast<const Req&>(m),
+        [&emit](const Item& item) { return emit(item); }, stop);
   };
   return r;
 }
@@ -80,7 +82,8 @@ const std::vector<Route>& Routes() {
   static const std::vector<Route>* routes = new std::vector<Route>{
       Unary<v1::AnalyzeRequest, v1::AnalyzeResponse>(
           "Analyze",
-          [](auto& b, auto& r, auto& stop) -> absl::StatusOr<v1::AnalyzeResponse> {
+          [](auto& b, auto& r,
+             auto& stop) -> absl::StatusOr<v1::AnalyzeResponse> {
             v1::AnalyzeResponse resp;
             absl::Status st = b.Analyze(r, &resp, stop);
             if (!st.ok()) return st;
@@ -111,16 +114,16 @@ const std::vector<Route>& Routes() {
           }),
       Unary<v1::StepTimeRequest, v1::StepTimeResponse>(
           "StepTime",
-          [](auto& b, auto& r, auto& stop) -> absl::StatusOr<v1::StepTimeResponse> {
+          [](auto& b, auto& r,
+             auto& stop) -> absl::StatusOr<v1::StepTimeResponse> {
             v1::StepTimeResponse resp;
             absl::Status st = b.StepTime(r, &resp, stop);
             if (!st.ok()) return st;
             return resp;
           }),
       Streaming<v1::ExploreRequest, v1::ExploreResponse>(
-          "Explore", [](auto& b, auto& r, auto emit, auto& stop) {
-            return b.Explore(r, emit, stop);
-          }),
+          "Explore", [](auto& b, auto& r, auto emit,
+                        auto& stop) { return b.Explore(r, emit, stop); }),
       Unary<v1::PlanRequest, v1::PlanResponse>(
           "Plan", [](auto& b, auto& r, auto& stop) { return b.Plan(r, stop); }),
       Unary<v1::SimulateRequest, v1::SimulateResponse>(
@@ -145,7 +148,8 @@ constexpr char kGrpcPrefix[] = "/ridgeline.v1.RidgelineService/";
 // Lines a stream computes ahead of a slow client.
 constexpr size_t kStreamQueueLines = 16;
 // The request headers a cross-origin page may send (CORS preflight).
-constexpr char kCorsRequestHeaders[] = "Authorization, Content-Type, grpc-timeout";
+constexpr char kCorsRequestHeaders[] =
+    "Authorization, Content-Type, grpc-timeout";
 
 // The RPC name of an API path ("" for any other path), and whether the path
 // is under an API prefix at all.
@@ -221,11 +225,11 @@ std::string NoRouteMessage(absl::string_view name) {
 }
 
 HttpResponse MethodNotAllowed(const HttpRequest& req, std::string allow) {
-  HttpResponse res = JsonError(
-      absl::UnimplementedError(absl::StrCat(
-          req.method.substr(0, 16), " ", req.Path().substr(0, 128),
-          ": method not allowed; use ", allow)),
-      405);
+  HttpResponse res =
+      JsonError(absl::UnimplementedError(absl::StrCat(
+                    req.method.substr(0, 16), " ", req.Path().substr(0, 128),
+                    ": method not allowed; use ", allow)),
+                405);
   res.headers.emplace_back("Allow", std::move(allow));
   return res;
 }
@@ -270,7 +274,8 @@ std::optional<std::string> PercentDecode(absl::string_view s) {
       return std::nullopt;
     }
     auto hex = [](char c) {
-      return absl::ascii_isdigit(c) ? c - '0' : absl::ascii_tolower(c) - 'a' + 10;
+      return absl::ascii_isdigit(c) ? c - '0'
+                                    : absl::ascii_tolower(c) - 'a' + 10;
     };
     out.push_back(static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2])));
     i += 2;
@@ -285,9 +290,8 @@ class RelayStream : public HttpStream {
  public:
   RelayStream(std::unique_ptr<StreamRelay> relay,
               std::shared_ptr<std::atomic<bool>> gone,
-              std::function<bool()> expired,
-              const std::atomic<bool>* stopping, Metrics* sweep_metrics,
-              std::function<void()> observe)
+              std::function<bool()> expired, const std::atomic<bool>* stopping,
+              Metrics* sweep_metrics, std::function<void()> observe)
       : relay_(std::move(relay)),
         gone_(std::move(gone)),
         expired_(std::move(expired)),
@@ -434,7 +438,8 @@ absl::Status HttpRouter::CheckOrigin(const HttpRequest& req) const {
 HttpHeaders HttpRouter::CorsHeaders(const HttpRequest& req) const {
   HttpHeaders h;
   if (!req.HasHeader("Origin") || !CheckOrigin(req).ok()) return h;
-  h.emplace_back("Access-Control-Allow-Origin", std::string(req.Header("Origin")));
+  h.emplace_back("Access-Control-Allow-Origin",
+                 std::string(req.Header("Origin")));
   h.emplace_back("Vary", "Origin");
   return h;
 }
@@ -481,8 +486,8 @@ HttpResponse HttpRouter::Handle(const HttpRequest& req) const {
     }
   }
   if (get) return HandleStatic(req);
-  return JsonError(absl::NotFoundError(
-      absl::StrCat("no such path: ", path.substr(0, 128))));
+  return JsonError(
+      absl::NotFoundError(absl::StrCat("no such path: ", path.substr(0, 128))));
 }
 
 HttpResponse HttpRouter::HandleStatic(const HttpRequest& req) const {
@@ -556,9 +561,9 @@ HttpResponse HttpRouter::HandleRpc(const Route& route,
   // gone client at its next write, so only its header bounds it.
   std::optional<Clock::time_point> deadline;
   if (options_.timeout_seconds > 0 && route.unary) {
-    deadline = start + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>(
-                               options_.timeout_seconds));
+    deadline =
+        start + std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(options_.timeout_seconds));
   }
   if (req.HasHeader("grpc-timeout")) {
     absl::StatusOr<double> t = ParseGrpcTimeout(req.Header("grpc-timeout"));
@@ -595,12 +600,12 @@ HttpResponse HttpRouter::HandleRpc(const Route& route,
           google::protobuf::StringPiece(body.data(), body.size()),
           request.get(), parse);
       !s.ok()) {
-    return fail(absl::InvalidArgumentError(
-        absl::StrCat("request: not the proto3 JSON of ",
-                     request->GetDescriptor()->full_name(), ": ",
-                     s.message().as_string())));
+    return fail(absl::InvalidArgumentError(absl::StrCat(
+        "request: not the proto3 JSON of ",
+        request->GetDescriptor()->full_name(), ": ", s.message().as_string())));
   }
-  if (expired()) return fail(absl::DeadlineExceededError("the deadline passed"));
+  if (expired())
+    return fail(absl::DeadlineExceededError("the deadline passed"));
 
   if (route.unary) {
     absl::StatusOr<std::unique_ptr<Message>> r =

@@ -12,11 +12,11 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "ridgeline/service/auth.h"
 #include "ridgeline/service/backend.h"
 #include "ridgeline/service/metrics.h"

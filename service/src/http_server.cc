@@ -48,24 +48,23 @@ void Configure(Parser& p, const HttpLimits& limits) {
 int RefusalOf(const beast::error_code& ec, const HttpLimits& limits,
               absl::Status* why) {
   if (ec == http::error::header_limit) {
-    *why = absl::ResourceExhaustedError(absl::StrCat(
-        "request: the request line and headers are larger than ",
-        limits.max_header_bytes, " bytes"));
+    *why = absl::ResourceExhaustedError(
+        absl::StrCat("request: the request line and headers are larger than ",
+                     limits.max_header_bytes, " bytes"));
     return 431;
   }
   if (ec == http::error::body_limit) {
-    *why = absl::ResourceExhaustedError(absl::StrCat(
-        "request: body larger than --max-message-bytes (",
-        limits.max_body_bytes, " bytes)"));
+    *why = absl::ResourceExhaustedError(
+        absl::StrCat("request: body larger than --max-message-bytes (",
+                     limits.max_body_bytes, " bytes)"));
     return 413;
   }
-  if (ec.category() == http::make_error_code(http::error::bad_method)
-                           .category() &&
+  if (ec.category() ==
+          http::make_error_code(http::error::bad_method).category() &&
       ec != http::error::end_of_stream && ec != http::error::partial_message &&
       ec != http::error::need_more) {
-    *why = absl::InvalidArgumentError(
-        absl::StrCat("request: not a valid HTTP/1.1 request (", ec.message(),
-                     ")"));
+    *why = absl::InvalidArgumentError(absl::StrCat(
+        "request: not a valid HTTP/1.1 request (", ec.message(), ")"));
     return 400;
   }
   return 0;
@@ -77,9 +76,9 @@ int CheckHead(const Parser& p, const HttpLimits& limits, absl::Status* why) {
   int fields = 0;
   for (auto it = head.begin(); it != head.end(); ++it) ++fields;
   if (fields > limits.max_header_count) {
-    *why = absl::ResourceExhaustedError(
-        absl::StrCat("request: ", fields, " header fields; at most ",
-                     limits.max_header_count));
+    *why = absl::ResourceExhaustedError(absl::StrCat("request: ", fields,
+                                                     " header fields; at most ",
+                                                     limits.max_header_count));
     return 431;
   }
   const beast::string_view encoding = head[http::field::content_encoding];
@@ -267,11 +266,9 @@ class Session : public SessionBase,
   }
 
   void ReadBody() {
-    http::async_read(
-        stream_, buffer_, *parser_,
-        [self = this->shared_from_this()](beast::error_code ec, size_t) {
-          self->OnBody(ec);
-        });
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = this->shared_from_this()](
+                         beast::error_code ec, size_t) { self->OnBody(ec); });
   }
 
   void OnBody(beast::error_code ec) {
@@ -376,20 +373,20 @@ class Session : public SessionBase,
     for (const auto& [k, v] : res.headers) msg->insert(k, v);
     msg->keep_alive(keep_alive_);
     msg->chunked(true);
-    auto sr = std::make_shared<http::response_serializer<http::empty_body>>(*msg);
+    auto sr =
+        std::make_shared<http::response_serializer<http::empty_body>>(*msg);
     // The wakeup holds the session while the call computes; it is dropped
     // when the call ends (StreamRelay releases it then).
     body_->SetWakeup([self = this->shared_from_this()] {
       net::post(self->stream_.get_executor(), [self] { self->Pump(); });
     });
     Lowest().expires_after(Seconds(impl_.options.write_timeout_seconds));
-    http::async_write_header(
-        stream_, *sr,
-        [self = this->shared_from_this(), msg, sr](beast::error_code ec,
-                                                   size_t) {
-          if (ec) return self->Close();
-          self->Pump();
-        });
+    http::async_write_header(stream_, *sr,
+                             [self = this->shared_from_this(), msg, sr](
+                                 beast::error_code ec, size_t) {
+                               if (ec) return self->Close();
+                               self->Pump();
+                             });
   }
 
   void Pump() {
@@ -490,37 +487,38 @@ class Session : public SessionBase,
 }  // namespace
 
 void HttpServer::Impl::Accept() {
-  acceptor.async_accept(
-      net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
-        if (ec == net::error::operation_aborted || stopping.load()) return;
-        if (!ec) {
-          if (connections.load() >= options.max_connections) {
-            // Full: refused at once, so probes see a closed connection
-            // rather than one that hangs.
-            beast::error_code ignored;
-            socket.close(ignored);
-          } else {
-            // A streamed line goes out at once, not after the client's
-            // delayed ACK of the previous one (Nagle's algorithm).
-            beast::error_code ignored;
-            socket.set_option(tcp::no_delay(true), ignored);
-            connections.fetch_add(1);
-            std::shared_ptr<SessionBase> base;
-            if (ssl != nullptr) {
-              auto s = std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(
+  acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec,
+                                                      tcp::socket socket) {
+    if (ec == net::error::operation_aborted || stopping.load()) return;
+    if (!ec) {
+      if (connections.load() >= options.max_connections) {
+        // Full: refused at once, so probes see a closed connection
+        // rather than one that hangs.
+        beast::error_code ignored;
+        socket.close(ignored);
+      } else {
+        // A streamed line goes out at once, not after the client's
+        // delayed ACK of the previous one (Nagle's algorithm).
+        beast::error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
+        connections.fetch_add(1);
+        std::shared_ptr<SessionBase> base;
+        if (ssl != nullptr) {
+          auto s =
+              std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(
                   *this, std::move(socket), *ssl);
-              Register(s.get(), s);
-              s->Start();
-            } else {
-              auto s = std::make_shared<Session<beast::tcp_stream>>(
-                  *this, std::move(socket));
-              Register(s.get(), s);
-              s->Start();
-            }
-          }
+          Register(s.get(), s);
+          s->Start();
+        } else {
+          auto s = std::make_shared<Session<beast::tcp_stream>>(
+              *this, std::move(socket));
+          Register(s.get(), s);
+          s->Start();
         }
-        Accept();
-      });
+      }
+    }
+    Accept();
+  });
 }
 
 HttpServer::HttpServer(HttpServerOptions options, const HttpHandler& handler)
@@ -541,8 +539,9 @@ absl::StatusOr<int> HttpServer::Start() {
   const std::string where = absl::StrCat(m.options.host, ":", m.options.port);
   beast::error_code ec;
   tcp::resolver resolver(m.ioc);
-  auto endpoints = resolver.resolve(m.options.host, std::to_string(m.options.port),
-                                    tcp::resolver::passive, ec);
+  auto endpoints =
+      resolver.resolve(m.options.host, std::to_string(m.options.port),
+                       tcp::resolver::passive, ec);
   if (ec || endpoints.empty()) {
     return absl::UnavailableError(
         absl::StrCat("cannot listen for HTTP on ", where, ": ", ec.message()));

@@ -22,10 +22,10 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "http_router.h"
 
 struct ssl_ctx_st;
@@ -42,8 +42,8 @@ struct HttpServerOptions {
   std::string host;  // numeric address or name to bind
   int port = 0;      // 0 picks a free port
   HttpLimits limits;
-  int threads = 16;              // requests computing at once
-  size_t max_queued = 1024;      // waiting for a worker; more get 503
+  int threads = 16;          // requests computing at once
+  size_t max_queued = 1024;  // waiting for a worker; more get 503
   int io_threads = 2;
   int max_connections = 1024;
   double read_timeout_seconds = 20;

@@ -10,7 +10,8 @@ StreamRelay::StreamRelay(size_t capacity,
   thread_ = std::thread([this, produce = std::move(produce)] {
     absl::Status s = produce([this](std::string line) {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return cancelled_ || lines_.size() < capacity_; });
+      cv_.wait(lock,
+               [this] { return cancelled_ || lines_.size() < capacity_; });
       if (cancelled_) return false;
       lines_.push_back(std::move(line));
       cv_.notify_all();

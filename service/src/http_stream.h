@@ -27,7 +27,8 @@ class StreamRelay {
   // Starts `produce` on a new thread. Its emit blocks while `capacity`
   // lines wait, so a slow client holds back the computation instead of
   // memory growing.
-  StreamRelay(size_t capacity, std::function<absl::Status(const Emit&)> produce);
+  StreamRelay(size_t capacity,
+              std::function<absl::Status(const Emit&)> produce);
   // Cancels and joins the call (returns once it has seen the cancellation,
   // within one item).
   ~StreamRelay();

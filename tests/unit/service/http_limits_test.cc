@@ -50,19 +50,19 @@ TEST(DecodeContentTest, GzipIsUndoneWithinTheCap) {
 }
 
 TEST(DecodeContentTest, BadDataAndOtherEncodings) {
-  EXPECT_TRUE(absl::IsInvalidArgument(
-      DecodeContent("not gzip", "gzip", 100).status()));
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(DecodeContent("not gzip", "gzip", 100).status()));
   const std::string cut = Gzip("{\"a\":1}").substr(0, 8);  // header only
-  EXPECT_TRUE(absl::IsInvalidArgument(DecodeContent(cut, "gzip", 100).status()));
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(DecodeContent(cut, "gzip", 100).status()));
   absl::Status br = DecodeContent("x", "br", 100).status();
   EXPECT_TRUE(absl::IsUnimplemented(br));
   EXPECT_THAT(std::string(br.message()), HasSubstr("Content-Encoding"));
 }
 
 TEST(CheckJsonNestingTest, PathsOfListsInLists) {
-  EXPECT_TRUE(CheckJsonNesting(R"({"batchSizes":[1,2],"m":{"x":[{"y":1}]}})",
-                               32)
-                  .ok());
+  EXPECT_TRUE(
+      CheckJsonNesting(R"({"batchSizes":[1,2],"m":{"x":[{"y":1}]}})", 32).ok());
   absl::Status s = CheckJsonNesting(R"({"a":1,"batchSizes":[1,[2]]})", 32);
   EXPECT_TRUE(absl::IsInvalidArgument(s));
   // The second element (index 1) of batchSizes opens the inner list.
@@ -115,7 +115,8 @@ TEST(ParseHttpRequestTest, ChunkedBodiesCountAsTheyArrive) {
   const std::string chunk = "258\r\n" + std::string(600, 'x') + "\r\n";
   ParsedHttpRequest p = ParseHttpRequest(
       "POST /v1/Analyze HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: "
-      "chunked\r\n\r\n" + chunk + chunk + "0\r\n\r\n",
+      "chunked\r\n\r\n" +
+          chunk + chunk + "0\r\n\r\n",
       Small());
   EXPECT_EQ(p.refuse, 413);
   // Content-Length over the cap: refused before any body byte.
