@@ -9,6 +9,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -159,6 +160,7 @@ struct HttpServer::Impl {
   net::io_context ioc;
   std::unique_ptr<net::ssl::context> ssl;  // null: plain HTTP
   tcp::acceptor acceptor;
+  net::steady_timer accept_retry{ioc};
   std::optional<Guard> guard;  // keeps run() going until Stop
   std::unique_ptr<WorkPool> pool;
   std::vector<std::thread> threads;
@@ -516,6 +518,14 @@ void HttpServer::Impl::Accept() {
           s->Start();
         }
       }
+    } else {
+      // Out of descriptors (EMFILE) or memory: retry after a pause rather
+      // than spinning; open connections keep being served meanwhile.
+      accept_retry.expires_after(std::chrono::milliseconds(50));
+      accept_retry.async_wait([this](beast::error_code wait_ec) {
+        if (!wait_ec && !stopping.load()) Accept();
+      });
+      return;
     }
     Accept();
   });
