@@ -10,9 +10,11 @@ packages=(
   libabsl-dev libboost-dev prometheus-cpp-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-grpcio python3-protobuf prometheus binutils curl
-  # libssl-dev: the HTTP port's TLS (service/src/http_tls.cc); openssl makes the
-  # tests' certificates.
-  libcpp-httplib-dev libssl-dev openssl
+  # The HTTP port: Boost.Beast/Asio (libboost-dev, above, headers only),
+  # zlib1g-dev for gzip/deflate bodies, libssl-dev for its TLS
+  # (service/src/http_tls.cc); cpp-httplib is the tests' and loadgen's HTTP
+  # client; openssl makes the tests' certificates.
+  libcpp-httplib-dev zlib1g-dev libssl-dev openssl
   # The web UI's browser test drives Debian's headless chromium.
   chromium
 )

@@ -10,16 +10,23 @@ StreamRelay::StreamRelay(size_t capacity,
   thread_ = std::thread([this, produce = std::move(produce)] {
     absl::Status s = produce([this](std::string line) {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return cancelled_ || lines_.size() < capacity_; });
+      cv_.wait(lock,
+               [this] { return cancelled_ || lines_.size() < capacity_; });
       if (cancelled_) return false;
       lines_.push_back(std::move(line));
       cv_.notify_all();
+      std::function<void()> wake = wake_;
+      lock.unlock();
+      if (wake) wake();
       return true;
     });
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     status_ = std::move(s);
     done_ = true;
     cv_.notify_all();
+    std::function<void()> wake = std::move(wake_);
+    lock.unlock();
+    if (wake) wake();
   });
 }
 
@@ -42,6 +49,21 @@ bool StreamRelay::Next(std::string* line) {
   lines_.pop_front();
   cv_.notify_all();  // room for the producer
   return true;
+}
+
+bool StreamRelay::TryNext(std::string* line, bool* ended) {
+  std::lock_guard<std::mutex> lock(mu_);
+  *ended = lines_.empty() && done_;
+  if (lines_.empty()) return false;
+  *line = std::move(lines_.front());
+  lines_.pop_front();
+  cv_.notify_all();  // room for the producer
+  return true;
+}
+
+void StreamRelay::SetWakeup(std::function<void()> wake) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!done_) wake_ = std::move(wake);
 }
 
 absl::Status StreamRelay::status() {

@@ -3,7 +3,9 @@
 // small bounded queue for the writer. The frontend waits for the first item
 // or the end before sending headers, so a request that fails validation
 // still gets its HTTP status, without computing any item twice.
-// Thread-safe: one producer (the call), one consumer (the HTTP writer).
+// The consumer may block (Next) or poll (TryNext, with a wakeup callback for
+// an event-driven writer). Thread-safe: one producer (the call), one
+// consumer (the HTTP writer).
 #pragma once
 
 #include <condition_variable>
@@ -25,7 +27,8 @@ class StreamRelay {
   // Starts `produce` on a new thread. Its emit blocks while `capacity`
   // lines wait, so a slow client holds back the computation instead of
   // memory growing.
-  StreamRelay(size_t capacity, std::function<absl::Status(const Emit&)> produce);
+  StreamRelay(size_t capacity,
+              std::function<absl::Status(const Emit&)> produce);
   // Cancels and joins the call (returns once it has seen the cancellation,
   // within one item).
   ~StreamRelay();
@@ -38,6 +41,12 @@ class StreamRelay {
   // The next line (blocking); false once the call has ended and every line
   // was taken: status() is then final.
   bool Next(std::string* line);
+  // Non-blocking Next: true with a line; false when none is queued, with
+  // *ended true once the call has ended and every line was taken.
+  bool TryNext(std::string* line, bool* ended);
+  // `wake` runs on the producer's thread (no lock held) after each queued
+  // line and when the call ends; set it before polling.
+  void SetWakeup(std::function<void()> wake);
   // The call's status; meaningful after Next returned false.
   absl::Status status();
   // Every later emit returns false; a blocked emit wakes.
@@ -51,6 +60,7 @@ class StreamRelay {
   bool done_ = false;              // guarded by mu_
   bool cancelled_ = false;         // guarded by mu_
   absl::Status status_;            // guarded by mu_; set with done_
+  std::function<void()> wake_;     // guarded by mu_
   std::thread thread_;
 };
 

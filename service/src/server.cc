@@ -19,7 +19,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
@@ -329,6 +331,12 @@ int RunServer(const ServerConfig& cfg) {
     options.listen = cfg.http_listen;
     options.max_body_bytes = cfg.max_message_bytes;
     options.timeout_seconds = cfg.http_timeout_seconds;
+    options.read_timeout_seconds = cfg.http_read_timeout_seconds;
+    options.max_connections = static_cast<int>(cfg.http_max_connections);
+    for (absl::string_view origin : absl::StrSplit(
+             cfg.http_allowed_origins, ',', absl::SkipWhitespace())) {
+      options.allowed_origins.emplace_back(absl::StripAsciiWhitespace(origin));
+    }
     options.web_dir = cfg.web_dir.empty() ? DefaultWebDir() : cfg.web_dir;
     http = std::make_unique<HttpFrontend>(
         options, [&http_backend] { return http_backend.load(); }, &metrics);

@@ -125,6 +125,21 @@ const std::vector<FlagSpec>& Flags() {
        "engine work stops (streams end when their client goes). 0..86400, "
        "default 300 (0 = none).",
        DoubleSetting(&ServerConfig::http_timeout_seconds, 0, 86400)},
+      {"http-read-timeout-seconds", "RIDGELINE_HTTP_READ_TIMEOUT_SECONDS",
+       "Each HTTP request, head and body, must arrive within this many "
+       "seconds of the connection's previous response (or of its accept); "
+       "an idle, slow or stalled connection is closed at it. 0.1..3600, "
+       "default 20.",
+       DoubleSetting(&ServerConfig::http_read_timeout_seconds, 0.1, 3600)},
+      {"http-max-connections", "RIDGELINE_HTTP_MAX_CONNECTIONS",
+       "HTTP connections open at once; more are closed at accept. "
+       "1..100000, default 1024.",
+       IntSetting(&ServerConfig::http_max_connections, 1, 100'000)},
+      {"http-allowed-origins", "RIDGELINE_HTTP_ALLOWED_ORIGINS",
+       "Comma-separated origins (scheme://host[:port]) whose web pages may "
+       "call the HTTP API, besides the server's own; \"*\" allows any. A "
+       "request with another Origin header is refused 403 (default: none).",
+       StringSetting(&ServerConfig::http_allowed_origins, false)},
       {"web-dir", "RIDGELINE_WEB_DIR",
        "Folder of the web UI's static files (default: the installed web "
        "folder, or the source tree's web/ for an uninstalled binary).",

@@ -95,7 +95,75 @@ def main():
         w.writerow(r)
         (csv_dir / f"{key[0]}-{key[1]}-{i}.csv").write_text(buf.getvalue())
 
+    write_http_corpus()
     write_dicts(pb)
+
+
+def http_request(method, path, body=b"", headers=()):
+    """One raw HTTP/1.1 request as a client sends it."""
+    lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1:8080", *headers]
+    if body and not any(h.lower().startswith("transfer-encoding") for h in headers):
+        lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+def write_http_corpus():
+    """fuzz_http: raw requests: every seed request as the web UI and the
+    HTTP tests send it, plus the shapes the hostile-client tests use
+    (chunked, gzip, preflight, foreign Origin, text/plain, nested arrays,
+    static files, probes)."""
+    import gzip
+    d = fresh("fuzz_http")
+    json_type = "Content-Type: application/json"
+    for seed in sorted((HERE / "seeds").glob("*.json")):
+        method = seed.stem.split("-")[0]
+        if method not in RPCS:
+            continue
+        (d / f"post-{seed.stem}").write_bytes(http_request(
+            "POST", f"/v1/{method}", seed.read_bytes(), [json_type]))
+    analyze = (HERE / "seeds" / "Analyze.json").read_bytes()
+    chunked = b"".join(b"%x\r\n%s\r\n" % (len(analyze[i:i + 64]), analyze[i:i + 64])
+                       for i in range(0, len(analyze), 64)) + b"0\r\n\r\n"
+    extra = {
+        "chunked-Analyze": http_request("POST", "/v1/Analyze", chunked,
+                                        [json_type, "Transfer-Encoding: chunked"]),
+        "gzip-Analyze": http_request("POST", "/v1/Analyze",
+                                     gzip.compress(analyze, mtime=0),
+                                     [json_type, "Content-Encoding: gzip"]),
+        "grpc-path-ListModels": http_request(
+            "POST", "/ridgeline.v1.RidgelineService/ListModels", b"{}", [json_type]),
+        "deadline-Analyze": http_request("POST", "/v1/Analyze", analyze,
+                                         [json_type, "grpc-timeout: 200m"]),
+        "auth-Analyze": http_request("POST", "/v1/Analyze", analyze,
+                                     [json_type, "Authorization: Bearer 0123456789abcdef"]),
+        "preflight": http_request("OPTIONS", "/v1/Analyze", b"", [
+            "Origin: http://ui.example:8080", "Access-Control-Request-Method: POST"]),
+        "foreign-origin": http_request("POST", "/v1/Analyze", analyze,
+                                       [json_type, "Origin: http://evil.example"]),
+        "text-plain": http_request("POST", "/v1/Analyze", analyze,
+                                   ["Content-Type: text/plain;charset=UTF-8"]),
+        "nested-arrays": http_request(
+            "POST", "/v1/Sweep", b'{"batchSizes":[[[1]],[2]]}', [json_type]),
+        "get-rpc": http_request("GET", "/v1/Analyze"),
+        "get-index": http_request("GET", "/"),
+        "get-js": http_request("GET", "/js/api.js"),
+        "get-dotdot": http_request("GET", "/%2e%2e/README.md"),
+        "head-index": http_request("HEAD", "/index.html"),
+        "healthz": http_request("GET", "/healthz", b"", ["Connection: close"]),
+        "readyz-http10": b"GET /readyz HTTP/1.0\r\n\r\n",
+        "expect-continue": http_request("POST", "/v1/ListHardware", b"{}",
+                                        [json_type, "Expect: 100-continue"]),
+    }
+    for name, raw in extra.items():
+        (d / name).write_bytes(raw)
+    http_tokens = {"GET", "POST", "OPTIONS", "HEAD", "PUT", "HTTP/1.1", "HTTP/1.0",
+                   "Content-Length: ", "Content-Type: application/json",
+                   "Transfer-Encoding: chunked", "Content-Encoding: gzip",
+                   "Content-Encoding: deflate", "Origin: ", "Host: ",
+                   "Expect: 100-continue", "Connection: close", "grpc-timeout: ",
+                   "Authorization: Bearer ", "/v1/", "/ridgeline.v1.RidgelineService/",
+                   "/healthz", "/readyz", "%2e", "..", "[[", "{\"", *RPCS}
+    write_dict("fuzz_http", http_tokens)
 
 
 def quoted_strings(paths, pattern=r'"([A-Za-z0-9_.:<>=+-]{2,40})"'):

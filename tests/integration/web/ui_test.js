@@ -21,6 +21,9 @@ function arg(name) {
 }
 const SERVER_BIN = arg('server-bin');
 const CLI_BIN = arg('cli-bin');
+// The API refuses any other body type (415): a page on another site cannot
+// send JSON without a CORS preflight.
+const JSON_TYPE = { 'Content-Type': 'application/json' };
 const PLUGIN_DIR = arg('plugin-dir');
 const PROFILE_DIR = arg('profile-dir');
 const WEB_DIR = arg('web-dir');
@@ -228,7 +231,7 @@ test('a link opens that analysis, computed, equal to the gRPC response', async (
   await input.click({ clickCount: 3 });
   await input.type('0');
   await page.waitForFunction(() => document.getElementById('view-analyze').dataset.state === 'error', { timeout: 30000 });
-  const resp = await fetch(`http://127.0.0.1:${httpPort}/v1/Analyze`, { method: 'POST', body: JSON.stringify({
+  const resp = await fetch(`http://127.0.0.1:${httpPort}/v1/Analyze`, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({
     model: { catalogId: 'llama-3-8b' }, hardware: { platformId: 'nvidia-h100-sxm-80gb' }, workload: { batch: 0 } }) });
   const expected = await resp.json();
   assert.equal(resp.status, 400);
@@ -381,7 +384,7 @@ test('explore: the scatter and the table show the RPC front; a bad axis is named
   await name.type('bandwith_gbs');
   await page.keyboard.press('Tab');
   await page.waitForFunction(() => document.getElementById('view-explore').dataset.state === 'error', { timeout: 30000 });
-  const resp = await fetch(`http://127.0.0.1:${httpPort}/v1/Explore`, { method: 'POST', body: JSON.stringify({
+  const resp = await fetch(`http://127.0.0.1:${httpPort}/v1/Explore`, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({
     model: { catalogId: 'llama-3-8b' }, hardware: { platformId: 'nvidia-h100-sxm-80gb' },
     vary: ['batch=1,4,16,64', 'bandwith_gbs=1000:8000:4'], objectives }) });
   const expected = await resp.json();
@@ -446,7 +449,7 @@ test('plan: deployments in the RPC order, infeasible ones with their reason, a b
   await rate.type('0');
   await page.keyboard.press('Tab');
   await page.waitForFunction(() => document.getElementById('view-plan').dataset.state === 'error', { timeout: 30000 });
-  const resp = await fetch(`http://127.0.0.1:${httpPort}/v1/Plan`, { method: 'POST', body: JSON.stringify({
+  const resp = await fetch(`http://127.0.0.1:${httpPort}/v1/Plan`, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({
     model: { catalogId: 'llama-3.1-70b' }, traffic: { rate: 0, promptTokens: { fixed: 2048 }, generatedTokens: { fixed: 512 } },
     slo: { ttftP90Seconds: 1, tpotP90Seconds: 0.05 }, candidates: { hardware: [{ platformId: 'amd-mi300x' }] } }) });
   const expected = await resp.json();

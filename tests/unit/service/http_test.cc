@@ -109,5 +109,33 @@ TEST(HttpConfigTest, FlagEnvAndOff) {
               ::testing::HasSubstr("--http-listen"));
 }
 
+TEST(HttpConfigTest, SlowClientAndOriginFlags) {
+  bool help = false;
+  auto no_env = [](const char*) -> const char* { return nullptr; };
+  const char* none[] = {"ridgeline-server"};
+  auto c = ParseServerConfig(1, none, no_env, &help);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_DOUBLE_EQ(c->http_read_timeout_seconds, 20);
+  EXPECT_EQ(c->http_max_connections, 1024);
+  EXPECT_EQ(c->http_allowed_origins, "");
+  const char* set[] = {"ridgeline-server", "--http-read-timeout-seconds=2.5",
+                       "--http-max-connections=8",
+                       "--http-allowed-origins=http://a:1, https://b"};
+  c = ParseServerConfig(4, set, no_env, &help);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_DOUBLE_EQ(c->http_read_timeout_seconds, 2.5);
+  EXPECT_EQ(c->http_max_connections, 8);
+  EXPECT_EQ(c->http_allowed_origins, "http://a:1, https://b");
+  for (const char* flag :
+       {"--http-read-timeout-seconds=0", "--http-max-connections=0"}) {
+    const char* bad[] = {"ridgeline-server", flag};
+    c = ParseServerConfig(2, bad, no_env, &help);
+    ASSERT_FALSE(c.ok()) << flag;
+    EXPECT_THAT(std::string(c.status().message()),
+                ::testing::HasSubstr(std::string(flag).substr(
+                    0, std::string(flag).find('='))));
+  }
+}
+
 }  // namespace
 }  // namespace ridgeline::service

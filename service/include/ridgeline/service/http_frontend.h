@@ -10,7 +10,16 @@
 //                                             message per line
 //   GET  /healthz, /readyz                    liveness; readiness (plugins
 //                                             loaded and not draining)
-//   GET  /...                                 the web UI (static files)
+//   GET  /...                                 the web UI (static files:
+//                                             regular files under the
+//                                             folder's real path only)
+//   GET  on an RPC's path                     405, Allow: POST
+//
+// An API POST must say Content-Type: application/json (else 415), so a
+// browser preflights it; one carrying an Origin other than the server's own
+// or an allowed one is refused 403 (a page cannot start work on a local
+// server). Bodies, headers, nesting and slow clients are bounded as
+// http_server.h and http_body.h say.
 //
 // Errors: the gRPC code mapped to an HTTP status (HttpStatusOf) with a body
 // {"code": "INVALID_ARGUMENT", "message": ..., "field": "workload.batch"}.
@@ -24,7 +33,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -34,20 +42,27 @@
 #include "ridgeline/service/metrics.h"
 #include "ridgeline/service/tls.h"
 
-namespace httplib {
-class Server;
-}
-
 namespace ridgeline::service {
 
 class HttpMetrics;
+class HttpRouter;
+class HttpServer;
 class HttpTls;
 
 struct HttpOptions {
   std::string listen;                // HOST:PORT; port 0 picks a free one
   int64_t max_body_bytes = 4 << 20;  // larger bodies: 413
   std::string web_dir;               // "" = no UI (API and probes only)
-  int threads = 16;                  // concurrent requests
+  int threads = 16;                  // requests computing at once
+  // Connections open at once; more are closed at accept.
+  int max_connections = 1024;
+  // Each request, head and body, must arrive within this many seconds of
+  // the connection's previous response (or of its accept); an idle,
+  // slow or stalled connection is closed at it.
+  double read_timeout_seconds = 20;
+  // Origins (scheme://host[:port]) whose pages may call the API besides the
+  // server's own; "*" allows any. Requests without Origin always may.
+  std::vector<std::string> allowed_origins;
   // Bearer-token check of every API request (not the UI's files or the
   // probes); null or disabled: every request passes. Must outlive this.
   const BearerAuth* auth = nullptr;
@@ -108,8 +123,8 @@ class HttpFrontend {
   Metrics* metrics_;
   std::unique_ptr<HttpMetrics> http_metrics_;
   std::unique_ptr<HttpTls> tls_;  // null: plain HTTP
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
+  std::unique_ptr<HttpRouter> router_;
+  std::unique_ptr<HttpServer> server_;  // destroyed before the router
   std::atomic<bool> draining_{false};
   std::atomic<bool> stopping_{false};
 };

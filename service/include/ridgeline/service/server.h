@@ -27,6 +27,12 @@ struct ServerConfig {
   // HTTP requests' deadline without a grpc-timeout header, and the longest
   // one may ask for; 0 = none (HttpOptions::timeout_seconds).
   double http_timeout_seconds = 300;
+  // The HTTP port's slow-client bounds and cross-origin allow-list
+  // (HttpOptions::read_timeout_seconds, max_connections, allowed_origins;
+  // the list comma-separated).
+  double http_read_timeout_seconds = 20;
+  int64_t http_max_connections = 1024;
+  std::string http_allowed_origins;
   std::string web_dir;      // "" = DefaultWebDir()
   std::string plugin_dir;   // "" = plugin_host::DefaultPluginDir()
   // Loaded after plugin_dir, in this order (--extra-plugin-dir).
