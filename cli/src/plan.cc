@@ -41,7 +41,12 @@ const std::vector<FlagSpec>& PlanFlags() {
       {{"price-usd", "X", "purchase price per device (amortised, TCO)"},
        {"usd-per-device-hour", "X", "rental price per device-hour"}},
       ServingOptionFlags(),
-      {{"requests", "N", "requests per simulation (600)"},
+      {{"requests", "N",
+        "requests per simulation, at least (600; lengthened to 16 turnovers "
+        "of the running batch)"},
+       {"max-utilization", "X",
+        "load each replica to at most this share of its offline maximum "
+        "rate (0.9)"},
        {"seed", "N", "simulation seed (1)"}},
       ClientFlags("output format (default table)"),
   });
@@ -136,7 +141,10 @@ void PrintText(const v1::PlanResponse& r, std::ostream& out) {
          d.cost_basis(),
          d.has_joules_per_token() ? Num(d.joules_per_token()) : "unknown",
          d.has_g_co2e_per_mtoken() ? Si(d.g_co2e_per_mtoken()) : "unknown",
-         d.meets_slo() ? "met" : "MISSED", d.pareto() ? "*" : ""};
+         d.meets_slo()                    ? "met"
+         : d.feasible() && !d.stable() ? "UNSTABLE"
+                                       : "MISSED",
+         d.pareto() ? "*" : ""};
     row.insert(row.end(), rest.begin(), rest.end());
     t.rows.push_back(std::move(row));
   }
@@ -217,6 +225,11 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
           [&](uint64_t v) { req.set_seed(v); })) {
     return usage(*m);
   }
+  // Syntax here; the range by the service (max_utilization).
+  absl::StatusOr<std::optional<double>> util =
+      flags->GetDouble("max-utilization");
+  if (!util.ok()) return usage(std::string(util.status().message()));
+  if (*util) req.set_max_utilization(**util);
   absl::StatusOr<std::vector<int64_t>> tps =
       flags->GetIntList("tensor-parallel", 1, 256);
   if (!tps.ok()) return usage(std::string(tps.status().message()));

@@ -42,6 +42,8 @@ void ToProto(const serving::Deployment& d, v1::PlanDeployment* out) {
   out->set_profile(d.profile);
   out->set_feasible(d.feasible);
   out->set_meets_slo(d.meets_slo);
+  out->set_stable(d.stable);
+  out->set_simulated_requests(d.simulated_requests);
   out->set_why(d.why);
   out->set_replicas(d.replicas);
   out->set_devices(d.devices);
@@ -94,6 +96,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
     in.prices.price_usd = req.pricing().price_usd();
   }
   if (req.has_requests()) in.requests = req.requests();
+  if (req.has_max_utilization()) in.max_utilization = req.max_utilization();
   if (req.has_seed()) in.seed = req.seed();
   engine::Economics econ = engine::DefaultEconomics();
   RETURN_IF_ERROR(Economics(req.economics(), &econ));
@@ -268,6 +271,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
         "no calibration: pure roofline step times, an upper bound on speed "
         "(so a lower bound on devices and cost)");
   }
+  resp.add_notes(serving::StabilityNote(in.max_utilization));
   resp.add_notes(
       "J/token from board power x time (an upper bound); rental prices are "
       "dated on-demand list prices (see price_source)");
