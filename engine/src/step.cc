@@ -73,8 +73,14 @@ struct StepEvaluator::Impl {
 };
 
 absl::StatusOr<StepEvaluator> StepEvaluator::Create(const Scenario& scenario) {
+  return Build(scenario, 0);
+}
+
+absl::StatusOr<StepEvaluator> StepEvaluator::Build(const Scenario& scenario,
+                                                   int64_t max_step_tokens) {
   RETURN_IF_ERROR(ValidateScenario(scenario));
   auto impl = std::make_shared<Impl>(scenario);
+  impl->max_step_tokens = max_step_tokens;
   RETURN_IF_ERROR(Prepare(impl->s, &impl->prep));
   impl->ev.emplace(impl->s, impl->prep.place);
   impl->tiers = static_cast<int>(impl->s.hardware.tiers.size());
@@ -127,10 +133,7 @@ absl::StatusOr<StepEvaluator> StepEvaluator::Create(
       }
     }
   }
-  ASSIGN_OR_RETURN(StepEvaluator ev, Create(s));
-  // Create() made the only reference: safe to finish it here.
-  const_cast<Impl&>(*ev.impl_).max_step_tokens = capacity.max_step_tokens;
-  return ev;
+  return Build(s, capacity.max_step_tokens);
 }
 
 absl::StatusOr<StepTiming> StepEvaluator::Decode(int64_t batch,

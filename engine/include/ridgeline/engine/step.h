@@ -148,6 +148,9 @@ class StepEvaluator {
   struct Impl;  // internal (analyze.cc)
 
  private:
+  // Create()'s work; max_step_tokens 0: no reservation to warn against.
+  static absl::StatusOr<StepEvaluator> Build(const Scenario& scenario,
+                                             int64_t max_step_tokens);
   explicit StepEvaluator(std::shared_ptr<const Impl> impl)
       : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;
