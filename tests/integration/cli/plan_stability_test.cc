@@ -9,8 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "gtest/gtest.h"
 #include "cli_process.h"
+#include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
 namespace ridgeline::testing {
@@ -30,12 +30,27 @@ struct Question {
 // Plans `q`, then simulates each deployment that meets the SLO; returns the
 // plan's deployments.
 nlohmann::json PlanThenSimulate(const Question& q) {
-  CliRun plan = RunCliBinary(InProcess(
-      {"plan", "--model", q.model, "--hardware", q.hardware,
-       "--tensor-parallel", q.tensor_parallel, "--formats", q.formats,
-       "--prompt", q.prompt, "--gen", q.gen, "--rate", absl::StrCat(q.rate),
-       "--ttft-p90-ms", absl::StrCat(q.ttft_ms), "--tpot-p90-ms",
-       absl::StrCat(q.tpot_ms), "--format", "json"}));
+  CliRun plan = RunCliBinary(InProcess({"plan",
+                                        "--model",
+                                        q.model,
+                                        "--hardware",
+                                        q.hardware,
+                                        "--tensor-parallel",
+                                        q.tensor_parallel,
+                                        "--formats",
+                                        q.formats,
+                                        "--prompt",
+                                        q.prompt,
+                                        "--gen",
+                                        q.gen,
+                                        "--rate",
+                                        absl::StrCat(q.rate),
+                                        "--ttft-p90-ms",
+                                        absl::StrCat(q.ttft_ms),
+                                        "--tpot-p90-ms",
+                                        absl::StrCat(q.tpot_ms),
+                                        "--format",
+                                        "json"}));
   EXPECT_EQ(plan.exit_code, 0) << plan.err;
   const nlohmann::json r = nlohmann::json::parse(plan.out);
   int met = 0;
@@ -49,13 +64,13 @@ nlohmann::json PlanThenSimulate(const Question& q) {
     // (max_rate_per_replica <= 0.9 x that maximum, served share <= it).
     EXPECT_LE(share, d["maxRatePerReplica"].get<double>() * (1 + 1e-9));
     for (const char* requests : {"4000", "8000"}) {
-      CliRun sim = RunCliBinary(InProcess(
-          {"simulate", "--model", q.model, "--hardware",
-           d["hardwareId"].get<std::string>(), "--tensor-parallel",
-           d["tensorParallel"].get<std::string>(), "--formats", q.formats,
-           "--prompt", q.prompt, "--gen", q.gen, "--rate",
-           absl::StrFormat("%.17g", share), "--requests", requests,
-           "--format", "json"}));
+      CliRun sim = RunCliBinary(
+          InProcess({"simulate", "--model", q.model, "--hardware",
+                     d["hardwareId"].get<std::string>(), "--tensor-parallel",
+                     d["tensorParallel"].get<std::string>(), "--formats",
+                     q.formats, "--prompt", q.prompt, "--gen", q.gen, "--rate",
+                     absl::StrFormat("%.17g", share), "--requests", requests,
+                     "--format", "json"}));
       EXPECT_EQ(sim.exit_code, 0) << sim.err;
       if (sim.exit_code != 0) continue;
       const nlohmann::json s = nlohmann::json::parse(sim.out);
@@ -78,9 +93,9 @@ TEST(PlanStability, SaturatedReplicaIsNotAnAnswer) {
   // (p90 TTFT 2.3 s over 1,000 requests, 3.9 s over 4,000). With the
   // margin one replica serves at most 0.9 x 20.1 = 18.1 req/s: two are
   // needed, 16 GPUs.
-  const nlohmann::json d = PlanThenSimulate(
-      {"llama-3.1-70b", "nvidia-h100-sxm-80gb", "8", "fp8", "2048", "512",
-       20, 1000, 50});
+  const nlohmann::json d =
+      PlanThenSimulate({"llama-3.1-70b", "nvidia-h100-sxm-80gb", "8", "fp8",
+                        "2048", "512", 20, 1000, 50});
   ASSERT_EQ(d.size(), 1u);
   EXPECT_TRUE(d[0]["meetsSlo"].get<bool>());
   EXPECT_EQ(d[0]["replicas"].get<std::string>(), "2");
@@ -98,21 +113,21 @@ TEST(PlanStability, SmallerModelOnTwoParts) {
 
 TEST(PlanStability, SimulateSaysWhenTheQueueGrows) {
   // The saturated replica itself: 20 req/s on one TP-8 replica.
-  CliRun sim = RunCliBinary(InProcess(
-      {"simulate", "--model", "llama-3.1-70b", "--hardware",
-       "nvidia-h100-sxm-80gb", "--tensor-parallel", "8", "--formats", "fp8",
-       "--prompt", "2048", "--gen", "512", "--rate", "21,14", "--requests",
-       "4000"}));
+  CliRun sim = RunCliBinary(
+      InProcess({"simulate", "--model", "llama-3.1-70b", "--hardware",
+                 "nvidia-h100-sxm-80gb", "--tensor-parallel", "8", "--formats",
+                 "fp8", "--prompt", "2048", "--gen", "512", "--rate", "21,14",
+                 "--requests", "4000"}));
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
   EXPECT_NE(sim.err.find("warning: rate 21: unstable: the queue grows"),
             std::string::npos)
       << sim.err;
   EXPECT_EQ(sim.err.find("rate 14: unstable"), std::string::npos) << sim.err;
-  CliRun csv = RunCliBinary(InProcess(
-      {"simulate", "--model", "llama-3.1-70b", "--hardware",
-       "nvidia-h100-sxm-80gb", "--tensor-parallel", "8", "--formats", "fp8",
-       "--prompt", "2048", "--gen", "512", "--rate", "21,14", "--requests",
-       "4000", "--format", "csv"}));
+  CliRun csv = RunCliBinary(
+      InProcess({"simulate", "--model", "llama-3.1-70b", "--hardware",
+                 "nvidia-h100-sxm-80gb", "--tensor-parallel", "8", "--formats",
+                 "fp8", "--prompt", "2048", "--gen", "512", "--rate", "21,14",
+                 "--requests", "4000", "--format", "csv"}));
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_NE(csv.out.find(",stable,backlog_first_half,backlog_second_half"),
             std::string::npos);

@@ -12,8 +12,8 @@
 namespace ridgeline::engine {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::A100Like;
+using ::testing::HasSubstr;
 using testing::MakeScenario;
 
 // The A100-like part with host memory behind a link (PCIe 4.0 x16, 32 GB/s
@@ -53,8 +53,7 @@ TEST(StepReservation, ActivationsStayOnTheDeviceWhenTheKvCacheSpills) {
   const MemoryFootprint& m = big->memory();
   EXPECT_THAT(m.spilled, HasSubstr("kv_cache"));
   EXPECT_THAT(m.spilled, ::testing::Not(HasSubstr("activations")));
-  EXPECT_EQ(m.tiers[1].bytes[static_cast<int>(OperandClass::kActivations)],
-            0);
+  EXPECT_EQ(m.tiers[1].bytes[static_cast<int>(OperandClass::kActivations)], 0);
   // A 512-token chunk over an empty cache touches only its own KV rows
   // off the device; a decode step at 2,000 tokens of context reads some.
   absl::StatusOr<StepTiming> chunk = big->Step({{0, 512}});

@@ -1,13 +1,14 @@
 // Stability before percentiles: the backlog detector (stability.h), the
 // simulation's `stable`, and the SLO search's margin and rejection of
 // growing queues (slo_search.h).
+#include "ridgeline/serving/stability.h"
+
 #include <span>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "ridgeline/serving/simulate.h"
 #include "ridgeline/serving/slo_search.h"
-#include "ridgeline/serving/stability.h"
 
 namespace ridgeline::serving {
 namespace {
@@ -42,8 +43,7 @@ TEST(Backlog, AGrowingQueueIsRejected) {
   EXPECT_NEAR(b.first_half, 8.33, 1e-12);
   EXPECT_NEAR(b.second_half, 25.0, 1e-12);
   EXPECT_TRUE(b.growing);  // 25 > 1.5 x 8.33 + 3 = 15.5
-  EXPECT_NE(UnstableWarning(b).find("8.3 requests waiting"),
-            std::string::npos);
+  EXPECT_NE(UnstableWarning(b).find("8.3 requests waiting"), std::string::npos);
 }
 
 TEST(Backlog, NoWindowNoGrowth) {
