@@ -54,7 +54,12 @@ const std::vector<FlagSpec>& PlanFlags() {
         "rental price per device-hour: for every candidate, or per hardware "
         "id (nvidia-h100-sxm-80gb=2.1,amd-mi300x=1.9)"}},
       ServingOptionFlags(),
-      {{"requests", "N", "requests per simulation (600)"},
+      {{"requests", "N",
+        "requests per simulation, at least (600; lengthened to 16 turnovers "
+        "of the running batch)"},
+       {"max-utilization", "X",
+        "load each replica to at most this share of its offline maximum "
+        "rate (0.9)"},
        {"seed", "N", "simulation seed (1)"}},
       ClientFlags("output format (default table)"),
   });
@@ -196,7 +201,10 @@ void PrintText(const v1::PlanResponse& r, std::ostream& out) {
          d.cost_basis(),
          d.has_joules_per_token() ? Num(d.joules_per_token()) : "unknown",
          d.has_g_co2e_per_mtoken() ? Si(d.g_co2e_per_mtoken()) : "unknown",
-         d.meets_slo() ? "met" : "MISSED", d.pareto() ? "*" : ""};
+         d.meets_slo()                    ? "met"
+         : d.feasible() && !d.stable() ? "UNSTABLE"
+                                       : "MISSED",
+         d.pareto() ? "*" : ""};
     row.insert(row.end(), rest.begin(), rest.end());
     if (fallback) row.push_back(d.profile_fallback());
     t.rows.push_back(std::move(row));
@@ -289,6 +297,11 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
           [&](uint64_t v) { req.set_seed(v); })) {
     return usage(*m);
   }
+  // Syntax here; the range by the service (max_utilization).
+  absl::StatusOr<std::optional<double>> util =
+      flags->GetDouble("max-utilization");
+  if (!util.ok()) return usage(std::string(util.status().message()));
+  if (*util) req.set_max_utilization(**util);
   absl::StatusOr<std::vector<int64_t>> tps =
       flags->GetIntList("tensor-parallel", 1, 256);
   if (!tps.ok()) return usage(std::string(tps.status().message()));

@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -107,7 +108,8 @@ void PrintCsv(const std::vector<Load>& loads,
         "input_tokens_per_second", "mean_running", "kv_usage_mean",
         "kv_usage_peak", "max_waiting", "kv_capacity_tokens",
         "max_concurrency", "offline_max_output_tokens_per_second",
-        "limiting_resource", "profile"}) {
+        "limiting_resource", "profile", "stable", "backlog_first_half",
+        "backlog_second_half"}) {
     header.push_back(c);
   }
   Table t(header);
@@ -135,6 +137,9 @@ void PrintCsv(const std::vector<Load>& loads,
     row.push_back(Raw(r.offline_max_output_tokens_per_second()));
     row.push_back(r.limiting_resource());
     row.push_back(r.profile());
+    row.push_back(r.stable() ? "1" : "0");
+    row.push_back(Raw(r.backlog_first_half()));
+    row.push_back(Raw(r.backlog_second_half()));
     t.rows.push_back(std::move(row));
   }
   PrintTable(t, TableStyle::kCsv, out);
@@ -176,7 +181,8 @@ void PrintText(const v1::SimulateRequest& req, const std::vector<Load>& loads,
       << "\n\n";
   Table t({"load", ">requests", ">req/s", ">out tok/s", ">ttft p50",
            ">ttft p90", ">ttft p99", ">tpot p50", ">tpot p90", ">tpot p99",
-           ">itl p99", ">e2e p90", ">queue p90", ">running", ">kv peak"});
+           ">itl p99", ">e2e p90", ">queue p90", ">running", ">kv peak",
+           "stable"});
   for (size_t i = 0; i < runs.size(); ++i) {
     const v1::SimulateResponse& r = runs[i];
     t.rows.push_back(
@@ -189,7 +195,7 @@ void PrintText(const v1::SimulateRequest& req, const std::vector<Load>& loads,
          Seconds(r.tpot().p99_seconds()), Seconds(r.itl().p99_seconds()),
          Seconds(r.e2e().p90_seconds()), Seconds(r.queue().p90_seconds()),
          absl::StrFormat("%.1f", r.mean_running()),
-         Percent(r.kv_usage_peak())});
+         Percent(r.kv_usage_peak()), r.stable() ? "yes" : "NO"});
   }
   PrintTable(t, TableStyle::kText, out);
 }
@@ -342,8 +348,20 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
   } else {
     PrintText(req, loads, runs, out);
   }
+  // The run's own warnings (calibration) once; each unstable run by load.
+  auto unstable = [](const std::string& w) {
+    return absl::StartsWith(w, "unstable:");
+  };
   for (const std::string& w : runs.front().warnings()) {
-    err << "ridgeline simulate: warning: " << w << "\n";
+    if (!unstable(w)) err << "ridgeline simulate: warning: " << w << "\n";
+  }
+  for (size_t i = 0; i < runs.size(); ++i) {
+    for (const std::string& w : runs[i].warnings()) {
+      if (unstable(w)) {
+        err << "ridgeline simulate: warning: " << loads[i].kind << " "
+            << loads[i].value << ": " << w << "\n";
+      }
+    }
   }
   return kOk;
 }

@@ -2,6 +2,7 @@
 #include "ridgeline/engine/step.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -33,6 +34,11 @@ struct StepEvaluator::Impl {
   std::optional<Evaluator> ev;
   int tiers = 0;
   internal::StageLayers stages;  // empty without pipeline parallelism
+  // Per operand class: the share of its bytes off the device (host link,
+  // flash); any_off_device when one is > 0.
+  std::array<double, kOperandClassCount> off_device{};
+  bool any_off_device = false;
+  int64_t max_step_tokens = 0;  // 0: no reservation given (Create(scenario))
 
   StepTiming Finish(Phase phase, int64_t batch, int64_t tokens, int64_t kv,
                     const OpList& ops, const OpList* slope,
@@ -67,15 +73,67 @@ struct StepEvaluator::Impl {
 };
 
 absl::StatusOr<StepEvaluator> StepEvaluator::Create(const Scenario& scenario) {
+  return Build(scenario, 0);
+}
+
+absl::StatusOr<StepEvaluator> StepEvaluator::Build(const Scenario& scenario,
+                                                   int64_t max_step_tokens) {
   RETURN_IF_ERROR(ValidateScenario(scenario));
   auto impl = std::make_shared<Impl>(scenario);
+  impl->max_step_tokens = max_step_tokens;
   RETURN_IF_ERROR(Prepare(impl->s, &impl->prep));
   impl->ev.emplace(impl->s, impl->prep.place);
   impl->tiers = static_cast<int>(impl->s.hardware.tiers.size());
   if (const int64_t pp = impl->s.parallelism.pipeline_parallel; pp > 1) {
     impl->stages = internal::SplitStages(impl->prep.g, pp);
   }
+  for (int c = 0; c < kOperandClassCount; ++c) {
+    for (int t = 0; t < impl->tiers; ++t) {
+      const TierKind kind = impl->s.hardware.tiers[t].kind;
+      if (kind == TierKind::kHostLink || kind == TierKind::kFlash) {
+        impl->off_device[c] += impl->prep.place.frac[c][t];
+      }
+    }
+    impl->any_off_device = impl->any_off_device || impl->off_device[c] > 0;
+  }
   return StepEvaluator(std::move(impl));
+}
+
+Workload StepEvaluator::ReservationWorkload(const StepCapacity& capacity) {
+  const int64_t context = capacity.max_context_tokens;
+  const int64_t prompt = std::clamp<int64_t>(
+      capacity.max_step_tokens / std::max<int64_t>(capacity.max_sequences, 1),
+      1, context);
+  return {capacity.max_sequences, prompt, context + 1 - prompt};
+}
+
+absl::StatusOr<StepEvaluator> StepEvaluator::Create(
+    const Scenario& scenario, const StepCapacity& capacity) {
+  RETURN_IF_ERROR(internal::CheckIntRange("capacity.max_sequences",
+                                          capacity.max_sequences, 1, 65536));
+  RETURN_IF_ERROR(internal::CheckIntRange("capacity.max_context_tokens",
+                                          capacity.max_context_tokens, 1,
+                                          10'000'000));
+  RETURN_IF_ERROR(internal::CheckIntRange(
+      "capacity.max_step_tokens", capacity.max_step_tokens, 1, 10'000'000));
+  Scenario s = scenario;
+  s.workload = ReservationWorkload(capacity);
+  // The activation workspace on the device before the KV cache: pinned to
+  // the first device-memory tier (pins are placed first), unless pinned.
+  PlacementPins& pins = s.pins;
+  constexpr int kAct = static_cast<int>(OperandClass::kActivations);
+  if (!pins.tier[kAct].has_value()) {
+    for (size_t t = 0; t < s.hardware.tiers.size(); ++t) {
+      const TierKind k = s.hardware.tiers[t].kind;
+      if (k == TierKind::kHbm || k == TierKind::kGddr ||
+          k == TierKind::kLpddr || k == TierKind::kDdr ||
+          k == TierKind::kUnified) {
+        pins.tier[kAct] = static_cast<int>(t);
+        break;
+      }
+    }
+  }
+  return Build(s, capacity.max_step_tokens);
 }
 
 absl::StatusOr<StepTiming> StepEvaluator::Decode(int64_t batch,
@@ -160,6 +218,16 @@ absl::StatusOr<StepTiming> StepEvaluator::Step(
                                 tokens, longest, ops, nullptr, ops_out);
   const int64_t max_context = impl_->s.model.max_context;
   st.beyond_model_context = max_context > 0 && longest > max_context;
+  st.beyond_step_reservation =
+      impl_->max_step_tokens > 0 && tokens > impl_->max_step_tokens;
+  if (impl_->any_off_device) {
+    const auto& off = impl_->off_device;
+    for (const internal::OpCost& op : ops) {
+      for (int c = 0; c < kOperandClassCount; ++c) {
+        st.off_device_bytes += (op.read[c] + op.write[c]) * off[c];
+      }
+    }
+  }
   return st;
 }
 

@@ -149,9 +149,13 @@ def parse_args(argv=None):
     p.add_argument("--chunk", type=int, default=512,
                    help="prefill chunk size (tokens)")
     p.add_argument("--token-budget", type=int, default=2048,
-                   help="new tokens per step")
-    p.add_argument("--max-batch", type=int, default=256,
-                   help="sequences per step (KV slots)")
+                   help="new tokens per step (the server reserves the "
+                   "activations of a step this large)")
+    p.add_argument("--max-batch", type=int, default=128,
+                   help="sequences per step (KV slots): the server reserves "
+                   "the KV cache of this many at the longest prompt + "
+                   "output, which must fit on the device (128 x 2,304 "
+                   "tokens of Llama-3-8B bf16 is 38.7 GB)")
     p.add_argument("--step-budget", type=float, default=0.030,
                    help="admit while the step takes at most this (seconds)")
     p.add_argument("--pure-roofline", action="store_true",
@@ -168,8 +172,10 @@ def main(argv=None):
                 args.target, model=args.model, hardware=args.hardware,
                 timeout=600, pure_roofline=args.pure_roofline or None,
                 max_sequences=args.max_batch,
-                max_context_tokens=args.prompt[1] + args.generate[1]) as t:
+                max_context_tokens=args.prompt[1] + args.generate[1],
+                max_step_tokens=args.token_budget) as t:
             stats = run(args, t)
+            stats["spilled"] = t.spilled
     except ridgeline.RidgelineError as e:
         print("error: %s (field %s)" % (e, e.field_path), file=sys.stderr)
         return 1
@@ -178,6 +184,10 @@ def main(argv=None):
     else:
         for k, v in stats.items():
             print("%-26s %s" % (k, "%.6g" % v if isinstance(v, float) else v))
+    if stats["spilled"]:
+        print("warning: the reservation spills off the device (%s): the "
+              "figures above are slowed by it; lower --max-batch"
+              % stats["spilled"], file=sys.stderr)
     return 0
 
 

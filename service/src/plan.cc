@@ -3,6 +3,7 @@
 // expert-parallel degree) x format set, runs serving::Plan
 // and converts the deployments back. The math is serving/'s.
 #include "ridgeline/serving/plan.h"
+#include "ridgeline/serving/slo_search.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +23,7 @@
 #include "ridgeline/service/request_scenario.h"
 #include "ridgeline/serving/parallelism.h"
 #include "ridgeline/serving/plan.h"
+#include "ridgeline/serving/slo_search.h"
 #include "serving_convert.h"
 
 namespace ridgeline::service {
@@ -48,6 +50,8 @@ void ToProto(const serving::Deployment& d, v1::PlanDeployment* out) {
   out->set_profile_fallback(d.profile_fallback);
   out->set_feasible(d.feasible);
   out->set_meets_slo(d.meets_slo);
+  out->set_stable(d.stable);
+  out->set_simulated_requests(d.simulated_requests);
   out->set_why(d.why);
   out->set_replicas(d.replicas);
   out->set_devices(d.devices);
@@ -175,6 +179,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   }
   if (so.has_block_size()) in.serving.block_size = so.block_size();
   if (req.has_requests()) in.requests = req.requests();
+  if (req.has_max_utilization()) in.max_utilization = req.max_utilization();
   if (req.has_seed()) in.seed = req.seed();
   engine::Economics econ = engine::DefaultEconomics();
   RETURN_IF_ERROR(Economics(req.economics(), &econ));
@@ -364,24 +369,30 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   const double per_request = serving::SequenceStepsPerRequest(
       in.traffic.prompt.Mean(), in.traffic.generated.Mean(),
       in.serving.max_num_batched_tokens);
+  // Runs are lengthened to steady state (slo_search.h): at most
+  // SteadyStateRequests of the most sequences a replica may run.
+  const int64_t per_run =
+      serving::SteadyStateRequests(in.requests, in.serving.max_num_seqs);
+  const std::string requests_factor = absl::StrCat(
+      per_run, " requests a run (simulation.requests, lengthened to ",
+      serving::kSteadyStateTurnovers,
+      " turnovers of serving.max_num_seqs sequences)");
   RETURN_IF_ERROR(CheckSequenceSteps(
-      "plan", simulations * static_cast<double>(in.requests) * per_request,
+      "plan", simulations * static_cast<double>(per_run) * per_request,
       absl::StrCat(in.candidates.size(), " candidates x ",
                    serving::SloSearchSimulations() + 1,
                    " simulations (the SLO search and the sizing run) x ",
-                   in.requests, " requests (simulation.requests) x ",
-                   per_request,
+                   requests_factor, " x ", per_request,
                    " sequence-steps a request (mean generated tokens + "
                    "prompt chunks of serving.max_num_batched_tokens - 1)"),
       limits_));
   const int64_t at_once = serving::PlanThreads(in.candidates.size());
   RETURN_IF_ERROR(CheckRequestMemory(
       "plan",
-      static_cast<double>(at_once) * static_cast<double>(in.requests) *
+      static_cast<double>(at_once) * static_cast<double>(per_run) *
           serving::kBytesPerSimulatedRequest,
-      absl::StrCat(at_once, " simulations at once x ", in.requests,
-                   " requests x ", serving::kBytesPerSimulatedRequest,
-                   " bytes"),
+      absl::StrCat(at_once, " simulations at once x ", requests_factor, " x ",
+                   serving::kBytesPerSimulatedRequest, " bytes"),
       limits_));
   ASSIGN_OR_RETURN(ExpensiveCallGate::Slot slot, gate_->Enter("plan"));
   absl::StatusOr<serving::PlanResult> plan = absl::InternalError("");
@@ -411,6 +422,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
         "no calibration: pure roofline step times, an upper bound on speed "
         "(so a lower bound on devices and cost)");
   }
+  resp.add_notes(serving::StabilityNote(in.max_utilization));
   resp.add_notes(
       "J/token from board power x time (an upper bound); rental prices are "
       "dated on-demand list prices (see price_source)");

@@ -12,6 +12,7 @@
 #include "ridgeline/serving/engine_step_cost.h"
 #include "ridgeline/serving/parallelism.h"
 #include "ridgeline/serving/simulate.h"
+#include "ridgeline/serving/stability.h"
 #include "ridgeline/serving/throughput.h"
 #include "ridgeline/service/backend.h"
 #include "serving_convert.h"
@@ -197,6 +198,10 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
   resp.set_kv_usage_mean(r->kv_usage_mean);
   resp.set_kv_usage_peak(r->kv_usage_peak);
   resp.set_max_waiting(r->max_waiting);
+  resp.set_stable(r->stable);
+  resp.set_backlog_first_half(r->backlog.first_half);
+  resp.set_backlog_second_half(r->backlog.second_half);
+  if (!r->stable) resp.add_warnings(serving::UnstableWarning(r->backlog));
   resp.set_kv_capacity_tokens(kv.kv_capacity_tokens);
   resp.set_max_concurrency(kv.max_concurrency);
   resp.set_profile(s.efficiency.profile_name);

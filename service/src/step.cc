@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/engine/step.h"
 #include "ridgeline/engine/work.h"
@@ -117,11 +118,13 @@ absl::Status CheckStepCount(int n) {
 class Session final : public Backend::StepSession {
  public:
   Session(engine::StepEvaluator ev, v1::CalibrationUsed used, bool pure,
-          int64_t max_context, std::function<bool()> should_stop)
+          int64_t max_context, int64_t max_step_tokens,
+          std::function<bool()> should_stop)
       : ev_(std::move(ev)),
         used_(std::move(used)),
         pure_(pure),
         max_context_(max_context),
+        max_step_tokens_(max_step_tokens),
         should_stop_(std::move(should_stop)) {}
 
   // Asked before every step: a step is one graph (and, under a plugin's
@@ -155,6 +158,22 @@ class Session final : public Backend::StepSession {
       for (const engine::OpResult& op : *ops) ToProto(op, out->add_ops());
     }
     if (t->beyond_model_context) Warn(*seqs, StepPath(index), out);
+    if (t->off_device_bytes > 0) {
+      out->set_off_device_bytes(t->off_device_bytes);
+      out->add_warnings(absl::StrFormat(
+          "%s: %.2f GB of the step's %.2f GB are off the device (%s): "
+          "reserve fewer sequences or shorter contexts "
+          "(scenario.capacity)",
+          StepPath(index), t->off_device_bytes / 1e9, t->bytes / 1e9,
+          ev_.memory().spilled));
+    }
+    if (t->beyond_step_reservation) {
+      out->add_warnings(absl::StrCat(
+          StepPath(index), ": ", t->tokens,
+          " new tokens exceed scenario.capacity.max_step_tokens (",
+          max_step_tokens_,
+          "): its activations exceed the reservation; timed as placed"));
+    }
     return absl::OkStatus();
   }
 
@@ -163,6 +182,7 @@ class Session final : public Backend::StepSession {
     resp->set_id(req.id());
     *resp->mutable_calibration() = used_;
     resp->set_pure_roofline(pure_);
+    if (!spilled().empty()) resp->set_spilled(spilled());
     const absl::Status count = CheckStepCount(req.steps_size());
     std::vector<engine::StepSequence> seqs;
     std::vector<engine::OpResult> ops;
@@ -188,6 +208,7 @@ class Session final : public Backend::StepSession {
   }
 
   const v1::CalibrationUsed& used() const { return used_; }
+  const std::string& spilled() const { return ev_.memory().spilled; }
   bool pure() const { return pure_; }
 
  private:
@@ -216,6 +237,7 @@ class Session final : public Backend::StepSession {
   v1::CalibrationUsed used_;
   bool pure_;
   int64_t max_context_;
+  int64_t max_step_tokens_;
   std::function<bool()> should_stop_;
 };
 
@@ -229,7 +251,22 @@ absl::StatusOr<std::unique_ptr<Backend::StepSession>> Backend::OpenStepSession(
   RETURN_IF_ERROR(ResolveStepScenario(scenario, "scenario", &s, &used));
   // Prepare polls it while it chunks the capacity's prefill.
   s.options.should_stop = should_stop;
-  absl::StatusOr<engine::StepEvaluator> ev = engine::StepEvaluator::Create(s);
+  // ResolveStepScenario checked the two sizes it put in the workload.
+  engine::StepCapacity capacity;
+  capacity.max_sequences = s.workload.batch;
+  capacity.max_context_tokens = s.workload.prompt_tokens;
+  capacity.max_step_tokens = engine::kDefaultMaxStepTokens;
+  if (scenario.capacity().has_max_step_tokens()) {
+    capacity.max_step_tokens = scenario.capacity().max_step_tokens();
+    if (capacity.max_step_tokens < 1 ||
+        capacity.max_step_tokens > kMaxTokens) {
+      return OutOfRange("scenario.capacity.max_step_tokens",
+                        absl::StrCat("in [1, ", kMaxTokens, "]"),
+                        absl::StrCat(capacity.max_step_tokens));
+    }
+  }
+  absl::StatusOr<engine::StepEvaluator> ev =
+      engine::StepEvaluator::Create(s, capacity);
   if (!ev.ok()) {
     if (absl::IsCancelled(ev.status())) return ev.status();
     return request::Prefixed("scenario", ev.status());
@@ -241,7 +278,8 @@ absl::StatusOr<std::unique_ptr<Backend::StepSession>> Backend::OpenStepSession(
                                   ? s.model.max_context
                                   : std::numeric_limits<int64_t>::max();
   return std::make_unique<Session>(std::move(*ev), std::move(used), pure,
-                                   max_context, should_stop);
+                                   max_context, capacity.max_step_tokens,
+                                   should_stop);
 }
 
 absl::Status Backend::StepTime(const v1::StepTimeRequest& req,
@@ -257,6 +295,7 @@ absl::Status Backend::StepTime(const v1::StepTimeRequest& req,
   const auto& session = static_cast<const Session&>(*base);
   *resp->mutable_calibration() = session.used();
   resp->set_pure_roofline(session.pure());
+  if (!session.spilled().empty()) resp->set_spilled(session.spilled());
   resp->mutable_steps()->Reserve(req.steps_size());
   std::vector<engine::StepSequence> seqs;
   std::vector<engine::OpResult> ops;

@@ -49,6 +49,10 @@ absl::Status CheckInput(const PlanInput& in) {
     return Bad("simulation.requests", "in [1, 100000]",
                absl::StrCat(in.requests));
   }
+  if (!(in.max_utilization >= 0.1 && in.max_utilization <= 1)) {
+    return Bad("max_utilization", "in [0.1, 1]",
+               absl::StrCat(in.max_utilization));
+  }
   // Lengths are checked by the simulation's own rules (same field names).
   SimulationConfig probe;
   probe.limits.kv_capacity_tokens = 1;
@@ -113,11 +117,12 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   sim.limits = limits;
   sim.prompt = in.traffic.prompt;
   sim.generated = in.traffic.generated;
-  sim.requests = in.requests;
+  // Long enough to reach steady state, whatever was asked (slo_search.h).
+  sim.requests = SteadyStateRequests(in.requests, kv->max_concurrency);
   sim.seed = in.seed;
   sim.stop = in.stop;
-  absl::StatusOr<MaxRate> mr =
-      MaxRateAtSlo(**cost, sim, in.slo, off->requests_per_second);
+  absl::StatusOr<MaxRate> mr = MaxRateAtSlo(
+      **cost, sim, in.slo, off->requests_per_second, 0.02, in.max_utilization);
   if (!mr.ok()) {
     if (mr.status().code() == absl::StatusCode::kDeadlineExceeded) {
       *fatal = mr.status();
@@ -159,6 +164,9 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   }
   set_latency(*served);
   d.meets_slo = MeetsSlo(*served, in.slo);
+  d.stable = served->stable;
+  d.simulated_requests = sim.requests;
+  if (!served->stable) d.why = UnstableWarning(served->backlog);
   const Costs costs =
       CostOf(base.hardware, base.economics, d.devices,
              in.traffic.rate * in.traffic.generated.Mean());

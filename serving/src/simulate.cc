@@ -570,6 +570,8 @@ absl::StatusOr<SimulationResult> SimulateReplica(const StepCost& cost,
   }
 
   std::vector<double> ttft, tpot, e2e, queue;
+  std::vector<Wait> waits;
+  waits.reserve(reqs.size());
   ttft.reserve(reqs.size());
   e2e.reserve(reqs.size());
   queue.reserve(reqs.size());
@@ -582,6 +584,7 @@ absl::StatusOr<SimulationResult> SimulateReplica(const StepCost& cost,
     ttft.push_back(r.first - r.arrival);
     e2e.push_back(r.finish - r.arrival);
     queue.push_back(r.admitted - r.arrival);
+    waits.push_back({r.arrival, r.admitted});
     if (r.generated_target >= 2) {
       tpot.push_back((r.finish - r.first) /
                      static_cast<double>(r.generated_target - 1));
@@ -596,6 +599,8 @@ absl::StatusOr<SimulationResult> SimulateReplica(const StepCost& cost,
   out.e2e = Summarize(e2e);
   out.queue = Summarize(queue);
   out.itl = SummarizeWeighted(step_itl);
+  out.backlog = MeasureBacklog(waits);
+  out.stable = closed_loop || !out.backlog.growing;
   if (out.duration_seconds > 0) {
     out.requests_per_second = static_cast<double>(n) / out.duration_seconds;
     out.output_tokens_per_second = out_tokens / out.duration_seconds;

@@ -26,19 +26,41 @@ int SloSearchSimulations(double relative_tolerance) {
   return 2 + static_cast<int>(std::ceil(std::log2(1 / relative_tolerance)));
 }
 
+int64_t SteadyStateRequests(int64_t requests, int64_t max_concurrency) {
+  const int64_t turnovers =
+      std::min(max_concurrency, kMaxRequests / kSteadyStateTurnovers) *
+      kSteadyStateTurnovers;
+  return std::clamp<int64_t>(std::max(requests, turnovers), 1, kMaxRequests);
+}
+
+std::string StabilityNote(double max_utilization) {
+  return absl::StrFormat(
+      "stability: each replica is loaded to at most %.0f%% of its offline "
+      "maximum rate; every run simulates at least %d turnovers of the "
+      "running batch, and a run whose waiting backlog grows (second half of "
+      "the arrivals > %.1f x the first + %.0f requests) does not meet the SLO",
+      100 * max_utilization, static_cast<int>(kSteadyStateTurnovers),
+      kBacklogGrowthFactor, kBacklogSlackRequests);
+}
+
 bool MeetsSlo(const SimulationResult& r, const Slo& slo) {
-  return r.ttft.p90 <= slo.ttft_p90_seconds &&
+  return r.stable && r.ttft.p90 <= slo.ttft_p90_seconds &&
          r.tpot.p90 <= slo.tpot_p90_seconds;
 }
 
 absl::StatusOr<MaxRate> MaxRateAtSlo(const StepCost& cost,
                                      const SimulationConfig& base,
                                      const Slo& slo, double rate_ceiling,
-                                     double relative_tolerance) {
+                                     double relative_tolerance,
+                                     double max_utilization) {
   RETURN_IF_ERROR(ValidateSlo(slo));
   if (!(rate_ceiling > 0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("rate_ceiling: must be > 0; got ", rate_ceiling));
+  }
+  if (!(max_utilization > 0 && max_utilization <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_utilization: must be in (0, 1]; got ", max_utilization));
   }
   MaxRate out;
   // The lightest load: one request at a time.
@@ -63,10 +85,12 @@ absl::StatusOr<MaxRate> MaxRateAtSlo(const StepCost& cost,
   auto run = [&](double rate) -> absl::StatusOr<SimulationResult> {
     c.arrivals.rate = rate;
     ++out.simulations;
-    return Simulate(cost, c);
+    absl::StatusOr<SimulationResult> r = Simulate(cost, c);
+    if (r.ok() && !r->stable) ++out.unstable_runs;
+    return r;
   };
-  double lo = 0, hi = std::max(rate_ceiling, kMinRate);
-  // The ceiling itself may meet the SLO (short runs do not build a queue).
+  double lo = 0, hi = std::max(max_utilization * rate_ceiling, kMinRate);
+  // The margin's ceiling itself may meet the SLO.
   ASSIGN_OR_RETURN(SimulationResult top, run(hi));
   if (MeetsSlo(top, slo)) {
     out.reachable = true;
@@ -94,7 +118,12 @@ absl::StatusOr<MaxRate> MaxRateAtSlo(const StepCost& cost,
     ASSIGN_OR_RETURN(at_lo,
                      run(std::max({lo, relative_tolerance * hi, kMinRate})));
     if (!MeetsSlo(at_lo, slo)) {
-      out.why = "SLO met by one client at a time but by no Poisson rate";
+      out.why = absl::StrCat(
+          "SLO met by one client at a time but by no Poisson rate",
+          out.unstable_runs > 0
+              ? absl::StrCat(" (", out.unstable_runs,
+                             " rates had a growing backlog)")
+              : "");
       return out;
     }
     lo = c.arrivals.rate;

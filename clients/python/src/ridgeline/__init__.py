@@ -12,9 +12,9 @@ The generated messages and stubs are ridgeline.v1.<file>_pb2 / _pb2_grpc
 
 from ridgeline._errors import RidgelineError
 from ridgeline._client import Analysis, Client, open_channel
-from ridgeline._step import StepTimer, scenario, step_message
+from ridgeline._step import SpillWarning, StepTimer, scenario, step_message
 from ridgeline.v1 import ridgeline_pb2 as pb
 
 __version__ = "0.1.0"
 __all__ = ["Analysis", "Client", "RidgelineError", "StepTimer", "open_channel",
-           "pb", "scenario", "step_message"]
+           "pb", "scenario", "SpillWarning", "step_message"]

@@ -239,6 +239,7 @@ class Client:
             scenario=_step.scenario(model, hardware, **scenario_kwargs),
             steps=[_step.step_message(s) for s in steps], per_op=per_op)
         response = self._unary("StepTime", request, timeout)
+        _step.warn_spilled(response.spilled)
         if check:
             for result in response.steps:
                 _step.check_result(result)

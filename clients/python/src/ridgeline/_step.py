@@ -4,6 +4,7 @@ round trip."""
 
 import itertools
 import queue
+import warnings
 
 import grpc
 
@@ -19,9 +20,12 @@ def scenario(model, hardware, *, weights=None, activations=None,
              activations_tier=None, flash_attention=None, mla_absorbed=None,
              pure_roofline=None, gemv_max_tokens=None, fp16_accumulation=None,
              profile=None, framework=None, tensor_parallel=None,
-             max_sequences=None, max_context_tokens=None):
+             max_sequences=None, max_context_tokens=None,
+             max_step_tokens=None):
     """A StepScenario (None = server default). max_sequences and
-    max_context_tokens size the memory the placement reserves."""
+    max_context_tokens size the KV cache the placement reserves,
+    max_step_tokens the activations of the largest step (the scheduler's
+    token budget per step; server default 8192)."""
     if isinstance(model, pb.StepScenario):
         return model
     return pb.StepScenario(
@@ -33,7 +37,8 @@ def scenario(model, hardware, *, weights=None, activations=None,
         calibration=rq.calibration(profile, framework),
         parallelism=rq.parallelism(tensor_parallel),
         capacity=rq.only_set(pb.StepCapacity(), max_sequences=max_sequences,
-                         max_context_tokens=max_context_tokens))
+                             max_context_tokens=max_context_tokens,
+                             max_step_tokens=max_step_tokens))
 
 
 def step_message(sequences):
@@ -61,6 +66,23 @@ def check_result(result):
     return result
 
 
+class SpillWarning(UserWarning):
+    """The scenario's reservation does not fit on the device: steps read or
+    write bytes in host memory (or flash) and are slow. The message says
+    what sits where (StepTimeResponse.spilled)."""
+
+
+def warn_spilled(spilled):
+    """Warns (once per distinct text, by Python's warning filter) when the
+    server says the reservation spilled off the device."""
+    if spilled:
+        warnings.warn(SpillWarning(
+            "the step reservation spills off the device: %s; every step "
+            "touching it is slow (reserve fewer sequences or shorter "
+            "contexts: max_sequences, max_context_tokens)" % spilled),
+            stacklevel=3)
+
+
 _END = object()
 
 
@@ -76,7 +98,9 @@ class StepTimer:
     travels with the first step; a bad scenario raises RidgelineError there
     and ends the stream, a bad step raises RidgelineError and the stream
     stays open. `timeout` bounds the whole stream (None: none). After each
-    step, `last` holds its StepTimeResult (bound, flops, bytes, ...).
+    step, `last` holds its StepTimeResult (bound, flops, bytes,
+    off_device_bytes, warnings, ...). When the reservation spills off the
+    device, `spilled` says where (else "") and a SpillWarning is issued.
     Not thread-safe: one StepTimer per scheduler thread.
     """
 
@@ -95,6 +119,7 @@ class StepTimer:
         self.last = None
         self.calibration = None
         self.pure_roofline = None
+        self.spilled = ""
 
     # --- lifetime ---------------------------------------------------------
 
@@ -162,6 +187,9 @@ class StepTimer:
                               len(steps)))
         self.calibration = response.calibration
         self.pure_roofline = response.pure_roofline
+        if response.spilled != self.spilled:
+            self.spilled = response.spilled
+            warn_spilled(self.spilled)
         return response.steps
 
     def step(self, sequences):

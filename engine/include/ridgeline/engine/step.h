@@ -56,7 +56,29 @@ struct StepTiming {
   // without pipeline parallelism.
   double pipeline_interval_seconds = 0;
   int64_t pipeline_slowest_stage = 0;  // that stage, 0-based
+  // Step(): bytes the step reads or writes in tiers off the device (host
+  // memory over a link, flash): what the placement spilled. 0 when
+  // everything it touches is on the device.
+  double off_device_bytes = 0;
+  // Step(): the step's new tokens exceed the capacity's max_step_tokens, so
+  // its activations exceed what the placement reserved (timed as placed).
+  bool beyond_step_reservation = false;
 };
+
+// What a scheduler's placement reserves room for: the KV cache of
+// `max_sequences` sequences at `max_context_tokens` each, and the
+// activations of the largest step the scheduler sends, `max_step_tokens`
+// new tokens (its token budget per step, vLLM's max_num_batched_tokens),
+// not of a prefill of every sequence at once. Activations are placed on the
+// device ahead of the KV cache (a runtime allocates its activation
+// workspace first and gives the KV cache what is left), so a KV cache too
+// large for the device spills, not the activations.
+struct StepCapacity {
+  int64_t max_sequences = 1;         // 1..65536
+  int64_t max_context_tokens = 4096;  // 1..10,000,000
+  int64_t max_step_tokens = 8192;     // 1..10,000,000
+};
+inline constexpr int64_t kDefaultMaxStepTokens = 8192;
 
 // Evaluates single forward steps of one scenario. Create() validates the
 // scenario and does everything that does not depend on the step: graph
@@ -81,6 +103,18 @@ class StepEvaluator {
   // Errors: those of Analyze (INVALID_ARGUMENT naming the field,
   // UNIMPLEMENTED when the hardware lacks the math).
   static absl::StatusOr<StepEvaluator> Create(const Scenario& scenario);
+  // The same for a scheduler: scenario.workload is replaced by the
+  // reservation of `capacity` (see StepCapacity); pins still win. Errors
+  // also name "capacity.max_sequences" / ".max_context_tokens" /
+  // ".max_step_tokens" out of range.
+  static absl::StatusOr<StepEvaluator> Create(const Scenario& scenario,
+                                              const StepCapacity& capacity);
+
+  // The workload whose placement is `capacity`'s reservation: batch
+  // max_sequences, prompt + generated - 1 = max_context_tokens (the KV
+  // cache), and a prompt of about max_step_tokens / max_sequences tokens
+  // (the largest step's activations).
+  static Workload ReservationWorkload(const StepCapacity& capacity);
 
   // One decode step of `batch` sequences (1..65536), each adding one token
   // to a context that then holds `kv_length` tokens (1..10,000,000).
@@ -114,6 +148,9 @@ class StepEvaluator {
   struct Impl;  // internal (analyze.cc)
 
  private:
+  // Create()'s work; max_step_tokens 0: no reservation to warn against.
+  static absl::StatusOr<StepEvaluator> Build(const Scenario& scenario,
+                                             int64_t max_step_tokens);
   explicit StepEvaluator(std::shared_ptr<const Impl> impl)
       : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;

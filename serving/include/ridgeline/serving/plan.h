@@ -40,7 +40,12 @@ struct PlanInput {
   Slo slo;
   ServingConfig serving;
   std::vector<Candidate> candidates;  // 1..kMaxPlanCandidates
-  int64_t requests = 600;  // per simulation, 1..100000
+  // Per simulation, 1..100000: at least; runs are lengthened to reach
+  // steady state (SteadyStateRequests).
+  int64_t requests = 600;
+  // The utilisation margin (slo_search.h): a replica is loaded to at most
+  // this share of its offline maximum rate; [0.1, 1].
+  double max_utilization = kMaxUtilization;
   uint64_t seed = 1;
   std::function<bool()> stop;  // deadline / cancellation; may be empty
 };
@@ -59,8 +64,11 @@ struct Deployment {
   // hardware and the request asked for the pure roofline instead; "".
   std::string profile_fallback;
   bool feasible = false;  // fits and the SLO is reachable
-  bool meets_slo = false;
-  std::string why;        // when infeasible
+  bool meets_slo = false;  // stable, and both p90 targets met
+  std::string why;        // when infeasible (or unstable at the served load)
+  // The served-load run's queue did not grow (SimulationResult::stable).
+  bool stable = false;
+  int64_t simulated_requests = 0;  // per run (SteadyStateRequests)
   int64_t replicas = 0;
   // replicas x engine::ReplicaDevices: pipeline_parallel x
   // max(tensor_parallel, expert_parallel).

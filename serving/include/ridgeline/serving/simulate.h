@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "ridgeline/serving/capacity.h"
 #include "ridgeline/serving/simulate_timeline.h"
+#include "ridgeline/serving/stability.h"
 #include "ridgeline/serving/step_cost.h"
 
 namespace ridgeline::serving {
@@ -120,6 +121,12 @@ struct SimulationResult {
   double kv_usage_peak = 0;
   int64_t max_waiting = 0;     // longest queue seen
   Timeline timeline;  // with config.timeline_buckets > 0
+  // Stability (stability.h): the waiting backlog over the two halves of
+  // the arrival window. `stable` is false when it grows (a percentile of
+  // such a run grows with the run's length); a closed loop of N clients
+  // never holds more than N, so it is always stable.
+  Backlog backlog;
+  bool stable = true;
 };
 
 // Pipeline stages (limits.pipeline_stages = S): up to S micro-batches in

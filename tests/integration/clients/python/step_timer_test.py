@@ -101,6 +101,60 @@ class StepTimerTest(unittest.TestCase):
         # head's 511 fewer rows and attention roughly cancel).
         self.assertLessEqual(mixed, roof * 1.12)
 
+    def test_a_large_reservation_keeps_activations_on_the_device(self):
+        # Issue 20: 256 sequences x 2,304 tokens made a 512-token chunk take
+        # 96 ms: the whole-batch prefill's activations were reserved and
+        # sat in host DRAM. The reservation now holds the activations of
+        # one step of max_step_tokens (here 2,048), on the device; the KV
+        # cache, 256 x 2,304 x 131,072 B = 77.3 GB beside 16 GB of
+        # weights, is what spills off the 80 GB, and the timer says so.
+        import warnings
+        chunk = [(0, 512)]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with self.timer(pure_roofline=True, max_sequences=256,
+                            max_context_tokens=2304,
+                            max_step_tokens=2048) as t:
+                big = t.step(chunk)
+                spilled, off = t.spilled, t.last.off_device_bytes
+                step_warnings = list(t.last.warnings)
+        self.assertIn("kv_cache", spilled)
+        self.assertNotIn("activations", spilled)
+        self.assertTrue(any(issubclass(w.category, self.rl.SpillWarning)
+                            for w in caught), [str(w) for w in caught])
+        # The chunk writes its 512 new KV rows, 9.9 % of them in host DRAM.
+        self.assertGreater(off, 0)
+        self.assertLess(off, 512 * KV_BYTES_PER_TOKEN)
+        self.assertTrue(any("off the device" in w for w in step_warnings))
+        # A reservation that fits (128 x 2,304 x 131,072 B = 38.7 GB): no
+        # spill, no warning.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with self.timer(pure_roofline=True, max_sequences=128,
+                            max_context_tokens=2304) as t:
+                fits = t.step(chunk)
+                self.assertEqual(t.spilled, "")
+                self.assertEqual(t.last.off_device_bytes, 0)
+        self.assertFalse(any(issubclass(w.category, self.rl.SpillWarning)
+                             for w in caught))
+        # The chunk is compute bound: 512 x 15,009,849,344 FLOP / 989.4e12
+        # = 7.77 ms, plus its memory-bound elementwise ops (about 10 %, see
+        # above): 8.6 ms, not 96.
+        roof = 512 * FLOP_PER_TOKEN / H100_BF16
+        self.assertGreaterEqual(fits, roof * 0.999)
+        self.assertLessEqual(fits, roof * 1.15)
+        # The spilled reservation costs the chunk only its KV rows in host
+        # DRAM (9.9 % of 512 x 131,072 B, about 6.6 MB, written and read
+        # back over PCIe at 64 GB/s: ~0.2 ms), not 90 ms of activations.
+        self.assertGreater(big, fits)
+        self.assertLessEqual(big - fits, 0.05 * fits)
+
+    def test_a_step_beyond_the_reserved_tokens_warns(self):
+        with self.timer(pure_roofline=True, max_step_tokens=256) as t:
+            t.step([(0, 512)])
+            self.assertTrue(any("max_step_tokens" in w
+                                for w in t.last.warnings), t.last.warnings)
+
     def test_stream_agrees_with_unary_step_time(self):
         steps = [[(0, 256)], [(256, 1)], [(2048, 1)] * 32 + [(0, 128)]]
         response = self.client.step_time("llama-3-8b", "nvidia-h100-sxm-80gb",

@@ -134,6 +134,11 @@ class StepTimer {
                     std::string* field_path = nullptr);
   // Half-closes the stream and returns the server's final status.
   grpc::Status Close();
+  // "" while the scenario's reservation fits on the device; else where it
+  // spilled (StepTimeResponse.spilled), from the latest answer. Each step
+  // that touches spilled bytes also says so in result->warnings() and
+  // result->off_device_bytes().
+  const std::string& spilled() const { return response_.spilled(); }
 
  private:
   grpc::Status Open();
