@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ridgeline_add_plugin(<family> SOURCES <src>... [OUTPUT_DIRECTORY <dir>]
 #                      [INSTALL_DESTINATION <dir>] [NO_INSTALL])
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Example Ridgeline hardware plugin for a FICTIONAL part.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Ridgeline hardware plugin ABI: the only interface between the Ridgeline
  * host (service, CLI, ridgeline-plugin-check) and a hardware plugin shared

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ridgeline::client — a small C++ wrapper over the generated ridgeline.v1
 // gRPC stubs, with the calls of the Python package: Analyze, Sweep,
 // StepTime, the catalogs and a StepTimer for scheduler loops.
