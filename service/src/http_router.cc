@@ -412,7 +412,8 @@ absl::Status HttpRouter::AuthorizeHttp(absl::string_view rpc,
                                        const HttpRequest& req) const {
   // The same table and token as gRPC's (auth_policy.h).
   const absl::string_view authorization = req.Header("Authorization");
-  return Authorize(options_.auth, RidgelineMethod(std::string_view(rpc)),
+  return Authorize(options_.auth,
+                   RidgelineMethod(std::string_view(rpc.data(), rpc.size())),
                    std::string_view(authorization.data(), authorization.size()));
 }
 

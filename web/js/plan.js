@@ -46,7 +46,7 @@ const COLUMNS = [
   { key: 'limitingResource', title: 'limit', text: true },
 ];
 const PROFILE = { key: 'profile', title: 'profile', text: true, fmt: (v) => v || 'roofline' };
-const BASIS = { 'purchase+electricity': 'purchase', 'electricity-only': 'ELEC. ONLY' };
+const BASIS = { 'energy-only': 'ENERGY ONLY' };
 // CSV columns as `ridgeline plan --format csv` names them, from the
 // response's fields (times in ms there).
 const CSV = [
@@ -63,6 +63,7 @@ const CSV = [
   ['feasible', (d) => (d.feasible ? 1 : 0)], ['pareto', (d) => (d.pareto ? 1 : 0)], ['profile', (d) => d.profile],
   ['why', (d) => d.why],
   ['pipeline_parallel', (d) => Number(d.pipelineParallel) || 1], ['expert_parallel', (d) => Number(d.expertParallel) || 1],
+  ['profile_fallback', (d) => d.profileFallback || ''],
 ];
 
 const TEMPLATE = `
