@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "cli_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -34,11 +35,19 @@ std::vector<std::string> Simulate(const std::string& hardware,
 }
 
 // The CSV's `profile` cell (the last column) of its one data row.
+// The first row's `profile` cell, found by the header's name (columns are
+// appended after it: stable, backlog halves).
 std::string ProfileCell(const std::string& csv) {
   const size_t row = csv.find('\n');
   const size_t end = csv.find('\n', row + 1);
-  const std::string line = csv.substr(row + 1, end - row - 1);
-  return line.substr(line.rfind(',') + 1);
+  const std::vector<std::string> header =
+      absl::StrSplit(csv.substr(0, row), ',');
+  const std::vector<std::string> cells =
+      absl::StrSplit(csv.substr(row + 1, end - row - 1), ',');
+  for (size_t i = 0; i < header.size() && i < cells.size(); ++i) {
+    if (header[i] == "profile") return cells[i];
+  }
+  return "";
 }
 
 TEST(ServingProfileCli, VllmUsesItsServingProfileAndSaysItIsInSample) {

@@ -343,7 +343,10 @@ v1::ExploreRequest HugeExplore() {
 // hardening_test.cc, on the same StreamLimiter, and of a blocked read the
 // StepTimeStream test's above.)
 TEST_F(AuthTest, UnreadExploreStreamsAreBounded) {
-  StartWithToken({"--stream-idle-timeout-seconds=2"});
+  // Room for 8 computing Explores, so the stream limit (not the gate of
+  // --max-concurrent-expensive-calls, one per core) is what refuses.
+  StartWithToken({"--stream-idle-timeout-seconds=2",
+                  "--max-concurrent-expensive-calls=16"});
   if (HasFatalFailure()) return;
   const auto channels = Channels(server_->address(), 10);
   std::vector<std::unique_ptr<RidgelineService::Stub>> stubs;

@@ -190,9 +190,12 @@ v1::AnalyzeRequest QuickHookAnalysis() {
 }
 
 std::vector<std::string> SlowHookServer() {
-  // One work thread: while an analysis runs, nothing else can.
+  // One work thread: while an analysis runs, nothing else can. The hook
+  // runs in process (--plugin-check-timeout-seconds=0): a hosted plugin's
+  // answers are cached by op shape, and a StepTime's repeated shapes would
+  // then no longer be slow. These tests are about deadlines, not isolation.
   return {std::string("--plugin-dir=") + RIDGELINE_SLOW_PLUGIN_DIR,
-          "--work-threads=1"};
+          "--work-threads=1", "--plugin-check-timeout-seconds=0"};
 }
 
 // Defect 2: an analysis already running ends at its deadline, and the work

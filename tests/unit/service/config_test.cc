@@ -145,8 +145,11 @@ TEST(ServerConfigTest, HelpSaysWhatTheTokenCovers) {
   const std::string usage = ServerUsage();
   EXPECT_THAT(usage, Not(HasSubstr("Analyze, AnalyzeKernel and Sweep")));
   EXPECT_THAT(usage, HasSubstr("every RPC that computes (gRPC and HTTP/JSON) "
-                               "then needs \"authorization: Bearer <token>\""));
-  EXPECT_THAT(usage, HasSubstr("health checks stay open"));
+                               "is then protected and needs \"authorization: "
+                               "Bearer <token>\""));
+  EXPECT_THAT(usage, HasSubstr("health, the catalog (ListHardware, "
+                               "GetHardware, ListModels, GetModel) and "
+                               "reflection are not"));
 }
 
 TEST(StatusMappingTest, CodesAndMessagesCarryOver) {
