@@ -2,10 +2,11 @@
 // hardware sent as one Plan call; the deployments in the server's order
 // (meeting the SLO by $/Mtoken first), the cost / p90 e2e front, and the
 // infeasible candidates with the reason for each.
-import { rpc, loadCatalogs, ApiError } from './api.js';
+import { loadCatalogs } from './api.js';
+import { FormView } from './form_view.js';
 import { seconds, fixed, si, toCsv, download } from './format.js';
 import { paretoScatter } from './scatter.js';
-import { sortableTable, fieldFor } from './table.js';
+import { sortableTable } from './table.js';
 
 const DEFAULTS = {
   model: 'llama-3.1-70b', hardware: 'nvidia-h100-sxm-80gb,nvidia-h200-sxm-141gb,amd-mi300x,nvidia-b200-180gb',
@@ -143,18 +144,10 @@ export function formatSet(text) {
   return { weights, activations: activations || weights, kvCache: kvCache || activations || weights };
 }
 
-export class PlanView {
+export class PlanView extends FormView {
   constructor(root, onState) {
-    this.root = root;
-    this.onState = onState;
-    root.innerHTML = TEMPLATE;
-    this.form = root.querySelector('form');
-    this.response = null;
-    this.seq = 0;
+    super(root, onState, TEMPLATE, FIELDS);
     this.sort = null;  // null: the server's ranking
-    root.querySelector('[data-role=run]').addEventListener('click', () => this.run());
-    this.form.addEventListener('change', () => this.schedule());
-    root.querySelectorAll('[data-export]').forEach((b) => b.addEventListener('click', () => this.export(b.dataset.export)));
   }
 
   async init(state) {
@@ -205,57 +198,8 @@ export class PlanView {
     return req;
   }
 
-  schedule() {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.run(), 300);
-  }
+  run() { return this.runRpc('Plan', 'planning… (a simulation per candidate)', (resp) => `${resp.simulations} simulations`); }
 
-  setStatus(text, error = false) {
-    const st = this.root.querySelector('[data-role=status]');
-    st.textContent = text;
-    st.classList.toggle('error', error);
-  }
-
-  clearErrors() {
-    this.root.querySelectorAll('.field-error, .general-error').forEach((e) => { e.textContent = ''; });
-    this.form.querySelectorAll('.invalid').forEach((e) => e.classList.remove('invalid'));
-  }
-
-  showError(err) {
-    const f = err.field ? fieldFor(FIELDS, err.field) : null;
-    const target = f && this.root.querySelector(`.field-error[data-for="${f.key}"]`);
-    (target || this.root.querySelector('.general-error')).textContent = err.message;
-    if (f && this.form.elements[f.key]) this.form.elements[f.key].classList.add('invalid');
-    this.setStatus(err.code || 'error', true);
-  }
-
-  async run() {
-    clearTimeout(this.timer);
-    const seq = ++this.seq;
-    if (this.abort) this.abort.abort();
-    const abort = (this.abort = new AbortController());
-    this.onState(this.state());
-    this.setStatus('planning… (a simulation per candidate)');
-    let resp;
-    try {
-      resp = await rpc('Plan', this.request(), { signal: abort.signal });
-    } catch (err) {
-      if (seq !== this.seq) return;
-      this.clearErrors();
-      this.showError(err instanceof ApiError ? err : { message: String(err) });
-      this.root.dataset.state = 'error';
-      return;
-    }
-    if (seq !== this.seq) return;
-    this.clearErrors();
-    this.response = resp;
-    this.setStatus(`${resp.simulations} simulations`);
-    this.render();
-    this.root.dataset.state = 'ready';
-    this.root.dataset.seq = String(seq);
-  }
-
-  redraw() { if (this.response) this.render(); }
 
   // The deployments as the server ranked them, numbered from 1.
   ranked() {

@@ -4,10 +4,11 @@
 // the run's totals, and over time (the response's timeline, at most 200
 // buckets): latencies of the requests arriving in each bucket, the queue
 // and running sequences, and KV-cache use.
-import { rpc, loadCatalogs, ApiError } from './api.js';
+import { loadCatalogs } from './api.js';
+import { FormView } from './form_view.js';
 import { seconds, si, fixed, toCsv, download } from './format.js';
 import { lines } from './charts.js';
-import { sortableTable, fieldFor } from './table.js';
+import { sortableTable } from './table.js';
 import { tokenLengths, formatSet } from './plan.js';
 
 const DEFAULTS = {
@@ -95,17 +96,9 @@ export function timelineSeries(t) {
   };
 }
 
-export class SimulateView {
+export class SimulateView extends FormView {
   constructor(root, onState) {
-    this.root = root;
-    this.onState = onState;
-    root.innerHTML = TEMPLATE;
-    this.form = root.querySelector('form');
-    this.response = null;
-    this.seq = 0;
-    root.querySelector('[data-role=run]').addEventListener('click', () => this.run());
-    this.form.addEventListener('change', () => this.schedule());
-    root.querySelectorAll('[data-export]').forEach((b) => b.addEventListener('click', () => this.export(b.dataset.export)));
+    super(root, onState, TEMPLATE, FIELDS);
   }
 
   async init(state) {
@@ -143,55 +136,7 @@ export class SimulateView {
     return req;
   }
 
-  schedule() {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.run(), 300);
-  }
-
-  setStatus(text, error = false) {
-    const st = this.root.querySelector('[data-role=status]');
-    st.textContent = text;
-    st.classList.toggle('error', error);
-  }
-
-  clearErrors() {
-    this.root.querySelectorAll('.field-error, .general-error').forEach((e) => { e.textContent = ''; });
-    this.form.querySelectorAll('.invalid').forEach((e) => e.classList.remove('invalid'));
-  }
-
-  showError(err) {
-    const f = err.field ? fieldFor(FIELDS, err.field) : null;
-    const target = f && this.root.querySelector(`.field-error[data-for="${f.key}"]`);
-    (target || this.root.querySelector('.general-error')).textContent = err.message;
-    if (f && this.form.elements[f.key]) this.form.elements[f.key].classList.add('invalid');
-    this.setStatus(err.code || 'error', true);
-  }
-
-  async run() {
-    clearTimeout(this.timer);
-    const seq = ++this.seq;
-    if (this.abort) this.abort.abort();
-    const abort = (this.abort = new AbortController());
-    this.onState(this.state());
-    this.setStatus('simulating…');
-    let resp;
-    try {
-      resp = await rpc('Simulate', this.request(), { signal: abort.signal });
-    } catch (err) {
-      if (seq !== this.seq) return;
-      this.clearErrors();
-      this.showError(err instanceof ApiError ? err : { message: String(err) });
-      this.root.dataset.state = 'error';
-      return;
-    }
-    if (seq !== this.seq) return;
-    this.clearErrors();
-    this.response = resp;
-    this.setStatus(`${resp.steps} steps`);
-    this.render();
-    this.root.dataset.state = 'ready';
-    this.root.dataset.seq = String(seq);
-  }
+  run() { return this.runRpc('Simulate', 'simulating…', (resp) => `${resp.steps} steps`); }
 
   render() {
     const r = this.response;
