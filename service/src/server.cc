@@ -169,13 +169,11 @@ void Reload(BearerAuth& auth, StagedTlsFiles* grpc_tls, HttpFrontend* http) {
   if (http != nullptr) http->ReloadTls();
 }
 
-}  // namespace
-
-int RunServer(const ServerConfig& cfg) {
-  // Block before any thread exists so every thread inherits the mask and
-  // only the sigwait thread below ever sees these signals: SIGTERM and
-  // SIGINT drain, SIGHUP reloads the token and TLS files, SIGUSR1 and
-  // SIGUSR2 are logged and ignored (their default action kills).
+// Blocks the signals the server handles, before any thread exists, so every
+// thread inherits the mask and only the sigwait thread ever sees them:
+// SIGTERM and SIGINT drain, SIGHUP reloads the token and TLS files, SIGUSR1
+// and SIGUSR2 are logged and ignored (their default action kills).
+sigset_t BlockHandledSignals() {
   sigset_t handled;
   sigemptyset(&handled);
   for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2}) {
@@ -183,6 +181,102 @@ int RunServer(const ServerConfig& cfg) {
   }
   pthread_sigmask(SIG_BLOCK, &handled, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  return handled;
+}
+
+// Waits for SIGTERM or SIGINT (returned); SIGHUP reloads on the way.
+int WaitForStopSignal(const sigset_t& handled, BearerAuth& auth,
+                      StagedTlsFiles* grpc_tls, HttpFrontend* http) {
+  int sig = 0;
+  while (sigwait(&handled, &sig) != 0 || (sig != SIGTERM && sig != SIGINT)) {
+    if (sig == SIGHUP) {
+      Reload(auth, grpc_tls, http);
+    } else {
+      Log(absl::StrCat("signal ", sig,
+                       " ignored (SIGHUP reloads the token and TLS files; "
+                       "SIGTERM or SIGINT stops)"));
+    }
+  }
+  return sig;
+}
+
+// A plugin folder someone named must exist: a typo would otherwise serve
+// an empty (or smaller) catalog and report SERVING.
+absl::Status CheckNamedPluginDirs(const ServerConfig& cfg) {
+  std::vector<std::pair<std::string, std::string>> named;  // flag, folder
+  if (!cfg.plugin_dir.empty())
+    named.emplace_back("--plugin-dir", cfg.plugin_dir);
+  for (const std::string& dir : cfg.extra_plugin_dirs) {
+    named.emplace_back("--extra-plugin-dir", dir);
+  }
+  for (const auto& [flag, dir] : named) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+      return absl::NotFoundError(
+          absl::StrCat(flag, ": plugin folder '", dir,
+                       "' does not exist or is not a directory"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The limits of a streaming method other than Sweep: its flags, and the
+// shared --stream-idle-timeout-seconds.
+StreamLimits IdleStreamLimits(const ServerConfig& cfg, const char* method,
+                              int64_t total, int64_t per_client,
+                              const char* total_flag,
+                              const char* per_client_flag) {
+  StreamLimits l;
+  l.method = method;
+  l.max_streams = total;
+  l.max_streams_per_client = per_client;
+  l.idle_timeout_seconds = cfg.stream_idle_timeout_seconds;
+  l.max_streams_flag = total_flag;
+  l.per_client_flag = per_client_flag;
+  l.idle_timeout_flag = "--stream-idle-timeout-seconds";
+  return l;
+}
+
+std::function<void(const std::string&)> LogIdleCut(const ServerConfig& cfg,
+                                                   const char* method) {
+  return [&cfg, method](const std::string& client) {
+    Log(absl::StrCat(method, " stream of ", client,
+                     " cancelled: it neither read nor sent for ",
+                     cfg.stream_idle_timeout_seconds,
+                     " s (--stream-idle-timeout-seconds)"));
+  };
+}
+
+// The plugin folders (--plugin-dir or the installed one, then each
+// --extra-plugin-dir) read into one registry. A long-running server logs
+// every outcome (loaded and refused), so its log says which plugin files it
+// serves. Plugins run in host processes (hosted_plugin.h), never in this
+// one; a load that hangs is cut at its timeout, or at once by `stop`.
+std::shared_ptr<const plugin_host::HardwareRegistry> LoadPluginFolders(
+    const ServerConfig& cfg, const std::filesystem::path& plugin_dir,
+    const absl::Notification& stop) {
+  plugin_host::HardwareRegistry::PluginReader reader;
+  if (cfg.plugin_check_timeout_seconds > 0) {
+    plugin_host::HostOptions host;
+    host.exe = std::filesystem::read_symlink("/proc/self/exe");
+    host.load_timeout_seconds = cfg.plugin_check_timeout_seconds;
+    host.cancelled = [&stop] { return stop.HasBeenNotified(); };
+    reader = [host](const std::filesystem::path& plugin,
+                    plugin_host::PluginContents* out) {
+      return plugin_host::ReadPluginHosted(plugin, host, out);
+    };
+  }
+  std::vector<std::filesystem::path> dirs = {plugin_dir};
+  dirs.insert(dirs.end(), cfg.extra_plugin_dirs.begin(),
+              cfg.extra_plugin_dirs.end());
+  return plugin_host::HardwareRegistry::LoadDirectories(
+      dirs, plugin_host::LoadLog::kAll, reader);
+}
+
+}  // namespace
+
+int RunServer(const ServerConfig& cfg) {
+  const sigset_t handled = BlockHandledSignals();
   // gRPC's locks are absl::Mutex; Debian's absl builds with deadlock
   // detection on, which keeps a lock graph on every Lock/Unlock (~4% of an
   // Analyze's CPU in a profile). A diagnostic, not a safety feature.
@@ -206,23 +300,9 @@ int RunServer(const ServerConfig& cfg) {
     auth = *std::move(a);
   }
 
-  // A plugin folder someone named must exist: a typo would otherwise serve
-  // an empty (or smaller) catalog and report SERVING.
-  {
-    std::vector<std::pair<std::string, std::string>> named;  // flag, folder
-    if (!cfg.plugin_dir.empty())
-      named.emplace_back("--plugin-dir", cfg.plugin_dir);
-    for (const std::string& dir : cfg.extra_plugin_dirs) {
-      named.emplace_back("--extra-plugin-dir", dir);
-    }
-    for (const auto& [flag, dir] : named) {
-      std::error_code ec;
-      if (!std::filesystem::is_directory(dir, ec)) {
-        Log(absl::StrCat(flag, ": plugin folder '", dir,
-                         "' does not exist or is not a directory"));
-        return 1;
-      }
-    }
+  if (absl::Status s = CheckNamedPluginDirs(cfg); !s.ok()) {
+    Log(std::string(s.message()));
+    return 1;
   }
 
   // Profiles are small local files: load them first and refuse to start on
@@ -280,36 +360,17 @@ int RunServer(const ServerConfig& cfg) {
                      cfg.sweep_write_timeout_seconds,
                      " s (--sweep-write-timeout-seconds)"));
   });
-  auto idle_limits = [&](const char* method, int64_t total, int64_t per_client,
-                         const char* total_flag, const char* per_client_flag) {
-    StreamLimits l;
-    l.method = method;
-    l.max_streams = total;
-    l.max_streams_per_client = per_client;
-    l.idle_timeout_seconds = cfg.stream_idle_timeout_seconds;
-    l.max_streams_flag = total_flag;
-    l.per_client_flag = per_client_flag;
-    l.idle_timeout_flag = "--stream-idle-timeout-seconds";
-    return l;
-  };
-  auto log_idle_cut = [&](const char* method) {
-    return [&cfg, method](const std::string& client) {
-      Log(absl::StrCat(method, " stream of ", client,
-                       " cancelled: it neither read nor sent for ",
-                       cfg.stream_idle_timeout_seconds,
-                       " s (--stream-idle-timeout-seconds)"));
-    };
-  };
   StreamLimiter explore_streams(
-      idle_limits("Explore", cfg.max_explore_streams,
-                  cfg.max_explore_streams_per_client, "--max-explore-streams",
-                  "--max-explore-streams-per-client"),
-      log_idle_cut("Explore"));
+      IdleStreamLimits(cfg, "Explore", cfg.max_explore_streams,
+                       cfg.max_explore_streams_per_client,
+                       "--max-explore-streams",
+                       "--max-explore-streams-per-client"),
+      LogIdleCut(cfg, "Explore"));
   StreamLimiter step_streams(
-      idle_limits("StepTimeStream", cfg.max_step_streams,
-                  cfg.max_step_streams_per_client, "--max-step-streams",
-                  "--max-step-streams-per-client"),
-      log_idle_cut("StepTimeStream"));
+      IdleStreamLimits(cfg, "StepTimeStream", cfg.max_step_streams,
+                       cfg.max_step_streams_per_client, "--max-step-streams",
+                       "--max-step-streams-per-client"),
+      LogIdleCut(cfg, "StepTimeStream"));
   ServiceRuntime runtime;
   runtime.pool = &pool;
   runtime.sweep_streams = &sweep_streams;
@@ -457,27 +518,8 @@ int RunServer(const ServerConfig& cfg) {
     const std::filesystem::path plugin_dir =
         cfg.plugin_dir.empty() ? plugin_host::DefaultPluginDir()
                                : std::filesystem::path(cfg.plugin_dir);
-    // A long-running server logs every outcome (loaded and refused), so
-    // its log says which plugin files it serves. Plugins run in host
-    // processes (hosted_plugin.h), never in this one; a load that hangs is
-    // cut at its timeout, or at once by SIGTERM.
-    plugin_host::HardwareRegistry::PluginReader reader;
-    if (cfg.plugin_check_timeout_seconds > 0) {
-      plugin_host::HostOptions host;
-      host.exe = std::filesystem::read_symlink("/proc/self/exe");
-      host.load_timeout_seconds = cfg.plugin_check_timeout_seconds;
-      host.cancelled = [&stop] { return stop.HasBeenNotified(); };
-      reader = [host](const std::filesystem::path& plugin,
-                      plugin_host::PluginContents* out) {
-        return plugin_host::ReadPluginHosted(plugin, host, out);
-      };
-    }
-    std::vector<std::filesystem::path> dirs = {plugin_dir};
-    dirs.insert(dirs.end(), cfg.extra_plugin_dirs.begin(),
-                cfg.extra_plugin_dirs.end());
     std::shared_ptr<const plugin_host::HardwareRegistry> registry =
-        plugin_host::HardwareRegistry::LoadDirectories(
-            dirs, plugin_host::LoadLog::kAll, reader);
+        LoadPluginFolders(cfg, plugin_dir, stop);
     metrics.OnPluginsLoaded(*registry);
     int loaded = 0;
     for (const plugin_host::LoadOutcome& o : registry->outcomes()) {
@@ -504,16 +546,8 @@ int RunServer(const ServerConfig& cfg) {
   });
 
   std::thread signaller([&] {
-    int sig = 0;
-    while (sigwait(&handled, &sig) != 0 || (sig != SIGTERM && sig != SIGINT)) {
-      if (sig == SIGHUP) {
-        Reload(auth, grpc_tls.get(), http.get());
-      } else {
-        Log(absl::StrCat("signal ", sig,
-                         " ignored (SIGHUP reloads the token and TLS files; "
-                         "SIGTERM or SIGINT stops)"));
-      }
-    }
+    const int sig =
+        WaitForStopSignal(handled, auth, grpc_tls.get(), http.get());
     Log(absl::StrCat("signal ", sig, ": draining for up to ",
                      cfg.shutdown_grace_seconds, " s"));
     {

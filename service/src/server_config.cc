@@ -103,8 +103,9 @@ auto DoubleSetting(double ServerConfig::*field, double lo, double hi) {
   };
 }
 
-const std::vector<FlagSpec>& Flags() {
-  static const std::vector<FlagSpec>* flags = new std::vector<FlagSpec>{
+// Ports and the HTTP frontend.
+std::vector<FlagSpec> PortFlags() {
+  return {
       {"listen", "RIDGELINE_LISTEN",
        "gRPC address HOST:PORT (default 0.0.0.0:50051). Port 0 picks a free "
        "port; the bound address is printed as \"listening on HOST:PORT\".",
@@ -144,6 +145,12 @@ const std::vector<FlagSpec>& Flags() {
        "Folder of the web UI's static files (default: the installed web "
        "folder, or the source tree's web/ for an uninstalled binary).",
        StringSetting(&ServerConfig::web_dir, false)},
+  };
+}
+
+// Plugin and profile folders.
+std::vector<FlagSpec> FolderFlags() {
+  return {
       {"plugin-dir", "RIDGELINE_PLUGIN_DIR",
        "Folder of hardware plugin .so files, instead of the installed ones "
        "(default: the installed plugin folder, or the build tree's for an "
@@ -169,6 +176,12 @@ const std::vector<FlagSpec>& Flags() {
       {"profile-dir", "RIDGELINE_PROFILE_DIR",
        "Folder of calibration profiles (default: the installed profiles).",
        StringSetting(&ServerConfig::profile_dir, false)},
+  };
+}
+
+// What one request may cost (docs/operations.md, "Limits").
+std::vector<FlagSpec> RequestLimitFlags() {
+  return {
       {"max-sweep-points", "RIDGELINE_MAX_SWEEP_POINTS",
        "Most points one Sweep request (or shard) may ask for; more is "
        "RESOURCE_EXHAUSTED. 1..100000000, default 100000.",
@@ -241,6 +254,12 @@ const std::vector<FlagSpec>& Flags() {
        "DEADLINE_EXCEEDED and its engine work stops. 0..86400, default 300 "
        "(0 = none).",
        DoubleSetting(&ServerConfig::grpc_default_timeout_seconds, 0, 86400)},
+  };
+}
+
+// Threads, streams, connections and plugin loading.
+std::vector<FlagSpec> ConcurrencyFlags() {
+  return {
       {"work-threads", "RIDGELINE_WORK_THREADS",
        "Threads running Analyze/AnalyzeKernel (health checks and cheap calls "
        "never wait for them). 0..1024, default 0 = one per CPU core.",
@@ -310,6 +329,12 @@ const std::vector<FlagSpec>& Flags() {
        "0 = load plugins into the server itself (no isolation). 0..3600, "
        "default 10.",
        DoubleSetting(&ServerConfig::plugin_check_timeout_seconds, 0, 3600)},
+  };
+}
+
+// TLS, the bearer token and reflection.
+std::vector<FlagSpec> SecurityFlags() {
+  return {
       {"tls-cert", "RIDGELINE_TLS_CERT",
        "PEM certificate chain: serve gRPC, and HTTP with --http-listen, "
        "over TLS only (default: plaintext). Re-read every "
@@ -346,6 +371,18 @@ const std::vector<FlagSpec>& Flags() {
        "Serve gRPC server reflection: true or false, default true.",
        BoolSetting(&ServerConfig::reflection)},
   };
+}
+
+// Every flag, in the order --help lists them.
+const std::vector<FlagSpec>& Flags() {
+  static const std::vector<FlagSpec>* flags = [] {
+    auto* all = new std::vector<FlagSpec>();
+    for (auto group : {PortFlags, FolderFlags, RequestLimitFlags,
+                       ConcurrencyFlags, SecurityFlags}) {
+      for (FlagSpec& f : group()) all->push_back(std::move(f));
+    }
+    return all;
+  }();
   return *flags;
 }
 
