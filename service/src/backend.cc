@@ -67,14 +67,10 @@ void Summarize(const engine::AnalysisResult& r, const engine::Scenario& s,
         *r.economy.g_co2e_per_million_output_tokens);
   }
   out->set_profile_name(s.efficiency.profile_name);
-  for (const engine::TierUsage& t : r.memory.tiers) {
-    const engine::TierKind kind = s.hardware.tiers[t.tier].kind;
-    if ((kind == engine::TierKind::kHostLink ||
-         kind == engine::TierKind::kFlash) &&
-        t.used_bytes > 0) {
-      out->set_spilled(true);
-    }
-  }
+  // The placement's own rule (engine::MemoryFootprint::off_device).
+  const auto& off = r.memory.off_device;
+  out->set_spilled(
+      std::any_of(off.begin(), off.end(), [](bool b) { return b; }));
 }
 
 }  // namespace
