@@ -273,6 +273,48 @@ std::shared_ptr<const plugin_host::HardwareRegistry> LoadPluginFolders(
       dirs, plugin_host::LoadLog::kAll, reader);
 }
 
+// Profiles are small local files: load them first and refuse to start on
+// a bad one rather than serve with a silently missing profile.
+absl::StatusOr<std::shared_ptr<const calibration::ProfileStore>> LoadProfiles(
+    const ServerConfig& cfg) {
+  const std::filesystem::path profile_dir =
+      cfg.profile_dir.empty() ? calibration::DefaultProfileDir()
+                              : std::filesystem::path(cfg.profile_dir);
+  absl::StatusOr<std::shared_ptr<const calibration::ProfileStore>> profiles =
+      calibration::ProfileStore::LoadDirectory(
+          profile_dir, cfg.profile_dir.empty()
+                           ? calibration::ProfileStore::IfMissing::kEmpty
+                           : calibration::ProfileStore::IfMissing::kError);
+  if (!profiles.ok()) {
+    return absl::Status(
+        profiles.status().code(),
+        absl::StrCat("cannot load profiles from ", profile_dir.string(), ": ",
+                     profiles.status().ToString()));
+  }
+  return profiles;
+}
+
+// The metrics port (null when --metrics-listen is empty or "off"); prints
+// "metrics listening on HOST:PORT".
+absl::StatusOr<std::unique_ptr<prometheus::Exposer>> StartMetrics(
+    const ServerConfig& cfg, Metrics& metrics) {
+  std::unique_ptr<prometheus::Exposer> exposer;
+  if (cfg.metrics_listen.empty() || cfg.metrics_listen == "off") return exposer;
+  try {
+    exposer = std::make_unique<prometheus::Exposer>(cfg.metrics_listen);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen for metrics on ", cfg.metrics_listen, ": ", e.what()));
+  }
+  exposer->RegisterCollectable(metrics.registry());
+  const std::vector<int> ports = exposer->GetListeningPorts();
+  std::printf(
+      "metrics listening on %s\n",
+      WithPort(cfg.metrics_listen, ports.empty() ? 0 : ports[0]).c_str());
+  std::fflush(stdout);
+  return exposer;
+}
+
 }  // namespace
 
 int RunServer(const ServerConfig& cfg) {
@@ -305,19 +347,10 @@ int RunServer(const ServerConfig& cfg) {
     return 1;
   }
 
-  // Profiles are small local files: load them first and refuse to start on
-  // a bad one rather than serve with a silently missing profile.
-  const std::filesystem::path profile_dir =
-      cfg.profile_dir.empty() ? calibration::DefaultProfileDir()
-                              : std::filesystem::path(cfg.profile_dir);
   absl::StatusOr<std::shared_ptr<const calibration::ProfileStore>> profiles =
-      calibration::ProfileStore::LoadDirectory(
-          profile_dir, cfg.profile_dir.empty()
-                           ? calibration::ProfileStore::IfMissing::kEmpty
-                           : calibration::ProfileStore::IfMissing::kError);
+      LoadProfiles(cfg);
   if (!profiles.ok()) {
-    Log(absl::StrCat("cannot load profiles from ", profile_dir.string(), ": ",
-                     profiles.status().ToString()));
+    Log(std::string(profiles.status().message()));
     return 1;
   }
 
@@ -325,21 +358,11 @@ int RunServer(const ServerConfig& cfg) {
   for (MethodInfo& m : StandardServiceMethods()) methods.push_back(m);
   Metrics metrics(RIDGELINE_VERSION, methods);
 
-  std::unique_ptr<prometheus::Exposer> exposer;
-  if (!cfg.metrics_listen.empty() && cfg.metrics_listen != "off") {
-    try {
-      exposer = std::make_unique<prometheus::Exposer>(cfg.metrics_listen);
-    } catch (const std::exception& e) {
-      Log(absl::StrCat("cannot listen for metrics on ", cfg.metrics_listen,
-                       ": ", e.what()));
-      return 1;
-    }
-    exposer->RegisterCollectable(metrics.registry());
-    const std::vector<int> ports = exposer->GetListeningPorts();
-    std::printf(
-        "metrics listening on %s\n",
-        WithPort(cfg.metrics_listen, ports.empty() ? 0 : ports[0]).c_str());
-    std::fflush(stdout);
+  absl::StatusOr<std::unique_ptr<prometheus::Exposer>> exposer =
+      StartMetrics(cfg, metrics);
+  if (!exposer.ok()) {
+    Log(std::string(exposer.status().message()));
+    return 1;
   }
 
   plugin_host::SetHookFaultObserver(
