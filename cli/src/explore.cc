@@ -3,8 +3,11 @@
 // Output (one format for both commands, so merge reproduces explore):
 //   csv   header: one column per axis (named as given to --vary), one per
 //         objective (named as given to --objective), then feasible, fits,
-//         spilled, pareto (1/0), and with --all violation (0 when
-//         feasible, else how far the constraints are missed). Rows in grid
+//         spilled, pareto (1/0), with --all violation (0 when
+//         feasible, else how far the constraints are missed), then ties
+//         (front rows: the points sharing that objective vector, 1 = no
+//         tie; empty off the front; a tie group lists at most 16 of its
+//         points, docs/explore.md "Ties"). Rows in grid
 //         order (axis values ascending, the first axis slowest). Numbers
 //         in the shortest form that parses back to the same double, so
 //         merge recomputes the front exactly. Without --all only the
@@ -115,6 +118,7 @@ std::vector<FlagSpec> MergeFlags() {
 struct Row {
   std::vector<std::string> axes;  // labels
   explore::PointRow point;
+  size_t shard = 0;  // merge: which input the row came from
 };
 
 struct Output {
@@ -128,13 +132,15 @@ struct Output {
 
 constexpr char kShardLineTag[] = "# ridgeline explore ";
 
-// The csv line that says which shard of which request the rows are.
-std::string ShardLine(const v1::ExploreSummary& s) {
-  return absl::StrCat(kShardLineTag, "shard=", s.shard_index(), "/",
-                      s.shard_count(), " request=", s.request_fingerprint(),
-                      " total_points=", s.total_points(),
-                      " shard_points=", s.shard_points(),
-                      " evaluated=", s.evaluated(), " feasible=", s.feasible());
+// The csv line that says which shard of which request the rows are, and
+// how many of the leading columns are axes (an axis may share a metric's
+// name, e.g. price_usd, so the header alone cannot say).
+std::string ShardLine(const v1::ExploreSummary& s, size_t axes) {
+  return absl::StrCat(
+      kShardLineTag, "shard=", s.shard_index(), "/", s.shard_count(),
+      " request=", s.request_fingerprint(), " total_points=", s.total_points(),
+      " shard_points=", s.shard_points(), " evaluated=", s.evaluated(),
+      " feasible=", s.feasible(), " axes=", axes);
 }
 
 // "216 of 216 points evaluated (216 in all), 180 feasible, front of 4; ...".
@@ -175,6 +181,7 @@ void Print(const Output& o, const std::string& format, bool all,
       p->set_spilled(r.point.spilled);
       p->set_pareto(r.point.pareto);
       p->set_violation(r.point.violation);
+      if (r.point.pareto) p->set_ties(r.point.ties);
       out << Json(m) << "\n";
     }
     v1::ExploreResponse m;
@@ -190,6 +197,7 @@ void Print(const Output& o, const std::string& format, bool all,
     t.headers.push_back(h);
   }
   if (all) t.headers.push_back(csv ? "violation" : ">violation");
+  t.headers.push_back(csv ? "ties" : ">ties");
   for (const Row& r : o.rows) {
     if (!all && !r.point.pareto) continue;
     std::vector<std::string> cells = r.axes;
@@ -202,9 +210,11 @@ void Print(const Output& o, const std::string& format, bool all,
       const double v = r.point.violation;
       cells.push_back(csv ? Num(v) : (v == 0 ? "0" : Human(v)));
     }
+    cells.push_back(r.point.pareto ? absl::StrCat(r.point.ties) : "");
     t.rows.push_back(std::move(cells));
   }
-  if (csv && o.shard_line) out << ShardLine(o.summary) << "\n";
+  if (csv && o.shard_line)
+    out << ShardLine(o.summary, o.axis_names.size()) << "\n";
   PrintTable(t, csv ? TableStyle::kCsv : TableStyle::kText, out, 0);
   if (!csv) out << "\n" << SummaryLine(o.summary) << "\n";
 }
@@ -365,6 +375,7 @@ int Explore(const ParsedFlags& f, std::ostream& out, std::ostream& err) {
         r.point.spilled = m.point().spilled();
         r.point.pareto = m.point().pareto();
         r.point.violation = m.point().violation();
+        r.point.ties = std::max<uint64_t>(m.point().ties(), 1);
         o.rows.push_back(std::move(r));
       } else if (m.has_summary()) {
         o.summary = m.summary();
@@ -429,11 +440,13 @@ std::vector<std::string> SplitCsvLine(const std::string& line) {
 struct ShardPart {
   std::string path;
   v1::ExploreSummary summary;  // shard, fingerprint and counts only
+  std::optional<size_t> axes;  // csv: leading axis columns (shard line)
 };
 
 std::optional<Failure> ParseShardLine(const std::string& path,
                                       const std::string& line,
-                                      v1::ExploreSummary* s) {
+                                      ShardPart* part) {
+  v1::ExploreSummary* s = &part->summary;
   auto bad = [&](const char* why) {
     return Failure{kFailed, absl::StrCat(path, ": bad shard line (", why,
                                          "): \"", line, "\"")};
@@ -459,6 +472,11 @@ std::optional<Failure> ParseShardLine(const std::string& path,
       !absl::SimpleAtoi(kv["feasible"], &feasible)) {
     return bad("total_points, shard_points, evaluated and feasible counts");
   }
+  if (kv.count("axes") > 0) {  // absent in outputs older than it
+    size_t axes = 0;
+    if (!absl::SimpleAtoi(kv["axes"], &axes)) return bad("axes=COUNT");
+    part->axes = axes;
+  }
   s->set_shard_index(index);
   s->set_shard_count(count);
   s->set_request_fingerprint(kv["request"]);
@@ -470,7 +488,8 @@ std::optional<Failure> ParseShardLine(const std::string& path,
 }
 
 std::optional<Failure> ReadCsv(const std::string& path, std::istream& in,
-                               Output* o, bool first, ShardPart* part) {
+                               Output* o, size_t part_index, ShardPart* part) {
+  const bool first = part_index == 0;
   std::string line;
   if (!std::getline(in, line)) return Failure{kFailed, absl::StrCat(path, ": empty")};
   if (!line.starts_with(kShardLineTag)) {
@@ -479,32 +498,47 @@ std::optional<Failure> ReadCsv(const std::string& path, std::istream& in,
                                 "shard=...\" first line: not the csv of "
                                 "`ridgeline explore --shard I/N`")};
   }
-  if (auto fail = ParseShardLine(path, line, &part->summary)) return fail;
+  if (auto fail = ParseShardLine(path, line, part)) return fail;
   if (!std::getline(in, line)) {
     return Failure{kFailed,
                    absl::StrCat(path, ": no header after the shard line")};
   }
   std::vector<std::string> head = SplitCsvLine(line);
-  // Made with --all: a violation column after pareto.
-  const bool has_violation = !head.empty() && head.back() == "violation";
-  const size_t flags_end = head.size() - (has_violation ? 1 : 0);
+  // Last, ties (absent in outputs older than it: every front row then
+  // counts as one point); before it, made with --all, violation.
+  const bool has_ties = !head.empty() && head.back() == "ties";
+  const size_t ties_at = head.size() - 1;
+  const size_t before_ties = head.size() - (has_ties ? 1 : 0);
+  const bool has_violation =
+      before_ties > 0 && head[before_ties - 1] == "violation";
+  const size_t violation_at = before_ties - 1;
+  const size_t flags_end = before_ties - (has_violation ? 1 : 0);
   if (flags_end < 6 || head[flags_end - 4] != "feasible" ||
       head[flags_end - 3] != "fits" || head[flags_end - 2] != "spilled" ||
       head[flags_end - 1] != "pareto") {
     return Failure{kFailed, absl::StrCat(path,
                                          ": not a ridgeline explore CSV "
                                          "(header must end with "
-                                         "feasible,fits,spilled,pareto "
-                                         "or feasible,fits,spilled,"
-                                         "pareto,violation)")};
+                                         "feasible,fits,spilled,pareto"
+                                         "[,violation][,ties])")};
   }
   const size_t objectives_end = flags_end - 4;
-  // Objective columns parse as METRIC[:dir]; the columns before them are
-  // axes.
+  // The shard line says how many are axes; older outputs: the trailing
+  // columns that parse as objectives.
   size_t n_obj = 0;
-  for (size_t k = objectives_end; k-- > 0;) {
-    if (!explore::ParseObjective(head[k], "").ok()) break;
-    ++n_obj;
+  if (part->axes.has_value()) {
+    if (*part->axes > objectives_end) {
+      return Failure{kFailed,
+                     absl::StrCat(path, ": the shard line says ", *part->axes,
+                                  " axes, the header has ", objectives_end,
+                                  " columns before feasible")};
+    }
+    n_obj = objectives_end - *part->axes;
+  } else {
+    for (size_t k = objectives_end; k-- > 0;) {
+      if (!explore::ParseObjective(head[k], "").ok()) break;
+      ++n_obj;
+    }
   }
   const size_t n_axes = objectives_end - n_obj;
   std::vector<std::string> axes(head.begin(), head.begin() + n_axes);
@@ -539,17 +573,28 @@ std::optional<Failure> ReadCsv(const std::string& path, std::istream& in,
     r.point.feasible = cells[flags_end - 4] == "1";
     r.point.fits = cells[flags_end - 3] == "1";
     r.point.spilled = cells[flags_end - 2] == "1";
-    if (has_violation && !absl::SimpleAtod(cells.back(), &r.point.violation)) {
+    r.point.pareto = cells[flags_end - 1] == "1";
+    if (has_violation &&
+        !absl::SimpleAtod(cells[violation_at], &r.point.violation)) {
       return Failure{kFailed, absl::StrCat(path, ":", n, ": bad violation '",
-                                           cells.back(), "'")};
+                                           cells[violation_at], "'")};
     }
+    if (has_ties && r.point.pareto &&
+        (!absl::SimpleAtoi(cells[ties_at], &r.point.ties) ||
+         r.point.ties == 0)) {
+      return Failure{kFailed,
+                     absl::StrCat(path, ":", n, ": bad ties '", cells[ties_at],
+                                  "' (a count >= 1 on a front row)")};
+    }
+    r.shard = part_index;
     o->rows.push_back(std::move(r));
   }
   return std::nullopt;
 }
 
 std::optional<Failure> ReadJson(const std::string& path, std::istream& in,
-                                Output* o, bool first, ShardPart* part) {
+                                Output* o, size_t part_index, ShardPart* part) {
+  const bool first = part_index == 0;
   std::string line;
   bool have_summary = false;
   while (std::getline(in, line)) {
@@ -567,7 +612,10 @@ std::optional<Failure> ReadJson(const std::string& path, std::istream& in,
       r.point.feasible = m.point().feasible();
       r.point.fits = m.point().fits();
       r.point.spilled = m.point().spilled();
+      r.point.pareto = m.point().pareto();
       r.point.violation = m.point().violation();
+      r.point.ties = std::max<uint64_t>(m.point().ties(), 1);
+      r.shard = part_index;
       o->rows.push_back(std::move(r));
     } else if (m.has_summary()) {
       const v1::ExploreSummary& s = m.summary();
@@ -695,8 +743,8 @@ int Merge(const ParsedFlags& f, std::ostream& out, std::ostream& err) {
     ShardPart& part = parts.emplace_back();
     part.path = path;
     std::optional<Failure> fail = fmt == "json"
-                                      ? ReadJson(path, in, &o, i == 0, &part)
-                                      : ReadCsv(path, in, &o, i == 0, &part);
+                                      ? ReadJson(path, in, &o, i, &part)
+                                      : ReadCsv(path, in, &o, i, &part);
     if (fail) {
       err << "ridgeline merge: " << fail->message << "\n";
       return fail->code;
@@ -728,23 +776,59 @@ int Merge(const ParsedFlags& f, std::ostream& out, std::ostream& err) {
   for (const std::string& name : o.objective_names) {
     objectives.push_back(*explore::ParseObjective(name, ""));
   }
-  std::vector<explore::PointRow> points;
-  for (const Row& r : o.rows) points.push_back(r.point);
-  explore::MarkFront(objectives, &points);
-  explore::PointSet front;
-  front.dims = static_cast<int>(objectives.size());
-  std::vector<double> v(objectives.size());
-  size_t n_front = 0;
-  for (size_t i = 0; i < points.size(); ++i) {
-    o.rows[i].point.pareto = points[i].pareto;
-    if (!points[i].pareto) continue;
-    ++n_front;
-    for (size_t k = 0; k < objectives.size(); ++k) {
-      v[k] = objectives[k].maximize ? -points[i].objectives[k] : points[i].objectives[k];
+  const size_t dims = objectives.size();
+  auto vector_of = [&](const explore::PointRow& p) {
+    std::vector<double> v(dims);
+    for (size_t k = 0; k < dims; ++k) {
+      v[k] = objectives[k].maximize ? -p.objectives[k] : p.objectives[k];
     }
-    front.Add(v.data());
+    return v;
+  };
+  uint64_t front_size = 0, unlisted = 0;
+  if (f.Has("all")) {
+    // Every point is a row: the front of the union, each tie group's every
+    // member marked and counted, as one --all run marks them.
+    std::vector<explore::PointRow> points;
+    for (const Row& r : o.rows) points.push_back(r.point);
+    explore::MarkFront(objectives, &points);
+    std::map<std::vector<double>, uint64_t> group;
+    for (const explore::PointRow& p : points) {
+      if (p.pareto) ++group[vector_of(p)];
+    }
+    for (size_t i = 0; i < points.size(); ++i) {
+      o.rows[i].point.pareto = points[i].pareto;
+      if (points[i].pareto) o.rows[i].point.ties = group[vector_of(points[i])];
+    }
+    for (const auto& [v, n] : group) front_size += n;
+  } else {
+    // Fronts only: the shards' tie groups merged under the tie rule (counts
+    // add, the lowest indices listed). A row's place in grid order stands in
+    // for its grid index (csv rows carry none); both order alike.
+    std::vector<std::vector<explore::PointRow>> shards(parts.size());
+    for (size_t i = 0; i < o.rows.size(); ++i) {
+      explore::PointRow p = o.rows[i].point;
+      p.index = i;
+      shards[o.rows[i].shard].push_back(std::move(p));
+    }
+    const std::vector<explore::PointRow> merged =
+        explore::MergeShardFronts(objectives, shards, &unlisted);
+    std::vector<Row> rows;
+    for (const explore::PointRow& p : merged) {
+      Row r = std::move(o.rows[p.index]);
+      r.point.pareto = true;
+      r.point.ties = p.ties;
+      rows.push_back(std::move(r));
+    }
+    o.rows = std::move(rows);
+    front_size = o.rows.size() + unlisted;
   }
-  o.summary.set_front_size(n_front);
+  explore::PointSet front;
+  front.dims = static_cast<int>(dims);
+  for (const Row& r : o.rows) {
+    if (r.point.pareto) front.Add(vector_of(r.point).data());
+  }
+  o.summary.set_front_size(front_size);
+  o.summary.set_front_unlisted(unlisted);
   const explore::Hypervolume hv = explore::FrontHypervolume(front);
   o.summary.set_hypervolume(hv.value);
   o.summary.set_hypervolume_exact(hv.exact);

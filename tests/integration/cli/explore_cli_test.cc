@@ -4,6 +4,7 @@
 // fits, pareto; --server prints what in-process prints.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -57,7 +58,7 @@ TEST(ExploreCliTest, CsvColumnsAreAxesObjectivesThenFlags) {
   EXPECT_EQ(header,
             "bandwidth_gbs,peak_tflops,capacity_gb,tdp_w,batch,"
             "decode_tok_s:max,j_per_token:min,usd_per_mtoken:min,"
-            "gco2_per_mtoken:min,feasible,fits,spilled,pareto");
+            "gco2_per_mtoken:min,feasible,fits,spilled,pareto,ties");
   // Without --all only front points: feasible, fits, on the device (the
   // 16.1 GB of weights fit 24 GiB), pareto.
   std::istringstream lines(r.out);
@@ -66,7 +67,9 @@ TEST(ExploreCliTest, CsvColumnsAreAxesObjectivesThenFlags) {
   int rows = 0;
   while (std::getline(lines, line)) {
     ++rows;
-    EXPECT_TRUE(line.ends_with(",1,1,0,1")) << line;
+    // ...then ties: the front points sharing the row's objective vector
+    // (capacity_gb changes no objective here, so front rows come in pairs).
+    EXPECT_TRUE(line.ends_with(",1,1,0,1,2")) << line;
   }
   EXPECT_GT(rows, 0);
   // stderr is no terminal here: no progress bar.
@@ -91,11 +94,12 @@ TEST(ExploreCliTest, AllRowsSayHowFarTheConstraintsAreMissed) {
   std::getline(lines, b);
   EXPECT_EQ(header,
             "bandwidth_gbs,die_area_mm2,decode_tok_s:max,tpot_ms:min,feasible,"
-            "fits,spilled,pareto,violation");
+            "fits,spilled,pareto,violation,ties");
+  // Off the front the ties cell is empty; the one front point ties nothing.
   EXPECT_TRUE(a.starts_with("4000,400,")) << a;
-  EXPECT_TRUE(a.ends_with(",0,1,0,0,0.25")) << a;
+  EXPECT_TRUE(a.ends_with(",0,1,0,0,0.25,")) << a;
   EXPECT_TRUE(b.starts_with("4000,600,")) << b;
-  EXPECT_TRUE(b.ends_with(",1,1,0,1,0")) << b;
+  EXPECT_TRUE(b.ends_with(",1,1,0,1,0,1")) << b;
 }
 
 // Issue 20, item 5: "fits" alone hid weights read over PCIe.
@@ -117,7 +121,7 @@ TEST(ExploreCliTest, SpilledColumnSaysWhatSitsOffTheDevice) {
   std::getline(lines, tp2);
   EXPECT_EQ(header,
             "tensor_parallel,price_usd,decode_tok_s:max,price_usd:min,"
-            "feasible,fits,spilled,pareto,violation");
+            "feasible,fits,spilled,pareto,violation,ties");
   // feasible, fits, spilled (pareto, violation follow).
   EXPECT_THAT(tp1, ::testing::StartsWith("1,25000,"));
   EXPECT_THAT(tp1, HasSubstr(",1,1,1,"));
@@ -177,6 +181,66 @@ TEST(ExploreCliTest, ShardsMergeIntoExactlyTheSingleProcessOutput) {
       merge.push_back(files[2]);
       merge.push_back(files[0]);
       merge.push_back(files[1]);
+      const CliRun merged = RunCliBinary(merge);
+      ASSERT_EQ(merged.exit_code, 0) << merged.err;
+      EXPECT_EQ(merged.out, one.out) << format << (all ? " --all" : "");
+      for (const auto& f : files) unlink(f.c_str());
+    }
+  }
+}
+
+// Issue 26, item 1: a tied front merged from shards is the one a single
+// process prints. Neither axis moves decode_tok_s or ttft_ms, so all 30
+// points (6 tdp_w x 5 price_usd) are one tie group: one process lists its
+// 16 lowest indices with ties = 30 (14 unlisted); each of 3 shards lists its
+// 10 points with ties = 10, and merge must add the counts to 30 and keep
+// the 16 lowest, not print 30 rows of ties 10.
+TEST(ExploreCliTest, TiedFrontShardsMergeIntoTheSingleProcessTieGroup) {
+  const std::vector<std::string> space = {"explore",
+                                          "--plugin-dir",
+                                          RIDGELINE_TEST_PLUGIN_DIR,
+                                          "--model",
+                                          "llama-3-8b",
+                                          "--hardware",
+                                          "nvidia-h100-sxm-80gb",
+                                          "--vary",
+                                          "tdp_w=100:1000:6",
+                                          "--vary",
+                                          "price_usd=1000:50000:5",
+                                          "--objective",
+                                          "decode_tok_s:max",
+                                          "--objective",
+                                          "ttft_ms:min"};
+  for (const std::string format : {"csv", "json"}) {
+    for (const bool all : {false, true}) {
+      std::vector<std::string> extra = {"--format", format};
+      if (all) extra.push_back("--all");
+      const CliRun one = RunCliBinary(With(space, extra));
+      ASSERT_EQ(one.exit_code, 0) << one.err;
+      if (format == "csv") {
+        // Header, then 16 listed rows (front only) or all 30 (--all), each
+        // front row with ties 30.
+        const size_t lines = std::count(one.out.begin(), one.out.end(), '\n');
+        EXPECT_EQ(lines, all ? 31u : 17u) << one.out;
+        EXPECT_THAT(one.out, HasSubstr(all ? ",1,0,30\n" : ",1,30\n"));
+      } else {
+        EXPECT_THAT(one.out, HasSubstr("\"ties\":\"30\""));
+        if (!all) {
+          EXPECT_THAT(one.out, HasSubstr("\"frontUnlisted\":\"14\""));
+        }
+      }
+      std::vector<std::string> merge = {"merge"};
+      if (all) merge.push_back("--all");
+      std::vector<std::string> files;
+      for (int s = 0; s < 3; ++s) {
+        std::vector<std::string> args = With(space, extra);
+        args.push_back("--shard");
+        args.push_back(std::to_string(s) + "/3");
+        const CliRun part = RunCliBinary(args);
+        ASSERT_EQ(part.exit_code, 0) << part.err;
+        files.push_back(WriteTemp(part.out));
+        merge.push_back(files.back());
+      }
       const CliRun merged = RunCliBinary(merge);
       ASSERT_EQ(merged.exit_code, 0) << merged.err;
       EXPECT_EQ(merged.out, one.out) << format << (all ? " --all" : "");
