@@ -23,7 +23,9 @@ namespace {
 constexpr char kUsageText[] =
     "usage: ridgeline simulate (--model ID | --model-config FILE.json) "
     "--hardware ID --prompt N --gen N "
-    "(--rate R,... | --concurrency N,... | --trace FILE) [flags]\n";
+    "(--rate R,... | --concurrency N,... | --trace FILE) [flags]\n"
+    "       disaggregated: --prefill-hardware ID --decode-hardware ID "
+    "instead of --hardware\n";
 
 const std::vector<FlagSpec>& SimulateFlags() {
   static const std::vector<FlagSpec> kFlags = JoinFlags({
@@ -46,6 +48,21 @@ const std::vector<FlagSpec>& SimulateFlags() {
         "formats (default: the model's)"}},
       CalibrationFlags(),
       ServingOptionFlags(),
+      {{"replicas", "N", "aggregated replicas behind the router (default 1)"},
+       {"router", "NAME",
+        "round-robin (default), least-loaded (outstanding tokens) or "
+        "power-of-two"},
+       {"prefill-hardware", "ID",
+        "disaggregated: the prefill pool's hardware id"},
+       {"prefill-tensor-parallel", "N", "the prefill pool's TP (default 1)"},
+       {"prefill-replicas", "N", "prefill replicas (default 1)"},
+       {"decode-hardware", "ID",
+        "disaggregated: the decode pool's hardware id"},
+       {"decode-tensor-parallel", "N", "the decode pool's TP (default 1)"},
+       {"decode-replicas", "N", "decode replicas (default 1)"},
+       {"kv-transfer-overlap", "MODE",
+        "after-prefill (default) or layerwise: the KV transfer behind the "
+        "prefill's layers"}},
       {{"block-size", "N", "KV cache block, tokens (16)"},
        {"requests", "N", "requests per run (1000; a trace: its length)"},
        {"seed", "N", "simulation seed (1)"}},
@@ -103,13 +120,27 @@ void PrintCsv(const std::vector<Load>& loads,
       header.push_back(absl::StrCat(m, "_", p, "_ms"));
     }
   }
-  for (const char* c :
-       {"requests_per_second", "output_tokens_per_second",
-        "input_tokens_per_second", "mean_running", "kv_usage_mean",
-        "kv_usage_peak", "max_waiting", "kv_capacity_tokens",
-        "max_concurrency", "offline_max_output_tokens_per_second",
-        "limiting_resource", "profile", "stable", "backlog_first_half",
-        "backlog_second_half"}) {
+  for (const char* c : {"requests_per_second",
+                        "output_tokens_per_second",
+                        "input_tokens_per_second",
+                        "mean_running",
+                        "kv_usage_mean",
+                        "kv_usage_peak",
+                        "max_waiting",
+                        "kv_capacity_tokens",
+                        "max_concurrency",
+                        "offline_max_output_tokens_per_second",
+                        "limiting_resource",
+                        "profile",
+                        "stable",
+                        "backlog_first_half",
+                        "backlog_second_half",
+                        "mode",
+                        "kv_transfer_p50_ms",
+                        "kv_transfer_p90_ms",
+                        "aggregated_utilization",
+                        "prefill_utilization",
+                        "decode_utilization"}) {
     header.push_back(c);
   }
   Table t(header);
@@ -140,6 +171,17 @@ void PrintCsv(const std::vector<Load>& loads,
     row.push_back(r.stable() ? "1" : "0");
     row.push_back(Raw(r.backlog_first_half()));
     row.push_back(Raw(r.backlog_second_half()));
+    row.push_back(r.mode());
+    const bool split = r.mode() == "disaggregated";
+    row.push_back(split ? Raw(Ms(r.kv_transfer_p50_seconds())) : "");
+    row.push_back(split ? Raw(Ms(r.kv_transfer_p90_seconds())) : "");
+    for (const char* pool : {"aggregated", "prefill", "decode"}) {
+      std::string cell;
+      for (const v1::SimulatePoolResult& p : r.pools()) {
+        if (p.name() == pool) cell = Raw(p.utilization());
+      }
+      row.push_back(cell);
+    }
     t.rows.push_back(std::move(row));
   }
   PrintTable(t, TableStyle::kCsv, out);
@@ -150,10 +192,23 @@ void PrintText(const v1::SimulateRequest& req, const std::vector<Load>& loads,
                std::ostream& out) {
   const v1::SimulateResponse& first = runs.front();
   const v1::Formats& f = req.formats();
+  auto pool = [](const v1::SimulatePool& p) {
+    return absl::StrCat(std::max<int64_t>(1, p.replicas()), " x ",
+                        p.hardware().platform_id(), " TP ",
+                        std::max<int64_t>(1, p.tensor_parallel()));
+  };
+  const bool split = req.has_prefill() || req.has_decode();
   out << (req.model().catalog_id().empty() ? req.model().id()
                                            : req.model().catalog_id())
-      << " on " << req.hardware().platform_id()
-      << ", TP " << std::max<int64_t>(1, req.parallelism().tensor_parallel())
+      << " on "
+      << (split ? absl::StrCat("prefill ", pool(req.prefill()), " -> decode ",
+                               pool(req.decode()))
+                : absl::StrCat(std::max<int64_t>(1, req.replicas()) > 1
+                                   ? absl::StrCat(req.replicas(), " x ")
+                                   : std::string(),
+                               req.hardware().platform_id(), ", TP ",
+                               std::max<int64_t>(
+                                   1, req.parallelism().tensor_parallel())))
       << (req.parallelism().pipeline_parallel() > 1
               ? absl::StrCat(" PP ", req.parallelism().pipeline_parallel())
               : std::string())
@@ -162,22 +217,25 @@ void PrintText(const v1::SimulateRequest& req, const std::vector<Load>& loads,
                              " (attention data-parallel)")
               : std::string())
       << ", "
-      << (f.weights().empty()
-              ? std::string("model formats")
-              : absl::StrCat(f.weights(), "/", f.activations(), "/",
-                             f.kv_cache()))
+      << (f.weights().empty() ? std::string("model formats")
+                              : absl::StrCat(f.weights(), "/", f.activations(),
+                                             "/", f.kv_cache()))
       << ", "
       << (first.profile().empty() ? std::string("pure roofline (upper bound)")
                                   : absl::StrCat("profile ", first.profile()))
       << "\n"
       << (first.calibration().match().empty()
               ? std::string()
-              : absl::StrCat("calibration: ", first.calibration().match(), "\n"))
+              : absl::StrCat("calibration: ", first.calibration().match(),
+                             "\n"))
       << "KV cache " << Si(static_cast<double>(first.kv_capacity_tokens()))
       << " tokens (" << first.max_concurrency()
-      << " running at most: KV cache and max_num_seqs); offline maximum "
-      << Si(first.offline_max_output_tokens_per_second())
-      << " output tokens/s, limited by " << first.limiting_resource()
+      << " running at most: KV cache and max_num_seqs)"
+      << (split ? std::string(" per decode replica")
+                : absl::StrCat("; offline maximum ",
+                               Si(first.offline_max_output_tokens_per_second()),
+                               " output tokens/s, limited by ",
+                               first.limiting_resource()))
       << "\n\n";
   Table t({"load", ">requests", ">req/s", ">out tok/s", ">ttft p50",
            ">ttft p90", ">ttft p99", ">tpot p50", ">tpot p90", ">tpot p99",
@@ -198,6 +256,23 @@ void PrintText(const v1::SimulateRequest& req, const std::vector<Load>& loads,
          Percent(r.kv_usage_peak()), r.stable() ? "yes" : "NO"});
   }
   PrintTable(t, TableStyle::kText, out);
+  // Deployments: each pool, and the KV transfer of a split one.
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const v1::SimulateResponse& r = runs[i];
+    if (r.pools().empty()) continue;
+    out << "\n" << loads[i].kind << " " << loads[i].value << ":";
+    for (const v1::SimulatePoolResult& p : r.pools()) {
+      out << " " << p.name() << " " << p.replicas() << " x " << p.hardware()
+          << " TP " << p.tensor_parallel() << " utilisation "
+          << Percent(p.utilization()) << ";";
+    }
+    if (r.mode() == "disaggregated") {
+      out << " KV transfer p50 " << Seconds(r.kv_transfer_p50_seconds())
+          << " p90 " << Seconds(r.kv_transfer_p90_seconds()) << " ("
+          << r.kv_link() << ")";
+    }
+    out << "\n";
+  }
 }
 
 }  // namespace
@@ -212,8 +287,11 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
   }
   if (flags->Has("help")) {
     out << kUsageText
-        << "\none replica serving requests: TTFT, TPOT, inter-token and "
-           "end-to-end latency\npercentiles, throughput and KV use from a "
+        << "\none replica, N replicas behind a router (--replicas, --router) "
+           "or a prefill pool\nhanding the KV to a decode pool "
+           "(--prefill-*, --decode-*) serving requests:\nTTFT, TPOT, "
+           "inter-token and end-to-end latency percentiles, throughput, KV "
+           "use,\nper-pool utilisation and the KV transfer from a "
            "discrete-event simulation\n\nflags:\n"
         << FlagHelp(SimulateFlags());
     return kOk;
@@ -226,7 +304,14 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
     return usage(absl::StrCat("unexpected argument '",
                               flags->positional()[0], "'"));
   }
-  for (const char* required : {"hardware", "prompt", "gen"}) {
+  const bool split =
+      flags->Has("prefill-hardware") || flags->Has("decode-hardware");
+  if (!split && !flags->Has("hardware")) {
+    return usage(
+        "--hardware is required (or --prefill-hardware and "
+        "--decode-hardware)");
+  }
+  for (const char* required : {"prompt", "gen"}) {
     if (!flags->Has(required)) {
       return usage(absl::StrCat("--", required, " is required"));
     }
@@ -238,7 +323,39 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
   }
   v1::SimulateRequest req;
   if (auto m = FillModel(*flags, req.mutable_model())) return usage(*m);
-  req.mutable_hardware()->set_platform_id(*flags->Get("hardware"));
+  if (auto h = flags->Get("hardware")) {
+    req.mutable_hardware()->set_platform_id(*h);
+  }
+  // Pools: each flag sets its pool; the service checks that both are there.
+  for (const char* name : {"prefill", "decode"}) {
+    auto get_pool = [&]() {
+      return std::string(name) == "prefill" ? req.mutable_prefill()
+                                            : req.mutable_decode();
+    };
+    if (auto h = flags->Get(absl::StrCat(name, "-hardware"))) {
+      get_pool()->mutable_hardware()->set_platform_id(*h);
+    }
+    for (const char* field : {"tensor-parallel", "replicas"}) {
+      const std::string flag = absl::StrCat(name, "-", field);
+      absl::StatusOr<std::optional<int64_t>> v =
+          flags->GetInt(flag, INT64_MIN, INT64_MAX);
+      if (!v.ok()) return usage(std::string(v.status().message()));
+      if (!*v) continue;
+      if (std::string(field) == "replicas") {
+        get_pool()->set_replicas(**v);
+      } else {
+        get_pool()->set_tensor_parallel(**v);
+      }
+    }
+  }
+  absl::StatusOr<std::optional<int64_t>> replicas =
+      flags->GetInt("replicas", INT64_MIN, INT64_MAX);
+  if (!replicas.ok()) return usage(std::string(replicas.status().message()));
+  if (*replicas) req.set_replicas(**replicas);
+  if (auto r = flags->Get("router")) req.set_router(*r);
+  if (auto o = flags->Get("kv-transfer-overlap")) {
+    req.set_kv_transfer_overlap(*o);
+  }
   if (auto m = FillLengths(*flags,
                            req.mutable_traffic()->mutable_prompt_tokens(),
                            req.mutable_traffic()->mutable_generated_tokens())) {

@@ -40,6 +40,14 @@ std::unique_ptr<grpc::ClientContext> Client::NewContext() const {
   return context;
 }
 
+grpc::Status Client::Simulate(const v1::SimulateRequest& request,
+                              v1::SimulateResponse* response,
+                              std::string* field_path) {
+  auto context = NewContext();
+  return Finished(stub_->Simulate(context.get(), request, response), *context,
+                  field_path);
+}
+
 grpc::Status Client::Analyze(const v1::AnalyzeRequest& request,
                              v1::AnalyzeResponse* response,
                              std::string* field_path) {

@@ -268,3 +268,91 @@ TEST(SimulateCli, PipelineAndExpertParallelism) {
 
 }  // namespace
 }  // namespace ridgeline::testing
+
+namespace ridgeline::testing {
+namespace {
+
+// N replicas behind a router, and a prefill pool handing the KV to a
+// decode pool (issue 22): the CSV's appended columns.
+TEST(SimulateCli, ReplicasBehindARouterAndDisaggregatedPools) {
+  CliRun r = RunCliBinary(
+      InProcess(SimArgs({"--rate", "8", "--replicas", "2", "--router",
+                         "least-loaded", "--format", "csv"})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto rows = ParseCsv(r.out);
+  ASSERT_EQ(rows.size(), 1u) << r.out;
+  EXPECT_EQ(rows[0]["mode"], "aggregated");
+  EXPECT_GT(Num(rows[0], "aggregated_utilization"), 0);
+  EXPECT_LE(Num(rows[0], "aggregated_utilization"), 1);
+  EXPECT_EQ(rows[0]["kv_transfer_p50_ms"], "");
+  EXPECT_EQ(rows[0]["prefill_utilization"], "");
+
+  // One client: no transfer ever queues. Llama-3.1-8B fp8 keeps 32 layers
+  // x (K + V) x 8 KV heads x 128 x 1 B = 65,536 B a token; 1,024 prompt
+  // tokens = 67,108,864 B, H100 to H100 over NVLink4 (900 GB/s both
+  // directions: 450e9 B/s one way, hardware_specs.csv): 0.149131 ms.
+  r = RunCliBinary(InProcess({"simulate",
+                              "--model",
+                              "llama-3.1-8b",
+                              "--prompt",
+                              "1024",
+                              "--gen",
+                              "32",
+                              "--formats",
+                              "fp8",
+                              "--requests",
+                              "20",
+                              "--concurrency",
+                              "1",
+                              "--prefill-hardware",
+                              "nvidia-h100-sxm-80gb",
+                              "--decode-hardware",
+                              "nvidia-h100-sxm-80gb",
+                              "--decode-replicas",
+                              "2",
+                              "--format",
+                              "csv"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  rows = ParseCsv(r.out);
+  ASSERT_EQ(rows.size(), 1u) << r.out;
+  EXPECT_EQ(rows[0]["mode"], "disaggregated");
+  EXPECT_NEAR(Num(rows[0], "kv_transfer_p50_ms"), 67108864 / 450e9 * 1e3, 1e-9);
+  EXPECT_NEAR(Num(rows[0], "kv_transfer_p90_ms"), 67108864 / 450e9 * 1e3, 1e-9);
+  EXPECT_GT(Num(rows[0], "prefill_utilization"), 0);
+  EXPECT_GT(Num(rows[0], "decode_utilization"), 0);
+  EXPECT_EQ(rows[0]["aggregated_utilization"], "");
+  // No source gives NVLink's latency: said, not guessed.
+  EXPECT_THAT(r.err, HasSubstr("no source gives the scale-up link's latency"));
+}
+
+TEST(SimulateCli, DeploymentErrorsNameTheFieldAndFlag) {
+  CliRun r =
+      RunCliBinary(InProcess(SimArgs({"--rate", "4", "--replicas", "0"})));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("replicas: must be in [1, 4096]; got 0"));
+  EXPECT_THAT(r.err, HasSubstr("(flag --replicas)"));
+  r = RunCliBinary(InProcess(SimArgs({"--rate", "4", "--router", "fastest"})));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("router: must be round-robin, least-loaded or "
+                               "power-of-two; got \"fastest\""));
+  EXPECT_THAT(r.err, HasSubstr("(flag --router)"));
+  r = RunCliBinary(InProcess({"simulate", "--model", "llama-3.1-8b", "--prompt",
+                              "1024", "--gen", "32", "--rate", "1",
+                              "--decode-hardware", "nvidia-h100-sxm-80gb"}));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("prefill: must be set when decode is set"));
+  EXPECT_THAT(r.err, HasSubstr("(flag --prefill-hardware)"));
+  // Llama-3.1-70B in bf16 (141 GB of weights) on one 80 GB H100.
+  r = RunCliBinary(
+      InProcess({"simulate", "--model", "llama-3.1-70b", "--prompt", "1024",
+                 "--gen", "32", "--rate", "1", "--prefill-hardware",
+                 "nvidia-h100-sxm-80gb", "--prefill-tensor-parallel", "8",
+                 "--decode-hardware", "nvidia-h100-sxm-80gb"}));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("decode.tensor_parallel: must let one decode "
+                               "replica hold the model"));
+  EXPECT_THAT(r.err, HasSubstr("(flag --decode-tensor-parallel)"));
+}
+
+}  // namespace
+}  // namespace ridgeline::testing

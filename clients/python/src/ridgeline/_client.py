@@ -309,8 +309,14 @@ class Client:
                  tensor_parallel=None, pipeline_parallel=None,
                  framework=None, profile=None, memory_fraction=None,
                  max_num_seqs=None, max_num_batched_tokens=None,
-                 block_size=None, request=None, timeout=None):
-        """One replica's online serving simulation -> SimulateResponse:
+                 block_size=None, replicas=None, router=None, prefill=None,
+                 decode=None, kv_transfer_overlap=None, request=None,
+                 timeout=None):
+        """The online serving simulation of one replica, `replicas`
+        aggregated replicas behind `router` ("round-robin", "least-loaded",
+        "power-of-two"), or a disaggregated deployment: `prefill` and
+        `decode` as dicts {"hardware": ID, "tensor_parallel": N,
+        "replicas": N} (then `hardware` may be None) -> SimulateResponse:
         latency percentiles (`ttft`, `tpot`, `itl`, `e2e`, `queue`: p50 /
         p90 / p99 / mean seconds), throughput, KV use, and `timeline` (at
         most 200 buckets of the run: latencies by arrival time, queue,
@@ -345,7 +351,6 @@ class Client:
                 traffic.trace.arrival_seconds.extend(arrival_seconds)
             request = pb.SimulateRequest(
                 model=rq.model_spec(model),
-                hardware=rq.hardware_spec(hardware),
                 formats=rq.formats(weights, activations, kv_cache),
                 parallelism=rq.only_set(pb.Parallelism(),
                                         tensor_parallel=tensor_parallel,
@@ -355,10 +360,34 @@ class Client:
                                            max_num_batched_tokens,
                                            block_size),
                 traffic=traffic)
+            if hardware is not None:
+                request.hardware.CopyFrom(rq.hardware_spec(hardware))
             if requests is not None:
                 request.requests = requests
             if seed is not None:
                 request.seed = seed
+            if replicas is not None:
+                request.replicas = replicas
+            if router is not None:
+                request.router = router
+            if kv_transfer_overlap is not None:
+                request.kv_transfer_overlap = kv_transfer_overlap
+            for name, pool in (("prefill", prefill), ("decode", decode)):
+                if pool is None:
+                    continue
+                unknown = set(pool) - {"hardware", "tensor_parallel",
+                                       "replicas"}
+                if unknown:
+                    raise ValueError("simulate: %s: unknown keys %s (allowed: "
+                                     "hardware, tensor_parallel, replicas)"
+                                     % (name, sorted(unknown)))
+                msg = getattr(request, name)
+                msg.SetInParent()
+                if pool.get("hardware") is not None:
+                    msg.hardware.CopyFrom(rq.hardware_spec(pool["hardware"]))
+                for key in ("tensor_parallel", "replicas"):
+                    if pool.get(key) is not None:
+                        setattr(msg, key, pool[key])
         return self._unary("Simulate", request, timeout)
 
     # --- Catalogs ----------------------------------------------------------

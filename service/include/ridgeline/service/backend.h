@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -18,6 +19,12 @@
 #include "ridgeline/engine/work.h"
 #include "ridgeline/plugin_host/registry.h"
 #include "ridgeline/v1/ridgeline.pb.h"
+
+namespace ridgeline::serving {
+struct ServingConfig;
+struct SimulationConfig;
+enum class KvOverlap;
+}  // namespace ridgeline::serving
 
 namespace ridgeline::service {
 
@@ -240,7 +247,8 @@ class Backend {
   absl::StatusOr<v1::PlanResponse> Plan(
       const v1::PlanRequest& request,
       const std::function<bool()>& stop = {}) const;
-  // One replica's online simulation (service/src/simulate.cc); `stop` as
+  // The online simulation of one replica, N replicas behind a router, or a
+  // prefill pool and a decode pool (service/src/simulate.cc); `stop` as
   // for Plan.
   absl::StatusOr<v1::SimulateResponse> Simulate(
       const v1::SimulateRequest& request,
@@ -273,6 +281,12 @@ class Backend {
       const v1::ExploreSensitivityRequest& request) const;
 
  private:
+  // Simulate's prefill + decode pools (service/src/simulate.cc).
+  absl::StatusOr<v1::SimulateResponse> SimulateDisaggregated(
+      const v1::SimulateRequest& req, const engine::Scenario& base,
+      const serving::ServingConfig& config, serving::SimulationConfig sim,
+      int64_t prompt, int64_t gen, const std::string& router,
+      serving::KvOverlap overlap) const;
   // Analyze's resolution of model, hardware, formats, placement, options,
   // parallelism and calibration; `path` prefixes field names ("scenario").
   absl::Status ResolveStepScenario(const v1::StepScenario& in,

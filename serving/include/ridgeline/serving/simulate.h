@@ -5,7 +5,10 @@
 // their whole KV reservation (prompt + generated - 1 tokens, in blocks; so
 // nothing is ever preempted) and step budget are free, prefill in chunks
 // and decode one token per step. Every step is timed by a StepCost over its
-// real mix of sequences. Deterministic for a seed.
+// real mix of sequences. Deterministic for a seed. The rooms: the traffic
+// and results here, the scheduler (scheduler.h), the KV blocks
+// (kv_cache.h), the event loop (replica.h); Simulate is a deployment of
+// one replica (deployment.h, which also runs pools behind routers).
 #pragma once
 
 #include <cstdint>

@@ -299,6 +299,41 @@ class PythonClientTest(unittest.TestCase):
                                  hardware="nvidia-h100-sxm-80gb", rate=1,
                                  prompt_tokens="512", generated_tokens=128)
 
+    def test_simulate_disaggregated_prices_the_kv_transfer(self):
+        # One client: each request alone, so its KV transfer never queues.
+        # Llama-3-8B bf16 keeps 32 layers x (K + V) x 8 KV heads x 128 x
+        # 2 B = 131,072 B a token; 512 tokens = 67,108,864 B from one
+        # H100 to another over NVLink4 (900 GB/s both directions, one way
+        # 450e9 B/s; no latency stated): 149.1 us.
+        r = self.client.simulate(model="llama-3-8b", hardware=None,
+                                 concurrency=1, prompt_tokens=512,
+                                 generated_tokens=16, requests=3,
+                                 prefill={"hardware": "nvidia-h100-sxm-80gb"},
+                                 decode={"hardware": "nvidia-h100-sxm-80gb",
+                                         "replicas": 2},
+                                 router="least-loaded")
+        self.assertEqual(r.mode, "disaggregated")
+        self.assertEqual(r.kv_link, "scale-up")
+        self.assertAlmostEqual(r.kv_transfer_p50_seconds,
+                               67108864 / 450e9, delta=1e-12)
+        self.assertEqual([p.name for p in r.pools], ["prefill", "decode"])
+        self.assertEqual(r.pools[1].replicas, 2)
+        for p in r.pools:
+            self.assertGreater(p.utilization, 0)
+            self.assertLessEqual(p.utilization, 1)
+        with self.assertRaises(self.rl.RidgelineError) as ctx:
+            self.client.simulate(model="llama-3-8b", hardware=None,
+                                 rate=1, prompt_tokens=512,
+                                 generated_tokens=16,
+                                 decode={"hardware": "nvidia-h100-sxm-80gb"})
+        self.assertEqual(ctx.exception.field_path, "prefill")
+        with self.assertRaises(self.rl.RidgelineError) as ctx:
+            self.client.simulate(model="llama-3-8b",
+                                 hardware="nvidia-h100-sxm-80gb", rate=1,
+                                 prompt_tokens=512, generated_tokens=16,
+                                 replicas=2, router="random")
+        self.assertEqual(ctx.exception.field_path, "router")
+
     def test_errors_name_the_code_and_field_path(self):
         RidgelineError = self.rl.RidgelineError
         grpc = self.rl._client.grpc

@@ -79,6 +79,12 @@ class Client {
   grpc::Status Analyze(const v1::AnalyzeRequest& request,
                        v1::AnalyzeResponse* response,
                        std::string* field_path = nullptr);
+  // The serving simulation: one replica, `replicas` behind `router`, or a
+  // prefill pool and a decode pool (request.prefill / request.decode);
+  // the response has per-pool utilisation and the KV transfer percentiles.
+  grpc::Status Simulate(const v1::SimulateRequest& request,
+                        v1::SimulateResponse* response,
+                        std::string* field_path = nullptr);
   // Calls `on_point` for each SweepPoint in the server's stable order;
   // returning false cancels the sweep (the status is then OK).
   grpc::Status Sweep(

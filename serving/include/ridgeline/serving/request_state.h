@@ -1,0 +1,28 @@
+// One request's progress through a simulated deployment: the record the
+// scheduler, the replica event loop and the deployment's hand-offs share.
+// Times are seconds on the simulation's clock (-1: not yet). Plain data.
+#pragma once
+
+#include <cstdint>
+
+namespace ridgeline::serving {
+
+struct RequestState {
+  double arrival = 0;
+  double admitted = -1;  // first admission (a prefill replica's if split)
+  double first = -1;     // first token
+  double finish = -1;    // this stage's end; the request's at its last
+  int64_t prompt = 0;
+  int64_t generated_target = 0;
+  int64_t prefilled = 0;
+  int64_t generated = 0;
+  // KV tokens held on the current replica from admission to its stage end
+  // (whole blocks).
+  int64_t reserve = 0;
+  double last_token = -1;  // when its latest token appeared
+  // The generated count at which the current replica is done with it:
+  // generated_target, or 1 on a prefill replica of a split deployment.
+  int64_t stage_target = 0;
+};
+
+}  // namespace ridgeline::serving

@@ -1,0 +1,93 @@
+// The scheduler of one replica (vLLM's Scheduler): which running requests
+// step next, and which waiting ones are admitted, under the chunked-prefill
+// token budget (max_num_batched_tokens), max_num_seqs and the KV blocks
+// free. A policy is an object: vLLM's decode-first order and an SGLang-like
+// prefill-first order are two instances, and a new policy is a new class.
+// Admission is FIFO (a request that does not fit blocks those behind it).
+// Stateless between calls; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ridgeline/serving/kv_cache.h"
+#include "ridgeline/serving/request_state.h"
+#include "ridgeline/serving/step_cost.h"
+
+namespace ridgeline::serving {
+
+// One request's share of a step: a decode token or a prefill chunk.
+struct BatchMember {
+  int64_t request = 0;
+  int64_t tokens = 1;
+  bool decode = true;
+};
+
+// The step a scheduler builds: members and, in the same order, the shapes
+// the StepCost times.
+struct Batch {
+  std::vector<BatchMember> members;
+  std::vector<SequenceInStep> sequences;
+  void Clear() {
+    members.clear();
+    sequences.clear();
+  }
+  bool empty() const { return sequences.empty(); }
+};
+
+// What a scheduler reads and changes: the replica's requests, the running
+// requests of the slot (micro-batch) being built, the replica's FIFO queue
+// (waiting[head..] not yet admitted), its KV cache and its running count.
+struct SchedulerView {
+  std::vector<RequestState>& requests;
+  std::vector<int64_t>& running;
+  std::vector<int64_t>& waiting;
+  size_t& head;
+  int64_t& running_total;
+  KvBlockCache& kv;
+  double now = 0;
+};
+
+struct SchedulerLimits {
+  int64_t max_num_seqs = 256;
+  int64_t max_num_batched_tokens = 8192;
+};
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  virtual std::string_view name() const = 0;
+  // Fills `batch` (cleared first) for one step at view.now; admits from the
+  // queue (KV allocated, `admitted` set on a first admission). Empty:
+  // nothing to run.
+  virtual void Schedule(const SchedulerLimits& limits, SchedulerView& view,
+                        Batch& batch) const = 0;
+};
+
+// vLLM: every running decode first (one token each), then chunks of started
+// prefills, then admissions, so a running request is never starved.
+class DecodeFirstScheduler final : public Scheduler {
+ public:
+  std::string_view name() const override { return "decode-first"; }
+  void Schedule(const SchedulerLimits& limits, SchedulerView& view,
+                Batch& batch) const override;
+};
+
+// SGLang-like: started prefills, then admissions, then decodes with what
+// budget is left: the time to first token before the decode rate.
+class PrefillFirstScheduler final : public Scheduler {
+ public:
+  std::string_view name() const override { return "prefill-first"; }
+  void Schedule(const SchedulerLimits& limits, SchedulerView& view,
+                Batch& batch) const override;
+};
+
+// "decode-first" or "prefill-first"; INVALID_ARGUMENT naming `field`, the
+// allowed values and the value.
+absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
+    std::string_view name, std::string_view field);
+
+}  // namespace ridgeline::serving

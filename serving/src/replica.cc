@@ -1,0 +1,184 @@
+#include "ridgeline/serving/replica.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "ridgeline/engine/status_macros.h"
+
+namespace ridgeline::serving {
+
+Replica::Replica(const StepCost& cost, const ServingLimits& limits,
+                 const Scheduler& scheduler,
+                 std::vector<RequestState>& requests, RunControl& control,
+                 StageDone on_stage_done)
+    : cost_(cost),
+      limits_(limits),
+      scheduler_(scheduler),
+      reqs_(requests),
+      control_(control),
+      on_stage_done_(std::move(on_stage_done)),
+      kv_(limits.kv_capacity_tokens, limits.block_size),
+      running_(static_cast<size_t>(limits.pipeline_stages)),
+      batches_(static_cast<size_t>(limits.pipeline_stages)),
+      done_at_(static_cast<size_t>(limits.pipeline_stages), -1),
+      step_seconds_(static_cast<size_t>(limits.pipeline_stages), 0) {
+  // Idle until the first request.
+  now_ = std::numeric_limits<double>::infinity();
+  wakes_on_arrival_ = true;
+}
+
+void Replica::Enqueue(int64_t request, double at) {
+  const RequestState& r = reqs_[request];
+  waiting_.push_back(request);
+  outstanding_ += (r.prompt - r.prefilled) + (r.stage_target - r.generated);
+  // An idle replica with a slot free wakes at the arrival.
+  if (wakes_on_arrival_) now_ = std::min(now_, std::max(at, iteration_time_));
+}
+
+void Replica::FoldItl() {
+  std::sort(itl_.begin(), itl_.end());
+  size_t w = 0;
+  for (size_t r = 0; r < itl_.size(); ++r) {
+    if (w > 0 && itl_[w - 1].first == itl_[r].first) {
+      itl_[w - 1].second += itl_[r].second;
+    } else {
+      itl_[w++] = itl_[r];
+    }
+  }
+  itl_.resize(w);
+  itl_.shrink_to_fit();
+  itl_fold_at_ = std::max<size_t>(1 << 16, 2 * w);
+}
+
+// The micro-batch of slot k leaves the last stage at done_at_[k].
+void Replica::Retire(size_t k) {
+  const double t = done_at_[k];
+  done_at_[k] = -1;
+  int64_t decoded = 0;
+  double gap = 0;
+  bool any_finished = false;
+  for (const BatchMember& m : batches_[k].members) {
+    RequestState& r = reqs_[m.request];
+    if (m.decode) {
+      const double g = t - r.last_token;
+      if (decoded > 0 && g != gap) {
+        itl_.emplace_back(gap, decoded);
+        decoded = 0;
+      }
+      gap = g;
+      ++decoded;
+      ++r.generated;
+      r.last_token = t;
+      --outstanding_;
+    } else {
+      r.prefilled += m.tokens;
+      outstanding_ -= m.tokens;
+      if (r.prefilled == r.prompt) {
+        r.generated = 1;
+        r.first = r.last_token = t;
+        --outstanding_;
+      }
+    }
+    if (r.generated == r.stage_target && r.finish < 0 &&
+        r.prefilled == r.prompt) {
+      r.finish = t;
+      kv_.Free(r.reserve, t);
+      --running_total_;
+      any_finished = true;
+      on_stage_done_(m.request, t, step_seconds_[k]);
+    }
+  }
+  if (decoded > 0) itl_.emplace_back(gap, decoded);
+  if (itl_.size() >= itl_fold_at_) FoldItl();
+  if (any_finished) {
+    std::erase_if(running_[k], [&](int64_t i) { return reqs_[i].finish >= 0; });
+  }
+}
+
+// Retires, in order of leaving, every micro-batch out by `t`.
+void Replica::RetireUntil(double t) {
+  const size_t slots = done_at_.size();
+  for (;;) {
+    size_t first = slots;
+    for (size_t k = 0; k < slots; ++k) {
+      if (done_at_[k] >= 0 && done_at_[k] <= t &&
+          (first == slots || done_at_[k] < done_at_[first])) {
+        first = k;
+      }
+    }
+    if (first == slots) return;
+    Retire(first);
+  }
+}
+
+absl::Status Replica::Iterate() {
+  wakes_on_arrival_ = false;
+  now_ = std::max(now_, next_launch_);
+  iteration_time_ = now_;
+  RetireUntil(now_);
+  stats_.max_waiting = std::max<int64_t>(
+      stats_.max_waiting, static_cast<int64_t>(waiting_.size() - head_));
+  const size_t slots = done_at_.size();
+  const SchedulerLimits sched{limits_.max_num_seqs,
+                              limits_.max_num_batched_tokens};
+  size_t launched = slots;
+  bool any_free = false;
+  for (size_t j = 0; j < slots && launched == slots; ++j) {
+    const size_t k = (next_slot_ + j) % slots;
+    if (done_at_[k] >= 0) continue;  // its micro-batch is in flight
+    any_free = true;
+    SchedulerView view{reqs_,          running_[k], waiting_, head_,
+                       running_total_, kv_,         now_};
+    scheduler_.Schedule(sched, view, batches_[k]);
+    if (!batches_[k].empty()) launched = k;
+  }
+  if (launched == slots) {
+    // Nothing to launch now: wait for a micro-batch to leave the last
+    // stage or, with a slot free, the next arrival (Enqueue).
+    double next = std::numeric_limits<double>::infinity();
+    for (size_t k = 0; k < slots; ++k) {
+      if (done_at_[k] >= 0) next = std::min(next, done_at_[k]);
+    }
+    wakes_on_arrival_ = any_free;
+    now_ = std::max(now_, next);
+    return absl::OkStatus();
+  }
+  if (++control_.steps > control_.max_steps) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "simulation stopped after ", control_.max_steps, " steps (the limit, ",
+        control_.max_steps_name, ") with ", control_.done, " of ",
+        control_.total, " requests finished; simulate fewer requests"));
+  }
+  if ((control_.steps & 1023) == 0 && control_.stop && control_.stop()) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("simulation stopped at step ", control_.steps, " (",
+                     control_.done, " of ", control_.total,
+                     " requests finished): deadline exceeded or cancelled"));
+  }
+  ++stats_.steps;
+  const Batch& batch = batches_[launched];
+  ASSIGN_OR_RETURN(StepTime t, cost_.Time(batch.sequences));
+  if (!(t.seconds > 0) || !std::isfinite(t.seconds) ||
+      !std::isfinite(t.interval_seconds)) {
+    return absl::InternalError(absl::StrCat("simulation: step time ", t.seconds,
+                                            " s, interval ", t.interval_seconds,
+                                            " s"));
+  }
+  // A stage never takes longer than the whole traversal.
+  const double interval = t.interval_seconds > 0
+                              ? std::min(t.interval_seconds, t.seconds)
+                              : t.seconds;
+  done_at_[launched] = now_ + t.seconds;
+  step_seconds_[launched] = t.seconds;
+  next_launch_ = now_ + interval;
+  next_slot_ = (launched + 1) % slots;
+  stats_.busy_seconds += done_at_[launched] - std::max(now_, busy_until_);
+  busy_until_ = std::max(busy_until_, done_at_[launched]);
+  stats_.running_seconds +=
+      static_cast<double>(batch.sequences.size()) * t.seconds;
+  stats_.kv_usage_peak = std::max(stats_.kv_usage_peak, kv_.usage());
+  return absl::OkStatus();
+}
+
+}  // namespace ridgeline::serving
