@@ -51,6 +51,9 @@ enum class Arch {
   kLlama4,       // text config (nested under text_config when multimodal)
   kGptOss,
   kGptJ,
+  kQwen3Next,    // Gated DeltaNet 3 : 1 gated attention, MoE
+  kNemotronH,    // hybrid_override_pattern of Mamba-2 / attention / MLP / MoE
+  kDeepseekV32,  // DeepSeek-V3 + DSA's lightning indexer
 };
 
 struct ArchName {
@@ -79,6 +82,9 @@ constexpr ArchName kArchs[] = {
     {"Llama4ForCausalLM", "llama4_text", Arch::kLlama4},
     {"GptOssForCausalLM", "gpt_oss", Arch::kGptOss},
     {"GPTJForCausalLM", "gptj", Arch::kGptJ},
+    {"Qwen3NextForCausalLM", "qwen3_next", Arch::kQwen3Next},
+    {"NemotronHForCausalLM", "nemotron_h", Arch::kNemotronH},
+    {"DeepseekV32ForCausalLM", "deepseek_v32", Arch::kDeepseekV32},
 };
 
 std::string SupportedList() {
@@ -119,6 +125,50 @@ std::string Describe(const Json& v) {
 // Rejects nesting deeper than kMaxNesting before the JSON library sees the
 // text; brackets inside strings do not count.
 absl::Status CheckNesting(std::string_view json);
+
+// Python's json.dump writes float('inf') as the bare token Infinity (and
+// -Infinity, NaN), which JSON does not allow; published configs carry it
+// (Nemotron-H's time_step_limit: [0.0, Infinity]). Outside strings those
+// tokens become null, which every reader here treats as absent. Returns
+// false (and leaves `out` alone) when there is none.
+bool ReplaceNonFinite(std::string_view json, std::string* out) {
+  static constexpr std::string_view kTokens[] = {"-Infinity", "Infinity",
+                                                 "NaN"};
+  bool in_string = false, escaped = false, found = false;
+  std::string result;
+  size_t copied = 0;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    for (std::string_view t : kTokens) {
+      if (json.substr(i, t.size()) == t) {
+        result.append(json.data() + copied, i - copied);
+        result.append("null");
+        i += t.size() - 1;
+        copied = i + 1;
+        found = true;
+        break;
+      }
+    }
+  }
+  if (!found) return false;
+  result.append(json.data() + copied, json.size() - copied);
+  *out = std::move(result);
+  return true;
+}
 
 absl::Status Bad(std::string_view msg) {
   return absl::InvalidArgumentError(
@@ -300,6 +350,12 @@ ClassDefaults DefaultsFor(Arch arch) {
       return {8, 64, 131072, false};
     case Arch::kGptJ:  // GPTJConfig
       return {std::nullopt, std::nullopt, 2048, false};
+    case Arch::kQwen3Next:  // Qwen3NextConfig
+      return {2, 256, 32768, false};
+    case Arch::kNemotronH:  // NemotronHConfig
+      return {8, 128, 4096, false};
+    case Arch::kDeepseekV32:  // DeepseekV32Config (DeepseekV3Config's)
+      return {std::nullopt, std::nullopt, 2048, false};
   }
   return {std::nullopt, std::nullopt, 2048, false};
 }
@@ -347,7 +403,7 @@ absl::Status ParseDeepseek(const Reader& r, Arch arch, ModelConfig& m) {
   // noaux_tc routing adds e_score_correction_bias to the gate.
   ASSIGN_OR_RETURN(std::string topk_method,
                    r.String("topk_method",
-                            arch == Arch::kDeepseekV3 ? "noaux_tc" : "greedy"));
+                            arch == Arch::kDeepseekV2 ? "greedy" : "noaux_tc"));
   moe.router_score_bias = topk_method == "noaux_tc";
   m.moe = moe;
   return absl::OkStatus();
@@ -572,6 +628,205 @@ absl::Status ParseGptOss(const Json& j, const Reader& r, ModelConfig& m) {
   return absl::OkStatus();
 }
 
+// Multi-token-prediction layers the checkpoint carries and the HF class drops
+// on load (DeepSeek / GLM num_nextn_predict_layers, Qwen3.5
+// mtp_num_hidden_layers).
+absl::Status ParseMtp(const Reader& r, ModelConfig& m) {
+  const char* key = r.Has("num_nextn_predict_layers")
+                        ? "num_nextn_predict_layers"
+                        : "mtp_num_hidden_layers";
+  ASSIGN_OR_RETURN(m.mtp_layers, r.Int(key, 0, 0, kMaxLayers));
+  return absl::OkStatus();
+}
+
+// Qwen3-Next: layer_types ("linear_attention" / "full_attention"), else
+// every full_attention_interval-th layer (1-based) is full attention.
+// Linear layers are Gated DeltaNet (linear_num_key_heads of
+// linear_key_head_dim for q and k, linear_num_value_heads of
+// linear_value_head_dim for v, a linear_conv_kernel_dim short conv); full
+// layers are gated attention (q_proj emits the output gate too) with
+// q/k norms and partial RoPE. Every layer's FFN is the MoE (the config's
+// intermediate_size is unused).
+absl::Status ParseQwen3Next(const Json& j, const Reader& r, ModelConfig& m) {
+  RETURN_IF_ERROR(CheckAllLayersSparse(j, r));
+  MoeDims moe;
+  ASSIGN_OR_RETURN(moe.num_routed_experts,
+                   r.Int("num_experts", 512, 1, kMaxExperts));
+  ASSIGN_OR_RETURN(moe.experts_per_token,
+                   r.Int("num_experts_per_tok", 10, 1, moe.num_routed_experts));
+  ASSIGN_OR_RETURN(moe.expert_intermediate_size,
+                   r.Int("moe_intermediate_size", 512, 1, kMaxWidth));
+  ASSIGN_OR_RETURN(moe.shared_expert_intermediate_size,
+                   r.Int("shared_expert_intermediate_size", 512, 0, kMaxWidth));
+  moe.num_shared_experts = moe.shared_expert_intermediate_size > 0 ? 1 : 0;
+  moe.shared_expert_gate = moe.num_shared_experts > 0;
+  m.moe = moe;
+  LinearAttentionDims la;
+  la.kind = LinearAttentionKind::kGatedDeltaNet;
+  ASSIGN_OR_RETURN(la.num_key_heads,
+                   r.Int("linear_num_key_heads", 16, 1, kMaxHeads));
+  ASSIGN_OR_RETURN(la.key_head_dim,
+                   r.Int("linear_key_head_dim", 128, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(la.num_value_heads,
+                   r.Int("linear_num_value_heads", 32, 1, kMaxHeads));
+  ASSIGN_OR_RETURN(la.value_head_dim,
+                   r.Int("linear_value_head_dim", 128, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(la.conv_kernel, r.Int("linear_conv_kernel_dim", 4, 1, 64));
+  m.linear_attention = la;
+  m.attention_output_gate = true;
+  m.qk_norm = true;
+  const auto factor = j.find("partial_rotary_factor");
+  double rotary = 0.25;  // Qwen3NextConfig's default
+  if (factor != j.end() && !factor->is_null()) {
+    if (!factor->is_number() || !(factor->get<double>() > 0) ||
+        factor->get<double>() > 1) {
+      return Bad(
+          absl::StrCat("partial_rotary_factor must be a number in (0, 1], got ",
+                       Describe(*factor)));
+    }
+    rotary = factor->get<double>();
+  }
+  m.rotary_dim = static_cast<int64_t>(
+      std::llround(rotary * static_cast<double>(m.head_dim)));
+
+  const size_t n = static_cast<size_t>(m.num_layers);
+  m.layers.assign(n, LayerSpec{});
+  const auto types = j.find("layer_types");
+  const bool listed = types != j.end() && !types->is_null();
+  if (listed && (!types->is_array() || types->size() != n)) {
+    return Bad(
+        absl::StrCat("layer_types must be an array of num_hidden_layers (", n,
+                     ") strings, got ", Describe(*types)));
+  }
+  ASSIGN_OR_RETURN(int64_t interval,
+                   r.Int("full_attention_interval", 4, 1, m.num_layers));
+  for (size_t i = 0; i < n; ++i) {
+    bool full = (static_cast<int64_t>(i) + 1) % interval == 0;
+    if (listed) {
+      const Json& t = (*types)[i];
+      if (t == "full_attention") {
+        full = true;
+      } else if (t == "linear_attention") {
+        full = false;
+      } else {
+        return Bad(absl::StrCat("layer_types[", i,
+                                "] must be \"linear_attention\" or "
+                                "\"full_attention\", got ",
+                                Describe(t)));
+      }
+    }
+    m.layers[i].attention =
+        full ? AttentionKind::kFull : AttentionKind::kLinearAttention;
+    m.layers[i].ffn = FfnLayerKind::kMoe;
+  }
+  return absl::OkStatus();
+}
+
+// Nemotron-H: one mixer per layer after one RMSNorm, as
+// hybrid_override_pattern spells it (NemotronHConfig): M Mamba-2, *
+// attention (no RoPE), - MLP, E MoE. The MLP and the experts are relu^2
+// with two matrices (up, down). The Mamba inner width is mamba_num_heads x
+// mamba_head_dim (the config's `expand` disagrees for Nemotron-3 Nano:
+// 2 x 2688 != 64 x 64). head_dim may be named attention_head_dim.
+absl::Status ParseNemotronH(const Json& j, const Reader& r, ModelConfig& m) {
+  if (!r.Has("head_dim") && r.Has("attention_head_dim")) {
+    ASSIGN_OR_RETURN(m.head_dim,
+                     r.Int("attention_head_dim", 128, 1, kMaxHeadDim));
+  }
+  m.ffn = FfnKind::kPlain;
+  MambaDims mamba;
+  ASSIGN_OR_RETURN(mamba.num_heads,
+                   r.Int("mamba_num_heads", 128, 1, kMaxHeads));
+  ASSIGN_OR_RETURN(mamba.head_dim, r.Int("mamba_head_dim", 64, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(mamba.state_size,
+                   r.Int("ssm_state_size", 128, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(mamba.n_groups, r.Int("n_groups", 8, 1, mamba.num_heads));
+  ASSIGN_OR_RETURN(mamba.conv_kernel, r.Int("conv_kernel", 4, 1, 64));
+  ASSIGN_OR_RETURN(mamba.chunk_size, r.Int("chunk_size", 128, 1, 65536));
+  ASSIGN_OR_RETURN(mamba.conv_bias, r.Bool("use_conv_bias", true));
+  m.mamba = mamba;
+  if (r.Has("moe_latent_size")) {
+    return Bad(
+        "moe_latent_size is set: latent MoE (Nemotron-3 Super) is not "
+        "supported; expected it absent or null");
+  }
+
+  const auto pat = j.find("hybrid_override_pattern");
+  if (pat == j.end() || !pat->is_string()) {
+    return Bad(absl::StrCat(
+        "hybrid_override_pattern must be a string of num_hidden_layers (",
+        m.num_layers, ") letters M, *, - or E, got ",
+        pat == j.end() ? std::string("nothing") : Describe(*pat)));
+  }
+  const std::string pattern = pat->get<std::string>();
+  if (static_cast<int64_t>(pattern.size()) != m.num_layers) {
+    return Bad(
+        absl::StrCat("hybrid_override_pattern must have num_hidden_layers (",
+                     m.num_layers, ") letters, got ", pattern.size()));
+  }
+  m.layers.assign(pattern.size(), LayerSpec{});
+  bool any_moe = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    LayerSpec& l = m.layers[i];
+    l.attention = AttentionKind::kNone;
+    l.ffn = FfnLayerKind::kNone;
+    switch (pattern[i]) {
+      case 'M':
+        l.attention = AttentionKind::kMamba2;
+        break;
+      case '*':
+        l.attention = AttentionKind::kFull;
+        break;
+      case '-':
+        l.ffn = FfnLayerKind::kDense;
+        break;
+      case 'E':
+        l.ffn = FfnLayerKind::kMoe;
+        any_moe = true;
+        break;
+      default:
+        return Bad(absl::StrCat("hybrid_override_pattern[", i,
+                                "] must be one of M (Mamba-2), * (attention), "
+                                "- (MLP), E (MoE), got \"",
+                                Prefix(pattern.substr(i, 1), kMaxQuoted),
+                                "\""));
+    }
+  }
+  if (any_moe) {
+    MoeDims moe;
+    ASSIGN_OR_RETURN(moe.num_routed_experts,
+                     r.Int("n_routed_experts", std::nullopt, 1, kMaxExperts));
+    // Both spellings occur in published configs.
+    const char* topk = r.Has("num_experts_per_tok") ? "num_experts_per_tok"
+                                                    : "num_experts_per_token";
+    ASSIGN_OR_RETURN(moe.experts_per_token,
+                     r.Int(topk, std::nullopt, 1, moe.num_routed_experts));
+    ASSIGN_OR_RETURN(
+        moe.expert_intermediate_size,
+        r.Int("moe_intermediate_size", std::nullopt, 1, kMaxWidth));
+    ASSIGN_OR_RETURN(moe.num_shared_experts,
+                     r.Int("n_shared_experts", 0, 0, kMaxExperts));
+    ASSIGN_OR_RETURN(moe.shared_expert_intermediate_size,
+                     r.Int("moe_shared_expert_intermediate_size",
+                           moe.expert_intermediate_size, 1, kMaxWidth));
+    // NemotronHTopkRouter keeps e_score_correction_bias per expert.
+    moe.router_score_bias = true;
+    m.moe = moe;
+  }
+  return absl::OkStatus();
+}
+
+// DeepSeek-V3.2: DeepSeek-V3 plus the lightning indexer on every layer.
+absl::Status ParseDsa(const Reader& r, ModelConfig& m) {
+  DsaDims d;
+  ASSIGN_OR_RETURN(d.index_heads, r.Int("index_n_heads", 64, 1, kMaxHeads));
+  ASSIGN_OR_RETURN(d.index_head_dim,
+                   r.Int("index_head_dim", 128, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(d.index_topk, r.Int("index_topk", 2048, 1, kMaxContext));
+  m.dsa = d;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ModelConfig> ParseText(const Json& j, std::string_view id,
                                       Arch arch,
                                       const std::string& architecture);
@@ -680,6 +935,7 @@ absl::StatusOr<ModelConfig> ParseText(const Json& j, std::string_view id,
     case Arch::kLlama:
     case Arch::kQwen3:
     case Arch::kQwen3Moe:
+    case Arch::kQwen3Next:
     case Arch::kNemotronNas:
     case Arch::kLlama4: {
       // attention_bias also adds an o_proj bias (hidden_size values), which
@@ -734,7 +990,8 @@ absl::StatusOr<ModelConfig> ParseText(const Json& j, std::string_view id,
     case Arch::kQwen2:
     case Arch::kQwen2Moe:
     case Arch::kQwen3:
-    case Arch::kQwen3Moe: {
+    case Arch::kQwen3Moe:
+    case Arch::kQwen3Next: {
       ASSIGN_OR_RETURN(bool use, r.Bool("use_sliding_window", false));
       if (use) {
         return Bad(
@@ -791,6 +1048,12 @@ absl::StatusOr<ModelConfig> ParseText(const Json& j, std::string_view id,
     case Arch::kDeepseekV2:
     case Arch::kDeepseekV3:
       RETURN_IF_ERROR(ParseDeepseek(r, arch, m));
+      RETURN_IF_ERROR(ParseMtp(r, m));
+      break;
+    case Arch::kDeepseekV32:
+      RETURN_IF_ERROR(ParseDeepseek(r, arch, m));
+      RETURN_IF_ERROR(ParseDsa(r, m));
+      RETURN_IF_ERROR(ParseMtp(r, m));
       break;
     default:
       break;
@@ -805,6 +1068,14 @@ absl::StatusOr<ModelConfig> ParseText(const Json& j, std::string_view id,
       break;
     case Arch::kGptOss:
       RETURN_IF_ERROR(ParseGptOss(j, r, m));
+      break;
+    case Arch::kQwen3Next:
+      RETURN_IF_ERROR(ParseQwen3Next(j, r, m));
+      RETURN_IF_ERROR(ParseMtp(r, m));
+      break;
+    case Arch::kNemotronH:
+      RETURN_IF_ERROR(ParseNemotronH(j, r, m));
+      RETURN_IF_ERROR(ParseMtp(r, m));
       break;
     case Arch::kGptJ: {
       // GPT-J: LayerNorm, GELU MLP fc_in / fc_out with biases, one norm per
@@ -875,6 +1146,8 @@ absl::StatusOr<ModelConfig> ParseHuggingFaceConfig(std::string_view json,
     return true;
   };
   RETURN_IF_ERROR(CheckNesting(json));
+  std::string finite;
+  if (ReplaceNonFinite(json, &finite)) json = finite;
   Json j;
   try {
     j = Json::parse(json.begin(), json.end(), track);

@@ -42,16 +42,66 @@ double AttentionParams(const ModelConfig& m, double kv_heads) {
          NormParams(m, a.kv_lora_rank) +
          a.kv_lora_rank * heads * (a.qk_nope_head_dim + a.v_head_dim) +
          heads * a.v_head_dim * h;
+    if (m.dsa.has_value()) {
+      // Indexer (DeepSeek-V3.2-Exp inference/model.py): wq_b from the query
+      // latent, wk from the hidden state, k_norm (LayerNorm: weight and
+      // bias), weights_proj (one weight per index head).
+      const DsaDims& d = *m.dsa;
+      const double q_in = a.q_lora_rank > 0 ? a.q_lora_rank : h;
+      p += q_in * d.index_heads * d.index_head_dim + h * d.index_head_dim +
+           2.0 * d.index_head_dim + h * d.index_heads;
+    }
     return p;
   }
   const double q = heads * m.head_dim;
   const double kv = kv_heads * m.head_dim;
   double p = h * q + 2 * h * kv + q * h;  // q, k, v, o
+  // Qwen3-Next: q_proj emits the output gate too (2 x heads x head_dim).
+  if (m.attention_output_gate) p += h * q;
   if (m.qkv_bias) p += q + 2 * kv;
   if (m.attention_out_bias) p += h;
   if (m.qk_norm) p += 2 * NormParams(m, m.head_dim);
   if (m.attention_sinks) p += heads;
   return p;
+}
+
+// A Mamba-2 mixer (HF Mamba2Mixer): in_proj to z, x, B, C and dt; the
+// depthwise conv1d over x, B, C (weights K per channel, optional bias);
+// dt_bias, A_log and D per head; the gated RMSNorm over d_inner; out_proj.
+double MambaParams(const ModelConfig& m) {
+  const MambaDims& d = *m.mamba;
+  const double h = m.hidden_size;
+  const double di = static_cast<double>(d.inner());
+  const double gn = static_cast<double>(d.n_groups * d.state_size);
+  const double heads = static_cast<double>(d.num_heads);
+  const double conv_dim = di + 2 * gn;
+  return h * (2 * di + 2 * gn + heads) +
+         conv_dim *
+             (static_cast<double>(d.conv_kernel) + (d.conv_bias ? 1 : 0)) +
+         3 * heads + di + di * h;
+}
+
+// Linear attention. Gated DeltaNet (HF Qwen3NextGatedDeltaNet):
+// in_proj_qkvz (q, k of Hk x dk; v, z of Hv x dv), in_proj_ba (beta and
+// the decay's input, one per value head), conv1d over q, k, v (no bias),
+// dt_bias and A_log per value head, the gated RMSNorm over dv, out_proj.
+// Lightning (HF MiniMaxText01LightningAttention): qkv_proj, output_gate,
+// the norm over heads x dv, out_proj.
+double LinearAttentionParams(const ModelConfig& m) {
+  const LinearAttentionDims& d = *m.linear_attention;
+  const double h = m.hidden_size;
+  const double qk = static_cast<double>(d.num_key_heads * d.key_head_dim);
+  const double v = static_cast<double>(d.num_value_heads * d.value_head_dim);
+  const double hv = static_cast<double>(d.num_value_heads);
+  switch (d.kind) {
+    case LinearAttentionKind::kGatedDeltaNet:
+      return h * (2 * qk + 2 * v) + h * 2 * hv +
+             (2 * qk + v) * static_cast<double>(d.conv_kernel) + 2 * hv +
+             static_cast<double>(d.value_head_dim) + v * h;
+    case LinearAttentionKind::kLightning:
+      return h * (2 * qk + v) + h * v + v + v * h;
+  }
+  return 0;
 }
 
 // A dense FFN of `width`: up(+gate) and down, with their biases if any.
@@ -179,6 +229,12 @@ ParameterCounts CountParameters(const ModelConfig& m) {
       case AttentionKind::kLinear:
         common += h * h;
         break;
+      case AttentionKind::kMamba2:
+        common += m.mamba.has_value() ? MambaParams(m) : 0;
+        break;
+      case AttentionKind::kLinearAttention:
+        common += m.linear_attention.has_value() ? LinearAttentionParams(m) : 0;
+        break;
       case AttentionKind::kNone:
         norms -= 1;
         break;
@@ -214,11 +270,46 @@ double LayerKvElementsPerToken(const ModelConfig& m, const LayerSpec& l) {
   if (l.attention != AttentionKind::kFull) return 0;
   // MLA caches the compressed latent and the shared RoPE key, not per-head
   // K and V.
+  // DSA adds the indexer's key (index_head_dim) per token.
+  const double index_key =
+      m.dsa.has_value() ? static_cast<double>(m.dsa->index_head_dim) : 0;
   if (m.mla.has_value()) {
-    return static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim);
+    return static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) +
+           index_key;
   }
   const int64_t kv = l.num_kv_heads > 0 ? l.num_kv_heads : m.num_kv_heads;
-  return 2.0 * static_cast<double>(kv) * static_cast<double>(m.head_dim);
+  return 2.0 * static_cast<double>(kv) * static_cast<double>(m.head_dim) +
+         index_key;
+}
+
+double LayerStateElementsPerSequence(const ModelConfig& m, const LayerSpec& l) {
+  if (l.attention == AttentionKind::kMamba2 && m.mamba.has_value()) {
+    const MambaDims& d = *m.mamba;
+    const double conv_dim =
+        static_cast<double>(d.inner() + 2 * d.n_groups * d.state_size);
+    return static_cast<double>(d.inner() * d.state_size) +
+           static_cast<double>(d.conv_kernel - 1) * conv_dim;
+  }
+  if (l.attention == AttentionKind::kLinearAttention &&
+      m.linear_attention.has_value()) {
+    const LinearAttentionDims& d = *m.linear_attention;
+    const double conv_dim =
+        static_cast<double>(2 * d.num_key_heads * d.key_head_dim +
+                            d.num_value_heads * d.value_head_dim);
+    return static_cast<double>(d.num_value_heads * d.key_head_dim *
+                               d.value_head_dim) +
+           static_cast<double>(std::max<int64_t>(d.conv_kernel - 1, 0)) *
+               conv_dim;
+  }
+  return 0;
+}
+
+double StateElementsPerSequence(const ModelConfig& m) {
+  double total = 0;
+  for (const LayerSpec& l : m.layers) {
+    total += LayerStateElementsPerSequence(m, l);
+  }
+  return total;
 }
 
 double KvElementsPerToken(const ModelConfig& m) {
@@ -284,6 +375,18 @@ absl::Status ValidateModel(const ModelConfig& m) {
             at, ".chunked needs ", at,
             ".attention to be the model's attention, got a layer without it"));
       }
+      if (l.attention == AttentionKind::kMamba2 && !m.mamba.has_value()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            at,
+            ".attention is a Mamba-2 mixer but the model has no model.mamba"));
+      }
+      if (l.attention == AttentionKind::kLinearAttention &&
+          !m.linear_attention.has_value()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(at,
+                         ".attention is linear attention but the model has no "
+                         "model.linear_attention"));
+      }
       if (l.ffn == FfnLayerKind::kMoe && !m.moe.has_value()) {
         return absl::InvalidArgumentError(
             absl::StrCat(at, ".ffn is MoE but the model has no model.moe"));
@@ -308,6 +411,51 @@ absl::Status ValidateModel(const ModelConfig& m) {
     }
   }
   RETURN_IF_ERROR(CheckRange("model.rotary_dim", m.rotary_dim, 0, m.head_dim));
+  RETURN_IF_ERROR(CheckRange("model.mtp_layers", m.mtp_layers, 0, kMaxLayers));
+  if (m.mamba.has_value()) {
+    const MambaDims& d = *m.mamba;
+    RETURN_IF_ERROR(
+        CheckRange("model.mamba.num_heads", d.num_heads, 1, kMaxHeads));
+    RETURN_IF_ERROR(
+        CheckRange("model.mamba.head_dim", d.head_dim, 1, kMaxHeadDim));
+    RETURN_IF_ERROR(
+        CheckRange("model.mamba.state_size", d.state_size, 1, kMaxHeadDim));
+    RETURN_IF_ERROR(
+        CheckRange("model.mamba.n_groups", d.n_groups, 1, d.num_heads));
+    RETURN_IF_ERROR(
+        CheckRange("model.mamba.conv_kernel", d.conv_kernel, 1, 64));
+    RETURN_IF_ERROR(
+        CheckRange("model.mamba.chunk_size", d.chunk_size, 1, 65536));
+  }
+  if (m.linear_attention.has_value()) {
+    const LinearAttentionDims& d = *m.linear_attention;
+    RETURN_IF_ERROR(CheckRange("model.linear_attention.num_key_heads",
+                               d.num_key_heads, 1, kMaxHeads));
+    RETURN_IF_ERROR(CheckRange("model.linear_attention.key_head_dim",
+                               d.key_head_dim, 1, kMaxHeadDim));
+    RETURN_IF_ERROR(CheckRange("model.linear_attention.num_value_heads",
+                               d.num_value_heads, 1, kMaxHeads));
+    RETURN_IF_ERROR(CheckRange("model.linear_attention.value_head_dim",
+                               d.value_head_dim, 1, kMaxHeadDim));
+    RETURN_IF_ERROR(
+        CheckRange("model.linear_attention.conv_kernel", d.conv_kernel, 0, 64));
+    RETURN_IF_ERROR(CheckRange("model.linear_attention.chunk_size",
+                               d.chunk_size, 1, 65536));
+  }
+  if (m.dsa.has_value()) {
+    const DsaDims& d = *m.dsa;
+    if (!m.mla.has_value()) {
+      return absl::InvalidArgumentError(
+          "model.dsa needs model.mla (DeepSeek Sparse Attention indexes MLA "
+          "layers), got no model.mla");
+    }
+    RETURN_IF_ERROR(
+        CheckRange("model.dsa.index_heads", d.index_heads, 1, kMaxHeads));
+    RETURN_IF_ERROR(CheckRange("model.dsa.index_head_dim", d.index_head_dim, 1,
+                               kMaxHeadDim));
+    RETURN_IF_ERROR(
+        CheckRange("model.dsa.index_topk", d.index_topk, 1, kMaxContext));
+  }
   if (m.mla.has_value()) {
     const MlaDims& a = *m.mla;
     RETURN_IF_ERROR(

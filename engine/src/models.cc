@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "models_hybrid.h"
 #include "ridgeline/engine/model.h"
 
 namespace ridgeline::engine {
@@ -432,6 +433,7 @@ std::vector<ModelConfig> BuildCatalog() {
     c.push_back(std::move(m));
   }
 
+  internal::AppendHybridModels(&c);
   std::sort(c.begin(), c.end(), [](const ModelConfig& a, const ModelConfig& b) {
     return a.id < b.id;
   });

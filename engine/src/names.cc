@@ -46,7 +46,19 @@ constexpr std::array<std::string_view, kOpKindCount> kOpKindNames = {
     "moe_shared_experts",
     "final_norm",
     "lm_head",
-    "all_reduce", "pipeline_send", "all_to_all", "linear_replacement"};
+    "all_reduce",
+    "pipeline_send",
+    "all_to_all",
+    "linear_replacement"
+    "mamba_in_projection",
+    "short_conv",
+    "ssm_scan",
+    "gated_norm",
+    "linear_attention_in_projection",
+    "linear_attention",
+    "dsa_indexer_projection",
+    "dsa_indexer_score",
+};
 
 }  // namespace
 

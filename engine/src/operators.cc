@@ -23,6 +23,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "emitter.h"
+#include "operators_recurrent.h"
 #include "ridgeline/engine/model.h"
 #include "validate_util.h"
 
@@ -98,6 +100,15 @@ std::string_view InternedGroupName(const ModelConfig& m, const LayerSpec& l,
     case AttentionKind::kLinear:
       name = "attn-linear";
       break;
+    case AttentionKind::kMamba2:
+      name = "mamba2";
+      break;
+    case AttentionKind::kLinearAttention:
+      name = m.linear_attention.has_value() &&
+                     m.linear_attention->kind == LinearAttentionKind::kLightning
+                 ? "lightning"
+                 : "gated-deltanet";
+      break;
   }
   switch (l.ffn) {
     case FfnLayerKind::kDense:
@@ -120,131 +131,6 @@ std::string_view InternedGroupName(const ModelConfig& m, const LayerSpec& l,
   absl::MutexLock lock(mu);
   return *names->insert(std::move(name)).first;
 }
-
-// Bytes one instance of an op moves, per operand class and direction.
-struct OpTraffic {
-  double weights_read = 0;
-  double activations_read = 0;
-  double activations_written = 0;
-  double kv_read = 0;
-  double kv_written = 0;
-};
-
-// Builder for the ops of one layer group (or of the whole model).
-class Emitter {
- public:
-  Emitter(const GraphContext& g, OpList* out) : g_(g), out_(out) {}
-
-  // The layer group the following ops belong to (-1: none).
-  void set_group_index(int i) { group_index_ = i; }
-
-  OpClass MatmulClass(double rows) const {
-    return rows <= static_cast<double>(g_.options.gemv_max_tokens)
-               ? OpClass::kGemv
-               : OpClass::kGemm;
-  }
-
-  // Per-instance amounts (`flops`, `traffic`); multiplied by `layers` here.
-  OpCost& Add(OpKind kind, OpClass cls, std::string_view group, int64_t layers,
-              int kernels, MathType math, double rows, double flops,
-              const OpTraffic& traffic) {
-    OpCost& op = out_->emplace_back();
-    op.kind = kind;
-    op.op_class = cls;
-    op.layer_group = group;
-    op.group_index = group_index_;
-    op.layers = layers;
-    op.kernels_per_layer = kernels;
-    op.math = math;
-    op.rows = static_cast<int64_t>(std::llround(std::max(rows, 0.0)));
-    const double l = static_cast<double>(layers);
-    op.flops = flops * l;
-    op.read[kWeights] = traffic.weights_read * l;
-    op.read[kAct] = traffic.activations_read * l;
-    op.read[kKv] = traffic.kv_read * l;
-    op.write[kAct] = traffic.activations_written * l;
-    op.write[kKv] = traffic.kv_written * l;
-    return op;
-  }
-
-  // `count` all-reduces per layer of `rows` x `width` activations over
-  // g.tensor_parallel devices (ring: each device sends and receives
-  // 2 (tp - 1) / tp of the buffer, so 4 (tp - 1) / tp of it crosses its
-  // link, which the interconnect bandwidth counts in both directions). The
-  // local sums are (tp - 1) / tp adds per element; the buffer is read and
-  // written once.
-  void AllReduce(std::string_view group, int64_t layers, int count, double rows,
-                 double width) {
-    const double tp = static_cast<double>(g_.tensor_parallel);
-    const double elements = count * rows * width;
-    const double buffer = elements * g_.act_bytes;
-    OpCost& op =
-        Add(OpKind::kAllReduce, OpClass::kElementwise, group, layers, count,
-            g_.elementwise_math, rows, (tp - 1) / tp * elements,
-            {.activations_read = buffer, .activations_written = buffer});
-    op.link_bytes = 4 * (tp - 1) / tp * buffer * static_cast<double>(layers);
-    op.collective = Collective::kAllReduce;
-    op.group = g_.tensor_parallel;
-    op.call_bytes = rows * width * g_.act_bytes;
-    op.calls = static_cast<double>(count) * static_cast<double>(layers);
-  }
-
-  // Expert parallelism: dispatch and combine, two all-to-alls per layer.
-  // Of `visits` token-expert visits (rows of `width` activations) the
-  // (ep - 1) / ep that go to other devices are sent, and as many arrive;
-  // combine sends the expert outputs back the same way.
-  void AllToAll(std::string_view group, int64_t layers, double visits,
-                double width) {
-    const double ep = static_cast<double>(g_.expert_parallel);
-    const double sent = visits * (ep - 1) / ep * width * g_.act_bytes;
-    OpCost& op = Add(OpKind::kAllToAll, OpClass::kElementwise, group, layers, 2,
-                     g_.elementwise_math, visits, 0,
-                     {.activations_read = 2 * sent,
-                      .activations_written = 2 * sent});
-    op.link_bytes = 4 * sent * static_cast<double>(layers);
-    op.collective = Collective::kAllToAll;
-    op.group = g_.expert_parallel;
-    op.call_bytes = sent;
-    op.calls = 2 * static_cast<double>(layers);
-  }
-
-  // Pipeline parallelism: the step's hidden states (rows x width, activation
-  // precision) go from each stage to the next, stages - 1 sends in turn.
-  // The graph holds every layer once: its times summed are a token's trip
-  // through all stages (decode's per-token latency).
-  void PipelineSends(double rows, double width) {
-    const double message = rows * width * g_.act_bytes;
-    const double sends = static_cast<double>(g_.pipeline_parallel - 1);
-    OpCost& op = Add(OpKind::kPipelineSend, OpClass::kElementwise, "", 1, 1,
-                     g_.elementwise_math, rows, 0,
-                     {.activations_read = sends * message,
-                      .activations_written = sends * message});
-    op.link_bytes = 2 * sends * message;  // sent by one, received by the next
-    op.collective = Collective::kSend;
-    op.group = g_.replica_devices;
-    op.call_bytes = message;
-    op.calls = sends;
-  }
-
-  // A weight-bearing matmul: rows x k by k x n, input and output in
-  // activation precision.
-  OpCost& Matmul(OpKind kind, std::string_view group, int64_t layers,
-                 double rows, double k, double n) {
-    OpCost& op = Add(kind, MatmulClass(rows), group, layers, 1, g_.matmul_math,
-                     rows, 2 * rows * k * n,
-                     {.weights_read = k * n * g_.weight_bytes,
-                      .activations_read = rows * k * g_.act_bytes,
-                      .activations_written = rows * n * g_.act_bytes});
-    op.pim_candidate = true;
-    op.dominant = OperandClass::kWeights;
-    return op;
-  }
-
- private:
-  const GraphContext& g_;
-  OpList* out_;
-  int group_index_ = -1;
-};
 
 // New tokens of the step: seqs x new_tokens, or a mixed step's sum.
 double StepTokens(const StepShape& shape) {
@@ -271,8 +157,18 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
   const double heads = static_cast<double>(m.num_attention_heads);
   double pairs = 0;  // per sequence and head
   double keys = 0;   // key tokens read per sequence
+  // DSA: each query attends to the index_topk keys its indexer chose (a
+  // decode step reads min(L, topk) keys, like a window of topk, though the
+  // cache keeps every token).
+  const double topk =
+      m.dsa.has_value() ? static_cast<double>(m.dsa->index_topk) : 0;
   if (shape.linear_x >= 0) {
     pairs = keys = shape.linear_x;
+  } else if (topk > 0) {
+    const double n = static_cast<double>(shape.new_tokens);
+    const double len = static_cast<double>(shape.kv_length);
+    pairs = CausalPairs(n, len, topk);
+    keys = SparseKeysSeen(n, len, topk);
   } else {
     const double n = static_cast<double>(shape.new_tokens);
     const double len = static_cast<double>(shape.kv_length);
@@ -315,7 +211,7 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
   double score_count = S * heads * pairs;
   double seq_keys = S * keys;
   if (shape.mixed != nullptr) {
-    const int w = grp.window > 0 ? 1 : 0;
+    const int w = topk > 0 ? kMixedSparse : grp.window > 0 ? 1 : 0;
     score_count = heads * shape.mixed->pairs[w];
     seq_keys = shape.mixed->keys[w];
   }
@@ -326,7 +222,7 @@ void EmitAttention(const GraphContext& g, const LayerGroup& grp,
   const MathType math = g.attention_math;
   auto mark = [&](OpCost& op) {
     op.kv_dependent = true;
-    op.window = grp.window;
+    op.window = topk > 0 ? static_cast<int64_t>(topk) : grp.window;
     op.chunked = grp.spec.chunked;
     op.pim_candidate = true;
     op.dominant = OperandClass::kKvCache;
@@ -419,6 +315,10 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     // Skipped: nothing runs, nothing is cached.
   } else if (spec.attention == AttentionKind::kLinear) {
     e.Matmul(OpKind::kLinearReplacement, name, layers, T, h, h);
+  } else if (spec.attention == AttentionKind::kMamba2) {
+    EmitMamba2(g, grp, shape, e);
+  } else if (spec.attention == AttentionKind::kLinearAttention) {
+    EmitLinearAttention(g, grp, shape, e);
   } else if (m.mla.has_value()) {
     const MlaDims& a = *m.mla;
     const double q_head =
@@ -453,6 +353,7 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
           {.activations_read = T * (heads + 1) * dr * ab,
            .activations_written = T * heads * dr * ab,
            .kv_written = T * dr * g.kv_bytes});
+    if (m.dsa.has_value()) EmitDsaIndexer(g, grp, shape, e);
     if (!g.options.mla_absorbed) {
       // Up-projects every cached latent attention reads (the same keys as
       // EmitAttention, window- or chunk-limited) each step: grows with the
@@ -505,7 +406,9 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
       }
       return op;
     };
-    proj(OpKind::kQProjection, qd);
+    // Gated attention (Qwen3-Next): q_proj also emits the output gate.
+    const double gate = m.attention_output_gate ? qd : 0;
+    proj(OpKind::kQProjection, qd + gate);
     proj(OpKind::kKProjection, kvd);
     // V goes straight into the cache.
     OpCost& v = proj(OpKind::kVProjection, kvd);
@@ -519,6 +422,11 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
            .kv_written = T * kvd * g.kv_bytes});
     EmitAttention(g, grp, shape, e);
     OpCost& o = e.Matmul(OpKind::kOutProjection, name, layers, T, qd, h);
+    if (gate > 0) {
+      // sigmoid(gate) x attention output, fused into the projection's input.
+      o.flops += kGatedActFlopsPerElement * T * gate * layers;
+      o.read[kAct] += T * gate * ab * layers;
+    }
     if (m.attention_out_bias) {
       o.flops += T * h * layers;
       o.read[kWeights] += h * g.weight_bytes * layers;
@@ -654,7 +562,16 @@ double KvBytesPerSequence(const GraphContext& g, double tokens) {
                             : tokens;
     total += static_cast<double>(grp.layers) * kept * per_layer_token;
   }
-  return total;
+  return total + StateBytesPerSequence(g);
+}
+
+double StateBytesPerSequence(const GraphContext& g) {
+  double total = 0;
+  for (const LayerGroup& grp : g.groups) {
+    total += static_cast<double>(grp.layers) *
+             LayerStateElementsPerSequence(*g.model, grp.spec);
+  }
+  return total * g.kv_bytes;
 }
 
 ModelConfig TensorParallelShard(const ModelConfig& m, int64_t tp) {
@@ -668,6 +585,18 @@ ModelConfig TensorParallelShard(const ModelConfig& m, int64_t tp) {
   for (LayerSpec& l : d.layers) {
     if (l.num_kv_heads > 0) l.num_kv_heads = std::max<int64_t>(1, l.num_kv_heads / tp);
     l.intermediate_size = l.intermediate_size > 0 ? split(l.intermediate_size) : 0;
+  }
+  // Recurrent mixers shard by head (vLLM's MambaMixer2 and GatedDeltaNet
+  // split heads and groups over the tensor-parallel ranks).
+  if (d.mamba.has_value()) {
+    d.mamba->num_heads = split(m.mamba->num_heads);
+    d.mamba->n_groups = std::max<int64_t>(1, m.mamba->n_groups / tp);
+  }
+  if (d.linear_attention.has_value()) {
+    d.linear_attention->num_key_heads =
+        split(m.linear_attention->num_key_heads);
+    d.linear_attention->num_value_heads =
+        split(m.linear_attention->num_value_heads);
   }
   if (d.moe.has_value()) {
     d.moe->expert_intermediate_size = split(m.moe->expert_intermediate_size);

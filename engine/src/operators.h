@@ -141,12 +141,24 @@ struct StepShape {
 // The per-sequence terms of a mixed step's attention, summed over its
 // sequences: a sequence of n new tokens over c cached adds CausalPairs(n,
 // c + n, w) pairs and KeysSeen(n, c + n, w) keys (w = 0: no window, c + n).
-// Index 0: global layers; 1: sliding-window (or chunked) layers.
+// Index 0: global layers; 1: sliding-window (or chunked) layers; 2: DSA's
+// sparse attention (each query attends to at most index_topk keys: pairs
+// CausalPairs(n, c + n, topk), keys min(c + n, n x topk)).
 struct MixedAttention {
   double tokens = 0;  // new tokens of the step (sum over sequences)
-  std::array<double, 2> pairs{};
-  std::array<double, 2> keys{};
+  // Sequences adding one token to a non-empty cache: recurrent layers run
+  // their recurrent form for them, the chunked form for the others.
+  double decode_sequences = 0;
+  std::array<double, 3> pairs{};
+  std::array<double, 3> keys{};
 };
+inline constexpr int kMixedSparse = 2;
+
+// Keys DSA's sparse attention reads for `n` new queries ending at
+// `kv_length`: the union of their top-k sets, at most the context.
+inline double SparseKeysSeen(double n, double kv_length, double topk) {
+  return std::min(kv_length, n * topk);
+}
 
 // The ops of one step. Inline capacity covers every catalog model (14 ops
 // for a dense model, about 30 for two layer groups with unfused attention),
@@ -206,8 +218,12 @@ inline double KeysSeen(double n, double kv_length, double window,
 // KV-cache bytes stored per sequence at context length `tokens`, sliding
 // layers capped at their window, chunked layers at one chunk (the most a
 // runtime that keeps only the current chunk holds at any point up to
-// `tokens`; vLLM allocates chunked layers that way).
+// `tokens`; vLLM allocates chunked layers that way), plus the recurrent
+// layers' constant state (StateBytesPerSequence).
 double KvBytesPerSequence(const GraphContext& g, double tokens);
+// Recurrent state (Mamba-2, linear attention) one sequence keeps, in KV-cache
+// precision; 0 for a model without recurrent layers.
+double StateBytesPerSequence(const GraphContext& g);
 
 // Decode: a KV-dependent op at step context L is base + x * slope with x
 // the keys read (the window caps it).

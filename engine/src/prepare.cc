@@ -80,6 +80,8 @@ absl::Status Prepare(const Scenario& s, Prepared* p) {
   need[kKv] = static_cast<double>(batch) *
               internal::KvBytesPerSequence(
                   g, static_cast<double>(prompt + decode_steps));
+  const double state_bytes =
+      static_cast<double>(batch) * internal::StateBytesPerSequence(g);
   auto peak_acts = [&](const OpList& ops, double tokens) {
     double peak = 0;
     for (const OpCost& op : ops) {
@@ -158,6 +160,8 @@ absl::Status Prepare(const Scenario& s, Prepared* p) {
       p->need = chunk_need;
     }
   }
+  p->memory.state_bytes =
+      state_bytes / static_cast<double>(s.parallelism.pipeline_parallel);
   return absl::OkStatus();
 }
 

@@ -178,6 +178,9 @@ absl::StatusOr<StepTiming> StepEvaluator::Step(
       chunked = grp.spec.chunked;
     }
   }
+  const double topk = g.model->dsa.has_value()
+                          ? static_cast<double>(g.model->dsa->index_topk)
+                          : 0;
   // Attention as sums of per-sequence terms (operators.h, MixedAttention):
   // one pass over the sequences, then one graph whatever their number.
   internal::MixedAttention mix;
@@ -200,6 +203,13 @@ absl::StatusOr<StepTiming> StepEvaluator::Step(
     mix.tokens += added;
     mix.pairs[0] += internal::CausalPairs(added, len, 0);
     mix.keys[0] += len;
+    if (topk > 0) {
+      mix.pairs[internal::kMixedSparse] +=
+          internal::CausalPairs(added, len, topk);
+      mix.keys[internal::kMixedSparse] +=
+          internal::SparseKeysSeen(added, len, topk);
+    }
+    if (q.new_tokens == 1 && q.context_tokens > 0) mix.decode_sequences += 1;
     if (window > 0) {
       mix.pairs[1] += internal::CausalPairs(added, len, window, chunked);
       mix.keys[1] += internal::KeysSeen(added, len, window, chunked);

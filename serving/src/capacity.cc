@@ -70,8 +70,12 @@ absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
   ASSIGN_OR_RETURN(engine::StepEvaluator seq, engine::StepEvaluator::Create(s));
   kv.weights_bytes = seq.memory().required_bytes[kWeights];
   const int64_t stored = prompt_tokens + std::max<int64_t>(generated_tokens, 1) - 1;
+  // The KV that grows with the context, and the recurrent state that does
+  // not (engine MemoryFootprint::state_bytes).
+  kv.state_bytes_per_sequence = seq.memory().state_bytes;
   kv.kv_bytes_per_token =
-      seq.memory().required_bytes[kKv] / static_cast<double>(stored);
+      (seq.memory().required_bytes[kKv] - kv.state_bytes_per_sequence) /
+      static_cast<double>(stored);
   // Activations: the largest step the budget admits (one prefill chunk).
   s.workload = {1, config.max_num_batched_tokens, 1};
   ASSIGN_OR_RETURN(engine::StepEvaluator chunk,
@@ -86,12 +90,29 @@ absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
       kv.usable_bytes - kv.weights_bytes - kv.activations_bytes;
   const int64_t blocks = config.block_size;
   kv.tokens_per_sequence = (stored + blocks - 1) / blocks * blocks;
-  if (free_bytes > 0 && kv.kv_bytes_per_token > 0) {
+  int64_t by_kv = 0;
+  const double state = kv.state_bytes_per_sequence;
+  if (free_bytes > 0 && state > 0) {
+    // Hybrid: a sequence needs its state plus its KV blocks; the state of
+    // the sequences that fit is set aside, the rest is KV blocks.
+    const double per_sequence =
+        kv.kv_bytes_per_token * static_cast<double>(kv.tokens_per_sequence) +
+        state;
+    by_kv = static_cast<int64_t>(std::floor(free_bytes / per_sequence));
+    const int64_t seqs = std::min(by_kv, config.max_num_seqs);
+    const double for_kv = free_bytes - state * static_cast<double>(seqs);
+    kv.kv_capacity_tokens =
+        kv.kv_bytes_per_token > 0
+            ? static_cast<int64_t>(
+                  std::floor(for_kv / (kv.kv_bytes_per_token * blocks))) *
+                  blocks
+            : seqs * kv.tokens_per_sequence;  // no KV at all (pure Mamba)
+  } else if (free_bytes > 0 && kv.kv_bytes_per_token > 0) {
     const auto whole_blocks = static_cast<int64_t>(
         std::floor(free_bytes / (kv.kv_bytes_per_token * blocks)));
     kv.kv_capacity_tokens = whole_blocks * blocks;
+    by_kv = kv.kv_capacity_tokens / kv.tokens_per_sequence;
   }
-  const int64_t by_kv = kv.kv_capacity_tokens / kv.tokens_per_sequence;
   kv.max_concurrency = std::min(by_kv, config.max_num_seqs);
   kv.limited_by = by_kv < config.max_num_seqs ? "kv_capacity" : "max_num_seqs";
   kv.fits = kv.max_concurrency >= 1;
@@ -99,7 +120,8 @@ absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
     kv.not_fitting = absl::StrCat(
         "does not fit: weights ", Gb(kv.weights_bytes), " + activations ",
         Gb(kv.activations_bytes), " + one sequence's KV ",
-        Gb(kv.kv_bytes_per_token * static_cast<double>(kv.tokens_per_sequence)),
+        Gb(kv.kv_bytes_per_token * static_cast<double>(kv.tokens_per_sequence) +
+           state),
         " per device exceed ", Gb(kv.usable_bytes), " (memory fraction ",
         config.memory_fraction, " of ", Gb(kv.device_memory_bytes), ")");
   }

@@ -48,6 +48,35 @@ engine::Scenario Llama8bFp8OnH100() {
   return s;
 }
 
+// A hybrid model: KV grows for its 6 attention layers only; each sequence
+// also holds a constant Mamba-2 state, set aside per admitted sequence.
+TEST(KvCapacity, HybridReservesTheRecurrentStatePerSequence) {
+  engine::Scenario s = Llama8bFp8OnH100();
+  s.model = engine::FindModel("nemotron-3-nano-30b-a3b").value();
+  ServingConfig config;
+  config.max_num_seqs = 4096;
+  absl::StatusOr<KvCapacity> kv = ComputeKvCapacity(s, config, 2048, 512);
+  ASSERT_TRUE(kv.ok()) << kv.status();
+  // KV per token: 6 attention layers x (K + V) x 2 KV heads x 128 x 1 B.
+  EXPECT_DOUBLE_EQ(kv->kv_bytes_per_token, 3072.0);
+  // State: 23 Mamba-2 layers x (64 heads x 64 x 128 state = 524,288 + conv
+  // window 3 x (4096 + 2 x 8 x 128) = 18,432) x 1 B = 12,482,560 B.
+  EXPECT_DOUBLE_EQ(kv->state_bytes_per_sequence, 12'482'560.0);
+  // A sequence: 2560 tokens x 3072 + 12,482,560 = 20,346,880 B.
+  const double free_bytes =
+      0.9 * 80e9 - kv->weights_bytes - kv->activations_bytes;
+  const auto seqs = static_cast<int64_t>(std::floor(free_bytes / 20'346'880.0));
+  EXPECT_EQ(kv->max_concurrency, seqs);
+  EXPECT_EQ(kv->limited_by, "kv_capacity");
+  // The blocks left after the state of those sequences.
+  EXPECT_EQ(kv->kv_capacity_tokens,
+            static_cast<int64_t>(std::floor(
+                (free_bytes - 12'482'560.0 * static_cast<double>(seqs)) /
+                (3072.0 * 16))) *
+                16);
+  EXPECT_GE(kv->kv_capacity_tokens, seqs * kv->tokens_per_sequence);
+}
+
 TEST(KvCapacity, Llama31_8bFp8OnH100At2048Plus512) {
   ServingConfig config;  // fraction 0.9, 256 seqs, 8192 tokens, blocks of 16
   config.max_num_seqs = 1024;  // let the KV cache be the limit

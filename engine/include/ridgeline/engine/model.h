@@ -46,12 +46,58 @@ struct MoeDims {
   bool router_score_bias = false;
 };
 
+// Mamba-2 mixer (Dao & Gu 2024, "Transformers are SSMs", arXiv:2405.21060;
+// HF Mamba2Mixer / NemotronHMamba2Mixer). Inner width d_inner = num_heads x
+// head_dim (not expand x hidden: Nemotron-H's configs disagree with expand).
+struct MambaDims {
+  int64_t num_heads = 0;     // mamba_num_heads / num_heads
+  int64_t head_dim = 0;      // mamba_head_dim / head_dim (P)
+  int64_t state_size = 0;    // ssm_state_size (N)
+  int64_t n_groups = 1;      // B and C groups (G)
+  int64_t conv_kernel = 4;   // depthwise causal conv1d width (K)
+  int64_t chunk_size = 256;  // SSD prefill chunk (Q)
+  bool conv_bias = true;     // use_conv_bias
+  int64_t inner() const { return num_heads * head_dim; }
+};
+
+// Linear attention with a constant-size state per head (dk x dv).
+enum class LinearAttentionKind : uint8_t {
+  // Gated DeltaNet (Yang, Kautz, Hatamizadeh 2024, arXiv:2412.06464):
+  // Qwen3-Next's linear_attention layers.
+  kGatedDeltaNet,
+  // Lightning attention (Qin et al. 2024, arXiv:2401.04658; MiniMax-01,
+  // arXiv:2501.08313): decayed linear attention, no short convolution.
+  kLightning,
+};
+struct LinearAttentionDims {
+  LinearAttentionKind kind = LinearAttentionKind::kGatedDeltaNet;
+  int64_t num_key_heads = 0;    // linear_num_key_heads
+  int64_t key_head_dim = 0;     // linear_key_head_dim (dk)
+  int64_t num_value_heads = 0;  // linear_num_value_heads (state heads)
+  int64_t value_head_dim = 0;   // linear_value_head_dim (dv)
+  int64_t conv_kernel = 0;      // short causal conv over q, k, v; 0: none
+  int64_t chunk_size = 64;      // chunked prefill (fla chunk kernels: 64)
+};
+
+// DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2-Exp,
+// inference/model.py `Indexer`): per token one cached index key of
+// index_head_dim; each query scores every cached key with index_n_heads
+// heads and attends to the index_topk best only.
+struct DsaDims {
+  int64_t index_heads = 0;     // index_n_heads
+  int64_t index_head_dim = 0;  // index_head_dim
+  int64_t index_topk = 0;      // index_topk
+};
+
 // One decoder layer where layers differ (Nemotron NAS block_configs, Llama 4's
-// interleaved MoE and chunked layers, gpt-oss's alternating windows).
+// interleaved MoE and chunked layers, gpt-oss's alternating windows, hybrid
+// recurrent / attention models).
 enum class AttentionKind : uint8_t {
-  kFull,    // the model's attention (MHA/GQA/MQA/MLA)
-  kNone,    // no-op: the layer has no attention and no KV cache
-  kLinear,  // replaced by one hidden x hidden matmul, no KV cache
+  kFull,             // the model's attention (MHA/GQA/MQA/MLA)
+  kNone,             // no-op: the layer has no attention and no KV cache
+  kLinear,           // replaced by one hidden x hidden matmul, no KV cache
+  kMamba2,           // the model's `mamba` mixer: constant state, no KV cache
+  kLinearAttention,  // the model's `linear_attention`: constant state
 };
 enum class FfnLayerKind : uint8_t {
   kDense,   // gated/plain FFN of `intermediate_size`
@@ -103,6 +149,18 @@ struct ModelConfig {
 
   std::optional<MlaDims> mla;
   std::optional<MoeDims> moe;
+  // Recurrent mixers of the kMamba2 / kLinearAttention layers, and DSA on
+  // the full-attention (MLA) layers.
+  std::optional<MambaDims> mamba;
+  std::optional<LinearAttentionDims> linear_attention;
+  std::optional<DsaDims> dsa;
+  // Qwen3-Next gated attention: q_proj also emits a per-element output gate
+  // (heads x head_dim), sigmoid(gate) scales the attention output.
+  bool attention_output_gate = false;
+  // Multi-token-prediction layers the checkpoint ships and the HF class
+  // drops on load (num_nextn_predict_layers, mtp_num_hidden_layers). Not in
+  // the graph or the parameter counts; for speculative decoding.
+  int64_t mtp_layers = 0;
 
   // Norm weight vectors of `hidden_size` per decoder layer: 2 (before
   // attention and before the FFN); Gemma-2 adds a norm after each, 4.
@@ -161,8 +219,16 @@ ParameterCounts CountParameters(const ModelConfig& model);
 // the compressed latent plus the decoupled RoPE key. Sliding windows cap how
 // many tokens are kept, not the per-token size.
 double KvElementsPerToken(const ModelConfig& model);
-// One layer's share: 0 for a layer without attention or with a linear one.
+// One layer's share: 0 for a layer without attention or with a linear or
+// recurrent one; DSA layers add their index key.
 double LayerKvElementsPerToken(const ModelConfig& model, const LayerSpec& layer);
+// Recurrent state elements one sequence keeps in one layer, whatever its
+// context: Mamba-2 SSM state (heads x head_dim x state) plus the conv
+// window (K - 1 positions of the conv channels); linear attention's
+// dk x dv per value head plus its conv window. 0 for other layers.
+double LayerStateElementsPerSequence(const ModelConfig& model,
+                                     const LayerSpec& layer);
+double StateElementsPerSequence(const ModelConfig& model);
 
 // Checks every field; errors name the field ("model.num_kv_heads") and the
 // allowed range.
@@ -176,8 +242,9 @@ absl::StatusOr<ModelConfig> FindModel(std::string_view id);
 // Parses a Hugging Face config.json for the supported architecture classes
 // (Llama, Mistral, Mixtral, Qwen2, Qwen2-MoE, Qwen3, Qwen3-MoE, DeepSeek-V2/V3
 // and Kimi-K2, Gemma, Gemma-2, Phi-3, Nemotron NAS (DeciLM block_configs),
-// Llama 4 (text config), gpt-oss, GPT-J). `id` becomes ModelConfig::id. Errors name the
-// JSON field.
+// Llama 4 (text config), gpt-oss, GPT-J, and the hybrid classes
+// Qwen3-Next, Nemotron-H, DeepSeek-V3.2, GLM-4.5 (MoE), Mamba-2). `id` becomes
+// ModelConfig::id. Errors name the JSON field.
 absl::StatusOr<ModelConfig> ParseHuggingFaceConfig(std::string_view json,
                                                    std::string_view id);
 

@@ -24,35 +24,45 @@ std::string_view BoundName(Bound b);
 
 enum class OpKind : uint8_t {
   kEmbedding = 0,
-  kNorm,             // RMSNorm / LayerNorm before attention and FFN
+  kNorm,  // RMSNorm / LayerNorm before attention and FFN
   kQProjection,
   kKProjection,
   kVProjection,
-  kMlaQDown,         // MLA latent projections
+  kMlaQDown,  // MLA latent projections
   kMlaQUp,
   kMlaKvDown,
-  kMlaKvUp,          // non-absorbed only
+  kMlaKvUp,  // non-absorbed only
   kRope,
-  kQk,               // Q K^T (unfused attention)
+  kQk,  // Q K^T (unfused attention)
   kSoftmax,
   kAttentionV,
-  kFlashAttention,   // fused QK^T + softmax + AV
+  kFlashAttention,  // fused QK^T + softmax + AV
   kOutProjection,
   kResidualAdd,
-  kFfnUpGate,        // gated FFN up+gate (plain FFN: up)
-  kFfnActivation,    // SiLU/GELU and gating multiply
+  kFfnUpGate,      // gated FFN up+gate (plain FFN: up)
+  kFfnActivation,  // SiLU/GELU and gating multiply
   kFfnDown,
   kMoeRouter,
-  kMoeRoutedExperts, // up+gate+down of the touched routed experts
+  kMoeRoutedExperts,  // up+gate+down of the touched routed experts
   kMoeSharedExperts,
   kFinalNorm,
   kLmHead,
-  kAllReduce,        // tensor parallelism: sum partial outputs over devices
-  kPipelineSend,     // pipeline parallelism: activations to the next stage
-  kAllToAll,         // expert parallelism: token dispatch and combine
+  kAllReduce,          // tensor parallelism: sum partial outputs over devices
+  kPipelineSend,       // pipeline parallelism: activations to the next stage
+  kAllToAll,           // expert parallelism: token dispatch and combine
   kLinearReplacement,  // Nemotron NAS: attention or FFN replaced by one matmul
+  // Recurrent mixers (Mamba-2, linear attention) and DeepSeek Sparse
+  // Attention; formulas and sources in operators_recurrent.cc.
+  kMambaInProjection,  // hidden -> z, x, B, C, dt
+  kShortConv,          // depthwise causal conv1d (+ SiLU)
+  kSsmScan,            // SSD: chunked scan (prefill), state update (decode)
+  kGatedNorm,          // RMSNorm of the mixer output times its gate
+  kLinearAttentionInProjection,  // hidden -> q, k, v, gates
+  kLinearAttention,       // chunked (prefill) / recurrent (decode) update
+  kDsaIndexerProjection,  // index queries, index key, head weights
+  kDsaIndexerScore,       // every query x every cached index key, top-k
 };
-inline constexpr int kOpKindCount = 28;
+inline constexpr int kOpKindCount = 36;
 std::string_view OpKindName(OpKind k);  // snake_case: "q_projection", "flash_attention", ...
 
 // Bytes read and written, by operand class and memory tier.
@@ -124,6 +134,9 @@ struct TierUsage {
 struct MemoryFootprint {
   std::vector<TierUsage> tiers;
   std::array<double, kOperandClassCount> required_bytes{};
+  // Of required_bytes[kKvCache]: recurrent state (Mamba-2, linear
+  // attention), constant per sequence whatever its context.
+  double state_bytes = 0;
   bool fits = true;
   std::string not_fitting;  // "" or why: "weights need 140.0 GB; 80.0 GB free in all tiers"
   // "" or where each operand class sits off the device (host memory over a

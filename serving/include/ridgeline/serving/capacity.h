@@ -55,6 +55,13 @@ struct KvCapacity {
   double weights_bytes = 0;
   double activations_bytes = 0;    // peak of a step of the token budget
   double kv_bytes_per_token = 0;   // per device, averaged over the context
+  // Recurrent state (Mamba-2, linear attention) per sequence and device,
+  // constant whatever the context; 0 for attention-only models. With it,
+  // the state of max_concurrency sequences is reserved before the KV
+  // blocks (vLLM's hybrid allocator gives each sequence its state slot
+  // next to its attention blocks). Prefix caching of recurrent state is not
+  // modelled.
+  double state_bytes_per_sequence = 0;
   int64_t kv_capacity_tokens = 0;  // whole blocks only
   int64_t tokens_per_sequence = 0; // prompt + generated - 1, in whole blocks
   int64_t max_concurrency = 0;     // min(KV-limited, max_num_seqs); 0: none fits
