@@ -26,8 +26,8 @@ constexpr char kUsageText[] =
 
 const std::vector<FlagSpec>& PlanFlags() {
   static const std::vector<FlagSpec> kFlags = JoinFlags({
-      ModelFlags(
-          {"hardware", "ID,...", "candidate hardware ids (ridgeline hardware)"}),
+      ModelFlags({"hardware", "ID,...",
+                  "candidate hardware ids (ridgeline hardware)"}),
       LengthFlags(),
       {{"rate", "R", "requests per second over all replicas"},
        {"ttft-p90-ms", "MS", "p90 time-to-first-token target"},
@@ -61,6 +61,21 @@ const std::vector<FlagSpec>& PlanFlags() {
         "load each replica to at most this share of its offline maximum "
         "rate (0.9)"},
        {"seed", "N", "simulation seed (1)"}},
+      {{"emit", "vllm|sglang|kubernetes",
+        "print what to run instead of the table: a `vllm serve` or "
+        "`python -m sglang.launch_server` command, or a Kubernetes manifest "
+        "of the replicas, for the cheapest deployment meeting the SLO"},
+       {"emit-row", "N",
+        "with --emit: the deployment in row N (1-based, the --format csv "
+        "order) instead"},
+       {"emit-engine", "vllm|sglang",
+        "with --emit kubernetes: the engine the pods run (vllm)"},
+       {"emit-image", "IMAGE",
+        "with --emit kubernetes: the container image (the engine's "
+        "official :latest)"},
+       {"emit-model", "ID|PATH",
+        "with --emit: the weights the engine loads (default: the catalog "
+        "model's Hugging Face repository; required with --model-config)"}},
       ClientFlags("output format (default table)"),
   });
   return kFlags;
@@ -332,6 +347,40 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
           req.mutable_options())) {
     return usage(*m);
   }
+  // --emit: the choices here (a usage error lists them), the rest by the
+  // service (it names the field).
+  if (auto e = flags->Get("emit")) {
+    if (*e != "vllm" && *e != "sglang" && *e != "kubernetes") {
+      return usage(
+          absl::StrCat("--emit: expected one of vllm, sglang, "
+                       "kubernetes; got '",
+                       *e, "'"));
+    }
+    req.set_emit(*e);
+  }
+  for (const char* name :
+       {"emit-row", "emit-engine", "emit-image", "emit-model"}) {
+    if (flags->Has(name) && req.emit().empty()) {
+      return usage(absl::StrCat("--", name, " needs --emit"));
+    }
+  }
+  if (auto e = flags->Get("emit-engine")) {
+    if (*e != "vllm" && *e != "sglang") {
+      return usage(
+          absl::StrCat("--emit-engine: expected one of vllm, "
+                       "sglang; got '",
+                       *e, "'"));
+    }
+    req.set_emit_engine(*e);
+  }
+  if (auto e = flags->Get("emit-image")) req.set_emit_image(*e);
+  if (auto e = flags->Get("emit-model")) req.set_emit_model(*e);
+  absl::StatusOr<std::vector<int64_t>> emit_row =
+      flags->GetIntList("emit-row", 1, 1 << 30);
+  if (!emit_row.ok()) return usage(std::string(emit_row.status().message()));
+  if (emit_row->size() > 1) return usage("--emit-row: one row number");
+  if (!emit_row->empty())
+    req.set_emit_row(static_cast<int32_t>((*emit_row)[0]));
   std::string format_error;
   const std::optional<std::string> format = OutputFormat(*flags, &format_error);
   if (!format) return usage(format_error);
@@ -347,7 +396,9 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
     err << "ridgeline plan: " << f.message << "\n";
     return f.code;
   }
-  if (*format == "json") {
+  if (!req.emit().empty()) {
+    out << r->emitted();
+  } else if (*format == "json") {
     out << Json(*r) << "\n";
   } else if (*format == "csv") {
     PrintCsv(*r, out);

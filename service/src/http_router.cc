@@ -18,6 +18,7 @@
 #include "http_body.h"
 #include "http_metrics.h"
 #include "http_stream.h"
+#include "openapi.h"
 #include "ridgeline/engine/field_path.h"
 #include "ridgeline/service/auth_policy.h"
 #include "ridgeline/service/http_frontend.h"
@@ -378,7 +379,8 @@ HttpRouter::HttpRouter(HttpRouterOptions options,
       metrics_(metrics),
       http_metrics_(http_metrics),
       draining_(draining),
-      stopping_(stopping) {}
+      stopping_(stopping),
+      openapi_json_(OpenApiJson(HttpMethods())) {}
 
 bool HttpRouter::Quick(const HttpRequest& req) const {
   return !(req.method == "POST" && FindRoute(MethodOfPath(req.Path())));
@@ -399,6 +401,8 @@ void HttpRouter::Answered(const HttpRequest* req, int http_status) const {
       method = "healthz";
     } else if (path == "/readyz") {
       method = "readyz";
+    } else if (path == "/openapi.json") {
+      method = "openapi";
     } else if (const Route* r = FindRoute(MethodOfPath(path)); r != nullptr) {
       method = r->method;
     } else if (req->method == "GET" || req->method == "HEAD") {
@@ -453,6 +457,14 @@ HttpResponse HttpRouter::Handle(const HttpRequest& req) const {
     }
     if (draining_->load()) return Text(503, "not ready: draining\n");
     return Text(200, "ready\n");
+  }
+  if (path == "/openapi.json") {
+    // The API's description, like the UI's files: no token needed.
+    if (!get) return MethodNotAllowed(req, "GET, HEAD");
+    HttpResponse res;
+    res.content_type = "application/json";
+    res.body = openapi_json_;
+    return res;
   }
   bool api = false;
   const absl::string_view name = MethodOfPath(path, &api);

@@ -128,6 +128,8 @@ class HttpRouter : public HttpHandler {
   HttpMetrics* const http_metrics_;
   const std::atomic<bool>* const draining_;
   const std::atomic<bool>* const stopping_;
+  // GET /openapi.json, generated once from the descriptors (openapi.h).
+  const std::string openapi_json_;
 };
 
 }  // namespace ridgeline::service

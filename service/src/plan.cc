@@ -3,7 +3,6 @@
 // expert-parallel degree) x format set, runs serving::Plan
 // and converts the deployments back. The math is serving/'s.
 #include "ridgeline/serving/plan.h"
-#include "ridgeline/serving/slo_search.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,8 +12,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "ridgeline/engine/field_path.h"
 #include "absl/strings/str_join.h"
+#include "plan_emit.h"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/model.h"
 #include "ridgeline/engine/ranges.h"
 #include "ridgeline/engine/status_macros.h"
@@ -162,6 +162,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
     return Bad("model", "set: one of catalog_id or hf_config_json", "unset");
   }
   ASSIGN_OR_RETURN(engine::ModelConfig model, Model(req.model()));
+  RETURN_IF_ERROR(CheckEmit(req, model));
   serving::PlanInput in;
   in.stop = stop;
   in.traffic.rate = req.traffic().rate();
@@ -429,6 +430,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   for (const auto& [ids, match] : calibration_notes) {
     resp.add_notes(absl::StrCat("calibration on ", ids, ": ", match));
   }
+  RETURN_IF_ERROR(EmitDeployment(req, in, model, &resp));
   return resp;
 }
 

@@ -47,6 +47,23 @@ const SERVICE_MONITOR = {
   },
 };
 
+// leaderworkerset.x-k8s.io/v1 LeaderWorkerSet (kubernetes-sigs/lws,
+// api/leaderworkerset/v1/leaderworkerset_types.go): the fields
+// `ridgeline plan --emit kubernetes` may use; the pod templates are checked
+// as core PodTemplateSpecs.
+const LEADER_WORKER_SET = {
+  apiVersion: null, kind: null,
+  metadata: "V1ObjectMeta",
+  spec: {
+    replicas: null,
+    leaderWorkerTemplate: {
+      size: null, restartPolicy: null,
+      leaderTemplate: "V1PodTemplateSpec",
+      workerTemplate: "V1PodTemplateSpec",
+    },
+  },
+};
+
 const errors = [];
 
 // Walks `value` as client-node type `type` (e.g. "V1PodSpec",
@@ -107,6 +124,20 @@ for (const obj of docs) {
   seen.add(obj.kind);
   if (obj.apiVersion === "monitoring.coreos.com/v1" && obj.kind === "ServiceMonitor") {
     walkSpec(obj, SERVICE_MONITOR, where);
+    continue;
+  }
+  if (obj.apiVersion === "leaderworkerset.x-k8s.io/v1" && obj.kind === "LeaderWorkerSet") {
+    walkSpec(obj, LEADER_WORKER_SET, where);
+    const t = obj.spec?.leaderWorkerTemplate ?? {};
+    if (!Number.isInteger(t.size) || t.size < 1) errors.push(`${where}: size must be an integer >= 1`);
+    for (const name of ["leaderTemplate", "workerTemplate"]) {
+      try {
+        // A pod template is valid when a Pod of it is.
+        new v1.Pod({ apiVersion: "v1", kind: "Pod", metadata: { name: "x" }, spec: t[name]?.spec }).validate();
+      } catch (e) {
+        errors.push(`${where}.spec.leaderWorkerTemplate.${name}: kubernetes-models: ${e.message}`);
+      }
+    }
     continue;
   }
   const entry = KINDS[`${obj.apiVersion}/${obj.kind}`];
