@@ -90,7 +90,82 @@ int FrameworkMatchLength(std::string_view key, std::string_view query) {
   return CoverLength(query, key) >= 0 ? 0 : -1;
 }
 
+// "serving_fit": {"hardware": [ids], "tensor_parallel": [degrees],
+// "min_speed_fraction": (0, 1]}.
+absl::Status ReadServingFit(const json& v, std::string_view file,
+                            Profile::ServingFit* out) {
+  if (!v.is_object()) return Bad(file, "serving_fit", "an object", v);
+  for (const auto& [key, value] : v.items()) {
+    if (key != "hardware" && key != "tensor_parallel" &&
+        key != "min_speed_fraction") {
+      return Bad(file, absl::StrCat("serving_fit.", key),
+                 "one of hardware, tensor_parallel, min_speed_fraction",
+                 json(key));
+    }
+  }
+  if (v.contains("hardware")) {
+    const json& h = v["hardware"];
+    if (!h.is_array())
+      return Bad(file, "serving_fit.hardware", "an array of ids", h);
+    for (const json& id : h) {
+      if (!id.is_string() || id.get<std::string>().empty()) {
+        return Bad(file, "serving_fit.hardware", "non-empty hardware ids", id);
+      }
+      out->hardware.push_back(id.get<std::string>());
+    }
+  }
+  if (v.contains("tensor_parallel")) {
+    const json& t = v["tensor_parallel"];
+    if (!t.is_array()) {
+      return Bad(file, "serving_fit.tensor_parallel", "an array of degrees", t);
+    }
+    for (const json& d : t) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 1 ||
+          d.get<int64_t>() > 256) {
+        return Bad(file, "serving_fit.tensor_parallel", "integers in [1, 256]",
+                   d);
+      }
+      out->tensor_parallel.push_back(d.get<int64_t>());
+    }
+  }
+  if (v.contains("min_speed_fraction")) {
+    const json& f = v["min_speed_fraction"];
+    if (!f.is_number() || !(f.get<double>() > 0 && f.get<double>() <= 1)) {
+      return Bad(file, "serving_fit.min_speed_fraction", "a number in (0, 1]",
+                 f);
+    }
+    out->min_speed_fraction = f.get<double>();
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+bool FittedOnDeployment(const Profile& p, std::string_view hardware_id,
+                        int64_t tensor_parallel, int64_t expert_parallel) {
+  const Profile::ServingFit& f = p.serving_fit;
+  if (f.hardware.empty()) return true;
+  const bool hw = std::find(f.hardware.begin(), f.hardware.end(),
+                            hardware_id) != f.hardware.end();
+  const bool tp = f.tensor_parallel.empty() ||
+                  std::find(f.tensor_parallel.begin(), f.tensor_parallel.end(),
+                            tensor_parallel) != f.tensor_parallel.end();
+  return hw && tp && expert_parallel <= 1;
+}
+
+std::string ExtrapolationWarning(const Profile& p, std::string_view hardware_id,
+                                 std::string_view deployment) {
+  const Profile::ServingFit& f = p.serving_fit;
+  return absl::StrCat(
+      p.name, " was fitted on ", absl::StrJoin(f.hardware, ", "), " at TP ",
+      absl::StrJoin(f.tensor_parallel, "/"),
+      " only: ", absl::string_view(deployment.data(), deployment.size()),
+      " on ", absl::string_view(hardware_id.data(), hardware_id.size()),
+      " is an EXTRAPOLATION (no measurement checks it); each step is "
+      "held between the pure roofline and ",
+      absl::StrFormat("%.3g", f.min_speed_fraction),
+      " of its speed (the slowest share of the bound any fit row measured)");
+}
 
 std::string DeviceMemoryTechnology(const engine::Hardware& hardware) {
   for (const engine::MemoryTier& t : hardware.tiers) {
@@ -179,6 +254,11 @@ absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
     }
     p.fp16_accumulation = j["fp16_accumulation"].get<bool>();
   }
+  if (j.contains("serving_fit")) {
+    if (auto st = ReadServingFit(j["serving_fit"], file, &p.serving_fit);
+        !st.ok())
+      return st;
+  }
   if (p.hardware_id.empty() && p.family.empty() && p.framework.empty()) {
     return Bad(file, "hardware_id/family/framework",
                "at least one key to match on", json(""));
@@ -250,6 +330,12 @@ std::string ProfileToJson(const Profile& p) {
        p.efficiency.per_request_overhead_seconds},
       {"per_kernel_overhead_seconds", p.efficiency.per_kernel_overhead_seconds}};
   j["fitted_from"] = p.fitted_from;
+  if (!p.serving_fit.hardware.empty()) {
+    j["serving_fit"] = {
+        {"hardware", p.serving_fit.hardware},
+        {"tensor_parallel", p.serving_fit.tensor_parallel},
+        {"min_speed_fraction", p.serving_fit.min_speed_fraction}};
+  }
   return j.dump(2) + "\n";
 }
 

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "ridgeline/calibration/fit.h"
 #include "ridgeline/calibration/profiles.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/plugin_host/registry.h"
@@ -152,6 +153,15 @@ absl::StatusOr<double> ServingMetric(const MeasurementRow& r,
 
 }  // namespace
 
+const std::vector<double>& ServingStepOverheadGrid() {
+  // 0 to 20 ms, finer where small: wide enough that no shipped fit sits
+  // on its edge (the fits and their rows are in docs/validation.md).
+  static const std::vector<double> kGrid = {
+      0,    0.25e-3, 0.5e-3, 1e-3, 1.5e-3, 2e-3,  3e-3,  4e-3,
+      5e-3, 6e-3,    7e-3,   8e-3, 10e-3,  12e-3, 15e-3, 20e-3};
+  return kGrid;
+}
+
 bool IsServingMeasurements(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::string header;
@@ -270,12 +280,18 @@ std::vector<ServingRowResult> EvaluateServingRows(
     }
   }
   // One compute and one memory efficiency per runtime (all op classes), on
-  // a grid of 0.1 steps; each row's prediction at each grid point is
+  // a grid of 0.1 steps, and a per-step overhead beside them (a fixed cost
+  // per forward pass: folded into the efficiencies, vLLM's batch-1 rows on
+  // 8 x MI300X read as 0.3 of the bandwidth, which then slowed every part's
+  // bandwidth-bound steps 3.3x); each row's prediction at each grid point is
   // computed once, then every fold picks the point with the lowest median
   // error on the other platforms' rows.
   std::vector<double> grid;
   for (int k = 1; k <= 10; ++k) grid.push_back(k / 10.0);  // 0.1 .. 1 exactly
   const size_t g = grid.size();
+  const std::vector<double>& overheads = ServingStepOverheadGrid();
+  const size_t no = overheads.size();
+  const size_t points = g * g * no;  // k = (o * g + c) * g + m
   std::vector<double> all_ape;
   for (auto& entry : by_key) {
     // Not a structured binding: clang 14 (the fuzz and sanitizer builds)
@@ -297,62 +313,139 @@ std::vector<ServingRowResult> EvaluateServingRows(
       }
     }
     std::sort(f.platforms.begin(), f.platforms.end());
-    // pred[row][c * g + m]
+    f.min_speed_fraction = 1;
+    for (size_t i : idx) {
+      const int64_t tp = rows[i].tensor_parallel.value_or(rows[i].device_count);
+      if (std::find(f.tensor_parallel.begin(), f.tensor_parallel.end(), tp) ==
+          f.tensor_parallel.end()) {
+        f.tensor_parallel.push_back(tp);
+      }
+      const RowResult& rr = out[i].row;
+      if (rr.bound && *rr.bound > 0 && rr.measured > 0) {
+        const double share = HigherIsFaster(rr.metric)
+                                 ? rr.measured / *rr.bound
+                                 : *rr.bound / rr.measured;
+        f.min_speed_fraction = std::min(f.min_speed_fraction, share);
+      }
+    }
+    std::sort(f.tensor_parallel.begin(), f.tensor_parallel.end());
+    // The per-step overhead first, on its own: the intercept of a
+    // Theil-Sen line through the small static batches (batch <= 8: steps
+    // that stream the weights, so time per generated token = overhead +
+    // bound's time / eta_m) of measured against bound milliseconds per
+    // generated token. Rows of several models at several degrees separate
+    // the fixed cost from the bandwidth share, which one median over all
+    // rows cannot (with a free overhead the grid fitted vLLM to eta_c 0.1
+    // and TensorRT-LLM, which has no such rows, to 10 ms on its
+    // max-throughput rows alone). No such rows: no overhead (0).
+    auto overhead_index = [&](const std::vector<size_t>& train) -> size_t {
+      std::vector<double> x, y;
+      for (size_t a : train) {
+        if (a < n_max) continue;
+        const MeasurementRow& row = rows[idx[a]];
+        const RowResult& rr = out[idx[a]].row;
+        if (row.metric != "e2e_latency_ms" || !row.batch || *row.batch > 8 ||
+            !row.gen_len || *row.gen_len < 1 || !rr.bound) {
+          continue;
+        }
+        x.push_back(*rr.bound / static_cast<double>(*row.gen_len));
+        y.push_back(row.value / static_cast<double>(*row.gen_len));
+      }
+      if (x.size() < 2) return 0;
+      const double seconds = std::max(0.0, TheilSen(x, y).intercept) / 1e3;
+      size_t best = 0;
+      for (size_t o = 1; o < no; ++o) {
+        if (std::abs(overheads[o] - seconds) <
+            std::abs(overheads[best] - seconds)) {
+          best = o;
+        }
+      }
+      return best;
+    };
+    // Predictions only at the overheads some fold uses (each is fitted
+    // before the efficiencies).
+    std::vector<bool> needed(no, false);
+    {
+      std::vector<size_t> all(idx.size());
+      for (size_t a = 0; a < idx.size(); ++a) all[a] = a;
+      needed[overhead_index(all)] = true;
+      for (size_t a = 0; a < idx.size(); ++a) {
+        std::vector<size_t> train;
+        for (size_t b = 0; b < idx.size(); ++b) {
+          if (out[idx[b]].row.hardware_id != out[idx[a]].row.hardware_id) {
+            train.push_back(b);
+          }
+        }
+        if (!train.empty()) needed[overhead_index(train)] = true;
+      }
+    }
+    // pred[row][(o * g + c) * g + m]
     std::vector<std::vector<double>> pred(idx.size(),
-                                          std::vector<double>(g * g, 0));
+                                          std::vector<double>(points, 0));
     for (size_t a = 0; a < idx.size(); ++a) {
       const size_t i = idx[a];
       std::optional<PreparedRow> prepared;
       if (a >= n_max) prepared = *PrepareRow(rows[i], lookup);
-      for (size_t c = 0; c < g; ++c) {
-        for (size_t m = 0; m < g; ++m) {
-          engine::Efficiency eff;
-          eff.compute.fill(grid[c]);
-          eff.memory.fill(grid[m]);
-          eff.profile_name = "serving-fit";
-          absl::StatusOr<double> v = absl::InternalError("");
-          if (prepared) {
-            v = PredictRow(*prepared, eff, /*pure=*/false);
-          } else {
-            engine::Scenario sc = scenarios[i];
-            sc.efficiency = eff;
-            std::string mode;
-            v = ServingMetric(rows[i], "max", sc, out[i].replicas, &mode);
+      for (size_t o = 0; o < no; ++o) {
+        if (!needed[o]) continue;
+        for (size_t c = 0; c < g; ++c) {
+          for (size_t m = 0; m < g; ++m) {
+            engine::Efficiency eff;
+            eff.compute.fill(grid[c]);
+            eff.memory.fill(grid[m]);
+            eff.per_step_overhead_seconds = overheads[o];
+            eff.profile_name = "serving-fit";
+            absl::StatusOr<double> v = absl::InternalError("");
+            if (prepared) {
+              v = PredictRow(*prepared, eff, /*pure=*/false);
+            } else {
+              engine::Scenario sc = scenarios[i];
+              sc.efficiency = eff;
+              std::string mode;
+              v = ServingMetric(rows[i], "max", sc, out[i].replicas, &mode);
+            }
+            pred[a][(o * g + c) * g + m] = v.ok() ? *v : 0;
           }
-          pred[a][c * g + m] = v.ok() ? *v : 0;
         }
       }
     }
     auto error_at = [&](size_t a, size_t k) {
       return std::abs(pred[a][k] / out[idx[a]].row.measured - 1);
     };
-    // Lowest median error; a tie (a direction the rows do not pin down)
-    // goes to the point nearest compute == memory, then to the higher one.
+    // Then the efficiencies at that overhead: lowest median error; a tie (a
+    // direction the rows do not pin down) goes to the point nearest compute
+    // == memory, then to the higher efficiencies.
     auto best_point = [&](const std::vector<size_t>& train) {
-      size_t best = g * g - 1;
+      const size_t o = overhead_index(train);
+      size_t best = (o * g + g - 1) * g + g - 1;
       double best_err = 1e300;
       auto skew = [&](size_t k) {
-        return std::abs(static_cast<int>(k / g) - static_cast<int>(k % g));
+        return std::abs(static_cast<int>((k / g) % g) -
+                        static_cast<int>(k % g));
       };
-      for (size_t k = 0; k < g * g; ++k) {
+      for (size_t k = o * g * g; k < (o + 1) * g * g; ++k) {
         std::vector<double> e;
         for (size_t a : train) e.push_back(error_at(a, k));
         const double med = Median(e);
         const bool tie = std::abs(med - best_err) <= 1e-12 * best_err;
-        if ((!tie && med < best_err) ||
-            (tie && (skew(k) < skew(best) ||
-                     (skew(k) == skew(best) && k > best)))) {
+        const bool better_tie =
+            skew(k) < skew(best) || (skew(k) == skew(best) && k > best);
+        if ((!tie && med < best_err) || (tie && better_tie)) {
           best_err = std::min(best_err, med);
           best = k;
         }
       }
       return best;
     };
+    auto eta_c = [&](size_t k) { return grid[(k / g) % g]; };
+    auto eta_m = [&](size_t k) { return grid[k % g]; };
+    auto step_overhead = [&](size_t k) { return overheads[k / (g * g)]; };
     std::vector<size_t> everyone(idx.size());
     for (size_t a = 0; a < idx.size(); ++a) everyone[a] = a;
     const size_t all_k = best_point(everyone);
-    f.eta_all = grid[all_k / g];
-    f.eta_memory_all = grid[all_k % g];
+    f.eta_all = eta_c(all_k);
+    f.eta_memory_all = eta_m(all_k);
+    f.step_overhead_all = step_overhead(all_k);
     std::vector<double> in_sample;
     for (size_t a = 0; a < idx.size(); ++a) in_sample.push_back(error_at(a, all_k));
     f.in_sample_median_ape = Median(in_sample);
@@ -372,8 +465,9 @@ std::vector<ServingRowResult> EvaluateServingRows(
         r.predicted = pred[a][all_k];
         r.ape = error_at(a, all_k);
         r.in_sample = true;
-        r.profile = absl::StrFormat("in-sample eta compute %.1f memory %.1f",
-                                    f.eta_all, f.eta_memory_all);
+        r.profile = absl::StrFormat(
+            "in-sample eta compute %.1f memory %.1f, step overhead %g ms",
+            f.eta_all, f.eta_memory_all, f.step_overhead_all * 1e3);
         r.status = absl::StrCat(
             "ok (in-sample: fitted on this row; no other platform of ", key,
             " to cross-validate)");
@@ -383,8 +477,9 @@ std::vector<ServingRowResult> EvaluateServingRows(
       r.predicted = pred[a][k];
       r.ape = error_at(a, k);
       r.in_sample = false;
-      r.profile = absl::StrFormat("lopo eta compute %.1f memory %.1f",
-                                  grid[k / g], grid[k % g]);
+      r.profile = absl::StrFormat(
+          "lopo eta compute %.1f memory %.1f, step overhead %g ms", eta_c(k),
+          eta_m(k), step_overhead(k) * 1e3);
       if (a < n_max) {
         apes.push_back(*r.ape);
         all_ape.push_back(*r.ape);
@@ -459,9 +554,10 @@ absl::Status ReadServingRows(const std::filesystem::path& first,
 std::string FitLine(const ServingSummary::Framework& f) {
   std::string line = absl::StrFormat(
       "%-16s fit on all %d rows (%d max-throughput, %d static batches, "
-      "platforms: %s): eta compute %.1f, memory %.1f; ",
+      "platforms: %s): eta compute %.1f, memory %.1f, step overhead %g ms; ",
       f.key, f.max_rows + f.static_rows, f.max_rows, f.static_rows,
-      absl::StrJoin(f.platforms, ", "), f.eta_all, f.eta_memory_all);
+      absl::StrJoin(f.platforms, ", "), f.eta_all, f.eta_memory_all,
+      f.step_overhead_all * 1e3);
   if (f.median_ape) {
     absl::StrAppend(&line, absl::StrFormat(
                                "LOPO median error %.1f%% over %d max-throughput "
@@ -582,6 +678,10 @@ std::vector<Profile> ServingProfiles(const ServingSummary& summary,
     p.framework = f.key;
     p.efficiency.compute.fill(f.eta_all);
     p.efficiency.memory.fill(f.eta_memory_all);
+    p.efficiency.per_step_overhead_seconds = f.step_overhead_all;
+    p.serving_fit.hardware = f.platforms;
+    p.serving_fit.tensor_parallel = f.tensor_parallel;
+    p.serving_fit.min_speed_fraction = f.min_speed_fraction;
     const std::string rows =
         f.static_rows == 0
             ? absl::StrFormat("%d max-throughput rows", f.max_rows)
@@ -602,8 +702,13 @@ std::vector<Profile> ServingProfiles(const ServingSummary& summary,
     p.fitted_from = absl::StrFormat(
         "ridgeline calibrate %s: serving model (offline maximum throughput; "
         "static batches on the engine), one compute and one memory efficiency "
-        "for all op classes on a 0.1 grid, lowest median error over %s; %s",
-        source, rows, checked);
+        "for all op classes on a 0.1 grid, lowest median error over %s, at a "
+        "per-step overhead fitted first (Theil-Sen intercept of the static "
+        "batches <= 8, on ServingStepOverheadGrid; 0 without them); slowest "
+        "fit "
+        "row at %.3f of its bound's speed (the floor where it extrapolates); "
+        "%s",
+        source, rows, f.min_speed_fraction, checked);
     out.push_back(std::move(p));
   }
   return out;

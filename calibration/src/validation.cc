@@ -358,6 +358,12 @@ absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
     w.prompt_tokens = prompt;
     w.generated_tokens = gen;
   }
+  // A prompt in passes is the engine's chunked prefill (each chunk a
+  // forward pass that streams the layers' weights again and reads the KV of
+  // the chunks before it, placed for one chunk's activations): the scenario
+  // `ridgeline analyze --prefill-chunk-tokens N` times, bound and
+  // prediction alike.
+  s.options.prefill_chunk_tokens = p.prompt_iteration_tokens;
   if (auto st = engine::ValidateScenario(s); !st.ok()) return Skip(Msg(st));
   return p;
 }
@@ -417,46 +423,6 @@ absl::StatusOr<RowRoofs> PureRoofs(const PreparedRow& p) {
   return out;
 }
 
-namespace {
-
-// Seconds to the first token of a prompt processed in passes of `iteration`
-// tokens (TTFT; prefill tok/s is the prompt over it): the first
-// pass as Analyze times a prompt of that size (per-request overhead
-// included), each later one a step of the step model over the context the
-// earlier passes left (weights read again, KV of the earlier passes read).
-absl::StatusOr<double> IteratedTtftSeconds(const engine::Scenario& s,
-                                           int64_t iteration) {
-  const int64_t prompt = s.workload.prompt_tokens;
-  engine::Scenario first = s;
-  first.workload.prompt_tokens = std::min(prompt, iteration);
-  absl::StatusOr<engine::AnalysisResult> res = engine::Analyze(first);
-  if (!res.ok()) return res.status();
-  if (!res->memory.fits) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("does not fit: ", res->memory.not_fitting));
-  }
-  double seconds = res->ttft_seconds;
-  if (prompt <= iteration) return seconds;
-  absl::StatusOr<engine::StepEvaluator> ev = engine::StepEvaluator::Create(s);
-  if (!ev.ok()) return ev.status();
-  if (!ev->memory().fits) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("does not fit: ", ev->memory().not_fitting));
-  }
-  for (int64_t done = iteration; done < prompt; done += iteration) {
-    // Every sequence of the batch takes the pass together.
-    const std::vector<engine::StepSequence> batch(
-        static_cast<size_t>(s.workload.batch),
-        engine::StepSequence{done, std::min(iteration, prompt - done)});
-    absl::StatusOr<engine::StepTiming> t = ev->Step(batch);
-    if (!t.ok()) return t.status();
-    seconds += t->seconds;
-  }
-  return seconds;
-}
-
-}  // namespace
-
 absl::StatusOr<double> PredictRow(const PreparedRow& p,
                                   const engine::Efficiency& efficiency,
                                   bool pure) {
@@ -469,14 +435,6 @@ absl::StatusOr<double> PredictRow(const PreparedRow& p,
   engine::Scenario s = p.scenario;
   s.efficiency = pure ? engine::Efficiency{} : efficiency;
   s.options.pure_roofline = pure;
-  if (p.prompt_iteration_tokens > 0 &&
-      (r.metric == "ttft_ms" || r.metric == "prefill_tok_s")) {
-    absl::StatusOr<double> t = IteratedTtftSeconds(s, p.prompt_iteration_tokens);
-    if (!t.ok()) return t.status();
-    return r.metric == "ttft_ms"
-               ? *t * 1e3
-               : static_cast<double>(s.workload.batch * s.workload.prompt_tokens) / *t;
-  }
   absl::StatusOr<engine::AnalysisResult> res = engine::Analyze(s);
   if (!res.ok()) return res.status();
   if (!res->memory.fits) {

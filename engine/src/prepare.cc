@@ -14,20 +14,29 @@ namespace ridgeline::engine::internal {
 namespace {
 
 // Chunked prefill of `prompt` tokens per sequence in pieces of `chunk`:
-// the ops that do not read the KV cache are those of the whole prompt (same
-// FLOPs, weights read as one step); each KV-dependent op (attention, MLA
-// up-projection) becomes the sum over chunks, each chunk attending to the
-// KV of the earlier ones. So chunking changes the bytes (and FLOPs) of
-// exactly those ops. Returns the chunk count; *act_peak is the largest
-// chunk step's activation footprint (per layer, as Prepare counts it), or
-// 0 when `stop` stopped it (a 10M-token prompt in 1-token chunks is 10M
-// graph builds).
+// each chunk is a forward pass of its own. The ops that do not read the KV
+// cache keep the whole prompt's FLOPs and activations; the decoder layers'
+// weights are streamed again by every chunk (summed per chunk, so MoE
+// experts are those each chunk touches), while the ops outside the layers
+// (embedding gather, final norm, LM head: logits of the last chunk only)
+// run once. Each KV-dependent op (attention, MLA up-projection) becomes the
+// sum over chunks, each chunk attending to the KV of the earlier ones. So a
+// compute-bound prompt pays only the KV re-reads, and a memory-bound one
+// (short chunks: llama.cpp's 512-token ubatches, Genie's 128-token passes)
+// pays its weights once per chunk, as the runtime does. Returns the chunk
+// count; *act_peak is the largest chunk step's activation footprint (per layer,
+// as Prepare counts it), or 0 when `stop` stopped it (a 10M-token prompt in
+// 1-token chunks is 10M graph builds).
 int64_t ChunkPrefill(const GraphContext& g, int64_t batch, int64_t prompt,
                      int64_t chunk, OpList* whole,
                      const std::function<double(const OpList&, double)>& acts,
                      double* act_peak, StopPoll* stop) {
   OpList sum = *whole;
+  auto per_chunk_weights = [](const OpCost& op) {
+    return !op.kv_dependent && op.group_index >= 0;
+  };
   for (OpCost& op : sum) {
+    if (per_chunk_weights(op)) op.read[kWeights] = 0;
     if (!op.kv_dependent) continue;
     op.flops = 0;
     op.read = {};
@@ -44,6 +53,8 @@ int64_t ChunkPrefill(const GraphContext& g, int64_t batch, int64_t prompt,
     *act_peak = std::max(*act_peak, acts(ops, static_cast<double>(batch * len)));
     if (ops.size() != sum.size()) return 1;  // graph shape differs: no chunking
     for (size_t i = 0; i < ops.size(); ++i) {
+      if (per_chunk_weights(sum[i]))
+        sum[i].read[kWeights] += ops[i].read[kWeights];
       if (!sum[i].kv_dependent) continue;
       sum[i].flops += ops[i].flops;
       for (int c = 0; c < kOperandClassCount; ++c) {

@@ -71,6 +71,8 @@ void ToProto(const serving::Deployment& d, v1::PlanDeployment* out) {
   if (d.joules_per_token) out->set_joules_per_token(*d.joules_per_token);
   if (d.g_co2e_per_mtoken) out->set_g_co2e_per_mtoken(*d.g_co2e_per_mtoken);
   out->set_pareto(d.pareto);
+  out->set_bound_devices(d.bound_devices);
+  out->set_bound_warning(d.bound_warning);
 }
 
 // The candidate cap: a field (candidates) and a flag (--max-plan-candidates).
@@ -346,6 +348,14 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
       s.options = options;
       s.options.fp16_accumulation = fp16_acc;
       if (s.options.pure_roofline) s.efficiency = engine::Efficiency{};
+      if (profile_fallback.empty()) {
+        const std::string w = serving_convert::ExtrapolationFloor(cal, &s);
+        if (!w.empty() &&
+            std::find(resp.warnings().begin(), resp.warnings().end(), w) ==
+                resp.warnings().end()) {
+          resp.add_warnings(w);
+        }
+      }
       // Degrees the model's heads cannot be split over are skipped when
       // they are the defaults, reported when asked for.
       const absl::Status valid = engine::ValidateScenario(s);
@@ -408,6 +418,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   }
   for (const int i : plan->pareto) resp.add_pareto(i);
   resp.set_headline(plan->headline);
+  for (const std::string& w : plan->warnings) resp.add_warnings(w);
   resp.set_simulations(plan->simulations);
   resp.add_notes(
       "serving model: continuous batching, paged KV cache at memory "

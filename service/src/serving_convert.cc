@@ -64,6 +64,23 @@ absl::StatusOr<engine::Hardware> Hardware(
   return request::ResolveHardware(registry, spec, path);
 }
 
+std::string ExtrapolationFloor(const Calibrated& cal, engine::Scenario* s) {
+  const calibration::Profile* p = cal.serving_profile;
+  if (p == nullptr || s->options.pure_roofline) return "";
+  const engine::Parallelism& par = s->parallelism;
+  if (calibration::FittedOnDeployment(*p, s->hardware.id, par.tensor_parallel,
+                                      par.expert_parallel)) {
+    return "";
+  }
+  s->efficiency.min_speed_fraction = p->serving_fit.min_speed_fraction;
+  std::string shape = absl::StrCat("TP ", par.tensor_parallel);
+  if (par.expert_parallel > 1)
+    absl::StrAppend(&shape, " EP ", par.expert_parallel);
+  if (par.pipeline_parallel > 1)
+    absl::StrAppend(&shape, " PP ", par.pipeline_parallel);
+  return calibration::ExtrapolationWarning(*p, s->hardware.id, shape);
+}
+
 absl::StatusOr<Calibrated> Calibration(const calibration::ProfileStore& store,
                                        const v1::Calibration& cal,
                                        const engine::Hardware& hw,
@@ -88,6 +105,7 @@ absl::StatusOr<Calibrated> Calibration(const calibration::ProfileStore& store,
     c.fp16_accumulation = fitted->fp16_accumulation;
     c.profile_name = fitted->name;
     c.fitted_from = fitted->fitted_from;
+    c.serving_profile = fitted;
     if (cal.selector_case() == v1::Calibration::kProfile) {
       c.selected_by = "profile";
       return c;

@@ -48,11 +48,22 @@ struct Calibrated {
   std::string selected_by = "none";  // as v1::CalibrationUsed.selected_by
   std::string match;
   std::string warning;
+  // The serving profile chosen, if any (owned by the store): where it was
+  // fitted (Profile::serving_fit), for ExtrapolationFloor.
+  const calibration::Profile* serving_profile = nullptr;
 };
 absl::StatusOr<Calibrated> Calibration(const calibration::ProfileStore& store,
                                        const v1::Calibration& cal,
                                        const engine::Hardware& hw,
                                        const std::string& path);
+
+// Where `cal`'s serving profile was not fitted (another part, another
+// tensor-parallel degree, expert parallelism: calibration::
+// FittedOnDeployment), sets the profile's floor on `s->efficiency` (each
+// step no slower than the pure roofline's / min_speed_fraction) and returns
+// the warning that says so; "" otherwise (fitted there, a kernel profile,
+// the pure roofline).
+std::string ExtrapolationFloor(const Calibrated& cal, engine::Scenario* s);
 
 // A simulation's timeline as its v1 message.
 void ToProto(const serving::Timeline& t, v1::SimulateTimeline* out);

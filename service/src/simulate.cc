@@ -187,6 +187,8 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
     s.options.pure_roofline = true;
     s.efficiency = engine::Efficiency{};
   }
+  const std::string extrapolation =
+      serving_convert::ExtrapolationFloor(cal, &s);
   RETURN_IF_ERROR(engine::ValidateScenario(s));
 
   serving::ServingConfig config;
@@ -315,6 +317,7 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
     used->set_match(cal.match);
     used->set_warning(cal.warning);
     if (!cal.warning.empty()) resp.add_warnings(cal.warning);
+    if (!extrapolation.empty()) resp.add_warnings(extrapolation);
   }
   // The replicas' offline maximum adds up (each has its own devices).
   resp.set_offline_max_output_tokens_per_second(off.output_tokens_per_second *

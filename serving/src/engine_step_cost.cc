@@ -14,7 +14,15 @@ absl::StatusOr<std::unique_ptr<EngineStepCost>> EngineStepCost::Create(
   // Placement as ComputeKvCapacity's: a micro-batch is one step.
   s.parallelism.pipeline_micro_batches = 1;
   ASSIGN_OR_RETURN(engine::StepEvaluator e, engine::StepEvaluator::Create(s));
-  return std::unique_ptr<EngineStepCost>(new EngineStepCost(std::move(e)));
+  const double floor = s.efficiency.min_speed_fraction;
+  std::optional<engine::StepEvaluator> bound;
+  if (floor > 0 && !s.options.pure_roofline) {
+    engine::Scenario pure = s;
+    pure.options.pure_roofline = true;
+    ASSIGN_OR_RETURN(bound, engine::StepEvaluator::Create(pure));
+  }
+  return std::unique_ptr<EngineStepCost>(
+      new EngineStepCost(std::move(e), std::move(bound), floor));
 }
 
 engine::Workload EngineStepCost::ServingWorkload(int64_t sequences,
@@ -68,7 +76,16 @@ absl::StatusOr<StepTime> EngineStepCost::Time(
     batch_.push_back(engine::StepSequence{key_[i], key_[i + 1]});
   }
   ASSIGN_OR_RETURN(engine::StepTiming t, evaluator_.Step(batch_));
-  const StepTime out{t.seconds, t.bound, t.pipeline_interval_seconds};
+  StepTime out{t.seconds, t.bound, t.pipeline_interval_seconds};
+  if (bound_) {
+    // The floor: no slower than the bound's step at the profile's slowest
+    // measured share of it.
+    ASSIGN_OR_RETURN(engine::StepTiming b, bound_->Step(batch_));
+    out.seconds = std::min(out.seconds, b.seconds / min_speed_fraction_);
+    out.interval_seconds =
+        std::min(out.interval_seconds,
+                 b.pipeline_interval_seconds / min_speed_fraction_);
+  }
   cache_.emplace(key_, out);
   return out;
 }

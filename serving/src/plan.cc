@@ -293,30 +293,70 @@ Costs CostOf(const engine::Hardware& hw, const engine::Economics& econ,
 absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
   RETURN_IF_ERROR(CheckInput(input));
   PlanResult out;
-  std::vector<Deployment> results(input.candidates.size());
+  // Every calibrated candidate is also sized on the pure roofline (its
+  // bound), so an answer far from the bound can say so.
+  std::vector<Candidate> jobs = input.candidates;
+  std::vector<size_t> bound_of(input.candidates.size(), 0);  // index in jobs
+  for (size_t i = 0; i < input.candidates.size(); ++i) {
+    const engine::Scenario& s = input.candidates[i].scenario;
+    if (s.efficiency.profile_name.empty() || s.options.pure_roofline) continue;
+    Candidate pure = input.candidates[i];
+    pure.scenario.efficiency = engine::Efficiency{};
+    pure.scenario.options.pure_roofline = true;
+    bound_of[i] = jobs.size();
+    jobs.push_back(std::move(pure));
+  }
+  std::vector<Deployment> all(jobs.size());
   std::atomic<size_t> next{0};
   std::atomic<int> simulations{0};
   std::mutex mu;
   absl::Status fatal;
   auto worker = [&] {
-    for (size_t i = next++; i < input.candidates.size(); i = next++) {
+    for (size_t i = next++; i < jobs.size(); i = next++) {
       absl::Status f;
-      results[i] = Evaluate(input, input.candidates[i], &simulations, &f);
+      all[i] = Evaluate(input, jobs[i], &simulations, &f);
       if (!f.ok()) {
         std::lock_guard<std::mutex> lock(mu);
         fatal = f;
-        next = input.candidates.size();
+        next = jobs.size();
       }
     }
   };
-  const size_t threads =
-      static_cast<size_t>(PlanThreads(input.candidates.size()));
+  const size_t threads = static_cast<size_t>(PlanThreads(jobs.size()));
   std::vector<std::thread> pool;
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (std::thread& t : pool) t.join();
   if (!fatal.ok()) return fatal;
   out.simulations = simulations;
+  std::vector<Deployment> results(all.begin(),
+                                  all.begin() + input.candidates.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (bound_of[i] == 0) continue;
+    const Deployment& b = all[bound_of[i]];
+    Deployment& d = results[i];
+    if (!b.feasible || !b.meets_slo || b.devices <= 0) continue;
+    d.bound_devices = b.devices;
+    if (!d.feasible || !d.meets_slo) continue;
+    const double factor =
+        static_cast<double>(d.devices) / static_cast<double>(b.devices);
+    if (factor <= kBoundDevicesWarnFactor) continue;
+    // No commas: it is also a CSV cell.
+    d.bound_warning = absl::StrFormat(
+        "%d devices = %.1fx the pure roofline's %d for this deployment: "
+        "under profile %s one replica's offline maximum is %.4g output tok/s "
+        "against the bound's %.4g (%.1fx slower steps); at the SLO it serves "
+        "%.3g req/s against the bound's %.3g (p90 TPOT %.1f ms and TTFT "
+        "%.0f ms at that load: the targets bind at a smaller batch)",
+        d.devices, factor, b.devices, d.profile,
+        d.offline_output_tokens_per_second, b.offline_output_tokens_per_second,
+        d.offline_output_tokens_per_second > 0
+            ? b.offline_output_tokens_per_second /
+                  d.offline_output_tokens_per_second
+            : 0.0,
+        d.max_rate_per_replica, b.max_rate_per_replica,
+        d.tpot_p90_seconds * 1e3, d.ttft_p90_seconds * 1e3);
+  }
 
   std::stable_sort(results.begin(), results.end(),
                    [](const Deployment& a, const Deployment& b) {
@@ -370,6 +410,11 @@ absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
         best->tpot_p90_seconds * 1e3);
   }
   absl::StrAppend(&out.headline, MixedBases(out.deployments));
+  for (const Deployment& d : out.deployments) {
+    if (d.bound_warning.empty()) continue;
+    out.warnings.push_back(absl::StrCat(d.hardware_id, " ", ParallelismLabel(d),
+                                        " ", d.formats, ": ", d.bound_warning));
+  }
   if (best == nullptr ? std::all_of(out.deployments.begin(),
                                     out.deployments.end(),
                                     [](const Deployment& d) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -262,7 +263,7 @@ TEST(PlanCli, OneRuntimePerPlanAndTheAskedForFallbackPerRow) {
   ASSERT_EQ(lines.size(), 3u) << r.out;
   EXPECT_THAT(lines[0], ::testing::EndsWith(
                             ",pipeline_parallel,expert_parallel,"
-                            "profile_fallback"));
+                            "profile_fallback,bound_devices,bound_warning"));
   auto fallback = Column(r.out, "profile_fallback");
   auto profile = Column(r.out, "profile");
   EXPECT_EQ(fallback["nvidia-h200-sxm-141gb"], "roofline");
@@ -338,4 +339,63 @@ TEST(PlanCli, BadPipelineAndExpertListsNameTheirFlag) {
 }
 
 }  // namespace
+
+// Issue 21: DeepSeek-V3 on 8 x H200 (EP 8) under serving.vllm, fitted on
+// 8 x MI300X at TP 8 only. The answer is far above the bound's device count
+// (the pure roofline serves the 20 req/s with one 8-device replica): the
+// plan says it is an extrapolation, sizes the bound beside it
+// (bound_devices), and says why it is more than 3x the bound's, on stderr,
+// in the CSV and in PlanResponse.warnings.
+TEST(PlanCli, AnswerFarFromTheBoundSaysWhy) {
+  const std::vector<std::string> args = {"plan",
+                                         "--model",
+                                         "deepseek-v3",
+                                         "--hardware",
+                                         "nvidia-h200-sxm-141gb",
+                                         "--prompt",
+                                         "2048",
+                                         "--gen",
+                                         "512",
+                                         "--rate",
+                                         "20",
+                                         "--ttft-p90-ms",
+                                         "1000",
+                                         "--tpot-p90-ms",
+                                         "50",
+                                         "--tensor-parallel",
+                                         "8",
+                                         "--expert-parallel",
+                                         "8",
+                                         "--formats",
+                                         "fp8",
+                                         "--requests",
+                                         "200",
+                                         "--format",
+                                         "csv",
+                                         "--framework",
+                                         "vllm"};
+  CliRun r = RunCliBinary(InProcess(args));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("is an EXTRAPOLATION"));
+  auto devices = Column(r.out, "devices");
+  auto bound = Column(r.out, "bound_devices");
+  auto why = Column(r.out, "bound_warning");
+  const std::string ep8 = "nvidia-h200-sxm-141gb";
+  int64_t d = 0, b = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(devices[ep8], &d)) << r.out;
+  ASSERT_TRUE(absl::SimpleAtoi(bound[ep8], &b)) << r.out;
+  ASSERT_GT(b, 0);
+  if (d > 3 * b) {
+    EXPECT_THAT(why[ep8], HasSubstr("x the pure roofline's"));
+    EXPECT_THAT(r.err, HasSubstr("x the pure roofline's"));
+  } else {
+    EXPECT_EQ(why[ep8], "");
+  }
+  // Without calibration there is no bound to compare with.
+  std::vector<std::string> pure(args.begin(), args.end() - 2);
+  r = RunCliBinary(InProcess(pure));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Column(r.out, "bound_devices")[ep8], "0");
+}
+
 }  // namespace ridgeline::testing

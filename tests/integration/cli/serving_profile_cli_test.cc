@@ -62,7 +62,12 @@ TEST(ServingProfileCli, VllmUsesItsServingProfileAndSaysItIsInSample) {
                                "any hardware + framework \"vllm\""));
   EXPECT_THAT(r.out, HasSubstr("IN-SAMPLE ONLY"));
   EXPECT_THAT(r.out, HasSubstr("amd-mi300x"));
-  EXPECT_THAT(r.err, Not(HasSubstr("warning")));
+  // Issue 21: the only warning is that it extrapolates (fitted on MI300X
+  // at TP 8), not that the profile is another runtime's.
+  EXPECT_THAT(r.err, HasSubstr("warning: serving.vllm was fitted on "
+                               "amd-mi300x at TP 8 only: TP 1 on "
+                               "nvidia-h100-sxm-80gb is an EXTRAPOLATION"));
+  EXPECT_THAT(r.err, Not(HasSubstr("another runtime")));
   // A versioned ROCm build name is the same runtime.
   r = RunCliBinary(
       InProcess(Simulate("amd-mi300x", "vllm-rocm-0.8.5", "csv")));
@@ -117,7 +122,8 @@ TEST(ServingProfileCli, PlanOverGrpcRejectsUnknownFrameworksAndMatchesVllm) {
   vllm.insert(vllm.end(), {"--framework", "vllm", "--format", "csv"});
   r = RunCliBinary(vllm);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.err, Not(HasSubstr("warning")));
+  EXPECT_THAT(r.err, HasSubstr("is an EXTRAPOLATION"));  // TP 1 (issue 21)
+  EXPECT_THAT(r.err, Not(HasSubstr("another runtime")));
   EXPECT_THAT(r.out, HasSubstr(",serving.vllm,"));
   EXPECT_THAT(r.out, Not(HasSubstr("tensorrt-llm")));
 }

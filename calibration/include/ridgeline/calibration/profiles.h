@@ -32,7 +32,32 @@ struct Profile {
   // CUDA backend); applied with the profile unless a request says otherwise.
   bool fp16_accumulation = false;
   std::string fitted_from;  // provenance: file, rows, method, date
+  // Serving profiles (profiles/serving/): where the fit's rows ran, so a
+  // use elsewhere is flagged as an extrapolation and bounded. Empty for
+  // kernel profiles (and absent from their files).
+  struct ServingFit {
+    std::vector<std::string> hardware;     // hardware ids of the fit rows
+    std::vector<int64_t> tensor_parallel;  // their tensor-parallel degrees
+    // The slowest share of the pure roofline's speed any fit row measured,
+    // (0, 1]; where the profile extrapolates, a step is never predicted
+    // slower than the bound's step / this.
+    double min_speed_fraction = 1;
+  };
+  ServingFit serving_fit;
 };
+
+// Whether `p` (a serving profile) was fitted on rows of `hardware_id` at
+// tensor-parallel degree `tensor_parallel` without expert parallelism (the
+// fit rows are tensor-parallel only); true for a profile that records no
+// fit platforms (kernel profiles, hand-written files).
+bool FittedOnDeployment(const Profile& p, std::string_view hardware_id,
+                        int64_t tensor_parallel, int64_t expert_parallel = 1);
+// The warning Plan and Simulate give when FittedOnDeployment is false:
+// where the profile was fitted, that `deployment` ("TP 1 EP 8") on
+// `hardware_id` is an extrapolation, and the bounds its steps are held
+// between.
+std::string ExtrapolationWarning(const Profile& p, std::string_view hardware_id,
+                                 std::string_view deployment);
 
 // The technology of the hardware's device memory, the first tier that is
 // neither on-chip SRAM nor behind a link: "hbm", "gddr", "lpddr", "ddr",

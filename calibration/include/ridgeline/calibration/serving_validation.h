@@ -50,6 +50,17 @@ struct ServingSummary {
     std::optional<double> median_ape;  // LOPO, max-throughput rows
     double eta_all = 0;         // compute efficiency fitted on all rows
     double eta_memory_all = 0;  // memory efficiency fitted on all rows
+    // Per-step overhead fitted on all rows, seconds: the runtime's fixed
+    // cost per forward pass (scheduling, sampling, launches, the
+    // collectives' latency), fitted beside the efficiencies so a
+    // small-batch row's fixed cost is not read as low bandwidth.
+    double step_overhead_all = 0;
+    // Tensor-parallel degrees of the fit rows, ascending.
+    std::vector<int64_t> tensor_parallel;
+    // The slowest share of the bound's speed any fit row measured
+    // (measured / bound for tok/s, bound / measured for times): the floor
+    // applied where the profile extrapolates.
+    double min_speed_fraction = 1;
     int max_rows = 0;           // max-throughput rows in the fit
     int static_rows = 0;        // static-batch rows in the fit
     std::vector<std::string> platforms;  // hardware ids of the fit rows
@@ -59,6 +70,10 @@ struct ServingSummary {
   };
   std::vector<Framework> frameworks;
 };
+
+// The per-step overheads (seconds) the serving fit tries beside the
+// efficiencies, ascending from 0.
+const std::vector<double>& ServingStepOverheadGrid();
 
 // Evaluates every row: blank batch with concurrency "max" through the
 // offline maximum-throughput model; "rate=R/s" through the Poisson

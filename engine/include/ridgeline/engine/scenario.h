@@ -50,6 +50,10 @@ struct Efficiency {
   double per_request_overhead_seconds = 0;
   double per_kernel_overhead_seconds = 0;  // per op instance per layer
   std::string profile_name;                // "" = none (pure roofline)
+  // (0, 1]: a serving step is never timed slower than the pure roofline's
+  // step / this (serving::EngineStepCost), the floor of a profile used
+  // where it was not fitted; 0 = no floor.
+  double min_speed_fraction = 0;
 };
 
 // Defaults for energy, cost and carbon; each default's source is beside its

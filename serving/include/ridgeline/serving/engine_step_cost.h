@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -28,7 +29,9 @@ class EngineStepCost final : public StepCost {
   static constexpr int64_t kContextQuantum = 16;
 
   // `scenario.workload` sets the placement (the KV cache at its longest
-  // context); pass the serving batch and lengths.
+  // context); pass the serving batch and lengths. With
+  // scenario.efficiency.min_speed_fraction f > 0 each step takes at most
+  // the pure roofline's step / f (a calibrated profile's floor).
   static absl::StatusOr<std::unique_ptr<EngineStepCost>> Create(
       const engine::Scenario& scenario);
 
@@ -47,9 +50,16 @@ class EngineStepCost final : public StepCost {
   int64_t cache_size() const { return static_cast<int64_t>(cache_.size()); }
 
  private:
-  explicit EngineStepCost(engine::StepEvaluator evaluator)
-      : evaluator_(std::move(evaluator)) {}
+  EngineStepCost(engine::StepEvaluator evaluator,
+                 std::optional<engine::StepEvaluator> bound,
+                 double min_speed_fraction)
+      : evaluator_(std::move(evaluator)),
+        bound_(std::move(bound)),
+        min_speed_fraction_(min_speed_fraction) {}
   engine::StepEvaluator evaluator_;
+  // The pure roofline, when a floor applies.
+  std::optional<engine::StepEvaluator> bound_;
+  double min_speed_fraction_ = 0;
   // Key: {decode count, decode context, then (context, new tokens) per
   // prefill chunk, sorted}.
   mutable absl::flat_hash_map<std::vector<int64_t>, StepTime> cache_;

@@ -93,7 +93,18 @@ struct Deployment {
   std::optional<double> joules_per_token;    // board power x time
   std::optional<double> g_co2e_per_mtoken;
   bool pareto = false;  // on the cost / e2e p90 front
+  // Calibrated deployments: the devices the same deployment needs on the
+  // pure roofline (the bound: a lower bound on devices), 0 when it is the
+  // pure roofline itself or the bound does not meet the SLO either.
+  int64_t bound_devices = 0;
+  // Set when devices > kBoundDevicesWarnFactor x bound_devices: how far
+  // from the bound and why (the profile's offline maximum and SLO rate
+  // against the bound's).
+  std::string bound_warning;
 };
+// A calibrated answer further than this from the bound's device count says
+// why (issue 21).
+inline constexpr double kBoundDevicesWarnFactor = 3;
 
 struct PlanResult {
   // Feasible first, by $/Mtoken (unknown last); then the infeasible ones.
@@ -104,6 +115,9 @@ struct PlanResult {
   // pure-roofline bound.
   std::string headline;
   int simulations = 0;
+  // One per deployment meeting the SLO with a bound_warning, cheapest first
+  // ("<hardware> <shape> <formats>: <bound_warning>").
+  std::vector<std::string> warnings;
 };
 
 // INVALID_ARGUMENT naming the field (traffic.rate, slo.*, candidates,
