@@ -49,6 +49,8 @@ def main():
     ap.add_argument("--measurements", required=True)
     ap.add_argument("--svg")
     ap.add_argument("--title", default="")
+    ap.add_argument("--every", type=int, default=4,
+                    help="plot every N-th row (the tables use all rows)")
     args = ap.parse_args()
     meas = {r["id"]: r for r in csv.DictReader(open(args.measurements, newline=""))}
     points = []  # (hardware, kind, family-kind, measured, predicted, bound)
@@ -81,7 +83,7 @@ def main():
     table(lambda p: f"{p[0]} {p[1]}")
 
     if args.svg:
-        write_svg(points, args.svg, args.title)
+        write_svg(points[::args.every], args.svg, args.title)
 
 
 def write_svg(points, path, title):

@@ -181,9 +181,13 @@ Line TheilSen(const std::vector<double>& x, const std::vector<double>& y) {
   const size_t n = std::min(x.size(), y.size());
   if (n == 0) return line;
   double max_x = *std::max_element(x.begin(), x.begin() + n);
+  // All pairs up to 2,000 points; beyond, every stride-th point (a fixed,
+  // evenly spread subsample: 12,000 kernel rows would be 72 M pairs).
+  constexpr size_t kMaxPoints = 2000;
+  const size_t stride = n > kMaxPoints ? (n + kMaxPoints - 1) / kMaxPoints : 1;
   std::vector<double> slopes;
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t j = i + 1; j < n; ++j) {
+  for (size_t i = 0; i < n; i += stride) {
+    for (size_t j = i + stride; j < n; j += stride) {
       // Pairs with nearly equal x say nothing about the slope.
       if (std::abs(x[j] - x[i]) > 0.05 * max_x) {
         slopes.push_back((y[j] - y[i]) / (x[j] - x[i]));

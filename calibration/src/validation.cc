@@ -526,6 +526,11 @@ RowResult EvaluatePrepared(const PreparedRow& p, const ProfileStore* profiles) {
           ? profiles->kernels().Match(r.hardware_id, p.family, r.framework,
                                       p.memory_technology)
           : nullptr;
+  // Only for the framework asked: a kernel table of one runtime says
+  // nothing of another runtime's kernels.
+  if (profile != nullptr && !SameFramework(profile->framework, r.framework)) {
+    profile = nullptr;
+  }
   if (profile == nullptr && profiles != nullptr) {
     profile = profiles->Match(r.hardware_id, p.family, r.framework,
                               p.memory_technology);
