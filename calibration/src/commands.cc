@@ -71,6 +71,13 @@ absl::StatusOr<std::vector<MeasurementRow>> ReadAll(
   return rows;
 }
 
+// Every row times one kernel: a kernel table, fitted with the kernel model.
+bool AllKernelRows(const std::vector<PreparedRow>& rows) {
+  return !rows.empty() &&
+         std::all_of(rows.begin(), rows.end(),
+                     [](const PreparedRow& r) { return IsKernel(r.regime); });
+}
+
 // The leave-one-platform-out summary with the accuracy targets
 // (docs/validation.md).
 void WriteCrossValidation(const Summary& s, std::ostream& out) {
@@ -143,6 +150,7 @@ int Validate(const ValidateOptions& options, std::ostream& out,
     fit.provenance = "ridgeline validate --cross-validate";
     std::vector<PreparedRow> prepared =
         PrepareAll(*rows, RegistryLookup(options.plugin_dir), nullptr);
+    fit.kernel_model = AllKernelRows(prepared);
     WriteCrossValidation(Summarize(CrossValidate(prepared, fit)), out);
   }
   return 0;
@@ -168,8 +176,12 @@ int Calibrate(const CalibrateOptions& options, std::ostream& out,
   fit.provenance =
       absl::StrCat("ridgeline calibrate --measurements ",
                    std::filesystem::path(file).filename().string());
+  // A kernel table (kernels-aic.csv, bench/gpu rows) fits kernel-model
+  // profiles into <out>/kernels/, beside the end-to-end ones.
+  fit.kernel_model = AllKernelRows(prepared);
   std::vector<Profile> profiles = FitProfiles(prepared, fit);
-  const std::filesystem::path& dir = options.out;
+  const std::filesystem::path dir =
+      fit.kernel_model ? options.out / "kernels" : options.out;
   if (absl::Status st = WriteProfiles(dir, profiles); !st.ok()) {
     err << st.message() << "\n";
     return 1;

@@ -39,32 +39,16 @@ std::vector<Sample> Samples(const std::vector<const PreparedRow*>& rows,
   return out;
 }
 
-// (eta, overhead) from time = overhead + bound / eta, constrained to
-// eta in [min, 1] and overhead in [0, min measured).
+// (eta, overhead) of the samples' measured vs bound seconds
+// (FitOverheadAndEta).
 std::pair<double, double> FitLinear(const std::vector<Sample>& s, double min_eta) {
   std::vector<double> x, y;
   for (const Sample& v : s) {
     x.push_back(v.bound_seconds);
     y.push_back(v.measured_seconds);
   }
-  Line line = TheilSen(x, y);
-  double min_y = *std::min_element(y.begin(), y.end());
-  std::vector<double> ratios;
-  for (size_t i = 0; i < x.size(); ++i) ratios.push_back(y[i] / x[i]);
-  if (line.intercept < 0 || line.intercept >= 0.9 * min_y || line.slope <= 0) {
-    // No usable fixed cost in these rows: a pure ratio.
-    line.intercept = 0;
-    line.slope = Median(ratios);
-  }
-  double eta = 1.0 / line.slope;
-  double overhead = line.intercept;
-  if (eta > 1) {
-    eta = 1;
-    std::vector<double> residual;
-    for (size_t i = 0; i < x.size(); ++i) residual.push_back(y[i] - x[i]);
-    overhead = std::clamp(Median(residual), 0.0, 0.9 * min_y);
-  }
-  return {std::clamp(eta, min_eta, 1.0), overhead};
+  const LinearFit fit = FitOverheadAndEta(x, y, min_eta);
+  return {fit.eta, fit.overhead_seconds};
 }
 
 // The eta in [min, 1] at which the prediction's time matches the row, for an
@@ -197,9 +181,13 @@ Line TheilSen(const std::vector<double>& x, const std::vector<double>& y) {
   const size_t n = std::min(x.size(), y.size());
   if (n == 0) return line;
   double max_x = *std::max_element(x.begin(), x.begin() + n);
+  // All pairs up to 2,000 points; beyond, every stride-th point (a fixed,
+  // evenly spread subsample: 12,000 kernel rows would be 72 M pairs).
+  constexpr size_t kMaxPoints = 2000;
+  const size_t stride = n > kMaxPoints ? (n + kMaxPoints - 1) / kMaxPoints : 1;
   std::vector<double> slopes;
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t j = i + 1; j < n; ++j) {
+  for (size_t i = 0; i < n; i += stride) {
+    for (size_t j = i + stride; j < n; j += stride) {
       // Pairs with nearly equal x say nothing about the slope.
       if (std::abs(x[j] - x[i]) > 0.05 * max_x) {
         slopes.push_back((y[j] - y[i]) / (x[j] - x[i]));
@@ -220,6 +208,42 @@ Line TheilSen(const std::vector<double>& x, const std::vector<double>& y) {
   return line;
 }
 
+LinearFit FitOverheadAndEta(const std::vector<double>& x,
+                            const std::vector<double>& y, double min_eta) {
+  LinearFit out;
+  const size_t n = std::min(x.size(), y.size());
+  if (n == 0) return out;
+  const double min_y = *std::min_element(y.begin(), y.begin() + n);
+  Line line = TheilSen(x, y);
+  // Rows on the fixed-cost floor put the intercept near the shortest
+  // measurement: that is the cost to keep, so the intercept is clamped into
+  // [0, shortest measurement], never thrown away.
+  const double intercept = std::clamp(line.intercept, 0.0, min_y);
+  if (intercept != line.intercept || line.slope <= 0) {
+    // The slope that goes with the clamped intercept: median of the per-row
+    // slopes through it.
+    std::vector<double> slopes;
+    for (size_t i = 0; i < n; ++i) {
+      if (x[i] > 0) slopes.push_back((y[i] - intercept) / x[i]);
+    }
+    line.slope = slopes.empty() ? 1 : Median(slopes);
+    line.intercept = intercept;
+  }
+  double eta = line.slope > 0 ? 1.0 / line.slope : 1.0;
+  double overhead = line.intercept;
+  if (eta > 1) {
+    // Faster than the bound allows: eta 1, and the overhead is what the
+    // bound leaves (median), still inside [0, shortest measurement].
+    eta = 1;
+    std::vector<double> residual;
+    for (size_t i = 0; i < n; ++i) residual.push_back(y[i] - x[i]);
+    overhead = std::clamp(Median(residual), 0.0, min_y);
+  }
+  out.eta = std::clamp(eta, min_eta, 1.0);
+  out.overhead_seconds = overhead;
+  return out;
+}
+
 engine::Efficiency FitEfficiency(const std::vector<const PreparedRow*>& rows,
                                  const engine::Efficiency& base,
                                  const FitOptions& options) {
@@ -233,6 +257,9 @@ engine::Efficiency FitEfficiency(const std::vector<const PreparedRow*>& rows,
       Samples(rows, {Regime::kAttentionKernel, Regime::kGemmKernel,
                      Regime::kMemoryKernel});
   if (!kernels.empty()) FitKernels(kernels, min_eta, &eff);
+  if (!kernels.empty() && options.kernel_model) {
+    eff.kernel = FitKernelModel(rows, min_eta);
+  }
   std::vector<Sample> decode = Samples(rows, {Regime::kDecode});
   if (!decode.empty()) {
     auto [eta, overhead] = FitLinear(decode, min_eta);
@@ -278,10 +305,15 @@ Profile MakeProfile(std::string name, std::string hardware_id, std::string famil
   p.efficiency = eff;
   // Rows of one framework share its numerics (validation sets them).
   p.fp16_accumulation = !rows.empty() && rows.front()->scenario.options.fp16_accumulation;
-  p.fitted_from = absl::StrCat(options.provenance, options.provenance.empty() ? "" : "; ",
-                               "method: Theil-Sen (decode, kernels) + median per-row eta "
-                               "(prefill, mixed); rows: ",
-                               Describe(rows));
+  p.fitted_from = absl::StrCat(
+      options.provenance, options.provenance.empty() ? "" : "; ",
+      "method: Theil-Sen (decode, kernels) + median per-row eta "
+      "(prefill, mixed)",
+      eff.kernel.present ? absl::StrCat("; kernel model (FitKernelModel), "
+                                        "residuals by regime: ",
+                                        KernelModelResiduals(rows, eff.kernel))
+                         : "",
+      "; rows: ", Describe(rows));
   return p;
 }
 

@@ -57,6 +57,105 @@ absl::Status ReadPerClass(const json& j, std::string_view file,
   return absl::OkStatus();
 }
 
+// The kernel model section ("kernel_model"): every number is optional and
+// defaults to the plain roofline; ranges are the engine's
+// (ValidateKernelModel).
+absl::Status ReadKernelModel(const json& k, std::string_view file,
+                             engine::KernelModel* out) {
+  if (!k.is_object()) return Bad(file, "kernel_model", "an object", k);
+  engine::KernelModel m;
+  m.present = true;
+  auto number = [&](const json& obj, const std::string& path, const char* key,
+                    double* v) -> absl::Status {
+    if (!obj.contains(key)) return absl::OkStatus();
+    if (!obj[key].is_number()) {
+      return Bad(file, absl::StrCat(path, key), "a number", obj[key]);
+    }
+    *v = obj[key].get<double>();
+    return absl::OkStatus();
+  };
+  if (k.contains("per_call_seconds")) {
+    const json& pc = k["per_call_seconds"];
+    if (!pc.is_object())
+      return Bad(file, "kernel_model.per_call_seconds", "an object", pc);
+    for (int c = 0; c < engine::kKernelClassCount; ++c) {
+      const std::string key(
+          engine::KernelClassName(static_cast<engine::KernelClass>(c)));
+      if (auto st = number(pc, "kernel_model.per_call_seconds.", key.c_str(),
+                           &m.per_call_seconds[c]);
+          !st.ok())
+        return st;
+    }
+  }
+  for (const auto& [name, g] :
+       {std::pair{"gemm", &m.gemm}, std::pair{"gemm_fp8", &m.gemm_fp8}}) {
+    if (!k.contains(name)) continue;
+    if (std::string_view(name) == "gemm_fp8") m.gemm_fp8_fitted = true;
+    const json& gj = k[name];
+    if (!gj.is_object())
+      return Bad(file, absl::StrCat("kernel_model.", name), "an object", gj);
+    for (const auto& [side, arr] :
+         {std::pair{"compute", &g->compute}, std::pair{"memory", &g->memory}}) {
+      if (!gj.contains(side)) continue;
+      const json& sj = gj[side];
+      const std::string path =
+          absl::StrCat("kernel_model.", name, ".", side, ".");
+      if (!sj.is_object()) return Bad(file, path, "an object", sj);
+      for (int r = 0; r < engine::kGemmRegimeCount; ++r) {
+        const std::string key(
+            engine::GemmRegimeName(static_cast<engine::GemmRegime>(r)));
+        if (auto st = number(sj, path, key.c_str(), &(*arr)[r]); !st.ok())
+          return st;
+      }
+    }
+  }
+  for (const auto& [key, v] :
+       {std::pair{"fp8_quantization_seconds", &m.fp8_quantization_seconds},
+        std::pair{"wave_quantization", &m.wave_quantization},
+        std::pair{"attention_compute", &m.attention_compute},
+        std::pair{"attention_memory", &m.attention_memory},
+        std::pair{"attention_cta_bandwidth_share",
+                  &m.attention_cta_bandwidth_share},
+        std::pair{"elementwise_memory", &m.elementwise_memory}}) {
+    if (auto st = number(k, "kernel_model.", key, v); !st.ok()) return st;
+  }
+  if (absl::Status st = engine::ValidateKernelModel(m, "kernel_model");
+      !st.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: %s", file, std::string(st.message())));
+  }
+  *out = m;
+  return absl::OkStatus();
+}
+
+json KernelModelToJson(const engine::KernelModel& m) {
+  json pc = json::object();
+  for (int c = 0; c < engine::kKernelClassCount; ++c) {
+    pc[std::string(engine::KernelClassName(
+        static_cast<engine::KernelClass>(c)))] = m.per_call_seconds[c];
+  }
+  auto gemm = [](const engine::GemmEfficiency& g) {
+    json compute = json::object(), memory = json::object();
+    for (int r = 0; r < engine::kGemmRegimeCount; ++r) {
+      const std::string key(
+          engine::GemmRegimeName(static_cast<engine::GemmRegime>(r)));
+      compute[key] = g.compute[r];
+      memory[key] = g.memory[r];
+    }
+    return json{{"compute", compute}, {"memory", memory}};
+  };
+  json j = {{"per_call_seconds", pc},
+            {"gemm", gemm(m.gemm)},
+            {"fp8_quantization_seconds", m.fp8_quantization_seconds},
+            {"wave_quantization", m.wave_quantization},
+            {"attention_compute", m.attention_compute},
+            {"attention_memory", m.attention_memory},
+            {"attention_cta_bandwidth_share", m.attention_cta_bandwidth_share},
+            {"elementwise_memory", m.elementwise_memory}};
+  if (m.gemm_fp8_fitted) j["gemm_fp8"] = gemm(m.gemm_fp8);
+  return j;
+}
+
 absl::Status ReadOverhead(const json& j, std::string_view file, const char* key,
                           double* out) {
   if (!j.contains(key)) return absl::OkStatus();
@@ -302,6 +401,12 @@ absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
         !st.ok())
       return st;
   }
+  if (j.contains("kernel_model")) {
+    if (auto st =
+            ReadKernelModel(j["kernel_model"], file, &p.efficiency.kernel);
+        !st.ok())
+      return st;
+  }
   p.efficiency.profile_name = p.name;
   return p;
 }
@@ -329,6 +434,9 @@ std::string ProfileToJson(const Profile& p) {
       {"per_request_overhead_seconds",
        p.efficiency.per_request_overhead_seconds},
       {"per_kernel_overhead_seconds", p.efficiency.per_kernel_overhead_seconds}};
+  if (p.efficiency.kernel.present) {
+    j["kernel_model"] = KernelModelToJson(p.efficiency.kernel);
+  }
   j["fitted_from"] = p.fitted_from;
   if (!p.serving_fit.hardware.empty()) {
     j["serving_fit"] = {
@@ -393,20 +501,30 @@ absl::StatusOr<std::shared_ptr<const ProfileStore>> ProfileStore::LoadDirectory(
     }
     profiles.push_back(*std::move(p));
   }
-  std::shared_ptr<const ProfileStore> kernel = FromProfiles(std::move(profiles));
-  const std::filesystem::path serving_dir = dir / "serving";
-  if (!std::filesystem::is_directory(serving_dir, ec)) return kernel;
-  absl::StatusOr<std::shared_ptr<const ProfileStore>> serving =
-      LoadDirectory(serving_dir);
-  if (!serving.ok()) return serving.status();
-  auto store = std::make_shared<ProfileStore>(*kernel);
-  store->serving_ = *std::move(serving);
+  auto store =
+      std::make_shared<ProfileStore>(*FromProfiles(std::move(profiles)));
+  // Sub-stores: serving/ (serving profiles) and kernels/ (kernel-model
+  // profiles fitted on kernel tables).
+  for (const auto& [sub, slot] : {std::pair{"serving", &store->serving_},
+                                  std::pair{"kernels", &store->kernels_}}) {
+    const std::filesystem::path sub_dir = dir / sub;
+    if (!std::filesystem::is_directory(sub_dir, ec)) continue;
+    absl::StatusOr<std::shared_ptr<const ProfileStore>> loaded =
+        LoadDirectory(sub_dir);
+    if (!loaded.ok()) return loaded.status();
+    *slot = *std::move(loaded);
+  }
   return store;
 }
 
 const ProfileStore& ProfileStore::serving() const {
   static const ProfileStore* const kEmpty = new ProfileStore();
   return serving_ ? *serving_ : *kEmpty;
+}
+
+const ProfileStore& ProfileStore::kernels() const {
+  static const ProfileStore* const kEmpty = new ProfileStore();
+  return kernels_ ? *kernels_ : *kEmpty;
 }
 
 std::shared_ptr<const ProfileStore> ProfileStore::FromProfiles(

@@ -368,8 +368,6 @@ absl::StatusOr<PreparedRow> PrepareRow(const MeasurementRow& row,
   return p;
 }
 
-namespace {
-
 absl::StatusOr<engine::KernelCost> KernelCostOf(const PreparedRow& p,
                                                 const engine::Efficiency& efficiency,
                                                 bool pure) {
@@ -390,8 +388,6 @@ bool IsKernel(Regime r) {
   return r == Regime::kAttentionKernel || r == Regime::kGemmKernel ||
          r == Regime::kMemoryKernel;
 }
-
-}  // namespace
 
 absl::StatusOr<RowRoofs> PureRoofs(const PreparedRow& p) {
   RowRoofs out;
@@ -482,10 +478,21 @@ RowResult EvaluatePrepared(const PreparedRow& p, const ProfileStore* profiles) {
     return out;
   }
   engine::Efficiency eff;
+  // Kernel rows: a kernel profile (kernels/) first, then the others.
   const Profile* profile =
-      profiles ? profiles->Match(r.hardware_id, p.family, r.framework,
-                                 p.memory_technology)
-               : nullptr;
+      profiles && IsKernel(p.regime)
+          ? profiles->kernels().Match(r.hardware_id, p.family, r.framework,
+                                      p.memory_technology)
+          : nullptr;
+  // Only for the framework asked: a kernel table of one runtime says
+  // nothing of another runtime's kernels.
+  if (profile != nullptr && !SameFramework(profile->framework, r.framework)) {
+    profile = nullptr;
+  }
+  if (profile == nullptr && profiles != nullptr) {
+    profile = profiles->Match(r.hardware_id, p.family, r.framework,
+                              p.memory_technology);
+  }
   if (profile) {
     eff = profile->efficiency;
     out.profile = profile->name;

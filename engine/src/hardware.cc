@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/formats.h"
 #include "ridgeline/engine/status_macros.h"
 #include "validate_util.h"
@@ -100,6 +101,18 @@ absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
                                    hw.energy_joules_per_op, true));
   RETURN_IF_ERROR(CheckPositiveLazy(at(".kernel_launch_seconds"),
                                     hw.kernel_launch_seconds, true));
+  if (hw.compute_units.has_value() &&
+      (*hw.compute_units < 1 || *hw.compute_units > 1'000'000)) {
+    const std::string path = absl::StrCat(p, ".compute_units");
+    return WithFieldPath(
+        absl::InvalidArgumentError(absl::StrCat(
+            path, ": must be in [1, 1000000], got ", *hw.compute_units)),
+        path);
+  }
+  if (hw.last_level_cache_bytes.has_value()) {
+    RETURN_IF_ERROR(CheckPositiveLazy(at(".last_level_cache_bytes"),
+                                      *hw.last_level_cache_bytes, false));
+  }
   if (hw.tiers.empty() || hw.tiers.size() > static_cast<size_t>(kMaxTiers)) {
     return absl::InvalidArgumentError(
         absl::StrCat(p, ".tiers must have between 1 and ", kMaxTiers,

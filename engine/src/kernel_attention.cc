@@ -6,10 +6,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "ridgeline/engine/field_path.h"
-#include "ridgeline/engine/kernel.h"
 #include "operators.h"
 #include "placement.h"
+#include "ridgeline/engine/field_path.h"
+#include "ridgeline/engine/kernel.h"
+#include "ridgeline/engine/kernel_model.h"
 #include "roofline.h"
 #include "validate_util.h"
 
@@ -114,6 +115,114 @@ absl::StatusOr<KernelCost> Roofline(double flops, const Traffic2& traffic,
   return cost;
 }
 
+// What the kernel model needs of the call beyond its pure roofs.
+struct ModelInput {
+  KernelClass kernel_class = KernelClass::kGemm;
+  GemmShape gemm;                  // kGemm
+  bool fp8 = false;                // kGemm: executes in fp8
+  DecodeAttentionShape attention;  // kAttention
+};
+
+constexpr std::string_view kNoComputeUnits =
+    "compute-unit count not published for this part: plain roofline form "
+    "(no tile, wave or split-KV effects)";
+
+// Re-times a pure-roofline cost with the kernel model (kernel_model.h).
+void ApplyKernelModel(const KernelModel& km, const Hardware& hw,
+                      const ModelInput& in, KernelCost* cost) {
+  const double pure_compute = cost->compute_seconds;
+  const double pure_memory = cost->memory_seconds;
+  cost->kernel_model = true;
+  const bool units_known = hw.compute_units.has_value();
+  const int64_t units = hw.compute_units.value_or(0);
+  cost->compute_units = units;
+  cost->shape_modelled = units_known;
+  if (!units_known) cost->note = std::string(kNoComputeUnits);
+  double compute = pure_compute, memory = pure_memory, overhead = 0;
+  switch (in.kernel_class) {
+    case KernelClass::kGemm: {
+      const int r = static_cast<int>(GemmRegimeOf(in.gemm.m));
+      const GemmEfficiency& eff =
+          in.fp8 && km.gemm_fp8_fitted ? km.gemm_fp8 : km.gemm;
+      double wave = 1;
+      if (units_known) {
+        const GemmTiling t = TileGemm(in.gemm.m, in.gemm.n, units);
+        cost->tiles = t.tiles;
+        cost->waves = t.waves;
+        cost->wave_efficiency = t.wave_efficiency;
+        wave = 1 - km.wave_quantization * (1 - t.wave_efficiency);
+      }
+      compute = pure_compute / (eff.compute[r] * wave);
+      memory = pure_memory / eff.memory[r];
+      overhead = km.per_call_seconds[static_cast<int>(KernelClass::kGemm)];
+      if (in.fp8) {
+        // Dynamic activation quantisation: the bf16 activations are read
+        // and written back as fp8 before the GEMM reads them.
+        const double bw = hw.tiers[cost->tier].read_bandwidth_bytes_per_second;
+        const double quant_bytes = static_cast<double>(in.gemm.m) *
+                                   static_cast<double>(in.gemm.k) * (2.0 + 1.0);
+        memory += quant_bytes / (bw * eff.memory[r]);
+        overhead += km.fp8_quantization_seconds;
+      }
+      break;
+    }
+    case KernelClass::kAttention: {
+      compute = pure_compute / km.attention_compute;
+      memory = pure_memory / km.attention_memory;
+      if (units_known) {
+        const SplitKv s =
+            SplitDecodeAttention(in.attention.batch, in.attention.num_kv_heads,
+                                 in.attention.kv_length, units);
+        cost->ctas = s.ctas;
+        cost->splits = s.splits;
+        cost->active_units = s.active_units;
+        if (km.attention_cta_bandwidth_share > 0) {
+          // Each active CTA streams at most share x (bandwidth / units).
+          memory = std::max(memory, pure_memory * static_cast<double>(units) /
+                                        (static_cast<double>(s.active_units) *
+                                         km.attention_cta_bandwidth_share));
+        }
+      }
+      overhead = km.per_call_seconds[static_cast<int>(KernelClass::kAttention)];
+      break;
+    }
+    case KernelClass::kElementwise:
+    case KernelClass::kCollective:
+      memory = pure_memory / km.elementwise_memory;
+      overhead = km.per_call_seconds[static_cast<int>(in.kernel_class)];
+      break;
+  }
+  cost->compute_seconds = compute;
+  cost->memory_seconds = memory;
+  cost->overhead_seconds = overhead;
+  cost->seconds = std::max(compute, memory) + overhead;
+  cost->bound = internal::DominantBound(compute, memory, 0, overhead);
+}
+
+// Times one kernel: the kernel model when the efficiency carries one (on
+// the pure roofs), else the operator graph's rule.
+absl::StatusOr<KernelCost> TimeKernel(double flops, const Traffic2& traffic,
+                                      MathType wanted, OpClass op_class,
+                                      OpKind kind, int64_t rows,
+                                      const Hardware& hw, const Efficiency& eff,
+                                      const KernelOptions& options,
+                                      const ModelInput& in) {
+  if (options.pure_roofline || !eff.kernel.present) {
+    return Roofline(flops, traffic, wanted, op_class, kind, rows, hw, eff,
+                    options);
+  }
+  KernelOptions pure = options;
+  pure.pure_roofline = true;
+  absl::StatusOr<KernelCost> cost =
+      Roofline(flops, traffic, wanted, op_class, kind, rows, hw, eff, pure);
+  if (!cost.ok()) return cost;
+  ModelInput input = in;
+  input.fp8 =
+      in.kernel_class == KernelClass::kGemm && cost->math == MathType::kFp8;
+  ApplyKernelModel(eff.kernel, hw, input, &*cost);
+  return cost;
+}
+
 }  // namespace
 
 absl::Status ValidateDecodeAttentionShape(const DecodeAttentionShape& s,
@@ -179,9 +288,12 @@ absl::StatusOr<KernelCost> DecodeAttentionKernel(
   traffic.onchip_footprint = kv + 2.0 * q;
   // An fp32 or unquantised dtype without native math runs in fp16 at best.
   const MathType wanted = s.dtype.native_math.value_or(MathType::kFp16);
-  return Roofline(flops, traffic, wanted, OpClass::kAttention,
-                  OpKind::kFlashAttention, s.batch, hardware, efficiency,
-                  options);
+  ModelInput in;
+  in.kernel_class = KernelClass::kAttention;
+  in.attention = s;
+  return TimeKernel(flops, traffic, wanted, OpClass::kAttention,
+                    OpKind::kFlashAttention, s.batch, hardware, efficiency,
+                    options, in);
 }
 
 absl::StatusOr<KernelCost> GemmKernel(const GemmShape& s,
@@ -202,9 +314,12 @@ absl::StatusOr<KernelCost> GemmKernel(const GemmShape& s,
   math = WithAccumulation(*math, options.fp16_accumulation);
   const OpClass op_class = s.m <= gemv_max_tokens ? OpClass::kGemv : OpClass::kGemm;
   // The kind only labels the op; timing does not read it.
-  return Roofline(2.0 * m * n * k, traffic, *math, op_class,
-                  OpKind::kLinearReplacement, s.m, hardware, efficiency,
-                  options);
+  ModelInput in;
+  in.kernel_class = KernelClass::kGemm;
+  in.gemm = s;
+  return TimeKernel(2.0 * m * n * k, traffic, *math, op_class,
+                    OpKind::kLinearReplacement, s.m, hardware, efficiency,
+                    options, in);
 }
 
 absl::StatusOr<KernelCost> MemoryKernel(const MemoryKernelShape& s,
@@ -220,8 +335,10 @@ absl::StatusOr<KernelCost> MemoryKernel(const MemoryKernelShape& s,
   traffic.onchip_footprint = traffic.read + traffic.write;
   // No FLOPs: the compute roof contributes 0 s, so hardware without a
   // published peak still gets a bound.
-  return Roofline(0, traffic, MathType::kFp16, OpClass::kElementwise,
-                  OpKind::kResidualAdd, 1, hardware, efficiency, options);
+  ModelInput in;
+  in.kernel_class = KernelClass::kElementwise;
+  return TimeKernel(0, traffic, MathType::kFp16, OpClass::kElementwise,
+                    OpKind::kResidualAdd, 1, hardware, efficiency, options, in);
 }
 
 }  // namespace ridgeline::engine

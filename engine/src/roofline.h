@@ -65,7 +65,10 @@ class Evaluator {
     if (options.pure_roofline) return;
     eta_c_ = e.compute;
     eta_m_ = e.memory;
-    use_hook_ = UsesEfficiencyHook(hw, e, options);
+    // A fitted kernel model is measured shape by shape: it wins over the
+    // plugin's hook.
+    if (e.kernel.present) kernel_ = e.kernel;
+    use_hook_ = !kernel_.has_value() && UsesEfficiencyHook(hw, e, options);
     per_kernel_ = e.per_kernel_overhead_seconds;
     if (!e.profile_name.empty() && per_kernel_ == 0) {
       per_kernel_ = hw.kernel_launch_seconds;
@@ -82,7 +85,8 @@ class Evaluator {
   // What the prefill of a request batch pays on top of its ops.
   double prefill_fixed() const { return per_step_ + per_request_; }
   bool pure() const {
-    if (use_hook_ || per_kernel_ > 0 || per_step_ > 0 || per_request_ > 0)
+    if (use_hook_ || kernel_.has_value() || per_kernel_ > 0 || per_step_ > 0 ||
+        per_request_ > 0)
       return false;
     for (int i = 0; i < kOpClassCount; ++i) {
       if (eta_c_[i] != 1 || eta_m_[i] != 1) return false;
@@ -119,6 +123,8 @@ class Evaluator {
         eta_m = h->memory;
       }
     }
+    double per_kernel = per_kernel_;
+    if (kernel_.has_value()) KernelModelEtas(op, &eta_c, &eta_m, &per_kernel);
     Lines l;
     const double peak =
         hw_.peak_ops_per_second[static_cast<int>(op.math)].value_or(0);
@@ -126,7 +132,7 @@ class Evaluator {
     l.memory = mem_raw / eta_m;
     if (op.pim_candidate) PimLines(op, eta_c, eta_m, mem_raw, &l);
     l.overhead =
-        per_kernel_ * op.kernels_per_layer * static_cast<double>(op.layers);
+        per_kernel * op.kernels_per_layer * static_cast<double>(op.layers);
     // Collectives on the link level their group crosses (collectives.h).
     // An unpublished link costs no time, so the result stays an upper
     // bound on speed (and the analysis says so in a warning).
@@ -168,6 +174,42 @@ class Evaluator {
     return a[0] + a[1] + a[2];
   }
 
+  // The kernel model's efficiency of the op's class and GEMM regime (by its
+  // rows) and its per-call cost. Tiles, waves and split-KV need shapes the
+  // graph does not keep per op (N, KV heads): the graph takes the regime
+  // efficiencies only, and stays affine in the KV length.
+  void KernelModelEtas(const OpCost& op, double* eta_c, double* eta_m,
+                       double* per_kernel) const {
+    const KernelModel& km = *kernel_;
+    switch (op.op_class) {
+      case OpClass::kGemm:
+      case OpClass::kGemv: {
+        const bool fp8 = op.math == MathType::kFp8;
+        const GemmEfficiency& g =
+            fp8 && km.gemm_fp8_fitted ? km.gemm_fp8 : km.gemm;
+        const int r = static_cast<int>(GemmRegimeOf(op.rows));
+        *eta_c = g.compute[r];
+        *eta_m = g.memory[r];
+        *per_kernel =
+            km.per_call_seconds[static_cast<int>(KernelClass::kGemm)] +
+            (fp8 ? km.fp8_quantization_seconds : 0);
+        break;
+      }
+      case OpClass::kAttention:
+        *eta_c = km.attention_compute;
+        *eta_m = km.attention_memory;
+        *per_kernel =
+            km.per_call_seconds[static_cast<int>(KernelClass::kAttention)];
+        break;
+      case OpClass::kElementwise:
+        *eta_m = km.elementwise_memory;
+        *per_kernel = km.per_call_seconds[static_cast<int>(
+            op.collective != Collective::kNone ? KernelClass::kCollective
+                                               : KernelClass::kElementwise)];
+        break;
+    }
+  }
+
   // In-memory execution: the dominant operand's share in the PIM tier moves
   // at the internal bandwidth; everything else as before.
   void PimLines(const OpCost& op, double eta_c, double eta_m, double mem_raw,
@@ -196,6 +238,7 @@ class Evaluator {
   std::array<double, kOpClassCount> eta_c_{1, 1, 1, 1};
   std::array<double, kOpClassCount> eta_m_{1, 1, 1, 1};
   bool use_hook_ = false;
+  std::optional<KernelModel> kernel_;  // the scenario's, when fitted
   double per_kernel_ = 0;
   double per_step_ = 0;
   double per_request_ = 0;

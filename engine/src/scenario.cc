@@ -235,6 +235,9 @@ absl::Status ValidateScenario(const Scenario& s) {
                                 e.per_request_overhead_seconds, true));
   RETURN_IF_ERROR(CheckPositive("efficiency.per_kernel_overhead_seconds",
                                 e.per_kernel_overhead_seconds, true));
+  if (e.kernel.present) {
+    RETURN_IF_ERROR(ValidateKernelModel(e.kernel, "efficiency.kernel"));
+  }
 
   const Economics& x = s.economics;
   RETURN_IF_ERROR(CheckRange("economics.electricity_usd_per_kwh",

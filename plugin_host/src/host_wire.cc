@@ -111,6 +111,9 @@ void PutHardware(Writer& w, const engine::Hardware& hw) {
   w.OptF64(hw.scale_out_latency_seconds);
   w.U8(hw.devices_per_node.has_value() ? 1 : 0);
   w.I64(hw.devices_per_node.value_or(0));
+  w.U8(hw.compute_units.has_value() ? 1 : 0);
+  w.I64(hw.compute_units.value_or(0));
+  w.OptF64(hw.last_level_cache_bytes);
 }
 
 absl::Status GetHardware(Reader& r, engine::Hardware* hw) {
@@ -166,6 +169,11 @@ absl::Status GetHardware(Reader& r, engine::Hardware* hw) {
   const int64_t dpn = r.I64();
   if (has_dpn > 1) return Malformed("devices_per_node flag");
   if (has_dpn == 1) hw->devices_per_node = dpn;
+  const uint8_t has_units = r.U8();
+  const int64_t units = r.I64();
+  if (has_units > 1) return Malformed("compute_units flag");
+  if (has_units == 1) hw->compute_units = units;
+  hw->last_level_cache_bytes = r.OptF64();
   if (!r.ok()) return Malformed("platform cut short");
   return absl::OkStatus();
 }

@@ -71,6 +71,7 @@ static_assert(engine::kMaxTiers == RIDGELINE_MAX_TIERS);
 static_assert(sizeof(void*) != 8 || RIDGELINE_PLATFORM_SIZE_1_0 == 360);
 static_assert(sizeof(void*) != 8 || RIDGELINE_PLUGIN_TABLE_SIZE_1_0 == 88);
 static_assert(sizeof(void*) != 8 || RIDGELINE_PLATFORM_SIZE_1_2 == 388);
+static_assert(sizeof(void*) != 8 || RIDGELINE_PLATFORM_SIZE_1_3 == 400);
 static_assert(sizeof(void*) != 8 || RIDGELINE_MEMORY_TIER_SIZE_1_0 == 72);
 static_assert(sizeof(void*) != 8 ||
               RIDGELINE_NEAR_MEMORY_COMPUTE_SIZE_1_0 == 152);
@@ -610,6 +611,11 @@ absl::StatusOr<engine::Hardware> PluginLibrary::Platform(size_t index) const {
     hw.scale_out_bytes_per_second = Optional(p.scale_out_bytes_per_second);
     hw.scale_out_latency_seconds = Optional(p.scale_out_latency_seconds);
     if (p.devices_per_node != 0) hw.devices_per_node = p.devices_per_node;
+  }
+  // 1.3: the kernel model's hardware figures, likewise.
+  if (p.struct_size >= RIDGELINE_PLATFORM_SIZE_1_3) {
+    if (p.compute_unit_count != 0) hw.compute_units = p.compute_unit_count;
+    hw.last_level_cache_bytes = Optional(p.last_level_cache_bytes);
   }
   if (table_->efficiency != nullptr) {
     const RidgelinePluginTable* table = table_;

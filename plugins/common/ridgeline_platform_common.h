@@ -25,6 +25,7 @@
  * 137438953472 on a "128GB" Apple M3 Max, hl-smi 98304 MiB on a "96 GB"
  * Gaudi 2). */
 #define RL_GIB 1073741824.0
+#define RL_MIB 1048576.0 /* 2^20 bytes: on-chip caches */
 
 /* ---- Host memory over PCIe x16, per direction ----
  * Lane rate x 16 lanes / 8 bits, before 128b/130b coding (PCI-SIG base

@@ -710,6 +710,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaH100Sxm80gbTiers,
      .tier_count = sizeof(kNvidiaH100Sxm80gbTiers) / sizeof(kNvidiaH100Sxm80gbTiers[0]),
+     /* hardware_specs.csv compute_units: 132 SMs (ABI 1.3) */
+     .compute_unit_count = 132,
+     /* hardware_specs.csv onchip_cache: L2 50 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 50 * RL_MIB,
      .tdp_watts = 700, /* tdp_w 700 W [R] */
      /* scale-up link, hardware_specs.csv interconnect: NVLink4 900 GB/s total bidirectional [R] */
      .interconnect_bytes_per_second = 900e9,
@@ -742,6 +747,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaH100Pcie80gbTiers,
      .tier_count = sizeof(kNvidiaH100Pcie80gbTiers) / sizeof(kNvidiaH100Pcie80gbTiers[0]),
+     /* hardware_specs.csv compute_units: 114 SMs (ABI 1.3) */
+     .compute_unit_count = 114,
+     /* hardware_specs.csv onchip_cache: L2 50 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 50 * RL_MIB,
      .tdp_watts = 350, /* tdp_w 350 W [R] */
      /* scale-up link, hardware_specs.csv interconnect: NVLink bridge 600 GB/s [K] */
      .interconnect_bytes_per_second = 600e9,
@@ -775,6 +785,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaH200Sxm141gbTiers,
      .tier_count = sizeof(kNvidiaH200Sxm141gbTiers) / sizeof(kNvidiaH200Sxm141gbTiers[0]),
+     /* hardware_specs.csv compute_units: 132 SMs (ABI 1.3) */
+     .compute_unit_count = 132,
+     /* hardware_specs.csv onchip_cache: L2 50 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 50 * RL_MIB,
      .tdp_watts = 700, /* tdp_w 700 W [R] */
      /* scale-up link, hardware_specs.csv interconnect: NVLink4 900 GB/s [R] */
      .interconnect_bytes_per_second = 900e9,
@@ -814,6 +829,8 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaB200180gbTiers,
      .tier_count = sizeof(kNvidiaB200180gbTiers) / sizeof(kNvidiaB200180gbTiers[0]),
+     /* hardware_specs.csv compute_units: 148 SMs (ABI 1.3) */
+     .compute_unit_count = 148,
      .tdp_watts = 1000, /* tdp_w 1000 W [R] */
      /* scale-up link, hardware_specs.csv interconnect: NVLink5 1.8 TB/s per GPU [K]; as
       * glennklockwood.com/garden/processors/B200 (2 x 900 GB/s NVLink 5) and
@@ -847,6 +864,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaA100Sxm40gbTiers,
      .tier_count = sizeof(kNvidiaA100Sxm40gbTiers) / sizeof(kNvidiaA100Sxm40gbTiers[0]),
+     /* hardware_specs.csv compute_units: 108 SMs (ABI 1.3) */
+     .compute_unit_count = 108,
+     /* hardware_specs.csv onchip_cache: L2 40 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 40 * RL_MIB,
      .tdp_watts = 400, /* tdp_w 400 W [R] */
      /* scale-up link, hardware_specs.csv interconnect: NVLink3 600 GB/s [K]; as
       * nvidia.com/data-center/nvlink states (A100: twelve third-generation
@@ -881,6 +903,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaA100Sxm80gbTiers,
      .tier_count = sizeof(kNvidiaA100Sxm80gbTiers) / sizeof(kNvidiaA100Sxm80gbTiers[0]),
+     /* hardware_specs.csv compute_units: 108 SMs (ABI 1.3) */
+     .compute_unit_count = 108,
+     /* hardware_specs.csv onchip_cache: L2 40 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 40 * RL_MIB,
      .tdp_watts = 400, /* tdp_w 400 W [R] */
      /* scale-up link, hardware_specs.csv interconnect: NVLink3 600 GB/s [K]; as
       * nvidia.com/data-center/nvlink states (A100: twelve third-generation
@@ -914,6 +941,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaA100Pcie80gbTiers,
      .tier_count = sizeof(kNvidiaA100Pcie80gbTiers) / sizeof(kNvidiaA100Pcie80gbTiers[0]),
+     /* hardware_specs.csv compute_units: 108 SMs (ABI 1.3) */
+     .compute_unit_count = 108,
+     /* hardware_specs.csv onchip_cache: L2 40 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 40 * RL_MIB,
      .tdp_watts = 300, /* tdp_w 300 W [R] */
      /* scale-up link, hardware_specs.csv interconnect: NVLink bridge 600 GB/s [K] */
      .interconnect_bytes_per_second = 600e9,
@@ -945,6 +977,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaA10Tiers,
      .tier_count = sizeof(kNvidiaA10Tiers) / sizeof(kNvidiaA10Tiers[0]),
+     /* hardware_specs.csv compute_units: 72 SMs (ABI 1.3) */
+     .compute_unit_count = 72,
+     /* hardware_specs.csv onchip_cache: L2 6 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 6 * RL_MIB,
      .tdp_watts = 150, /* tdp_w 150 W [R] */
     },
     /* nvidia-l4 */
@@ -974,6 +1011,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaL4Tiers,
      .tier_count = sizeof(kNvidiaL4Tiers) / sizeof(kNvidiaL4Tiers[0]),
+     /* hardware_specs.csv compute_units: 58 SMs (ABI 1.3) */
+     .compute_unit_count = 58,
+     /* hardware_specs.csv onchip_cache: L2 48 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 48 * RL_MIB,
      .tdp_watts = 72, /* tdp_w 72 W [R] */
     },
     /* nvidia-l40s */
@@ -1004,6 +1046,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaL40sTiers,
      .tier_count = sizeof(kNvidiaL40sTiers) / sizeof(kNvidiaL40sTiers[0]),
+     /* hardware_specs.csv compute_units: 142 SMs (ABI 1.3) */
+     .compute_unit_count = 142,
+     /* hardware_specs.csv onchip_cache: L2 96 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 96 * RL_MIB,
      .tdp_watts = 350, /* tdp_w 350 W [R] */
      /* interconnect "PCIe Gen4 x16 64 GB/s; no NVLink" (hardware_specs.csv
       * row nvidia-l40s; PCI-SIG base spec: 32 GB/s per direction x16):
@@ -1044,6 +1091,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaRtx4090Tiers,
      .tier_count = sizeof(kNvidiaRtx4090Tiers) / sizeof(kNvidiaRtx4090Tiers[0]),
+     /* hardware_specs.csv compute_units: 128 SMs (ABI 1.3) */
+     .compute_unit_count = 128,
+     /* hardware_specs.csv onchip_cache: L2 72 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 72 * RL_MIB,
      .tdp_watts = 450, /* tdp_w 450 W [R] */
      .price_usd = 1599, /* launch_price_usd $1599 [R] */
     },
@@ -1076,6 +1128,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaRtx4080Tiers,
      .tier_count = sizeof(kNvidiaRtx4080Tiers) / sizeof(kNvidiaRtx4080Tiers[0]),
+     /* hardware_specs.csv compute_units: 76 SMs (ABI 1.3) */
+     .compute_unit_count = 76,
+     /* hardware_specs.csv onchip_cache: L2 64 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 64 * RL_MIB,
      .tdp_watts = 320, /* tdp_w 320 W [R] */
      .price_usd = 1199, /* launch_price_usd $1199 [R] */
     },
@@ -1106,6 +1163,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaRtx3070Tiers,
      .tier_count = sizeof(kNvidiaRtx3070Tiers) / sizeof(kNvidiaRtx3070Tiers[0]),
+     /* hardware_specs.csv compute_units: 46 SMs (ABI 1.3) */
+     .compute_unit_count = 46,
+     /* hardware_specs.csv onchip_cache: L2 4 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 4 * RL_MIB,
      .tdp_watts = 220, /* tdp_w 220 W [R] */
      .price_usd = 499, /* launch_price_usd $499 [R] */
     },
@@ -1137,6 +1199,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaRtx308010gbTiers,
      .tier_count = sizeof(kNvidiaRtx308010gbTiers) / sizeof(kNvidiaRtx308010gbTiers[0]),
+     /* hardware_specs.csv compute_units: 68 SMs (ABI 1.3) */
+     .compute_unit_count = 68,
+     /* hardware_specs.csv onchip_cache: L2 5 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 5 * RL_MIB,
      .tdp_watts = 320, /* tdp_w 320 W [R] */
      .price_usd = 699, /* launch_price_usd $699 [R] */
     },
@@ -1166,6 +1233,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaRtx3080TiTiers,
      .tier_count = sizeof(kNvidiaRtx3080TiTiers) / sizeof(kNvidiaRtx3080TiTiers[0]),
+     /* hardware_specs.csv compute_units: 80 SMs (ABI 1.3) */
+     .compute_unit_count = 80,
+     /* hardware_specs.csv onchip_cache: L2 6 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 6 * RL_MIB,
      .tdp_watts = 350, /* tdp_w 350 W [K] */
      .price_usd = 1199, /* launch_price_usd $1199 [R] */
     },
@@ -1196,6 +1268,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaRtx3090Tiers,
      .tier_count = sizeof(kNvidiaRtx3090Tiers) / sizeof(kNvidiaRtx3090Tiers[0]),
+     /* hardware_specs.csv compute_units: 82 SMs (ABI 1.3) */
+     .compute_unit_count = 82,
+     /* hardware_specs.csv onchip_cache: L2 6 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 6 * RL_MIB,
      .tdp_watts = 350, /* tdp_w 350 W [R] */
      .price_usd = 1499, /* launch_price_usd $1499 [R] */
     },
@@ -1227,6 +1304,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaRtx4070TiTiers,
      .tier_count = sizeof(kNvidiaRtx4070TiTiers) / sizeof(kNvidiaRtx4070TiTiers[0]),
+     /* hardware_specs.csv compute_units: 60 SMs (ABI 1.3) */
+     .compute_unit_count = 60,
+     /* hardware_specs.csv onchip_cache: L2 48 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 48 * RL_MIB,
      .tdp_watts = 285, /* tdp_w 285 W [R] */
      .price_usd = 799, /* launch_price_usd $799 [R] */
     },
@@ -1251,6 +1333,8 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaRtx4000AdaTiers,
      .tier_count = sizeof(kNvidiaRtx4000AdaTiers) / sizeof(kNvidiaRtx4000AdaTiers[0]),
+     /* hardware_specs.csv compute_units: 48 SMs (ABI 1.3) */
+     .compute_unit_count = 48,
      .tdp_watts = 130, /* tdp_w 130 W [K] */
     },
     /* nvidia-rtx-5000-ada */
@@ -1273,6 +1357,8 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaRtx5000AdaTiers,
      .tier_count = sizeof(kNvidiaRtx5000AdaTiers) / sizeof(kNvidiaRtx5000AdaTiers[0]),
+     /* hardware_specs.csv compute_units: 100 SMs (ABI 1.3) */
+     .compute_unit_count = 100,
      .tdp_watts = 250, /* tdp_w 250 W [K] */
     },
     /* nvidia-rtx-6000-ada */
@@ -1301,6 +1387,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaRtx6000AdaTiers,
      .tier_count = sizeof(kNvidiaRtx6000AdaTiers) / sizeof(kNvidiaRtx6000AdaTiers[0]),
+     /* hardware_specs.csv compute_units: 142 SMs (ABI 1.3) */
+     .compute_unit_count = 142,
+     /* hardware_specs.csv onchip_cache: L2 96 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 96 * RL_MIB,
      .tdp_watts = 300, /* tdp_w 300 W [R] */
     },
     /* nvidia-rtx-a6000 */
@@ -1332,6 +1423,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaRtxA6000Tiers,
      .tier_count = sizeof(kNvidiaRtxA6000Tiers) / sizeof(kNvidiaRtxA6000Tiers[0]),
+     /* hardware_specs.csv compute_units: 84 SMs (ABI 1.3) */
+     .compute_unit_count = 84,
+     /* hardware_specs.csv onchip_cache: L2 6 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 6 * RL_MIB,
      .tdp_watts = 300, /* tdp_w 300 W [R] */
      /* scale-up link, hardware_specs.csv interconnect: NVLink bridge 112.5 GB/s bidirectional [R] */
      .interconnect_bytes_per_second = 112.5e9,
@@ -1363,6 +1459,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaA40Tiers,
      .tier_count = sizeof(kNvidiaA40Tiers) / sizeof(kNvidiaA40Tiers[0]),
+     /* hardware_specs.csv compute_units: 84 SMs (ABI 1.3) */
+     .compute_unit_count = 84,
+     /* hardware_specs.csv onchip_cache: L2 6 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 6 * RL_MIB,
      .tdp_watts = 300, /* tdp_w 300 W [R] */
      /* scale-up link, hardware_specs.csv interconnect: NVLink 112.5 GB/s bidirectional [R] */
      .interconnect_bytes_per_second = 112.5e9,
@@ -1387,6 +1488,11 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaV100Pcie32gbTiers,
      .tier_count = sizeof(kNvidiaV100Pcie32gbTiers) / sizeof(kNvidiaV100Pcie32gbTiers[0]),
+     /* hardware_specs.csv compute_units: 80 SMs (ABI 1.3) */
+     .compute_unit_count = 80,
+     /* hardware_specs.csv onchip_cache: L2 6 MB; NVIDIA's L2 MB are MiB
+      * (A100 40960 KB, RTX 4090 73728 KB in the same file) (ABI 1.3) */
+     .last_level_cache_bytes = 6 * RL_MIB,
      .tdp_watts = 250, /* tdp_w 250 W [K] */
     },
     /* nvidia-jetson-agx-thor */
@@ -1424,6 +1530,8 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaJetsonAgxThorTiers,
      .tier_count = sizeof(kNvidiaJetsonAgxThorTiers) / sizeof(kNvidiaJetsonAgxThorTiers[0]),
+     /* hardware_specs.csv compute_units: 20 SMs (ABI 1.3) */
+     .compute_unit_count = 20,
      .tdp_watts = 130, /* tdp_w 130 W [R]: max power mode (40-130 W) */
     },
     /* nvidia-jetson-orin-nano-8gb */
@@ -1453,6 +1561,8 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaJetsonOrinNano8gbTiers,
      .tier_count = sizeof(kNvidiaJetsonOrinNano8gbTiers) / sizeof(kNvidiaJetsonOrinNano8gbTiers[0]),
+     /* hardware_specs.csv compute_units: 8 SMs (ABI 1.3) */
+     .compute_unit_count = 8,
      .tdp_watts = 15, /* tdp_w 15 W [R]: rated power mode */
     },
     /* nvidia-jetson-orin-nano-8gb-super */
@@ -1482,6 +1592,8 @@ static const RidgelinePlatform kPlatforms[] = {
          },
      .tiers = kNvidiaJetsonOrinNano8gbSuperTiers,
      .tier_count = sizeof(kNvidiaJetsonOrinNano8gbSuperTiers) / sizeof(kNvidiaJetsonOrinNano8gbSuperTiers[0]),
+     /* hardware_specs.csv compute_units: 8 SMs (ABI 1.3) */
+     .compute_unit_count = 8,
      .tdp_watts = 25, /* tdp_w 25 W [R]: rated power mode */
     },
 };

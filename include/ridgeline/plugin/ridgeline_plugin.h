@@ -54,7 +54,7 @@ extern "C" {
 /* ABI version this header describes. Bump MINOR when appending fields or
  * functions; bump MAJOR only for an incompatible change (never planned). */
 #define RIDGELINE_PLUGIN_ABI_MAJOR 1
-#define RIDGELINE_PLUGIN_ABI_MINOR 2
+#define RIDGELINE_PLUGIN_ABI_MINOR 3
 
 /* Name of the single exported entry symbol (for dlsym / Boost.DLL). */
 #define RIDGELINE_PLUGIN_ENTRY_SYMBOL "ridgeline_plugin_entry"
@@ -229,6 +229,16 @@ typedef struct RidgelinePlatform {
    * more devices spans nodes. 0 = unknown (the host then treats every group
    * as inside one node). */
   uint32_t devices_per_node;
+
+  /* ---- Since 1.3: what the kernel model needs. A 1.0-1.2 plugin's struct
+   * ends above; the host reads these as 0 (unknown) for it. ---- */
+  /* Compute units the device schedules kernels over: streaming
+   * multiprocessors (NVIDIA), compute units (AMD), Xe cores (Intel). The
+   * kernel model spreads GEMM tiles and attention CTAs over them (tiles,
+   * waves, split-KV). 0 = unknown: kernels get the plain roofline form. */
+  uint32_t compute_unit_count;
+  /* Last-level on-chip cache (L2) in bytes; 0 = unknown. */
+  double last_level_cache_bytes;
 } RidgelinePlatform;
 
 /* Shape of one operator, passed to the efficiency hook. Owned by the host,
@@ -317,6 +327,8 @@ typedef struct RidgelinePluginTable {
   RIDGELINE_STRUCT_SIZE(RidgelinePlatform, interconnect_bytes_per_second)
 #define RIDGELINE_PLATFORM_SIZE_1_2 \
   RIDGELINE_STRUCT_SIZE(RidgelinePlatform, devices_per_node)
+#define RIDGELINE_PLATFORM_SIZE_1_3 \
+  RIDGELINE_STRUCT_SIZE(RidgelinePlatform, last_level_cache_bytes)
 #define RIDGELINE_MEMORY_TIER_SIZE_1_0 \
   RIDGELINE_STRUCT_SIZE(RidgelineMemoryTier, near_memory_compute)
 #define RIDGELINE_NEAR_MEMORY_COMPUTE_SIZE_1_0 \
@@ -325,7 +337,7 @@ typedef struct RidgelinePluginTable {
 /* What a plugin built against this header stores in struct_size (sizeof
  * also works: it is never smaller). */
 #define RIDGELINE_PLUGIN_TABLE_STRUCT_SIZE RIDGELINE_PLUGIN_TABLE_SIZE_1_0
-#define RIDGELINE_PLATFORM_STRUCT_SIZE RIDGELINE_PLATFORM_SIZE_1_2
+#define RIDGELINE_PLATFORM_STRUCT_SIZE RIDGELINE_PLATFORM_SIZE_1_3
 #define RIDGELINE_MEMORY_TIER_STRUCT_SIZE RIDGELINE_MEMORY_TIER_SIZE_1_0
 #define RIDGELINE_NEAR_MEMORY_COMPUTE_STRUCT_SIZE \
   RIDGELINE_NEAR_MEMORY_COMPUTE_SIZE_1_0

@@ -96,6 +96,31 @@ TEST(TheilSen, IgnoresOneWildPoint) {
   EXPECT_NEAR(l.intercept, 2, 1e-9);
 }
 
+TEST(FitOverheadAndEta, KeepsTheFloorOfFloorBoundRows) {
+  // Four calls on a 10 us per-call floor whose bounds are far below it
+  // (0.1 .. 0.4 us), at eta 0.8: measured = 10 + bound / 0.8 =
+  // 10.125, 10.25, 10.375, 10.5 us. Every pairwise slope is 1 / 0.8 = 1.25,
+  // so Theil-Sen gives intercept 10 us; the shortest row is 10.125 us, so
+  // the intercept lies in [0, 10.125] and is kept (the old rule dropped any
+  // intercept >= 0.9 x the shortest row and fitted a pure ratio instead).
+  const std::vector<double> bound = {0.1e-6, 0.2e-6, 0.3e-6, 0.4e-6};
+  const std::vector<double> measured = {10.125e-6, 10.25e-6, 10.375e-6,
+                                        10.5e-6};
+  const LinearFit fit = FitOverheadAndEta(bound, measured, 0.01);
+  EXPECT_NEAR(fit.overhead_seconds, 10e-6, 1e-12);
+  EXPECT_NEAR(fit.eta, 0.8, 1e-9);
+}
+
+TEST(FitOverheadAndEta, ClampsANegativeInterceptToZero) {
+  // measured = -1 + 2 x bound (seconds): Theil-Sen slope 2, intercept -1.
+  // Clamped to 0, the slope through the origin is the median of y / x =
+  // {1/1, 3/2, 5/3, 7/4}: (1.5 + 1.6667) / 2 = 1.58333, eta = 1 / 1.58333 =
+  // 0.631579.
+  const LinearFit fit = FitOverheadAndEta({1, 2, 3, 4}, {1, 3, 5, 7}, 0.01);
+  EXPECT_EQ(fit.overhead_seconds, 0);
+  EXPECT_NEAR(fit.eta, 1 / 1.5833333333, 1e-6);
+}
+
 TEST(Fit, RecoversEfficienciesAndOverheadFromEngineRows) {
   std::vector<PreparedRow> rows = Synthetic({"test-gpu"});
   std::vector<const PreparedRow*> ptrs;

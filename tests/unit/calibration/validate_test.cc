@@ -323,7 +323,9 @@ TEST(CalibrateCommand, MembwRowsFitTheMemoryStreamEfficiency) {
   options.plugin_dir = RIDGELINE_TEST_PLUGIN_DIR;
   std::ostringstream out, err;
   ASSERT_EQ(Calibrate(options, out, err), 0) << err.str();
-  std::ifstream in(dir / "profiles" / "nvidia-h200-sxm-141gb.ridgeline-gpu-bench.json");
+  // A kernel table: kernel-model profiles go to profiles/kernels/.
+  std::ifstream in(dir / "profiles" / "kernels" /
+                   "nvidia-h200-sxm-141gb.ridgeline-gpu-bench.json");
   std::stringstream text;
   text << in.rdbuf();
   absl::StatusOr<Profile> p = ParseProfileJson(text.str(), "h200.json");
@@ -331,6 +333,14 @@ TEST(CalibrateCommand, MembwRowsFitTheMemoryStreamEfficiency) {
   EXPECT_NEAR(p->efficiency.memory[static_cast<int>(engine::OpClass::kElementwise)],
               4000.0 / 4800.0, 1e-6);
   EXPECT_NEAR(p->efficiency.per_kernel_overhead_seconds, 0, 1e-9);
+  // The kernel model: every call moves bytes at 4000 GB/s of 4800 with no
+  // floor (the rows lie on a line through 0), so the stream efficiency is
+  // 4000 / 4800 and the elementwise per-call cost 0.
+  ASSERT_TRUE(p->efficiency.kernel.present);
+  EXPECT_NEAR(p->efficiency.kernel.elementwise_memory, 4000.0 / 4800.0, 1e-6);
+  EXPECT_NEAR(p->efficiency.kernel.per_call_seconds[static_cast<int>(
+                  engine::KernelClass::kElementwise)],
+              0, 1e-9);
   std::filesystem::remove_all(dir);
 }
 

@@ -138,52 +138,67 @@ TEST_P(RefusalTest, BrokenPluginRefusedWithReasonWhileGoodOneLoads) {
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, RefusalTest,
     ::testing::Values(
-        RefusalCase{"wrong-major", "",
-                    {"ABI major version mismatch", "plugin speaks 2.2",
-                     "host speaks 1.2"}},
-        RefusalCase{"newer-minor", "",
-                    {"plugin ABI 1.3 is newer than host ABI 1.2"}},
-        RefusalCase{"no-entry", "",
-                    {"missing entry symbol 'ridgeline_plugin_entry'"}},
-        RefusalCase{"null-entry", "", {"ridgeline_plugin_entry() returned NULL"}},
-        RefusalCase{"init-error", "",
+        RefusalCase{"wrong-major",
+                    "",
+                    {"ABI major version mismatch", "plugin speaks 2.3",
+                     "host speaks 1.3"}},
+        RefusalCase{
+            "newer-minor", "", {"plugin ABI 1.4 is newer than host ABI 1.3"}},
+        RefusalCase{
+            "no-entry", "", {"missing entry symbol 'ridgeline_plugin_entry'"}},
+        RefusalCase{
+            "null-entry", "", {"ridgeline_plugin_entry() returned NULL"}},
+        RefusalCase{"init-error",
+                    "",
                     {"init() failed: INTERNAL: fixture: simulated "
                      "initialisation failure"}},
         // Tier 1 is the fixture's HBM; the engine names the field path.
-        RefusalCase{"zero-bandwidth", "zero-bandwidth",
-                    {"fixture-zero-bandwidth-a",
-                     "platforms[0].tiers[1].read_bandwidth_bytes_per_second",
-                     "got 0"}},
-        RefusalCase{"negative-bandwidth", "negative-bandwidth",
+        RefusalCase{
+            "zero-bandwidth",
+            "zero-bandwidth",
+            {"fixture-zero-bandwidth-a",
+             "platforms[0].tiers[1].read_bandwidth_bytes_per_second", "got 0"}},
+        RefusalCase{"negative-bandwidth",
+                    "negative-bandwidth",
                     {"platforms[0].tiers[1].read_bandwidth_bytes_per_second",
                      "got -1e+12"}},
-        RefusalCase{"nan-bandwidth", "nan-bandwidth",
+        RefusalCase{"nan-bandwidth",
+                    "nan-bandwidth",
                     {"platforms[0].tiers[1].read_bandwidth_bytes_per_second",
                      "got nan"}},
-        RefusalCase{"zero-capacity", "zero-capacity",
+        RefusalCase{"zero-capacity",
+                    "zero-capacity",
                     {"platforms[0].tiers[1].capacity_bytes", "got 0"}},
-        RefusalCase{"negative-capacity", "negative-capacity",
-                    {"platforms[0].tiers[1].capacity_bytes", "got -1.71799e+10"}},
-        RefusalCase{"nan-capacity", "nan-capacity",
+        RefusalCase{
+            "negative-capacity",
+            "negative-capacity",
+            {"platforms[0].tiers[1].capacity_bytes", "got -1.71799e+10"}},
+        RefusalCase{"nan-capacity",
+                    "nan-capacity",
                     {"platforms[0].tiers[1].capacity_bytes", "got nan"}},
         // Slot 9 (fp16-acc16) is defined from ABI 1.1 on; a plugin that
         // says it speaks 1.0 must leave it 0.
-        RefusalCase{"old-minor-acc16", "old-minor-acc16",
-                    {"platforms[0].peak_ops_per_second[9] is reserved in ABI 1.0 "
-                     "and must be 0, got 2e+14"}},
+        RefusalCase{
+            "old-minor-acc16",
+            "old-minor-acc16",
+            {"platforms[0].peak_ops_per_second[9] is reserved in ABI 1.0 "
+             "and must be 0, got 2e+14"}},
         // In-memory compute without any rate stays invalid (only the
         // platform's own peaks may all be unknown).
         // Issue 14, defect 5: a size the plugin gives is bounded before it
         // is used as an array stride.
-        RefusalCase{"huge-stride", "huge-stride",
+        RefusalCase{"huge-stride",
+                    "huge-stride",
                     {"platforms[0].tiers[0].struct_size must be in [",
                      ", 4096]", "got 4294967280"}},
         // Defect 10: a name that is not UTF-8 would fail every ListHardware
         // (proto strings must be UTF-8); the plugin is refused instead.
-        RefusalCase{"bad-utf8-name", "bad-utf8-name",
+        RefusalCase{"bad-utf8-name",
+                    "bad-utf8-name",
                     {"platforms[0].display_name must be valid UTF-8; byte 15 "
                      "(0xff) is not"}},
-        RefusalCase{"pim-no-peak", "pim-no-peak",
+        RefusalCase{"pim-no-peak",
+                    "pim-no-peak",
                     {"fixture-pim-no-peak-b",
                      "platforms[1].tiers[0].near_memory_compute."
                      "peak_ops_per_second must give at least one math type"}}),
@@ -257,7 +272,21 @@ TEST(AbiCompatibilityTest, PluginBuiltAgainst11HeaderLoads) {
   EXPECT_FALSE((*a)->devices_per_node.has_value());
 }
 
-// The current header: the 1.2 link fields come through.
+// 1.2 header (struct ends at devices_per_node, 388 bytes on LP64): the
+// link fields come through, the 1.3 kernel-model figures are unknown.
+TEST(AbiCompatibilityTest, PluginBuiltAgainst12HeaderLoads) {
+  auto registry = HardwareRegistry::LoadFiles({Fixture("abi-1-2")});
+  ASSERT_TRUE(registry->outcomes()[0].loaded) << registry->outcomes()[0].reason;
+  auto a = registry->Find("fixture-abi-1-2-a");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ((*a)->devices_per_node, 4);
+  EXPECT_FALSE((*a)->compute_units.has_value());
+  EXPECT_FALSE((*a)->last_level_cache_bytes.has_value());
+  EXPECT_TRUE(engine::ValidateHardware(**a).ok());
+}
+
+// The current header: the 1.2 link fields and the 1.3 kernel-model figures
+// come through.
 TEST(AbiCompatibilityTest, CurrentPluginCarriesBothLinkLevels) {
   auto registry = HardwareRegistry::LoadFiles({Fixture("abi-current")});
   ASSERT_TRUE(registry->outcomes()[0].loaded) << registry->outcomes()[0].reason;
@@ -268,6 +297,8 @@ TEST(AbiCompatibilityTest, CurrentPluginCarriesBothLinkLevels) {
   EXPECT_EQ((*a)->scale_out_bytes_per_second, 50e9);
   EXPECT_EQ((*a)->scale_out_latency_seconds, 5e-6);
   EXPECT_EQ((*a)->devices_per_node, 4);
+  EXPECT_EQ((*a)->compute_units, 32);
+  EXPECT_EQ((*a)->last_level_cache_bytes, 8388608.0);
 }
 
 TEST(RegistryTest, PlatformWithoutAnyPeakLoads) {
@@ -324,11 +355,11 @@ TEST(RegistryTest, LoadLogChoosesWhatIsPrinted) {
 TEST(RegistryTest, LoadDirectoryTriesEverySoSortedByName) {
   auto registry =
       HardwareRegistry::LoadDirectory(RIDGELINE_FIXTURE_PLUGIN_DIR);
-  // 26 fixture plugins: abi-1.0, abi-1.1, abi-current (one platform each),
+  // 27 fixture plugins: abi-1.0, abi-1.1, abi-1.2, abi-current (one each),
   // basic, no-peak, acc16, slow-acc16 (loads; only the checker fails it),
   // hook-code-zero, tiny-efficiency, nan-efficiency (load; their hooks
   // fault at analysis time) + 16 refused ones (see tests/fixtures).
-  ASSERT_EQ(registry->outcomes().size(), 26u);
+  ASSERT_EQ(registry->outcomes().size(), 27u);
   std::vector<std::string> loaded;
   for (const LoadOutcome& o : registry->outcomes()) {
     if (o.loaded) {
@@ -338,11 +369,12 @@ TEST(RegistryTest, LoadDirectoryTriesEverySoSortedByName) {
     }
   }
   // "basic" sorts before "duplicate-id", so the duplicate is the one refused.
-  EXPECT_THAT(loaded, ElementsAre("abi-1-0", "abi-1-1", "abi-current", "acc16",
-                                  "basic", "hook-code-zero", "nan-efficiency",
-                                  "no-peak", "slow-acc16", "tiny-efficiency"));
-  // 2 platforms per older fixture plugin x 7 + 1 per ABI fixture x 3.
-  EXPECT_EQ(registry->platforms().size(), 17u);
+  EXPECT_THAT(loaded,
+              ElementsAre("abi-1-0", "abi-1-1", "abi-1-2", "abi-current",
+                          "acc16", "basic", "hook-code-zero", "nan-efficiency",
+                          "no-peak", "slow-acc16", "tiny-efficiency"));
+  // 2 platforms per older fixture plugin x 7 + 1 per ABI fixture x 4.
+  EXPECT_EQ(registry->platforms().size(), 18u);
   EXPECT_EQ(std::filesystem::path(registry->outcomes()[0].path).filename(),
             "libridgeline-fixture-abi-1-0.so");
 }

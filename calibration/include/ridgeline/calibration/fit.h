@@ -14,7 +14,29 @@ namespace ridgeline::calibration {
 struct FitOptions {
   double min_efficiency = 0.01;   // eta is clamped to [min_efficiency, 1]
   std::string provenance;         // copied into Profile::fitted_from
+  // Kernel tables (every row a kernel row): also fit the kernel model
+  // (FitKernelModel) into Efficiency::kernel.
+  bool kernel_model = false;
 };
+
+// The kernel model of kernel rows (engine/kernel_model.h), per class:
+//   per-call cost  = the Theil-Sen intercept of measured vs bound seconds of
+//                    the rows whose bound is under a tenth of the shortest
+//                    measurement (they sit on the floor), clamped into
+//                    [0, shortest]; fp8 GEMMs: their floor minus the 16-bit
+//                    one is the activation quantisation;
+//   efficiencies   = per GEMM regime (M <= 16, <= 128, > 128) and for
+//                    attention / memory streams: median of roof / (measured -
+//                    floor) over the rows that roof dominates above the floor;
+//   shape          = the wave tail share (0, .25, .5, .75, 1) and the CTA
+//                    bandwidth share (off, .5, 1, 2, 4) with the smallest
+//                    median error.
+engine::KernelModel FitKernelModel(const std::vector<const PreparedRow*>& rows,
+                                   double min_eta);
+// "gemm m<=16: n=.. median ..%; ...": the model's error on the rows by
+// class and regime (the fit's residuals by regime).
+std::string KernelModelResiduals(const std::vector<const PreparedRow*>& rows,
+                                 const engine::KernelModel& model);
 
 // A line y = intercept + slope * x through (x, y) by Theil-Sen (median of
 // pairwise slopes, then median residual): robust to a few wild rows.
@@ -23,6 +45,19 @@ struct Line {
   double intercept = 0;
 };
 Line TheilSen(const std::vector<double>& x, const std::vector<double>& y);
+
+// (eta, overhead) from measured = overhead + bound / eta: the Theil-Sen line
+// of measured (y) against bound (x) seconds, its intercept clamped into
+// [0, min y] (rows on a fixed-cost floor have an intercept close to their
+// shortest time: that floor is the fit's result, not noise), eta = 1 / slope
+// clamped into [min_eta, 1]. A slope below 1 (faster than the bound) gives
+// eta 1 and the median of measured - bound as the overhead.
+struct LinearFit {
+  double eta = 1;
+  double overhead_seconds = 0;
+};
+LinearFit FitOverheadAndEta(const std::vector<double>& x,
+                            const std::vector<double>& y, double min_eta);
 
 // Fits one efficiency to rows that share hardware (or family) and framework.
 // Parameters the rows cannot pin down keep their value from `base`:

@@ -104,6 +104,12 @@ class ProfileStore {
   // when the folder is absent.
   const ProfileStore& serving() const;
 
+  // Kernel profiles: <dir>/kernels/*.json, written by `calibrate` from
+  // kernel tables (gemm-kernel / attention-decode-kernel rows), carrying a
+  // kernel_model section. Kernel rows (validate, AnalyzeKernel) prefer them;
+  // Analyze never uses them. Empty when the folder is absent.
+  const ProfileStore& kernels() const;
+
   // The frameworks some profile (kernel or serving) is fitted with, sorted
   // and unique: what a framework query may name.
   std::vector<std::string> Frameworks() const;
@@ -115,6 +121,7 @@ class ProfileStore {
  private:
   std::vector<Profile> profiles_;
   std::shared_ptr<const ProfileStore> serving_;
+  std::shared_ptr<const ProfileStore> kernels_;
 };
 
 // One profile as JSON (one file holds one profile):
@@ -126,6 +133,7 @@ class ProfileStore {
 //                   "per_step_overhead_seconds": 0.0004,
 //                   "per_request_overhead_seconds": 0.005,
 //                   "per_kernel_overhead_seconds": 0},
+//    "kernel_model": {...},  // optional: engine::KernelModel, keys as named
 //    "fitted_from": "..."}
 // Missing op classes default to 1, missing overheads to 0. Errors are
 // INVALID_ARGUMENT naming `file` and the field path, the allowed range and

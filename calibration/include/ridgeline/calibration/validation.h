@@ -71,6 +71,12 @@ absl::StatusOr<double> PredictRow(const PreparedRow& row,
                                   const engine::Efficiency& efficiency,
                                   bool pure);
 
+// Kernel rows: the row's kernel under `efficiency` (pure: the bound), with
+// its roofs, overheads and shape (tiles, waves, split-KV).
+bool IsKernel(Regime r);
+absl::StatusOr<engine::KernelCost> KernelCostOf(
+    const PreparedRow& row, const engine::Efficiency& efficiency, bool pure);
+
 // Where a row sits at the pure bound: the op class whose efficiency a kernel
 // row measures, and compute-roof time / memory-roof time (> 1: compute-bound)
 // of the kernel, or of the step its metric is dominated by (the prefill for

@@ -72,6 +72,12 @@ struct Hardware {
   PerMathType peak_ops_per_second;   // dense; sparse figures are never used
   PerMathType energy_joules_per_op;  // nullopt: not published
   double kernel_launch_seconds = 0;  // per kernel; 0 when not published
+  // ABI 1.3: streaming multiprocessors / compute units the kernel model
+  // spreads GEMM tiles and attention CTAs over, and the last-level cache
+  // (L2) size. Unset: not published; kernels then get the plain roofline
+  // (no tile, wave or split-KV effects) and say so.
+  std::optional<int64_t> compute_units;
+  std::optional<double> last_level_cache_bytes;
 
   // Ordered fastest first (tier 0 is tried first by placement). At most kMaxTiers.
   std::vector<MemoryTier> tiers;

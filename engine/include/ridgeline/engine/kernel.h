@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -72,6 +73,18 @@ struct KernelCost {
   double overhead_seconds = 0;  // launch / per-kernel overhead
   double seconds = 0;           // max(compute, memory) + overhead
   Bound bound = Bound::kMemory;
+  // The kernel model (efficiency.kernel) timed this call: per-call cost of
+  // its class, efficiency of its shape regime.
+  bool kernel_model = false;
+  // The hardware publishes its compute-unit count, so tiles and waves (GEMM)
+  // or split-KV CTAs (decode attention) shaped the time; false: the plain
+  // roofline form, and `note` says so.
+  bool shape_modelled = false;
+  int64_t compute_units = 0;
+  int64_t tiles = 0, waves = 0;  // GEMM
+  double wave_efficiency = 1;    // tiles / (waves x compute units)
+  int64_t ctas = 0, splits = 0, active_units = 0;  // decode attention
+  std::string note;
 };
 
 // Errors are INVALID_ARGUMENT naming "<prefix>.kv_length" etc., the allowed
@@ -94,6 +107,10 @@ absl::Status ValidateMemoryKernelShape(const MemoryKernelShape& shape,
 // efficiency.per_kernel_overhead_seconds (hardware.kernel_launch_seconds
 // when a named profile fitted none); the default Efficiency is the pure
 // bound.
+// With efficiency.kernel present (and not pure_roofline) the kernel model
+// times the call instead (kernel_model.h): compute / (eta_c of the shape),
+// memory / (eta_m of the shape, and for decode attention no faster than the
+// active CTAs can stream), plus the per-call cost of the kernel class.
 absl::StatusOr<KernelCost> DecodeAttentionKernel(
     const DecodeAttentionShape& shape, const Hardware& hardware,
     const Efficiency& efficiency, const KernelOptions& options = {});

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "ridgeline/engine/formats.h"
 #include "ridgeline/engine/hardware.h"
+#include "ridgeline/engine/kernel_model.h"
 #include "ridgeline/engine/model.h"
 
 namespace ridgeline::engine {
@@ -49,6 +50,10 @@ struct Efficiency {
   // the first sampling sync): part of TTFT, not of the decode steps.
   double per_request_overhead_seconds = 0;
   double per_kernel_overhead_seconds = 0;  // per op instance per layer
+  // Per-call costs and shape efficiencies fitted from kernel tables
+  // (kernel_model.h); when present they replace the per-class etas and the
+  // per-kernel overhead for the kernels and the operator graph.
+  KernelModel kernel;
   std::string profile_name;                // "" = none (pure roofline)
   // (0, 1]: a serving step is never timed slower than the pure roofline's
   // step / this (serving::EngineStepCost), the floor of a profile used

@@ -1,0 +1,174 @@
+// The kernel model (engine/kernel_model.h): tile and wave counts, split-KV,
+// and the per-call cost and shape efficiency a fitted model applies.
+#include "ridgeline/engine/kernel_model.h"
+
+#include "gtest/gtest.h"
+#include "ridgeline/engine/kernel.h"
+#include "test_hardware.h"
+
+namespace ridgeline::calibration {
+namespace {
+
+using testing::RoundGpu;
+
+TEST(KernelModel, TilesAndWavesOfAChosenShape) {
+  // M = 4096, N = 4096 on 132 units with 128 x 256 tiles:
+  // ceil(4096 / 128) = 32 tile rows x ceil(4096 / 256) = 16 tile columns =
+  // 512 tiles; ceil(512 / 132) = 4 waves (3 full = 396, 116 in the last);
+  // busy share 512 / (4 x 132) = 512 / 528 = 0.969697.
+  const engine::GemmTiling t = engine::TileGemm(4096, 4096, 132);
+  EXPECT_EQ(t.tile_m, 128);
+  EXPECT_EQ(t.tile_n, 256);
+  EXPECT_EQ(t.tiles, 512);
+  EXPECT_EQ(t.waves, 4);
+  EXPECT_NEAR(t.wave_efficiency, 512.0 / 528.0, 1e-12);
+  // M = 1, N = 5000 on 108 units: 1 x ceil(5000 / 256) = 20 tiles, one
+  // wave, 20 / 108 busy.
+  const engine::GemmTiling s = engine::TileGemm(1, 5000, 108);
+  EXPECT_EQ(s.tiles, 20);
+  EXPECT_EQ(s.waves, 1);
+  EXPECT_NEAR(s.wave_efficiency, 20.0 / 108.0, 1e-12);
+}
+
+TEST(KernelModel, SplitKvFillsTheUnits) {
+  // batch 2 x 8 KV heads = 16 CTAs on 132 units: ceil(132 / 16) = 9 splits
+  // wanted, and a 4096-token KV allows ceil(4096 / 256) = 16: 9 splits,
+  // 144 CTAs, all 132 units active.
+  engine::SplitKv s = engine::SplitDecodeAttention(2, 8, 4096, 132);
+  EXPECT_EQ(s.ctas, 16);
+  EXPECT_EQ(s.splits, 9);
+  EXPECT_EQ(s.active_units, 132);
+  // A 512-token KV allows only ceil(512 / 256) = 2 splits: 32 active.
+  s = engine::SplitDecodeAttention(2, 8, 512, 132);
+  EXPECT_EQ(s.splits, 2);
+  EXPECT_EQ(s.active_units, 32);
+  // 256 x 8 = 2048 CTAs already fill the units: no split.
+  s = engine::SplitDecodeAttention(256, 8, 4096, 132);
+  EXPECT_EQ(s.splits, 1);
+  EXPECT_EQ(s.active_units, 132);
+}
+
+engine::KernelModel Model() {
+  engine::KernelModel m;
+  m.present = true;
+  m.per_call_seconds[static_cast<int>(engine::KernelClass::kGemm)] = 3e-6;
+  m.per_call_seconds[static_cast<int>(engine::KernelClass::kAttention)] = 7e-6;
+  m.gemm.compute = {1, 1, 0.8};
+  m.gemm.memory = {0.5, 0.75, 0.75};
+  m.fp8_quantization_seconds = 9e-6;
+  m.wave_quantization = 1;
+  m.attention_memory = 0.8;
+  m.attention_cta_bandwidth_share = 2;
+  return m;
+}
+
+TEST(KernelModel, GemmPaysItsShapeAndItsPerCallCost) {
+  engine::Hardware hw = RoundGpu();  // 100 TFLOP/s fp16, 1 TB/s
+  hw.compute_units = 100;
+  engine::Efficiency eff;
+  eff.kernel = Model();
+  engine::GemmShape g;
+  g.m = 4096;
+  g.n = 4096;
+  g.k = 4096;
+  // Pure compute 2 x 4096^3 / 100e12 = 1374.39 us. Tiles 32 x 16 = 512 on
+  // 100 units: 6 waves, busy 512 / 600; wave share 1: compute = 1374.39 /
+  // (0.8 x 512 / 600) = 2013.27 us. Memory (3 x 4096^2 x 2 B = 100.66 MB at
+  // 1 TB/s / 0.75) = 134.2 us. Time 2013.27 + 3 us per call.
+  absl::StatusOr<engine::KernelCost> c = engine::GemmKernel(g, hw, eff);
+  ASSERT_TRUE(c.ok()) << c.status();
+  const double pure = 2.0 * 4096.0 * 4096.0 * 4096.0 / 100e12;
+  EXPECT_TRUE(c->kernel_model);
+  EXPECT_TRUE(c->shape_modelled);
+  EXPECT_EQ(c->tiles, 512);
+  EXPECT_EQ(c->waves, 6);
+  EXPECT_NEAR(c->compute_seconds, pure / (0.8 * 512.0 / 600.0), 1e-12);
+  EXPECT_NEAR(c->seconds, pure / (0.8 * 512.0 / 600.0) + 3e-6, 1e-12);
+  // The bound ignores all of it.
+  engine::KernelOptions bound;
+  bound.pure_roofline = true;
+  absl::StatusOr<engine::KernelCost> b = engine::GemmKernel(g, hw, eff, bound);
+  ASSERT_TRUE(b.ok());
+  EXPECT_NEAR(b->seconds, pure, 1e-12);
+  EXPECT_FALSE(b->kernel_model);
+}
+
+TEST(KernelModel, SmallMFp8GemmPaysQuantisation) {
+  engine::Hardware hw = RoundGpu();
+  hw.compute_units = 100;
+  engine::Efficiency eff;
+  eff.kernel = Model();
+  engine::GemmShape g;
+  g.m = 1;
+  g.n = 8192;
+  g.k = 8192;
+  g.a = g.b = {"fp8", 8, engine::MathType::kFp8};
+  // Bytes: A 8192 + B 67,108,864 + C 8192 = 67,125,248 B; quantisation
+  // reads 8192 x 2 and writes 8192 x 1 = 24,576 B more; at 1 TB/s x 0.5
+  // (regime m<=16): (67,125,248 + 24,576) / 0.5e12 = 134.2997 us. Per call
+  // 3 us + 9 us of quantisation.
+  absl::StatusOr<engine::KernelCost> c = engine::GemmKernel(g, hw, eff);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_NEAR(c->memory_seconds, (67125248.0 + 24576.0) / 0.5e12, 1e-12);
+  EXPECT_NEAR(c->overhead_seconds, 12e-6, 1e-15);
+  EXPECT_NEAR(c->seconds, (67125248.0 + 24576.0) / 0.5e12 + 12e-6, 1e-12);
+}
+
+TEST(KernelModel, FewCtaAttentionCannotStreamAtFullBandwidth) {
+  engine::Hardware hw = RoundGpu();
+  hw.compute_units = 100;
+  engine::Efficiency eff;
+  eff.kernel = Model();
+  engine::DecodeAttentionShape a;
+  a.batch = 1;
+  a.num_q_heads = 8;
+  a.num_kv_heads = 1;
+  a.head_dim = 128;
+  a.kv_length = 512;
+  a.dtype = {"bf16", 16, engine::MathType::kBf16};
+  // 1 CTA, ceil(512 / 256) = 2 splits: 2 active units of 100. KV bytes
+  // 2 x 512 x 128 x 2 = 262,144; q + out 2 x 8 x 128 x 2 = 4096: 266,240 B,
+  // pure 0.26624 us. Eta 0.8: 0.3328 us; CTA limit: 0.26624 x 100 / (2 x 2)
+  // = 6.656 us, which wins. Plus 7 us per call.
+  absl::StatusOr<engine::KernelCost> c =
+      engine::DecodeAttentionKernel(a, hw, eff);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->splits, 2);
+  EXPECT_EQ(c->active_units, 2);
+  EXPECT_NEAR(c->memory_seconds, 266240.0 / 1e12 * 100 / 4, 1e-15);
+  EXPECT_NEAR(c->seconds, 266240.0 / 1e12 * 100 / 4 + 7e-6, 1e-15);
+}
+
+TEST(KernelModel, WithoutComputeUnitsThePlainFormSaysSo) {
+  const engine::Hardware hw = RoundGpu();  // no compute-unit count
+  engine::Efficiency eff;
+  eff.kernel = Model();
+  engine::GemmShape g;
+  g.m = 4096;
+  g.n = 4096;
+  g.k = 4096;
+  absl::StatusOr<engine::KernelCost> c = engine::GemmKernel(g, hw, eff);
+  ASSERT_TRUE(c.ok());
+  EXPECT_FALSE(c->shape_modelled);
+  EXPECT_EQ(c->tiles, 0);
+  EXPECT_NE(c->note.find("compute-unit count not published"),
+            std::string::npos);
+  // No waves: compute 1374.39 us / 0.8 + 3 us.
+  EXPECT_NEAR(c->seconds, 2.0 * 4096.0 * 4096.0 * 4096.0 / 100e12 / 0.8 + 3e-6,
+              1e-12);
+}
+
+TEST(KernelModel, ValidationNamesTheField) {
+  engine::KernelModel m = Model();
+  m.gemm.memory[1] = 1.5;
+  const absl::Status st = engine::ValidateKernelModel(m, "kernel_model");
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("kernel_model.gemm.memory.m<=128"),
+            std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("(0, 1]"), std::string::npos);
+  EXPECT_NE(st.message().find("1.5"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ridgeline::calibration
