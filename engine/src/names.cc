@@ -46,7 +46,12 @@ constexpr std::array<std::string_view, kOpKindCount> kOpKindNames = {
     "moe_shared_experts",
     "final_norm",
     "lm_head",
-    "all_reduce", "pipeline_send", "all_to_all", "linear_replacement"};
+    "all_reduce",
+    "pipeline_send",
+    "all_to_all",
+    "linear_replacement",
+    "lora_adapters",
+    "draft_input_fusion"};
 
 }  // namespace
 

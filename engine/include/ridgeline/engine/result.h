@@ -24,35 +24,37 @@ std::string_view BoundName(Bound b);
 
 enum class OpKind : uint8_t {
   kEmbedding = 0,
-  kNorm,             // RMSNorm / LayerNorm before attention and FFN
+  kNorm,  // RMSNorm / LayerNorm before attention and FFN
   kQProjection,
   kKProjection,
   kVProjection,
-  kMlaQDown,         // MLA latent projections
+  kMlaQDown,  // MLA latent projections
   kMlaQUp,
   kMlaKvDown,
-  kMlaKvUp,          // non-absorbed only
+  kMlaKvUp,  // non-absorbed only
   kRope,
-  kQk,               // Q K^T (unfused attention)
+  kQk,  // Q K^T (unfused attention)
   kSoftmax,
   kAttentionV,
-  kFlashAttention,   // fused QK^T + softmax + AV
+  kFlashAttention,  // fused QK^T + softmax + AV
   kOutProjection,
   kResidualAdd,
-  kFfnUpGate,        // gated FFN up+gate (plain FFN: up)
-  kFfnActivation,    // SiLU/GELU and gating multiply
+  kFfnUpGate,      // gated FFN up+gate (plain FFN: up)
+  kFfnActivation,  // SiLU/GELU and gating multiply
   kFfnDown,
   kMoeRouter,
-  kMoeRoutedExperts, // up+gate+down of the touched routed experts
+  kMoeRoutedExperts,  // up+gate+down of the touched routed experts
   kMoeSharedExperts,
   kFinalNorm,
   kLmHead,
-  kAllReduce,        // tensor parallelism: sum partial outputs over devices
-  kPipelineSend,     // pipeline parallelism: activations to the next stage
-  kAllToAll,         // expert parallelism: token dispatch and combine
+  kAllReduce,          // tensor parallelism: sum partial outputs over devices
+  kPipelineSend,       // pipeline parallelism: activations to the next stage
+  kAllToAll,           // expert parallelism: token dispatch and combine
   kLinearReplacement,  // Nemotron NAS: attention or FFN replaced by one matmul
+  kLoraAdapters,       // LoRA: shrink + expand matmuls of the step's adapters
+  kDraftInputFusion,   // MTP / EAGLE head: [embedding; hidden] -> hidden
 };
-inline constexpr int kOpKindCount = 28;
+inline constexpr int kOpKindCount = 30;
 std::string_view OpKindName(OpKind k);  // snake_case: "q_projection", "flash_attention", ...
 
 // Bytes read and written, by operand class and memory tier.
@@ -178,6 +180,38 @@ struct Economy {
   std::string note;
 };
 
+// Speculative decoding over the decode phase (options.speculative). The
+// decode phase of G = generated - 1 tokens takes G / E speculative steps in
+// expectation (E = accepted_tokens_per_step), step j starting at context
+// prompt + 1 + j E; their time is the trapezoid over 9 contexts evenly
+// spaced from the first step's to the last's (exact where the step time is
+// affine in the context, as it is within one roofline regime).
+struct SpeculativeSummary {
+  bool enabled = false;
+  std::string method;                   // "mtp:1", "draft:llama-3.2-1b:4"
+  double accepted_tokens_per_step = 1;  // E, per sequence
+  double steps = 0;                     // G / E
+  double draft_seconds_per_step = 0;    // mean over the steps
+  double verify_seconds_per_step = 0;   // mean over the steps
+  double draft_prefill_seconds = 0;     // the draft over the prompt (in TTFT)
+  double draft_bytes = 0;  // the draft beside the target, per device
+  // Plain decode's mean TPOT, and it over the speculative mean TPOT (> 1:
+  // speculation pays).
+  double baseline_tpot_mean_seconds = 0;
+  double speedup = 1;
+};
+
+// LoRA adapters (options.lora): their memory and cold loads.
+struct LoraSummary {
+  bool enabled = false;
+  double adapter_bytes = 0;   // one adapter, per device
+  double resident_bytes = 0;  // adapters x adapter_bytes (in the weights)
+  // One cold adapter over the host link; 0 when the hardware has none.
+  double cold_load_seconds = 0;
+  // cold_fraction x cold_load_seconds: the expected TTFT it adds (included).
+  double ttft_added_seconds = 0;
+};
+
 struct AnalysisResult {
   std::string model_id;
   std::string hardware_id;
@@ -225,6 +259,8 @@ struct AnalysisResult {
   // e.g. prompt + generated tokens beyond the model's max_context (RoPE
   // scaling may allow it; the model's quality there is not modelled).
   std::vector<std::string> warnings;
+  SpeculativeSummary speculative;
+  LoraSummary lora;
 };
 
 }  // namespace ridgeline::engine
