@@ -1,5 +1,7 @@
 // Backend::Simulate: one replica's online serving simulation from a
 // v1::SimulateRequest. The math is serving/'s.
+#include "ridgeline/serving/simulate.h"
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -8,13 +10,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "ridgeline/engine/status_macros.h"
+#include "ridgeline/service/backend.h"
+#include "ridgeline/service/request_scenario.h"
 #include "ridgeline/serving/capacity.h"
 #include "ridgeline/serving/engine_step_cost.h"
 #include "ridgeline/serving/parallelism.h"
-#include "ridgeline/serving/simulate.h"
 #include "ridgeline/serving/stability.h"
 #include "ridgeline/serving/throughput.h"
-#include "ridgeline/service/backend.h"
 #include "serving_convert.h"
 
 namespace ridgeline::service {
@@ -91,6 +93,7 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
     s.options.pure_roofline = true;
     s.efficiency = engine::Efficiency{};
   }
+  RETURN_IF_ERROR(request::ApplyDecodeVariants(req.options(), &s.options));
   RETURN_IF_ERROR(engine::ValidateScenario(s));
 
   serving::ServingConfig config;
