@@ -81,15 +81,16 @@ void PrintStepTable(const v1::StepTimeResponse& response, bool csv,
              "draft_seconds", "verify_seconds"}};
     for (int i = 0; i < response.steps_size(); ++i) {
       const v1::StepTimeResult& r = response.steps(i);
-      t.rows.push_back({absl::StrCat(i), absl::StrCat(r.sequences()),
-                        absl::StrCat(r.tokens()), Raw(r.seconds()),
-                        Raw(r.compute_seconds()), Raw(r.memory_seconds()),
-                        Raw(r.interconnect_seconds()),
-                        Raw(r.overhead_seconds()), r.bound(), Raw(r.flops()),
-                        Raw(r.bytes()), Raw(r.pipeline_interval_seconds()),
-                        absl::StrCat(r.pipeline_slowest_stage()),
-                        Raw(r.accepted_tokens_per_sequence()),
-                        Raw(r.draft_seconds()), Raw(r.verify_seconds())});
+      t.rows.push_back(
+          {absl::StrCat(i), absl::StrCat(r.sequences()),
+           absl::StrCat(r.tokens()), Raw(r.seconds()), Raw(r.compute_seconds()),
+           Raw(r.memory_seconds()), Raw(r.interconnect_seconds()),
+           Raw(r.overhead_seconds()), r.bound(), Raw(r.flops()), Raw(r.bytes()),
+           Raw(r.pipeline_interval_seconds()),
+           absl::StrCat(r.pipeline_slowest_stage()),
+           Raw(r.draft_seconds() > 0 ? r.accepted_tokens_per_sequence() : 1.0),
+           Raw(r.draft_seconds()),
+           Raw(r.draft_seconds() > 0 ? r.verify_seconds() : r.seconds())});
     }
     PrintTable(t, TableStyle::kCsv, out);
     return;
