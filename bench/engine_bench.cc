@@ -129,10 +129,17 @@ BENCHMARK(BM_StepEvaluatorPrefill);
 // A real continuous-batching step (the issue's target: <= 1 us): 64
 // sequences, 60 decode tokens at contexts spread over 100..6000 and 4
 // prefill chunks of 256 tokens over 0..3072 cached ones. The contexts move
-// every call so no two calls repeat.
-void BM_StepTime_Mixed64(benchmark::State& state) {
-  absl::StatusOr<StepEvaluator> ev =
-      StepEvaluator::Create(Llama3Scenario(128, false));
+// every call so no two calls repeat. `speculative` ("" = off, else as
+// --speculative) times the same step with speculation (alpha 0.7): the
+// verify pass plus the draft's forwards (issue 24's target: <= 1.5 us).
+void MixedStep64(benchmark::State& state, const char* speculative) {
+  Scenario s = Llama3Scenario(128, false);
+  if (*speculative != 0) {
+    s.options.speculative =
+        ParseSpeculativeMethod(speculative, "speculative").value();
+    s.options.speculative.acceptance_rate = 0.7;
+  }
+  absl::StatusOr<StepEvaluator> ev = StepEvaluator::Create(s);
   if (!ev.ok()) std::abort();
   StepSequence seqs[64];
   for (int i = 0; i < 64; ++i) {
@@ -147,7 +154,16 @@ void BM_StepTime_Mixed64(benchmark::State& state) {
     benchmark::DoNotOptimize(t->seconds);
   }
 }
+void BM_StepTime_Mixed64(benchmark::State& state) { MixedStep64(state, ""); }
 BENCHMARK(BM_StepTime_Mixed64);
+void BM_StepTime_Mixed64_Speculative(benchmark::State& state,
+                                     const char* speculative) {
+  MixedStep64(state, speculative);
+}
+BENCHMARK_CAPTURE(BM_StepTime_Mixed64_Speculative, eagle_1, "eagle:1");
+BENCHMARK_CAPTURE(BM_StepTime_Mixed64_Speculative, eagle_3, "eagle:3");
+BENCHMARK_CAPTURE(BM_StepTime_Mixed64_Speculative, draft_llama_3_2_1b_4,
+                  "draft:llama-3.2-1b:4");
 
 // Creating the evaluator: validation, graph context, placement.
 void BM_StepEvaluatorCreate(benchmark::State& state) {

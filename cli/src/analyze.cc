@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "scenario.h"
 
@@ -185,6 +186,31 @@ void PrintAnalyzeText(const v1::AnalyzeRequest& request,
            ? absl::StrCat(Fixed3(r.ridge_point_flops_per_byte()), " FLOP/B")
            : std::string("unknown (compute roof unknown)")},
   };
+  if (r.has_speculative()) {
+    const v1::SpeculativeSummary& x = r.speculative();
+    summary.rows.push_back(
+        {"Speculative",
+         absl::StrFormat(
+             "%s: %.3f tokens per step, draft %s + verify %s per step; "
+             "%.2fx plain decode (TPOT %s)",
+             x.method(), x.accepted_tokens_per_step(),
+             Seconds(x.draft_seconds_per_step()),
+             Seconds(x.verify_seconds_per_step()), x.speedup(),
+             Seconds(x.baseline_tpot_mean_seconds()))});
+  }
+  if (r.has_lora()) {
+    const v1::LoraSummary& x = r.lora();
+    summary.rows.push_back(
+        {"LoRA",
+         absl::StrCat(
+             Bytes(x.adapter_bytes()), " per adapter, ",
+             Bytes(x.resident_bytes()), " resident",
+             x.cold_load_seconds() > 0
+                 ? absl::StrCat(", cold load ", Seconds(x.cold_load_seconds()),
+                                " (+", Seconds(x.ttft_added_seconds()),
+                                " TTFT expected)")
+                 : std::string())});
+  }
   const v1::ParameterCounts& pc = r.parameters();
   summary.rows.push_back(
       {"Parameters",

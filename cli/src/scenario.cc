@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "decode_flags.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace ridgeline::cli {
@@ -52,7 +53,13 @@ const std::vector<FlagSpec>& ScenarioFlags() {
       {"amortization-years", "X", "years the purchase price is spread over"},
       {"utilization", "X", "share of wall time the device serves, (0, 1]"},
   };
-  return kFlags;
+  static const std::vector<FlagSpec>* const kAll = [] {
+    auto* all = new std::vector<FlagSpec>(kFlags);
+    all->insert(all->end(), DecodeVariantFlags().begin(),
+                DecodeVariantFlags().end());
+    return all;
+  }();
+  return *kAll;
 }
 
 // Pins and economics: ranges are checked by the service, which names the
@@ -112,6 +119,7 @@ Outcome FillCommon(const ParsedFlags& flags, v1::AnalysisOptions* options,
                    engine::ranges::kPrefillChunkTokens.hi);
   if (!chunk.ok()) return Usage(chunk.status());
   if (*chunk) options->set_prefill_chunk_tokens(**chunk);
+  if (auto m = FillDecodeVariants(flags, options)) return Usage(*m);
   return std::nullopt;
 }
 

@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "decode_flags.h"
 #include "scenario.h"
 
 namespace ridgeline::cli {
@@ -75,7 +76,13 @@ const std::vector<FlagSpec>& CalibrationFlags() {
       {"profile", "NAME", "calibration profile by name"},
       {"pure-roofline", "", "ignore calibration: the speed upper bound"},
   };
-  return kFlags;
+  static const std::vector<FlagSpec>* const kAll = [] {
+    auto* all = new std::vector<FlagSpec>(kFlags);
+    all->insert(all->end(), DecodeVariantFlags().begin(),
+                DecodeVariantFlags().end());
+    return all;
+  }();
+  return *kAll;
 }
 
 const std::vector<FlagSpec>& ServingOptionFlags() {
@@ -147,7 +154,7 @@ std::optional<std::string> FillCalibration(const ParsedFlags& flags,
   if (auto fw = flags.Get("framework")) calibration->set_framework(*fw);
   if (auto p = flags.Get("profile")) calibration->set_profile(*p);
   if (flags.Has("pure-roofline")) options->set_pure_roofline(true);
-  return std::nullopt;
+  return FillDecodeVariants(flags, options);
 }
 
 std::optional<std::string> FillServingOptions(const ParsedFlags& flags,

@@ -77,16 +77,20 @@ void PrintStepTable(const v1::StepTimeResponse& response, bool csv,
     Table t{{"step", "sequences", "tokens", "seconds", "compute_seconds",
              "memory_seconds", "interconnect_seconds", "overhead_seconds",
              "bound", "flops", "bytes", "pipeline_interval_seconds",
-             "pipeline_slowest_stage"}};
+             "pipeline_slowest_stage", "accepted_tokens_per_sequence",
+             "draft_seconds", "verify_seconds"}};
     for (int i = 0; i < response.steps_size(); ++i) {
       const v1::StepTimeResult& r = response.steps(i);
-      t.rows.push_back({absl::StrCat(i), absl::StrCat(r.sequences()),
-                        absl::StrCat(r.tokens()), Raw(r.seconds()),
-                        Raw(r.compute_seconds()), Raw(r.memory_seconds()),
-                        Raw(r.interconnect_seconds()),
-                        Raw(r.overhead_seconds()), r.bound(), Raw(r.flops()),
-                        Raw(r.bytes()), Raw(r.pipeline_interval_seconds()),
-                        absl::StrCat(r.pipeline_slowest_stage())});
+      t.rows.push_back(
+          {absl::StrCat(i), absl::StrCat(r.sequences()),
+           absl::StrCat(r.tokens()), Raw(r.seconds()), Raw(r.compute_seconds()),
+           Raw(r.memory_seconds()), Raw(r.interconnect_seconds()),
+           Raw(r.overhead_seconds()), r.bound(), Raw(r.flops()), Raw(r.bytes()),
+           Raw(r.pipeline_interval_seconds()),
+           absl::StrCat(r.pipeline_slowest_stage()),
+           Raw(r.draft_seconds() > 0 ? r.accepted_tokens_per_sequence() : 1.0),
+           Raw(r.draft_seconds()),
+           Raw(r.draft_seconds() > 0 ? r.verify_seconds() : r.seconds())});
     }
     PrintTable(t, TableStyle::kCsv, out);
     return;
@@ -112,6 +116,17 @@ void PrintStepTable(const v1::StepTimeResponse& response, bool csv,
           {"pipeline interval",
            absl::StrCat(Seconds(r.pipeline_interval_seconds()), " (stage ",
                         r.pipeline_slowest_stage(), " + its send)")});
+    }
+    if (r.draft_seconds() > 0) {
+      t.rows.insert(
+          t.rows.begin() + 1,
+          {"speculative",
+           absl::StrFormat(
+               "draft %s + verify %s; %.3f tokens per sequence "
+               "(%s per token)",
+               Seconds(r.draft_seconds()), Seconds(r.verify_seconds()),
+               r.accepted_tokens_per_sequence(),
+               Seconds(r.seconds() / r.accepted_tokens_per_sequence()))});
     }
     PrintTable(t, TableStyle::kText, out);
     if (!r.ops().empty()) {

@@ -21,6 +21,7 @@
 #include "report.h"
 #include "ridgeline/engine/status_macros.h"
 #include "roofline.h"
+#include "speculative_phase.h"
 #include "stop.h"
 
 namespace ridgeline::engine {
@@ -248,6 +249,8 @@ absl::StatusOr<AnalysisResult> AnalyzePrepared(const Scenario& s,
     r.decode_tokens_per_second_total =
         static_cast<double>(batch) / r.tpot_mean_seconds;
   }
+  ApplyLoraColdLoads(s, prep, &r);
+  RETURN_IF_ERROR(ApplySpeculative(s, &r));
   r.e2e_seconds = r.ttft_seconds + r.decode.totals.seconds;
   // Data-parallel replicas serve their own requests side by side.
   // With data-parallel attention every device of the expert group serves

@@ -215,6 +215,8 @@ ParameterCounts CountParameters(const ModelConfig& m) {
   c.lm_head = m.tie_word_embeddings ? 0 : c.embedding;
   if (!m.tie_word_embeddings && m.lm_head_bias) c.lm_head += m.vocab_size;
   double total = c.embedding + c.lm_head + NormParams(m, h);  // final norm
+  // A draft head's input projection ([embedding; hidden] -> hidden).
+  total += static_cast<double>(m.fused_hidden_inputs) * h * h;
   double active = total;
   const MoeLayerParams moe = m.moe.has_value() ? MoeParams(m) : MoeLayerParams{};
   for (const LayerSpec& l : ResolveLayers(m)) {
@@ -328,6 +330,9 @@ absl::Status ValidateModel(const ModelConfig& m) {
   RETURN_IF_ERROR(CheckRange("model.vocab_size", m.vocab_size, 1, kMaxVocab));
   RETURN_IF_ERROR(CheckRange("model.hidden_size", m.hidden_size, 1, kMaxWidth));
   RETURN_IF_ERROR(CheckRange("model.num_layers", m.num_layers, 1, kMaxLayers));
+  RETURN_IF_ERROR(CheckRange("model.mtp_layers", m.mtp_layers, 0, 16));
+  RETURN_IF_ERROR(
+      CheckRange("model.fused_hidden_inputs", m.fused_hidden_inputs, 0, 4));
   RETURN_IF_ERROR(CheckRange("model.num_attention_heads", m.num_attention_heads,
                              1, kMaxHeads));
   RETURN_IF_ERROR(

@@ -245,18 +245,22 @@ std::vector<ModelConfig> BuildCatalog() {
                        .qk_nope_head_dim = 128,
                        .qk_rope_head_dim = 64,
                        .v_head_dim = 128};
+  // config.json "num_nextn_predict_layers": 1 in both repositories: one
+  // MTP module beside the 61 layers.
   c.push_back(
       WithMla(WithMoe(Make({"deepseek-v3", "DeepSeek-V3",
                             "DeepseekV3ForCausalLM", "deepseek-ai/DeepSeek-V3",
                             129280, 7168, 18432, 61, 128, 128, 0, 163840}),
                       v3_moe),
               v3_mla));
+  c.back().mtp_layers = 1;
   c.push_back(
       WithMla(WithMoe(Make({"deepseek-r1", "DeepSeek-R1",
                             "DeepseekV3ForCausalLM", "deepseek-ai/DeepSeek-R1",
                             129280, 7168, 18432, 61, 128, 128, 0, 163840}),
                       v3_moe),
               v3_mla));
+  c.back().mtp_layers = 1;
   // --- Gemma (GeGLU, tied embeddings, vocab 256000) ---
   // google/gemma-7b: 16 heads of 256 (16 x 256 = 4096 != hidden 3072).
   c.push_back(

@@ -49,7 +49,7 @@ constexpr std::array<std::string_view, kOpKindCount> kOpKindNames = {
     "all_reduce",
     "pipeline_send",
     "all_to_all",
-    "linear_replacement"
+    "linear_replacement",
     "mamba_in_projection",
     "short_conv",
     "ssm_scan",
@@ -58,7 +58,11 @@ constexpr std::array<std::string_view, kOpKindCount> kOpKindNames = {
     "linear_attention",
     "dsa_indexer_projection",
     "dsa_indexer_score",
+    "lora_adapters",
+    "draft_input_fusion",
 };
+// A missing comma joins two names and leaves the last one empty.
+static_assert(!kOpKindNames.back().empty(), "kOpKindNames: one name per OpKind");
 
 }  // namespace
 

@@ -14,6 +14,7 @@
 #include "operators.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <set>
 #include <string>
@@ -519,6 +520,30 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
       }
     }
   }
+  // LoRA (S-LoRA / Punica batched kernels): per target module a shrink
+  // (x A, in x r) and an expand (x B, r x out) matmul over the step's
+  // tokens, adapters gathered per token. Each adapter some sequence of the
+  // step uses is read once: with N resident adapters chosen uniformly, S
+  // sequences touch N (1 - (1 - 1/N)^S) of them (the MoE expert formula
+  // with top-1). Adapters are kept in activation precision (bf16 even over
+  // quantised base weights, as vLLM and QLoRA serve them).
+  if (g.options.lora.enabled()) {
+    const LoraWidths w = LoraWidthsOf(g, grp);
+    if (w.in + w.out > 0) {
+      const double r = static_cast<double>(g.options.lora.rank);
+      const double touched = ExpectedExpertsTouched(
+          static_cast<double>(g.options.lora.adapters), 1, S);
+      const int modules = std::popcount(g.options.lora.modules);
+      OpCost& op = e.Add(OpKind::kLoraAdapters,
+                         e.MatmulClass(T / std::max(touched, 1.0)), name,
+                         layers, 2 * modules, g.matmul_math,
+                         T / std::max(touched, 1.0), 2 * T * r * (w.in + w.out),
+                         {.weights_read = touched * r * (w.in + w.out) * ab,
+                          .activations_read = T * (w.in + r) * ab,
+                          .activations_written = T * (r + w.out) * ab});
+      op.dominant = OperandClass::kWeights;
+    }
+  }
   // Tensor parallelism: the attention output and the FFN output are partial
   // sums on each device until all-reduced.
   // Residual adds: one per sub-block that runs (after attention, after the
@@ -543,6 +568,66 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
 }
 
 }  // namespace
+
+LoraWidths LoraWidthsOf(const GraphContext& g, const LayerGroup& grp) {
+  const ModelConfig& m = *g.model;
+  const uint32_t mods = g.options.lora.modules;
+  const double h = static_cast<double>(m.hidden_size);
+  const double heads = static_cast<double>(m.num_attention_heads);
+  LoraWidths w;
+  auto add = [&](uint32_t bit, double in, double out) {
+    if ((mods & bit) != 0 && in > 0 && out > 0) {
+      w.in += in;
+      w.out += out;
+    }
+  };
+  if (grp.spec.attention == AttentionKind::kFull) {
+    if (m.mla.has_value()) {
+      // MLA: q on the query projection, k on the joint latent down
+      // projection (K and V share it; v adds nothing), o as usual.
+      const MlaDims& a = *m.mla;
+      add(kLoraQ, h,
+          heads * static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim));
+      add(kLoraK, h, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim));
+      add(kLoraO, heads * static_cast<double>(a.v_head_dim), h);
+    } else {
+      const double qd = heads * static_cast<double>(m.head_dim);
+      const double kvd = static_cast<double>(GroupKvHeads(m, grp)) *
+                         static_cast<double>(m.head_dim);
+      add(kLoraQ, h, qd);
+      add(kLoraK, h, kvd);
+      add(kLoraV, h, kvd);
+      add(kLoraO, qd, h);
+    }
+  }
+  // The FFN modules wrap the dense FFN, or an MoE layer's shared experts;
+  // routed experts carry no adapter (vLLM's MoE LoRA is a separate kernel,
+  // not modelled).
+  double inter = 0;
+  if (grp.spec.ffn == FfnLayerKind::kDense) {
+    inter = static_cast<double>(grp.spec.intermediate_size > 0
+                                    ? grp.spec.intermediate_size
+                                    : m.intermediate_size);
+  } else if (grp.spec.ffn == FfnLayerKind::kMoe && m.moe.has_value()) {
+    inter = static_cast<double>(m.moe->num_shared_experts *
+                                m.moe->shared_expert_intermediate_size);
+  }
+  if (m.ffn == FfnKind::kGated) add(kLoraGate, h, inter);
+  add(kLoraUp, h, inter);
+  add(kLoraDown, inter, h);
+  return w;
+}
+
+double LoraBytesPerAdapter(const GraphContext& g) {
+  if (!g.options.lora.enabled()) return 0;
+  const double r = static_cast<double>(g.options.lora.rank);
+  double bytes = 0;
+  for (const LayerGroup& grp : g.groups) {
+    const LoraWidths w = LoraWidthsOf(g, grp);
+    bytes += static_cast<double>(grp.layers) * r * (w.in + w.out) * g.act_bytes;
+  }
+  return bytes;
+}
 
 double ExpectedExpertsTouched(double experts, double top_k, double tokens) {
   if (experts <= 0 || tokens <= 0) return 0;
@@ -718,6 +803,11 @@ void BuildStepOps(const GraphContext& g, const StepShape& shape, OpList* out) {
   // Vocabulary-parallel embedding: each device holds 1/tp of the rows and
   // contributes zeros for the others, so the lookup is all-reduced.
   if (g.tensor_parallel > 1) e.AllReduce("", 1, 1, T, h);
+  // Draft heads (MTP, EAGLE) project [embedding; target hidden] to hidden.
+  if (m.fused_hidden_inputs > 0) {
+    e.Matmul(OpKind::kDraftInputFusion, "", 1, T,
+             static_cast<double>(m.fused_hidden_inputs) * h, h);
+  }
   for (size_t i = 0; i < g.groups.size(); ++i) {
     e.set_group_index(static_cast<int>(i));
     EmitLayerGroup(g, g.groups[i], shape, e);

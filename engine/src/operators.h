@@ -232,6 +232,18 @@ double KeysRead(const OpCost& op, int64_t kv_length);
 // kv_last (the last one unless a chunked layer starts a new chunk).
 double PeakKeysRead(const OpCost& op, int64_t kv_first, int64_t kv_last);
 
+// LoRA on one layer of `grp` (the device's shard): the input and output
+// widths of the target modules it wraps, summed over those modules. The
+// shrink matmul is in x rank, the expand rank x out.
+struct LoraWidths {
+  double in = 0;
+  double out = 0;
+};
+LoraWidths LoraWidthsOf(const GraphContext& g, const LayerGroup& grp);
+// One adapter's bytes on one device (every layer, every target module, in
+// activation precision); 0 without LoRA.
+double LoraBytesPerAdapter(const GraphContext& g);
+
 // `out` = base + x * slope (FLOPs and traffic; other fields untouched).
 void OpAt(const OpCost& base, const OpCost& slope, double x, OpCost* out);
 

@@ -88,6 +88,9 @@ absl::Status Prepare(const Scenario& s, Prepared* p) {
   // largest single op's inputs and outputs plus the residual stream).
   std::array<double, kOperandClassCount> need{};
   need[kWeights] = CountParameters(*g.model).total * g.weight_bytes;
+  // Resident LoRA adapters sit beside the weights (and are read like them).
+  need[kWeights] += static_cast<double>(s.options.lora.adapters) *
+                    internal::LoraBytesPerAdapter(g);
   need[kKv] = static_cast<double>(batch) *
               internal::KvBytesPerSequence(
                   g, static_cast<double>(prompt + decode_steps));

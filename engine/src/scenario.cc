@@ -11,6 +11,7 @@
 #include "ridgeline/engine/formats.h"
 #include "ridgeline/engine/model.h"
 #include "ridgeline/engine/status_macros.h"
+#include "speculative_draft.h"
 #include "validate_util.h"
 
 namespace ridgeline::engine {
@@ -265,6 +266,23 @@ absl::Status ValidateScenario(const Scenario& s) {
   RETURN_IF_ERROR(CheckRange("options.prefill_chunk_tokens",
                              s.options.prefill_chunk_tokens,
                              ranges::kPrefillChunkTokens));
+  RETURN_IF_ERROR(
+      internal::ValidateSpeculative(s.options.speculative, s.model));
+  const LoraAdapters& lora = s.options.lora;
+  if (lora.rank != 0) {
+    RETURN_IF_ERROR(
+        CheckRange("options.lora.rank", lora.rank, ranges::kLoraRank));
+    if ((lora.modules & kAllLoraModules) == 0) {
+      return WithFieldPath(absl::InvalidArgumentError(
+                               "options.lora.modules must name at least one of "
+                               "q,k,v,o,gate,up,down, got none"),
+                           "options.lora.modules");
+    }
+    RETURN_IF_ERROR(CheckRange("options.lora.adapters", lora.adapters,
+                               ranges::kLoraAdapters));
+    RETURN_IF_ERROR(CheckRange("options.lora.cold_fraction", lora.cold_fraction,
+                               ranges::kLoraColdFraction));
+  }
   return absl::OkStatus();
 }
 

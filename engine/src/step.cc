@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "prepare.h"
 #include "ridgeline/engine/status_macros.h"
 #include "roofline.h"
+#include "speculative_draft.h"
 #include "validate_util.h"
 
 namespace ridgeline::engine {
@@ -39,6 +41,47 @@ struct StepEvaluator::Impl {
   std::array<double, kOperandClassCount> off_device{};
   bool any_off_device = false;
   int64_t max_step_tokens = 0;  // 0: no reservation given (Create(scenario))
+  // Speculative decoding: the draft's evaluator, k and the expected tokens
+  // per decode sequence and step. Unset draft: none.
+  std::optional<StepEvaluator> draft;
+  int64_t spec_k = 0;
+  double spec_tokens = 1;
+
+  // Adds a draft forward to a speculative step's totals.
+  static void AddDraft(const StepTiming& d, StepTiming* st) {
+    st->draft_seconds += d.seconds;
+    st->flops += d.flops;
+    st->bytes += d.bytes;
+    st->compute_seconds += d.compute_seconds;
+    st->memory_seconds += d.memory_seconds;
+    st->interconnect_seconds += d.interconnect_seconds;
+    st->overhead_seconds += d.overhead_seconds;
+    st->seconds += d.seconds;
+    st->pipeline_interval_seconds += d.seconds;
+    st->off_device_bytes += d.off_device_bytes;
+  }
+  // A decode step of `seqs` sequences ending at `kv` tokens, built as one
+  // graph (no per-key slope: the draft's forwards need only their total).
+  StepTiming Uniform(int64_t seqs, int64_t kv) const {
+    OpList ops;
+    internal::BuildStepOps(prep.g, StepShape{seqs, 1, kv, -1}, &ops);
+    return Finish(Phase::kDecode, seqs, seqs, kv, ops, nullptr);
+  }
+  static void Scale(double n, StepTiming* t) {
+    t->flops *= n;
+    t->bytes *= n;
+    t->compute_seconds *= n;
+    t->memory_seconds *= n;
+    t->interconnect_seconds *= n;
+    t->overhead_seconds *= n;
+    t->seconds *= n;
+    t->off_device_bytes *= n;
+  }
+  static void FinishSpeculative(double tokens, StepTiming* st) {
+    st->accepted_tokens_per_sequence = tokens;
+    st->bound = DominantBound(st->compute_seconds, st->memory_seconds,
+                              st->interconnect_seconds, st->overhead_seconds);
+  }
 
   StepTiming Finish(Phase phase, int64_t batch, int64_t tokens, int64_t kv,
                     const OpList& ops, const OpList* slope,
@@ -62,6 +105,7 @@ struct StepEvaluator::Impl {
     st.bound = DominantBound(st.compute_seconds, st.memory_seconds,
                              st.interconnect_seconds, st.overhead_seconds);
     st.pipeline_interval_seconds = st.seconds;
+    st.verify_seconds = st.seconds;
     if (!stages.empty()) {
       const internal::PipelineInterval pi = internal::PipelineIntervalOf(
           ops, slope, kv, ev->per_step(), *ev, stages, prep.g);
@@ -95,6 +139,17 @@ absl::StatusOr<StepEvaluator> StepEvaluator::Build(const Scenario& scenario,
       }
     }
     impl->any_off_device = impl->any_off_device || impl->off_device[c] > 0;
+  }
+  if (const SpeculativeDecoding& spec = impl->s.options.speculative;
+      spec.enabled()) {
+    ASSIGN_OR_RETURN(Scenario draft, internal::DraftScenario(impl->s));
+    ASSIGN_OR_RETURN(StepEvaluator ev, Build(draft, max_step_tokens));
+    RETURN_IF_ERROR(internal::CheckDraftFits(
+        impl->s, impl->prep.memory,
+        internal::DraftExtraBytes(draft, ev.memory(), spec.method)));
+    impl->draft.emplace(std::move(ev));
+    impl->spec_k = spec.tokens;
+    impl->spec_tokens = ExpectedTokensPerStep(spec);
   }
   return StepEvaluator(std::move(impl));
 }
@@ -141,6 +196,28 @@ absl::StatusOr<StepTiming> StepEvaluator::Decode(int64_t batch,
   RETURN_IF_ERROR(internal::CheckIntRange("batch", batch, 1, 65536));
   RETURN_IF_ERROR(
       internal::CheckIntRange("kv_length", kv_length, 1, 10'000'000));
+  if (impl_->draft.has_value()) {
+    // Verify: k + 1 tokens per sequence over the cached kv_length - 1.
+    const int64_t k = impl_->spec_k;
+    OpList ops;
+    internal::BuildStepOps(impl_->prep.g,
+                           StepShape{batch, k + 1, kv_length + k, -1}, &ops);
+    StepTiming st = impl_->Finish(Phase::kDecode, batch, batch * (k + 1),
+                                  kv_length + k, ops, nullptr);
+    // The first draft forward at kv_length, the k - 1 more as Step() times
+    // them (once, at the middle one's context).
+    Impl::AddDraft(impl_->draft->impl_->Uniform(batch, kv_length), &st);
+    if (k > 1) {
+      StepTiming more = impl_->draft->impl_->Uniform(
+          batch,
+          static_cast<int64_t>(std::llround(static_cast<double>(kv_length) +
+                                            static_cast<double>(k) / 2)));
+      Impl::Scale(static_cast<double>(k - 1), &more);
+      Impl::AddDraft(more, &st);
+    }
+    Impl::FinishSpeculative(impl_->spec_tokens, &st);
+    return st;
+  }
   OpList base, slope;
   BuildDecode(impl_->prep.g, batch, kv_length, &base, &slope);
   return impl_->Finish(Phase::kDecode, batch, batch, kv_length, base, &slope);
@@ -154,8 +231,15 @@ absl::StatusOr<StepTiming> StepEvaluator::Prefill(int64_t batch,
   OpList ops;
   internal::BuildStepOps(
       impl_->prep.g, StepShape{batch, prompt_tokens, prompt_tokens, -1}, &ops);
-  return impl_->Finish(Phase::kPrefill, batch, batch * prompt_tokens,
-                       prompt_tokens, ops, nullptr);
+  StepTiming st = impl_->Finish(Phase::kPrefill, batch, batch * prompt_tokens,
+                                prompt_tokens, ops, nullptr);
+  if (impl_->draft.has_value()) {
+    // The draft prefills the prompt too (its KV, or a head's hidden states).
+    ASSIGN_OR_RETURN(StepTiming d, impl_->draft->Prefill(batch, prompt_tokens));
+    Impl::AddDraft(d, &st);
+    Impl::FinishSpeculative(1, &st);
+  }
+  return st;
 }
 
 absl::StatusOr<StepTiming> StepEvaluator::Step(
@@ -186,6 +270,10 @@ absl::StatusOr<StepTiming> StepEvaluator::Step(
   internal::MixedAttention mix;
   int64_t tokens = 0, longest = 0;
   bool decode = true;
+  // Speculation verifies k + 1 tokens of every decode sequence.
+  const bool speculative = impl_->draft.has_value();
+  int64_t decoding = 0;
+  double decode_lengths = 0;
   for (int64_t i = 0; i < n; ++i) {
     const StepSequence& q = sequences[static_cast<size_t>(i)];
     if (q.context_tokens < 0 || q.context_tokens > kMaxTokens) {
@@ -198,8 +286,15 @@ absl::StatusOr<StepTiming> StepEvaluator::Step(
           absl::StrCat("sequences[", i, "].new_tokens must be in [1, ",
                        kMaxTokens, "], got ", q.new_tokens));
     }
-    const double added = static_cast<double>(q.new_tokens);
-    const double len = static_cast<double>(q.context_tokens + q.new_tokens);
+    const bool decodes = q.new_tokens == 1 && q.context_tokens > 0;
+    const int64_t new_tokens =
+        speculative && decodes ? impl_->spec_k + 1 : q.new_tokens;
+    if (decodes) {
+      ++decoding;
+      decode_lengths += static_cast<double>(q.context_tokens + 1);
+    }
+    const double added = static_cast<double>(new_tokens);
+    const double len = static_cast<double>(q.context_tokens + new_tokens);
     mix.tokens += added;
     mix.pairs[0] += internal::CausalPairs(added, len, 0);
     mix.keys[0] += len;
@@ -214,11 +309,11 @@ absl::StatusOr<StepTiming> StepEvaluator::Step(
       mix.pairs[1] += internal::CausalPairs(added, len, window, chunked);
       mix.keys[1] += internal::KeysSeen(added, len, window, chunked);
     }
-    tokens += q.new_tokens;
-    longest = std::max(longest, q.context_tokens + q.new_tokens);
+    tokens += new_tokens;
+    longest = std::max(longest, q.context_tokens + new_tokens);
     // A first token over an empty cache is a (one-token) prefill, as
     // Prefill(1, 1) counts it.
-    decode = decode && q.new_tokens == 1 && q.context_tokens > 0;
+    decode = decode && decodes;
   }
   StepShape shape{n, 1, longest, -1};
   shape.mixed = &mix;
@@ -238,11 +333,35 @@ absl::StatusOr<StepTiming> StepEvaluator::Step(
       }
     }
   }
+  if (speculative) {
+    // The first draft forward over the step as given, then k - 1 more for
+    // the decode sequences (at their mean context, as a serving cost model
+    // folds them).
+    ASSIGN_OR_RETURN(StepTiming d, impl_->draft->Step(sequences));
+    Impl::AddDraft(d, &st);
+    if (decoding > 0 && impl_->spec_k > 1) {
+      // The k - 1 more forwards differ only in their keys, which grow by
+      // one per forward: timed once at the middle one's context (exact
+      // while they share a roofline regime, attention being affine in the
+      // keys) and counted k - 1 times: one evaluation whatever k.
+      const double k = static_cast<double>(impl_->spec_k);
+      const auto middle = static_cast<int64_t>(
+          std::llround(decode_lengths / static_cast<double>(decoding) + k / 2));
+      StepTiming more = impl_->draft->impl_->Uniform(decoding, middle);
+      Impl::Scale(k - 1, &more);
+      Impl::AddDraft(more, &st);
+    }
+    Impl::FinishSpeculative(decoding > 0 ? impl_->spec_tokens : 1, &st);
+  }
   return st;
 }
 
 const MemoryFootprint& StepEvaluator::memory() const {
   return impl_->prep.memory;
+}
+
+const MemoryFootprint* StepEvaluator::draft_memory() const {
+  return impl_->draft.has_value() ? &impl_->draft->memory() : nullptr;
 }
 
 }  // namespace ridgeline::engine

@@ -318,6 +318,26 @@ void ToProto(const engine::AnalysisResult& in, v1::AnalysisResult* out,
   out->set_pure_roofline(in.pure_roofline);
   out->set_compute_roof_known(in.compute_roof_known);
   for (const std::string& w : in.warnings) out->add_warnings(w);
+  if (in.speculative.enabled) {
+    const engine::SpeculativeSummary& x = in.speculative;
+    v1::SpeculativeSummary* o = out->mutable_speculative();
+    o->set_method(x.method);
+    o->set_accepted_tokens_per_step(x.accepted_tokens_per_step);
+    o->set_steps(x.steps);
+    o->set_draft_seconds_per_step(x.draft_seconds_per_step);
+    o->set_verify_seconds_per_step(x.verify_seconds_per_step);
+    o->set_draft_prefill_seconds(x.draft_prefill_seconds);
+    o->set_draft_bytes(x.draft_bytes);
+    o->set_baseline_tpot_mean_seconds(x.baseline_tpot_mean_seconds);
+    o->set_speedup(x.speedup);
+  }
+  if (in.lora.enabled) {
+    v1::LoraSummary* o = out->mutable_lora();
+    o->set_adapter_bytes(in.lora.adapter_bytes);
+    o->set_resident_bytes(in.lora.resident_bytes);
+    o->set_cold_load_seconds(in.lora.cold_load_seconds);
+    o->set_ttft_added_seconds(in.lora.ttft_added_seconds);
+  }
 }
 
 #undef RL_SET_NAME

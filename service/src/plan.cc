@@ -280,6 +280,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   if (req.options().has_pure_roofline()) {
     options.pure_roofline = req.options().pure_roofline();
   }
+  RETURN_IF_ERROR(request::ApplyDecodeVariants(req.options(), &options));
   v1::PlanResponse resp;
   resp.set_model_id(model.id);
   // How each hardware's profile was matched: (hardware ids, match).

@@ -238,6 +238,45 @@ absl::StatusOr<engine::Precision> ResolveFormats(const v1::Formats& f,
   return p;
 }
 
+absl::Status ApplyDecodeVariants(const v1::AnalysisOptions& opts,
+                                 engine::AnalysisOptions* out) {
+  if (opts.has_speculative()) {
+    const v1::SpeculativeDecoding& in = opts.speculative();
+    engine::SpeculativeDecoding& sd = out->speculative;
+    if (in.method() == "draft") {
+      sd.method = engine::DraftMethod::kDraftModel;
+    } else if (in.method() == "mtp") {
+      sd.method = engine::DraftMethod::kMtp;
+    } else if (in.method() == "eagle") {
+      sd.method = engine::DraftMethod::kEagle;
+    } else if (!in.method().empty() && in.method() != "none") {
+      return engine::WithFieldPath(
+          absl::InvalidArgumentError(absl::StrCat(
+              "options.speculative.method must be one of none, draft, mtp, "
+              "eagle, got \"",
+              in.method(), "\"")),
+          "options.speculative.method");
+    }
+    sd.draft_model = in.draft_model();
+    sd.tokens = in.tokens();
+    sd.acceptance_rate = in.acceptance_rate();
+    sd.acceptance_by_position.assign(in.acceptance_by_position().begin(),
+                                     in.acceptance_by_position().end());
+  }
+  if (opts.has_lora() && opts.lora().rank() != 0) {
+    const v1::LoraAdapters& in = opts.lora();
+    engine::LoraAdapters& lora = out->lora;
+    lora.rank = in.rank();
+    if (!in.modules().empty()) {
+      ASSIGN_OR_RETURN(lora.modules, engine::ParseLoraModules(
+                                         in.modules(), "options.lora.modules"));
+    }
+    lora.adapters = in.adapters() == 0 ? 1 : in.adapters();
+    lora.cold_fraction = in.cold_fraction();
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Common> ResolveCommon(const v1::PlacementPins& pins,
                                      const v1::AnalysisOptions& opts,
                                      const v1::EconomicsOverrides& econ,
@@ -311,6 +350,7 @@ absl::StatusOr<Common> ResolveCommon(const v1::PlacementPins& pins,
                              engine::ranges::kPrefillChunkTokens));
     c.options.prefill_chunk_tokens = opts.prefill_chunk_tokens();
   }
+  RETURN_IF_ERROR(ApplyDecodeVariants(opts, &c.options));
 
   c.economics = engine::DefaultEconomics();
   if (econ.has_electricity_usd_per_kwh()) {

@@ -13,6 +13,7 @@
 #include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/service/backend.h"
+#include "ridgeline/service/request_scenario.h"
 #include "ridgeline/serving/capacity.h"
 #include "ridgeline/serving/deployment.h"
 #include "ridgeline/serving/engine_step_cost.h"
@@ -187,6 +188,7 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
     s.options.pure_roofline = true;
     s.efficiency = engine::Efficiency{};
   }
+  RETURN_IF_ERROR(request::ApplyDecodeVariants(req.options(), &s.options));
   const std::string extrapolation =
       serving_convert::ExtrapolationFloor(cal, &s);
   RETURN_IF_ERROR(engine::ValidateScenario(s));

@@ -153,6 +153,11 @@ class Session final : public Backend::StepSession {
     out->set_tokens(t->tokens);
     out->set_pipeline_interval_seconds(t->pipeline_interval_seconds);
     out->set_pipeline_slowest_stage(t->pipeline_slowest_stage);
+    if (t->draft_seconds > 0) {  // speculative: else 1, 0 and `seconds`
+      out->set_accepted_tokens_per_sequence(t->accepted_tokens_per_sequence);
+      out->set_draft_seconds(t->draft_seconds);
+      out->set_verify_seconds(t->verify_seconds);
+    }
     if (per_op) {
       out->mutable_ops()->Reserve(static_cast<int>(ops->size()));
       for (const engine::OpResult& op : *ops) ToProto(op, out->add_ops());

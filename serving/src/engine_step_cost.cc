@@ -76,15 +76,25 @@ absl::StatusOr<StepTime> EngineStepCost::Time(
     batch_.push_back(engine::StepSequence{key_[i], key_[i + 1]});
   }
   ASSIGN_OR_RETURN(engine::StepTiming t, evaluator_.Step(batch_));
-  StepTime out{t.seconds, t.bound, t.pipeline_interval_seconds};
+  // Speculative decoding: the replica advances each decode sequence one
+  // token per step, so a decode-only step is charged per expected accepted
+  // token (its time / E): TPOT and throughput in expectation. A step with
+  // prefill chunks is charged in full (TTFT exact; its decode tokens are
+  // then counted as one each, a pessimistic bound for them).
+  const bool decode_only = key_.size() == 2;
+  const double per_token = decode_only ? t.accepted_tokens_per_sequence : 1;
+  StepTime out{t.seconds / per_token, t.bound,
+               t.pipeline_interval_seconds / per_token};
   if (bound_) {
     // The floor: no slower than the bound's step at the profile's slowest
     // measured share of it.
     ASSIGN_OR_RETURN(engine::StepTiming b, bound_->Step(batch_));
-    out.seconds = std::min(out.seconds, b.seconds / min_speed_fraction_);
+    const double b_per = decode_only ? b.accepted_tokens_per_sequence : 1;
+    out.seconds =
+        std::min(out.seconds, b.seconds / b_per / min_speed_fraction_);
     out.interval_seconds =
         std::min(out.interval_seconds,
-                 b.pipeline_interval_seconds / min_speed_fraction_);
+                 b.pipeline_interval_seconds / b_per / min_speed_fraction_);
   }
   cache_.emplace(key_, out);
   return out;

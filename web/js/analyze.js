@@ -24,7 +24,23 @@ const FIELDS = [
   { key: 'kv', paths: ['formats.kv_cache'], def: 'bf16' },
   { key: 'tp', paths: ['parallelism.tensor_parallel', 'parallelism'], def: '1' },
   { key: 'framework', paths: ['calibration'], def: '' },
+  { key: 'spec', paths: ['options.speculative'], def: '' },
+  { key: 'acc', paths: ['options.speculative.acceptance_rate', 'options.speculative.acceptance_by_position'], def: '0.7' },
 ];
+
+// "draft:MODEL:k", "mtp:k", "eagle:k" (as --speculative) into the request's
+// options.speculative; the service checks k and the acceptance rate.
+export function speculativeOption(text, acceptance) {
+  const t = (text || '').trim();
+  if (!t || t === 'none') return undefined;
+  const parts = t.split(':');
+  const out = { method: parts[0], tokens: Number(parts[parts.length - 1]) };
+  if (parts[0] === 'draft') out.draftModel = parts.slice(1, -1).join(':');
+  const rates = String(acceptance ?? '').split(',').filter((x) => x.trim() !== '').map(Number);
+  if (rates.length > 1) out.acceptanceByPosition = rates;
+  else if (rates.length === 1) out.acceptanceRate = rates[0];
+  return out;
+}
 
 function fieldFor(path) {
   let best = null;
@@ -68,6 +84,12 @@ const TEMPLATE = `
   </div>
   <div class="field-error" data-for="tp"></div>
   <div class="field-error" data-for="framework"></div>
+  <div class="row">
+    <label style="grid-column: span 2">Speculative decoding <input name="spec" placeholder="off, or draft:llama-3.2-1b:4 / mtp:1 / eagle:3"></label>
+    <label>Acceptance <input name="acc" placeholder="0.7 or 0.8,0.6,0.4"></label>
+  </div>
+  <div class="field-error" data-for="spec"></div>
+  <div class="field-error" data-for="acc"></div>
   <datalist id="formats-list">${FORMATS.map((f) => `<option value="${f}">`).join('')}</datalist>
   <datalist id="frameworks-list">${FRAMEWORKS.map((f) => `<option value="${f}">`).join('')}</datalist>
   <div class="general-error" data-for=""></div>
@@ -100,6 +122,8 @@ export function analyzeRequest(s) {
     parallelism: { tensorParallel: num(s.tp) },
   };
   if (s.framework) req.calibration = { framework: s.framework };
+  const speculative = speculativeOption(s.spec, s.acc);
+  if (speculative) req.options = { speculative };
   return req;
 }
 
@@ -220,6 +244,13 @@ export class AnalyzeView {
       ['math', 'matmul math', r.matmulMath, (v) => v],
       ['ridge', 'ridge point (FLOP/B)', r.ridgePointFlopsPerByte, (v) => v.toPrecision(4)],
     ];
+    if (r.speculative) {
+      const x = r.speculative;
+      metrics.push(
+        ['spec-tokens', `accepted tokens / step (${x.method})`, x.acceptedTokensPerStep, (v) => fixed(v, 3)],
+        ['spec-split', 'draft vs verify / step', x.verifySecondsPerStep, () => `${seconds(x.draftSecondsPerStep || 0)} + ${seconds(x.verifySecondsPerStep || 0)}`],
+        ['spec-speedup', 'speed-up vs plain decode', x.speedup, (v) => `${fixed(v, 2)}×`]);
+    }
     this.root.querySelector('[data-role=summary]').innerHTML = metrics.map(([id, k, v, f]) =>
       `<div class="metric" data-metric="${id}" data-value="${v === undefined ? '' : v}"><div class="k">${k}</div><div class="v">${v === undefined ? '–' : f(v)}</div></div>`).join('');
     const fitsEl = this.root.querySelector('[data-metric=fits]');
@@ -264,7 +295,7 @@ export class AnalyzeView {
       models: [base.model], hardware: [base.hardware], formats: [base.formats],
       batchSizes: base.workload.batch ? [base.workload.batch] : [],
       promptTokens: base.workload.promptTokens ? [base.workload.promptTokens] : [],
-      generatedTokens: gens, parallelism: base.parallelism, calibration: base.calibration,
+      generatedTokens: gens, parallelism: base.parallelism, calibration: base.calibration, options: base.options,
       includeFullResult: true, resultView: 'ANALYSIS_VIEW_BASIC',
     };
     const pts = [{ x: Number(r.decodeFirstStep.kvLength), y: r.tpotFirstSeconds * 1e3 }];

@@ -30,6 +30,31 @@ v1::StepScenario ScenarioFor(std::string_view model,
   return scenario;
 }
 
+v1::SpeculativeDecoding SpeculativeOf(std::string_view method,
+                                      double acceptance_rate) {
+  v1::SpeculativeDecoding out;
+  out.set_acceptance_rate(acceptance_rate);
+  const size_t first = method.find(':');
+  const size_t last = method.rfind(':');
+  if (first == std::string_view::npos) {
+    out.set_method(std::string(method));
+    return out;
+  }
+  out.set_method(std::string(method.substr(0, first)));
+  if (last > first) {
+    out.set_draft_model(
+        std::string(method.substr(first + 1, last - first - 1)));
+  }
+  int tokens = 0;
+  for (char c : method.substr(last + 1)) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return out;
+    tokens = tokens * 10 + (c - '0');
+    if (tokens > 1000) break;  // out of range either way: the server says so
+  }
+  out.set_tokens(tokens);
+  return out;
+}
+
 v1::Step StepOf(const std::vector<StepSequence>& sequences) {
   v1::Step step;
   step.mutable_sequences()->Reserve(static_cast<int>(sequences.size()));

@@ -828,8 +828,10 @@ TEST_F(CliTest, StepIsIdenticalBothWaysAndShowsThePipelineInterval) {
                   "step,sequences,tokens,seconds,compute_seconds,"
                   "memory_seconds,interconnect_seconds,overhead_seconds,bound,"
                   "flops,bytes,pipeline_interval_seconds,pipeline_slowest_"
-                  "stage\n"));
-  EXPECT_THAT(csv.out, HasSubstr(",3\n"));  // the slowest stage
+                  "stage,accepted_tokens_per_sequence,draft_seconds,"
+                  "verify_seconds\n"));
+  // The slowest stage, then (no speculation) 1 token per step, no draft.
+  EXPECT_THAT(csv.out, HasSubstr(",3,1,0,"));
 }
 
 TEST_F(CliTest, BasicViewLeavesOutOpTablesBothWays) {
@@ -1041,6 +1043,84 @@ TEST(ValidateMatchesAnalyze, RtxFourThousandEightyLlamaCppPrefillBound) {
   EXPECT_GT(validate_bound, 4720 * 1.05);
   std::remove(csv.c_str());
   rmdir(dir);
+}
+
+}  // namespace
+}  // namespace ridgeline::testing
+
+namespace ridgeline::testing {
+namespace {
+
+// Issue 24: --speculative / --acceptance and --lora-* reach the engine the
+// same way in process and over gRPC, and bad values name their flag.
+TEST_F(CliTest, SpeculativeAndLoraBothWays) {
+  const std::vector<std::string> args = {"analyze",
+                                         "--model",
+                                         "llama-3.1-8b",
+                                         "--hardware",
+                                         "nvidia-h100-sxm-80gb",
+                                         "--batch",
+                                         "1",
+                                         "--prompt",
+                                         "1024",
+                                         "--gen",
+                                         "128",
+                                         "--speculative",
+                                         "eagle:3",
+                                         "--acceptance",
+                                         "0.7",
+                                         "--lora-rank",
+                                         "16",
+                                         "--format",
+                                         "json"};
+  CliRun local = RunCliBinary(Local(args));
+  CliRun remote = RunCliBinary(Remote(args));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  EXPECT_EQ(local.out, remote.out);
+  const nlohmann::json r = nlohmann::json::parse(local.out)["result"];
+  // k = 3, alpha 0.7: 1 + 0.7 + 0.49 + 0.343 = 2.533 tokens per step.
+  EXPECT_NEAR(r["speculative"]["acceptedTokensPerStep"].get<double>(), 2.533,
+              1e-9);
+  EXPECT_EQ(r["speculative"]["method"], "eagle:3");
+  EXPECT_GT(r["speculative"]["speedup"].get<double>(), 1.0);
+  // Llama-3.1-8B, in + out per layer over q,k,v,o,gate,up,down = 81,920
+  // (speculative_test.cc) x rank 16 x 2 B x 32 layers = 83,886,080 B.
+  EXPECT_DOUBLE_EQ(r["lora"]["adapterBytes"].get<double>(), 83886080.0);
+
+  CliRun step = RunCliBinary(
+      Remote({"step", "--model", "llama-3.1-8b", "--hardware",
+              "nvidia-h100-sxm-80gb", "--seq", "1000:1", "--speculative",
+              "mtp:1", "--acceptance", "0.8", "--format", "csv"}));
+  EXPECT_EQ(step.exit_code, 1);  // llama has no MTP layers
+  EXPECT_THAT(step.err, HasSubstr("options.speculative.method"));
+  CliRun csv = RunCliBinary(Local(
+      {"step", "--model", "llama-3.1-8b", "--hardware", "nvidia-h100-sxm-80gb",
+       "--seq", "1000:1", "--speculative", "draft:llama-3.2-1b:4",
+       "--acceptance", "0.7", "--format", "csv"}));
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_THAT(csv.out, HasSubstr("accepted_tokens_per_sequence,draft_seconds,"
+                                 "verify_seconds"));
+  CliRun bad_k =
+      RunCliBinary(Remote({"analyze", "--model", "llama-3.1-8b", "--hardware",
+                           "nvidia-h100-sxm-80gb", "--speculative", "eagle:17",
+                           "--acceptance", "0.7"}));
+  EXPECT_EQ(bad_k.exit_code, 1);
+  EXPECT_THAT(
+      bad_k.err,
+      HasSubstr("options.speculative.tokens must be in [1, 16], got 17"));
+  EXPECT_THAT(bad_k.err, HasSubstr("--speculative"));
+  CliRun bad_a =
+      RunCliBinary(Local({"analyze", "--model", "llama-3.1-8b", "--hardware",
+                          "nvidia-h100-sxm-80gb", "--speculative", "eagle:2",
+                          "--acceptance", "1.5"}));
+  EXPECT_EQ(bad_a.exit_code, 1);
+  EXPECT_THAT(bad_a.err, HasSubstr("[0, 1], got 1.5"));
+  CliRun no_rate =
+      RunCliBinary(Local({"analyze", "--model", "llama-3.1-8b", "--hardware",
+                          "nvidia-h100-sxm-80gb", "--speculative", "eagle:2"}));
+  EXPECT_EQ(no_rate.exit_code, 2);
+  EXPECT_THAT(no_rate.err, HasSubstr("--acceptance"));
 }
 
 }  // namespace

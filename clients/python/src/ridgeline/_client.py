@@ -154,8 +154,12 @@ class Client:
                         suggestions=None, pure_roofline=None,
                         gemv_max_tokens=None, fp16_accumulation=None,
                         profile=None, framework=None, economics=None,
-                        view=None, tensor_parallel=None):
-        """The AnalyzeRequest analyze() sends (None = server default)."""
+                        view=None, tensor_parallel=None, speculative=None,
+                        acceptance=None, lora_rank=None, lora_modules=None,
+                        lora_adapters=None, lora_cold_fraction=None):
+        """The AnalyzeRequest analyze() sends (None = server default).
+        speculative: "draft:MODEL:k", "mtp:k" or "eagle:k" with acceptance
+        (a rate or per-position rates); lora_*: as the CLI's --lora-*."""
         return pb.AnalyzeRequest(
             model=rq.model_spec(model), hardware=rq.hardware_spec(hardware),
             workload=rq.only_set(pb.Workload(), batch=batch,
@@ -166,7 +170,9 @@ class Client:
                                    activations_tier),
             options=rq.options(flash_attention, mla_absorbed, suggestions,
                                pure_roofline, gemv_max_tokens,
-                               fp16_accumulation),
+                               fp16_accumulation, speculative, acceptance,
+                               lora_rank, lora_modules, lora_adapters,
+                               lora_cold_fraction),
             calibration=rq.calibration(profile, framework),
             economics=rq.economics(economics), view=rq.view(view),
             parallelism=rq.parallelism(tensor_parallel))

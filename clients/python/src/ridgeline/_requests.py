@@ -64,12 +64,46 @@ def placement(weights_tier=None, kv_cache_tier=None, activations_tier=None):
                 kv_cache_tier=kv_cache_tier, activations_tier=activations_tier)
 
 
+def speculative(method=None, acceptance=None):
+    """options.speculative from the CLI's forms: method "draft:MODEL:k",
+    "mtp:k" or "eagle:k"; acceptance a rate or a list of per-position rates.
+    The server checks the ranges."""
+    if method is None or method in ("", "none"):
+        return None
+    parts = method.split(":")
+    out = pb.SpeculativeDecoding(method=parts[0], tokens=int(parts[-1]))
+    if parts[0] == "draft":
+        out.draft_model = ":".join(parts[1:-1])
+    if isinstance(acceptance, (list, tuple)):
+        out.acceptance_by_position.extend(float(a) for a in acceptance)
+    elif acceptance is not None:
+        out.acceptance_rate = float(acceptance)
+    return out
+
+
+def lora(rank=None, modules=None, adapters=None, cold_fraction=None):
+    """options.lora; None when rank is None."""
+    if rank is None:
+        return None
+    return only_set(pb.LoraAdapters(), rank=rank, modules=modules,
+                    adapters=adapters, cold_fraction=cold_fraction)
+
+
 def options(flash_attention=None, mla_absorbed=None, suggestions=None,
-            pure_roofline=None, gemv_max_tokens=None, fp16_accumulation=None):
-    return only_set(pb.AnalysisOptions(), flash_attention=flash_attention,
-                mla_absorbed=mla_absorbed, suggestions=suggestions,
-                pure_roofline=pure_roofline, gemv_max_tokens=gemv_max_tokens,
-                fp16_accumulation=fp16_accumulation)
+            pure_roofline=None, gemv_max_tokens=None, fp16_accumulation=None,
+            speculative_method=None, acceptance=None, lora_rank=None,
+            lora_modules=None, lora_adapters=None, lora_cold_fraction=None):
+    out = only_set(pb.AnalysisOptions(), flash_attention=flash_attention,
+                   mla_absorbed=mla_absorbed, suggestions=suggestions,
+                   pure_roofline=pure_roofline, gemv_max_tokens=gemv_max_tokens,
+                   fp16_accumulation=fp16_accumulation) or pb.AnalysisOptions()
+    spec = speculative(speculative_method, acceptance)
+    if spec is not None:
+        out.speculative.CopyFrom(spec)
+    adapters = lora(lora_rank, lora_modules, lora_adapters, lora_cold_fraction)
+    if adapters is not None:
+        out.lora.CopyFrom(adapters)
+    return out if out.ListFields() else None
 
 
 def calibration(profile=None, framework=None):

@@ -193,6 +193,15 @@ struct ModelConfig {
   // GPT-J: attention and FFN read the same normed input and add to one
   // residual (one norm, one residual add per layer).
   bool parallel_attention_ffn = false;
+  // Multi-token-prediction modules shipped with the model (HF
+  // num_nextn_predict_layers: DeepSeek-V3/R1 1): what `mtp:k` drafts with.
+  // Not counted in CountParameters (the serving weights of the main model).
+  int64_t mtp_layers = 0;
+  // Draft heads (MTP, EAGLE): each token's input is this many hidden-size
+  // vectors (its embedding and the target's hidden state), concatenated and
+  // projected to hidden_size by one matmul before the layers (DeepSeek-V3's
+  // eh_proj, EAGLE's fc: 2). 0: a plain model.
+  int64_t fused_hidden_inputs = 0;
 };
 
 // Every layer's shape: `layers` when set, else the uniform description

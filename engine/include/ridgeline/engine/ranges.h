@@ -41,6 +41,16 @@ inline constexpr IntRange kGemvMaxTokens{0, 65536};
 // Prompt tokens per prefill chunk; 0 = default (AnalysisOptions).
 inline constexpr IntRange kPrefillChunkTokens{0, 10'000'000};
 
+// ---- Speculative decoding and LoRA (speculative.h, lora.h) ----
+// Draft tokens per step: runtimes ship 1..8 (vLLM num_speculative_tokens,
+// TensorRT-LLM max_draft_len); at 16 even alpha 0.9 gains < 1 % more.
+inline constexpr IntRange kSpeculativeTokens{1, 16};
+inline constexpr DoubleRange kAcceptanceRate{0, 1};
+// LoRA rank: PEFT adapters use 4..256; vLLM's max_lora_rank tops out at 512.
+inline constexpr IntRange kLoraRank{1, 1024};
+inline constexpr IntRange kLoraAdapters{1, 100'000};
+inline constexpr DoubleRange kLoraColdFraction{0, 1};
+
 // ---- Number formats ----
 // Effective bits per element, block scales included (int2 up to fp32 plus
 // one fp16 scale per 8).

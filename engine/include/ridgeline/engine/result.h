@@ -61,8 +61,10 @@ enum class OpKind : uint8_t {
   kLinearAttention,       // chunked (prefill) / recurrent (decode) update
   kDsaIndexerProjection,  // index queries, index key, head weights
   kDsaIndexerScore,       // every query x every cached index key, top-k
+  kLoraAdapters,       // LoRA: shrink + expand matmuls of the step's adapters
+  kDraftInputFusion,   // MTP / EAGLE head: [embedding; hidden] -> hidden
 };
-inline constexpr int kOpKindCount = 36;
+inline constexpr int kOpKindCount = 38;
 std::string_view OpKindName(OpKind k);  // snake_case: "q_projection", "flash_attention", ...
 
 // Bytes read and written, by operand class and memory tier.
@@ -191,6 +193,38 @@ struct Economy {
   std::string note;
 };
 
+// Speculative decoding over the decode phase (options.speculative). The
+// decode phase of G = generated - 1 tokens takes G / E speculative steps in
+// expectation (E = accepted_tokens_per_step), step j starting at context
+// prompt + 1 + j E; their time is the trapezoid over 9 contexts evenly
+// spaced from the first step's to the last's (exact where the step time is
+// affine in the context, as it is within one roofline regime).
+struct SpeculativeSummary {
+  bool enabled = false;
+  std::string method;                   // "mtp:1", "draft:llama-3.2-1b:4"
+  double accepted_tokens_per_step = 1;  // E, per sequence
+  double steps = 0;                     // G / E
+  double draft_seconds_per_step = 0;    // mean over the steps
+  double verify_seconds_per_step = 0;   // mean over the steps
+  double draft_prefill_seconds = 0;     // the draft over the prompt (in TTFT)
+  double draft_bytes = 0;  // the draft beside the target, per device
+  // Plain decode's mean TPOT, and it over the speculative mean TPOT (> 1:
+  // speculation pays).
+  double baseline_tpot_mean_seconds = 0;
+  double speedup = 1;
+};
+
+// LoRA adapters (options.lora): their memory and cold loads.
+struct LoraSummary {
+  bool enabled = false;
+  double adapter_bytes = 0;   // one adapter, per device
+  double resident_bytes = 0;  // adapters x adapter_bytes (in the weights)
+  // One cold adapter over the host link; 0 when the hardware has none.
+  double cold_load_seconds = 0;
+  // cold_fraction x cold_load_seconds: the expected TTFT it adds (included).
+  double ttft_added_seconds = 0;
+};
+
 struct AnalysisResult {
   std::string model_id;
   std::string hardware_id;
@@ -238,6 +272,8 @@ struct AnalysisResult {
   // e.g. prompt + generated tokens beyond the model's max_context (RoPE
   // scaling may allow it; the model's quality there is not modelled).
   std::vector<std::string> warnings;
+  SpeculativeSummary speculative;
+  LoraSummary lora;
 };
 
 }  // namespace ridgeline::engine

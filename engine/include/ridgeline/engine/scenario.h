@@ -12,7 +12,9 @@
 #include "ridgeline/engine/formats.h"
 #include "ridgeline/engine/hardware.h"
 #include "ridgeline/engine/kernel_model.h"
+#include "ridgeline/engine/lora.h"
 #include "ridgeline/engine/model.h"
+#include "ridgeline/engine/speculative.h"
 
 namespace ridgeline::engine {
 
@@ -108,6 +110,11 @@ struct AnalysisOptions {
   // stops. Polled every few steps from the analysing thread; must be
   // thread-safe and cheap.
   std::function<bool()> should_stop;
+  // Decode with a draft and one verifying target pass per step (off by
+  // default). Errors name "options.speculative.*".
+  SpeculativeDecoding speculative;
+  // LoRA adapters on the base model (off by default; "options.lora.*").
+  LoraAdapters lora;
 };
 
 // The chunk runtimes use when a prompt is processed in pieces (checked in

@@ -63,6 +63,18 @@ struct StepTiming {
   // Step(): the step's new tokens exceed the capacity's max_step_tokens, so
   // its activations exceed what the placement reserved (timed as placed).
   bool beyond_step_reservation = false;
+  // Speculative decoding (options.speculative). A decode sequence's step is
+  // k draft forwards (draft_seconds) and one target pass over its k + 1
+  // tokens (verify_seconds: weights read once, attention over context +
+  // k + 1, K/V written for all k + 1 slots as the runtimes' kernels do;
+  // rejected ones are overwritten later). The totals above cover both;
+  // each decode sequence gains accepted_tokens_per_sequence tokens in
+  // expectation (ExpectedTokensPerStep). Without speculation: 1, 0 and
+  // `seconds`. Prefill chunks also run through the draft (it needs their
+  // KV / hidden states).
+  double accepted_tokens_per_sequence = 1;
+  double draft_seconds = 0;
+  double verify_seconds = 0;
 };
 
 // What a scheduler's placement reserves room for: the KV cache of
@@ -117,7 +129,9 @@ class StepEvaluator {
   static Workload ReservationWorkload(const StepCapacity& capacity);
 
   // One decode step of `batch` sequences (1..65536), each adding one token
-  // to a context that then holds `kv_length` tokens (1..10,000,000).
+  // to a context that then holds `kv_length` tokens (1..10,000,000). With
+  // speculation: the speculative step from that context (the verify pass
+  // ends at kv_length + k; drafts at kv_length .. kv_length + k - 1).
   absl::StatusOr<StepTiming> Decode(int64_t batch, int64_t kv_length) const;
 
   // The prefill of `batch` sequences of `prompt_tokens` tokens each
@@ -137,13 +151,19 @@ class StepEvaluator {
   // (new = 1) or Prefill(1, n) (c = 0). 1..65536 sequences; errors are
   // INVALID_ARGUMENT naming "sequences[17].context_tokens", the range and
   // the value. With `ops`, also the per-op results (their sums are the
-  // totals).
+  // totals; with speculation the target pass's only). With speculation a
+  // decode sequence (new 1 over context > 0) is verified as k + 1 tokens;
+  // the first draft forward sees the step's sequences as given, the k - 1
+  // more the decode sequences at their mean context.
   absl::StatusOr<StepTiming> Step(
       absl::Span<const StepSequence> sequences,
       std::vector<OpResult>* ops = nullptr) const;
 
   // The placement every call uses (weights, KV and activations per tier).
   const MemoryFootprint& memory() const;
+  // With speculation: the draft's own placement (a head's includes the
+  // embedding and LM head it shares); nullptr without.
+  const MemoryFootprint* draft_memory() const;
 
   struct Impl;  // internal (analyze.cc)
 

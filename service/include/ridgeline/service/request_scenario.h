@@ -77,6 +77,12 @@ absl::StatusOr<engine::NumberFormat> ParseFormat(const std::string& name,
 absl::StatusOr<engine::Precision> ResolveFormats(const v1::Formats& f,
                                                  absl::string_view path);
 
+// options.speculative and options.lora into `out` (Analyze, StepTime,
+// Sweep, Explore, Simulate and Plan share it). Names only (method, modules);
+// the ranges and the draft's fit are the engine's checks.
+absl::Status ApplyDecodeVariants(const v1::AnalysisOptions& opts,
+                                 engine::AnalysisOptions* out);
+
 // Everything in a request that is shared by all points of a sweep.
 struct Common {
   engine::PlacementPins pins;

@@ -45,6 +45,14 @@ v1::AnalyzeRequest AnalyzeRequestFor(std::string_view model,
 // A StepScenario for catalog ids (other fields unset: server defaults).
 v1::StepScenario ScenarioFor(std::string_view model, std::string_view hardware);
 
+// options.speculative from the CLI's form ("draft:MODEL_ID:k", "mtp:k",
+// "eagle:k") and a per-token acceptance rate; set it with
+// request.mutable_options()->mutable_speculative(). An unparsable method
+// becomes method = the text (the server answers INVALID_ARGUMENT naming
+// options.speculative.method); ranges are the server's to check.
+v1::SpeculativeDecoding SpeculativeOf(std::string_view method,
+                                      double acceptance_rate);
+
 // One sequence of a step: tokens already in its KV cache, tokens it adds
 // (1 = a decode token, N = a prefill chunk).
 struct StepSequence {
