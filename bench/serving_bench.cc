@@ -191,6 +191,7 @@ engine::Scenario Base(const Part& p) {
   s.hardware.tdp_watts = p.watts;
   s.options.suggestions = false;
   s.options.pure_roofline = true;
+  s.economics = engine::DefaultEconomics();
   return s;
 }
 
@@ -209,6 +210,7 @@ serving::PlanInput Question(serving::DisaggregatedMode mode) {
   for (const Part& p : kParts) {
     serving::PlanPart part;
     part.hardware = Base(p).hardware;
+    part.economics = engine::DefaultEconomics();
     parts.push_back(part);
   }
   space.Enumerate(Base(kParts[0]), parts, parts, parts, &in);
