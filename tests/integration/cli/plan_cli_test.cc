@@ -440,9 +440,10 @@ TEST(PlanCli, DisaggregatedRowsFillThePoolColumns) {
                               "amd-mi300x", "--prompt", "1024", "--gen", "256",
                               "--rate", "10", "--ttft-p90-ms", "1000",
                               "--tpot-p90-ms", "50", "--disaggregated", "on"}));
-  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_THAT(r.err, HasSubstr("candidates.prefill_hardware"));
   EXPECT_THAT(r.err, HasSubstr("candidates.decode_hardware"));
+  EXPECT_THAT(r.err, HasSubstr("(flag --prefill-hardware)"));
 }
 
 }  // namespace ridgeline::testing
