@@ -185,7 +185,7 @@ double PrefillBudget(double ttft_target, double transfer_seconds) {
 
 struct Pair {
   size_t prefill = 0, decode = 0;
-  KvLink link;
+  PoolKvLink link;
   double transfer_p90 = 0;
   double budget = 0;
   std::string why;  // infeasible before any search
@@ -223,14 +223,14 @@ std::pair<int64_t, int64_t> CheapestUnits(int64_t need_p, int64_t need_d,
 
 }  // namespace
 
-KvLink KvLinkBetween(const engine::Scenario& prefill,
-                     const engine::Scenario& decode) {
+PoolKvLink PoolKvLinkBetween(const engine::Scenario& prefill,
+                             const engine::Scenario& decode) {
   const engine::Hardware& p = prefill.hardware;
   const engine::Hardware& d = decode.hardware;
   const int64_t tp_p = prefill.parallelism.tensor_parallel;
   const int64_t tp_d = decode.parallelism.tensor_parallel;
   const double pairs = static_cast<double>(std::min(tp_p, tp_d));
-  KvLink link;
+  PoolKvLink link;
   // One node: one part, both replicas inside its scale-up domain (an
   // unknown node size takes every group to fit, as the engine does).
   const bool one_node = p.id == d.id && (!p.devices_per_node ||
@@ -273,12 +273,12 @@ KvLink KvLinkBetween(const engine::Scenario& prefill,
   return link;
 }
 
-double KvBytes(const engine::Scenario& s, int64_t tokens) {
+double PoolKvBytes(const engine::Scenario& s, int64_t tokens) {
   return engine::KvElementsPerToken(s.model) * s.precision.kv_cache.bits / 8 *
          static_cast<double>(tokens);
 }
 
-double KvTransferSeconds(const KvLink& link, double bytes) {
+double PoolKvTransferSeconds(const PoolKvLink& link, double bytes) {
   return bytes / link.bytes_per_second + link.latency_seconds;
 }
 
@@ -353,8 +353,8 @@ absl::Status PlanDisaggregated(const PlanInput& in,
       Pair pair;
       pair.prefill = i;
       pair.decode = j;
-      pair.link = KvLinkBetween(pools[i].candidate->scenario,
-                                pools[j].candidate->scenario);
+      pair.link = PoolKvLinkBetween(pools[i].candidate->scenario,
+                                    pools[j].candidate->scenario);
       if (!decodes) {
         pair.why =
             "disaggregated: every request must generate at least 2 tokens "
@@ -362,8 +362,8 @@ absl::Status PlanDisaggregated(const PlanInput& in,
       } else if (!pair.link.known) {
         pair.why = pair.link.why;
       } else {
-        pair.transfer_p90 = KvTransferSeconds(
-            pair.link, KvBytes(pools[i].candidate->scenario, prompt_p90));
+        pair.transfer_p90 = PoolKvTransferSeconds(
+            pair.link, PoolKvBytes(pools[i].candidate->scenario, prompt_p90));
         pair.budget = PrefillBudget(in.slo.ttft_p90_seconds, pair.transfer_p90);
         if (pair.budget <= 0) {
           pair.why = absl::StrFormat(

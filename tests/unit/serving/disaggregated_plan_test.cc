@@ -26,34 +26,35 @@ engine::Scenario Llama70bFp8(const char* id, int64_t tp) {
   return s;
 }
 
-TEST(KvTransfer, Llama70bFp8PromptBytesAndTimeByHand) {
+TEST(PoolKvTransfer, Llama70bFp8PromptBytesAndTimeByHand) {
   engine::Scenario p = Llama70bFp8("test-gpu", 4);
   engine::Scenario d = Llama70bFp8("test-gpu", 8);
   // Llama-3.1-70B: 80 layers x 2 (K, V) x 8 KV heads x 128 = 163,840 KV
   // elements per token; fp8 = 1 byte; 2,048 tokens = 335,544,320 bytes.
-  EXPECT_DOUBLE_EQ(KvBytes(p, 2048), 335'544'320.0);
+  EXPECT_DOUBLE_EQ(PoolKvBytes(p, 2048), 335'544'320.0);
   // One part, node size unknown: the scale-up link, 900 GB/s both
   // directions per device (a stated figure) = 450 GB/s one way, over
   // min(4, 8) = 4 device pairs = 1.8 TB/s; latency unknown = 0.
   p.hardware.interconnect_bytes_per_second = 900e9;
   d.hardware.interconnect_bytes_per_second = 900e9;
-  const KvLink link = KvLinkBetween(p, d);
+  const PoolKvLink link = PoolKvLinkBetween(p, d);
   ASSERT_TRUE(link.known) << link.why;
   EXPECT_EQ(link.name, "scale-up");
   EXPECT_DOUBLE_EQ(link.bytes_per_second, 1.8e12);
   EXPECT_FALSE(link.latency_known);
   // 335,544,320 / 1.8e12 = 186.41 us.
-  EXPECT_NEAR(KvTransferSeconds(link, KvBytes(p, 2048)), 186.414e-6, 1e-9);
+  EXPECT_NEAR(PoolKvTransferSeconds(link, PoolKvBytes(p, 2048)), 186.414e-6,
+              1e-9);
   // A node of 8 devices cannot hold TP 4 + TP 8: scale-out, unknown here.
   p.hardware.devices_per_node = 8;
-  EXPECT_FALSE(KvLinkBetween(p, d).known);
-  EXPECT_EQ(KvLinkBetween(p, d).name, "scale-out");
+  EXPECT_FALSE(PoolKvLinkBetween(p, d).known);
+  EXPECT_EQ(PoolKvLinkBetween(p, d).name, "scale-out");
 }
 
-TEST(KvTransfer, HeterogeneousPairNeedsAKnownScaleOutLink) {
+TEST(PoolKvTransfer, HeterogeneousPairNeedsAKnownScaleOutLink) {
   engine::Scenario p = Llama70bFp8("part-a", 2);
   engine::Scenario d = Llama70bFp8("part-b", 4);
-  const KvLink none = KvLinkBetween(p, d);
+  const PoolKvLink none = PoolKvLinkBetween(p, d);
   EXPECT_FALSE(none.known);
   EXPECT_THAT(none.why, HasSubstr("no known link between part-a and part-b"));
   EXPECT_THAT(none.why, HasSubstr("part-a and part-b"));
@@ -64,14 +65,15 @@ TEST(KvTransfer, HeterogeneousPairNeedsAKnownScaleOutLink) {
   d.hardware.scale_out_bytes_per_second = 100e9;
   p.hardware.scale_out_latency_seconds = 5e-6;
   d.hardware.scale_out_latency_seconds = 10e-6;
-  const KvLink link = KvLinkBetween(p, d);
+  const PoolKvLink link = PoolKvLinkBetween(p, d);
   ASSERT_TRUE(link.known);
   EXPECT_DOUBLE_EQ(link.bytes_per_second, 50e9);
   // 335,544,320 / 50e9 = 6.7109 ms, + 10 us = 6.7209 ms.
-  EXPECT_NEAR(KvTransferSeconds(link, KvBytes(p, 2048)), 6.72089e-3, 1e-8);
+  EXPECT_NEAR(PoolKvTransferSeconds(link, PoolKvBytes(p, 2048)), 6.72089e-3,
+              1e-8);
 }
 
-TEST(KvTransfer, LengthQuantileIsNearestRank) {
+TEST(PoolKvTransfer, LengthQuantileIsNearestRank) {
   EXPECT_EQ(LengthQuantile(LengthDistribution::Fixed(2048), 0.9), 2048);
   // 1..10: the 9th of 10 values.
   EXPECT_EQ(LengthQuantile(LengthDistribution::Uniform(1, 10), 0.9), 9);

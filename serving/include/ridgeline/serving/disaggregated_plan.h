@@ -37,8 +37,10 @@
 namespace ridgeline::serving {
 
 // The link a request's KV cache crosses from a prefill replica to a decode
-// replica.
-struct KvLink {
+// replica. (Named Pool* so it does not collide with servecore's
+// serving/kv_transfer.h, which should replace these four once both
+// branches are merged: one place per formula.)
+struct PoolKvLink {
   bool known = false;
   std::string why;   // when !known: which figure is missing, for which part
   std::string name;  // "scale-up" or "scale-out"
@@ -47,15 +49,15 @@ struct KvLink {
   double latency_seconds = 0;  // one-way; 0 when no source gives it
   bool latency_known = false;
 };
-KvLink KvLinkBetween(const engine::Scenario& prefill,
-                     const engine::Scenario& decode);
+PoolKvLink PoolKvLinkBetween(const engine::Scenario& prefill,
+                             const engine::Scenario& decode);
 
 // Bytes of `tokens` tokens of KV cache (the whole model, every layer) in
 // the scenario's KV format.
-double KvBytes(const engine::Scenario& s, int64_t tokens);
+double PoolKvBytes(const engine::Scenario& s, int64_t tokens);
 
 // Seconds to ship `bytes` over `link` (known).
-double KvTransferSeconds(const KvLink& link, double bytes);
+double PoolKvTransferSeconds(const PoolKvLink& link, double bytes);
 
 // The p-quantile (0..1] of a length distribution (nearest rank).
 int64_t LengthQuantile(const LengthDistribution& d, double p);
