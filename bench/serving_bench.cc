@@ -9,11 +9,15 @@
 
 #include <memory>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "ridgeline/engine/model.h"
+#include "ridgeline/serving/candidates.h"
 #include "ridgeline/serving/capacity.h"
 #include "ridgeline/serving/deployment.h"
 #include "ridgeline/serving/engine_step_cost.h"
+#include "ridgeline/serving/plan.h"
 #include "ridgeline/serving/simulate.h"
 
 namespace {
@@ -172,6 +176,103 @@ void BM_Simulate_100k_8Replicas(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * c.requests);
 }
 BENCHMARK(BM_Simulate_100k_8Replicas)->Unit(benchmark::kMillisecond);
+// --- Plan: the docs' 4-part question (docs/serving.md "The question users
+// ask first": Llama-3.1-70B, 20 req/s, 2048 in / 512 out, p90 TTFT 1 s,
+// TPOT 50 ms) on the pure roofline, TP 1, 2, 4, 8, bf16 and fp8.
+// _Agg: aggregated candidates only (32); _Disagg: plus every prefill pool x
+// decode pool of the same formats (TP 1-8 per pool, 4 x 4 parts; P:D up to
+// 8:8), 32 + 32 + 32 sized pools and candidates, 512 pairs.
+namespace plan_bench {
+
+// Figures from ../shared/data/hardware_specs.csv (rows named by id): memory
+// GB, memory GB/s, dense bf16 and fp8 TFLOP/s, scale-up link GB/s (both
+// directions), TDP W. MI300X: 7 Infinity Fabric links x 128 GB/s = 896.
+struct Part {
+  const char* id;
+  double gb, gbs, bf16, fp8, link_gbs, watts, usd_per_hour;
+};
+constexpr Part kParts[] = {
+    {"nvidia-h100-sxm-80gb", 80, 3352, 989.4, 1978.9, 900, 700, 0},
+    {"nvidia-h200-sxm-141gb", 141, 4800, 989.4, 1978.9, 900, 700, 0},
+    {"amd-mi300x", 192, 5300, 1307.4, 2614.9, 896, 750, 0},
+    {"nvidia-b200-180gb", 180, 7700, 2250, 4500, 1800, 1000, 0},
+};
+
+engine::Scenario Base(const Part& p) {
+  engine::Scenario s;
+  s.model = engine::FindModel("llama-3.1-70b").value();
+  s.hardware.id = p.id;
+  s.hardware.family = s.hardware.plugin = "inline";
+  s.hardware.peak_ops_per_second[static_cast<int>(engine::MathType::kBf16)] =
+      p.bf16 * 1e12;
+  s.hardware.peak_ops_per_second[static_cast<int>(engine::MathType::kFp8)] =
+      p.fp8 * 1e12;
+  engine::MemoryTier hbm;
+  hbm.name = "HBM";
+  hbm.kind = engine::TierKind::kHbm;
+  hbm.capacity_bytes = p.gb * 1e9;
+  hbm.read_bandwidth_bytes_per_second = hbm.write_bandwidth_bytes_per_second =
+      p.gbs * 1e9;
+  s.hardware.tiers.push_back(hbm);
+  s.hardware.interconnect_bytes_per_second = p.link_gbs * 1e9;
+  s.hardware.tdp_watts = p.watts;
+  s.options.suggestions = false;
+  s.options.pure_roofline = true;
+  s.economics = engine::DefaultEconomics();
+  return s;
+}
+
+serving::PlanInput Question(serving::DisaggregatedMode mode) {
+  serving::PlanInput in;
+  in.traffic.rate = 20;
+  in.traffic.prompt = serving::LengthDistribution::Fixed(2048);
+  in.traffic.generated = serving::LengthDistribution::Fixed(512);
+  in.slo = {1.0, 0.05};
+  serving::CandidateAxes axes;
+  axes.mode = mode;
+  const engine::ModelConfig model = engine::FindModel("llama-3.1-70b").value();
+  serving::CandidateSpace space =
+      serving::CandidateSpace::Create(model, axes).value();
+  std::vector<serving::PlanPart> parts;
+  for (const Part& p : kParts) {
+    serving::PlanPart part;
+    part.hardware = Base(p).hardware;
+    part.economics = engine::DefaultEconomics();
+    parts.push_back(part);
+  }
+  space.Enumerate(Base(kParts[0]), parts, parts, parts, &in);
+  return in;
+}
+
+void Run(benchmark::State& state, serving::DisaggregatedMode mode) {
+  const serving::PlanInput in = Question(mode);
+  int64_t rows = 0;
+  for (auto _ : state) {
+    absl::StatusOr<serving::PlanResult> r = serving::Plan(in);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    rows = static_cast<int64_t>(r->deployments.size());
+    benchmark::DoNotOptimize(r->deployments.data());
+  }
+  state.counters["deployments"] = static_cast<double>(rows);
+}
+
+void BM_Plan_Llama70B_4Parts(benchmark::State& state) {
+  Run(state, serving::DisaggregatedMode::kOff);
+}
+void BM_Plan_Llama70B_4Parts_Disagg(benchmark::State& state) {
+  Run(state, serving::DisaggregatedMode::kAuto);
+}
+BENCHMARK(BM_Plan_Llama70B_4Parts)
+    ->Unit(benchmark::kSecond)
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_Plan_Llama70B_4Parts_Disagg)
+    ->Unit(benchmark::kSecond)
+    ->MeasureProcessCPUTime();
+
+}  // namespace plan_bench
 
 }  // namespace
 

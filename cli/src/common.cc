@@ -88,6 +88,12 @@ constexpr std::pair<const char*, const char*> kFieldFlags[] = {
     {"candidates.expert_parallel", "--expert-parallel"},
     {"candidates.formats", "--formats"},
     {"candidates.profile_fallback", "--profile-fallback"},
+    {"candidates.disaggregated", "--disaggregated"},
+    {"candidates.prefill_hardware", "--prefill-hardware"},
+    {"candidates.decode_hardware", "--decode-hardware"},
+    {"candidates.prefill_tensor_parallel", "--prefill-tensor-parallel"},
+    {"candidates.decode_tensor_parallel", "--decode-tensor-parallel"},
+    {"candidates.max_pool_replicas", "--max-pool-replicas"},
     {"candidates.calibration", "--profile"},
     {"candidates",
      "--hardware / --tensor-parallel / --pipeline-parallel / "

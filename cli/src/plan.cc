@@ -41,7 +41,22 @@ const std::vector<FlagSpec>& PlanFlags() {
         "spread; 1 = the TP candidates (default 1)"},
        {"formats", "F,...",
         "format sets to try, each WEIGHTS[/ACTIVATIONS[/KV]] (default "
-        "bf16,fp8)"}},
+        "bf16,fp8)"},
+       {"disaggregated", "auto|on|off",
+        "disaggregated prefill / decode pools: auto (default: aggregated "
+        "and disaggregated candidates), on (disaggregated only), off"},
+       {"prefill-hardware", "ID,...",
+        "the prefill pool's parts (default --hardware)"},
+       {"decode-hardware", "ID,...",
+        "the decode pool's parts (default --hardware); every prefill part "
+        "pairs with every decode part"},
+       {"prefill-tensor-parallel", "N,...",
+        "the prefill pool's TP degrees (default the --tensor-parallel list)"},
+       {"decode-tensor-parallel", "N,...",
+        "the decode pool's TP degrees (default the --tensor-parallel list)"},
+       {"max-pool-replicas", "N",
+        "the largest P and D of a P:D replica ratio searched, 1..64 "
+        "(default 8)"}},
       CalibrationFlags(),
       {{"profile-fallback", "none|roofline",
         "with --framework: a hardware the framework has no profile for gets "
@@ -88,7 +103,15 @@ std::optional<std::string> FillPrices(
     const ParsedFlags& flags, const char* flag,
     const std::function<void(double)>& all,
     google::protobuf::Map<std::string, double>* per_part) {
-  const std::vector<std::string> hardware = flags.GetList("hardware");
+  // Every candidate part: --hardware and the pools' lists.
+  std::vector<std::string> hardware = flags.GetList("hardware");
+  for (const char* pool : {"prefill-hardware", "decode-hardware"}) {
+    for (const std::string& id : flags.GetList(pool)) {
+      if (std::find(hardware.begin(), hardware.end(), id) == hardware.end()) {
+        hardware.push_back(id);
+      }
+    }
+  }
   bool have_all = false;
   for (const std::string& item : flags.GetList(flag)) {
     const size_t eq = item.find('=');
@@ -113,9 +136,8 @@ std::optional<std::string> FillPrices(
     }
     if (std::find(hardware.begin(), hardware.end(), id) == hardware.end()) {
       return absl::StrCat("--", flag, ": '", id,
-                          "' is not one of --hardware (",
-                          absl::StrJoin(hardware, ", "), "); got '", item,
-                          "'");
+                          "' is not one of the candidate hardware (",
+                          absl::StrJoin(hardware, ", "), "); got '", item, "'");
     }
     if (!per_part->insert({id, v}).second) {
       return absl::StrCat("--", flag, ": ", id, " is priced twice; got '",
@@ -156,10 +178,23 @@ void PrintCsv(const v1::PlanResponse& r, std::ostream& out) {
            "pipeline_parallel",
            "expert_parallel",
            "profile_fallback",
+           "mode",
+           "prefill_hardware",
+           "prefill_tensor_parallel",
+           "prefill_replicas",
+           "decode_hardware",
+           "decode_tensor_parallel",
+           "decode_replicas",
+           "kv_transfer_p90_ms",
            "bound_devices",
            "bound_warning"});
   auto g = [](double v) { return absl::StrFormat("%.10g", v); };
   for (const v1::PlanDeployment& d : r.deployments()) {
+    // Aggregated rows leave the pool columns empty.
+    const bool disagg = d.mode() == "disaggregated";
+    auto pool = [&](int64_t v) {
+      return disagg ? absl::StrCat(v) : std::string();
+    };
     t.rows.push_back({d.hardware_id(),
                       absl::StrCat(d.tensor_parallel()),
                       d.formats(),
@@ -187,6 +222,16 @@ void PrintCsv(const v1::PlanResponse& r, std::ostream& out) {
                       absl::StrCat(std::max<int64_t>(1, d.pipeline_parallel())),
                       absl::StrCat(std::max<int64_t>(1, d.expert_parallel())),
                       d.profile_fallback(),
+                      d.mode().empty() ? "aggregated" : d.mode(),
+                      disagg ? d.prefill_hardware_id() : "",
+                      pool(d.prefill_tensor_parallel()),
+                      pool(d.prefill_replicas()),
+                      disagg ? d.decode_hardware_id() : "",
+                      pool(d.decode_tensor_parallel()),
+                      pool(d.decode_replicas()),
+                      disagg && d.has_kv_transfer_p90_seconds()
+                          ? g(d.kv_transfer_p90_seconds() * 1e3)
+                          : "",
                       absl::StrCat(d.bound_devices()),
                       d.bound_warning()});
   }
@@ -194,7 +239,16 @@ void PrintCsv(const v1::PlanResponse& r, std::ostream& out) {
 }
 
 // "TP 4", "TP 4 PP 2", "EP 8" (attention data-parallel), "EP 8 PP 2".
+// Disaggregated: "P 2xTP4 + D 3xTP8" (with parts when they differ).
 std::string ShapeLabel(const v1::PlanDeployment& d) {
+  if (d.mode() == "disaggregated") {
+    const bool hetero = d.prefill_hardware_id() != d.decode_hardware_id();
+    return absl::StrCat(
+        "P ", d.prefill_replicas(), "xTP", d.prefill_tensor_parallel(),
+        hetero ? absl::StrCat(" ", d.prefill_hardware_id()) : "", " + D ",
+        d.decode_replicas(), "xTP", d.decode_tensor_parallel(),
+        hetero ? absl::StrCat(" ", d.decode_hardware_id()) : "");
+  }
   std::string s = d.expert_parallel() > 1
                       ? absl::StrCat("EP ", d.expert_parallel())
                       : absl::StrCat("TP ", d.tensor_parallel());
@@ -207,8 +261,9 @@ std::string ShapeLabel(const v1::PlanDeployment& d) {
 void PrintText(const v1::PlanResponse& r, std::ostream& out) {
   out << r.headline() << "\n\n";
   // pp, ep and fallback columns only when a candidate uses them.
-  bool pp = false, ep = false, fallback = false;
+  bool pp = false, ep = false, fallback = false, disagg = false;
   for (const v1::PlanDeployment& d : r.deployments()) {
+    disagg |= d.mode() == "disaggregated" && d.feasible();
     pp |= d.pipeline_parallel() > 1;
     ep |= d.expert_parallel() > 1;
     fallback |= !d.profile_fallback().empty();
@@ -223,6 +278,10 @@ void PrintText(const v1::PlanResponse& r, std::ostream& out) {
     header.push_back(h);
   }
   if (fallback) header.push_back("fallback");
+  if (disagg) {
+    header.push_back("pools (P:D)");
+    header.push_back(">kv transfer");
+  }
   Table t(header);
   std::vector<std::string> why;
   for (const v1::PlanDeployment& d : r.deployments()) {
@@ -231,8 +290,9 @@ void PrintText(const v1::PlanResponse& r, std::ostream& out) {
                                  d.formats(), ": ", d.why()));
       continue;
     }
-    std::vector<std::string> row = {d.hardware_id(),
-                                    absl::StrCat(d.tensor_parallel())};
+    std::vector<std::string> row = {
+        d.hardware_id(),
+        d.mode() == "disaggregated" ? "-" : absl::StrCat(d.tensor_parallel())};
     if (pp) {
       row.push_back(absl::StrCat(std::max<int64_t>(1, d.pipeline_parallel())));
     }
@@ -254,6 +314,13 @@ void PrintText(const v1::PlanResponse& r, std::ostream& out) {
          d.pareto() ? "*" : ""};
     row.insert(row.end(), rest.begin(), rest.end());
     if (fallback) row.push_back(d.profile_fallback());
+    if (disagg) {
+      const bool pools = d.mode() == "disaggregated";
+      row.push_back(pools ? ShapeLabel(d) : "aggregated");
+      row.push_back(pools && d.has_kv_transfer_p90_seconds()
+                        ? Seconds(d.kv_transfer_p90_seconds())
+                        : "");
+    }
     t.rows.push_back(std::move(row));
   }
   if (!t.rows.empty()) PrintTable(t, TableStyle::kText, out);
@@ -366,6 +433,33 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
       }
     }
   }
+  // The CLI's default is "auto" (both kinds); the wire's unset is "off".
+  req.mutable_candidates()->set_disaggregated(
+      flags->Get("disaggregated").value_or("auto"));
+  for (const std::string& id : flags->GetList("prefill-hardware")) {
+    req.mutable_candidates()->add_prefill_hardware()->set_platform_id(id);
+  }
+  for (const std::string& id : flags->GetList("decode-hardware")) {
+    req.mutable_candidates()->add_decode_hardware()->set_platform_id(id);
+  }
+  // Syntax here; ranges by the service (it names the entry).
+  for (const char* name :
+       {"prefill-tensor-parallel", "decode-tensor-parallel"}) {
+    absl::StatusOr<std::vector<int64_t>> list =
+        flags->GetIntList(name, INT64_MIN, INT64_MAX);
+    if (!list.ok()) return usage(std::string(list.status().message()));
+    for (const int64_t v : *list) {
+      if (std::string_view(name) == "prefill-tensor-parallel") {
+        req.mutable_candidates()->add_prefill_tensor_parallel(v);
+      } else {
+        req.mutable_candidates()->add_decode_tensor_parallel(v);
+      }
+    }
+  }
+  absl::StatusOr<std::optional<int64_t>> max_pool =
+      flags->GetInt("max-pool-replicas", INT64_MIN, INT64_MAX);
+  if (!max_pool.ok()) return usage(std::string(max_pool.status().message()));
+  if (*max_pool) req.mutable_candidates()->set_max_pool_replicas(**max_pool);
   for (const std::string& f : flags->GetList("formats")) {
     std::optional<v1::Formats> formats = ParseFormatSet(f);
     if (!formats) {

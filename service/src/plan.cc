@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "plan_emit.h"
@@ -21,7 +22,7 @@
 #include "ridgeline/service/backend.h"
 #include "ridgeline/service/convert.h"
 #include "ridgeline/service/request_scenario.h"
-#include "ridgeline/serving/parallelism.h"
+#include "ridgeline/serving/candidates.h"
 #include "ridgeline/serving/plan.h"
 #include "ridgeline/serving/slo_search.h"
 #include "serving_convert.h"
@@ -73,6 +74,20 @@ void ToProto(const serving::Deployment& d, v1::PlanDeployment* out) {
   out->set_pareto(d.pareto);
   out->set_bound_devices(d.bound_devices);
   out->set_bound_warning(d.bound_warning);
+  out->set_mode(d.disaggregated ? "disaggregated" : "aggregated");
+  if (!d.disaggregated) return;
+  out->set_prefill_hardware_id(d.prefill_hardware_id);
+  out->set_prefill_tensor_parallel(d.prefill_tensor_parallel);
+  out->set_prefill_replicas(d.prefill_replicas);
+  out->set_decode_hardware_id(d.decode_hardware_id);
+  out->set_decode_tensor_parallel(d.decode_tensor_parallel);
+  out->set_decode_replicas(d.decode_replicas);
+  if (d.kv_transfer_p90_seconds) {
+    out->set_kv_transfer_p90_seconds(*d.kv_transfer_p90_seconds);
+  }
+  out->set_kv_link(d.kv_link);
+  out->set_prefill_max_rate_per_replica(d.prefill_max_rate_per_replica);
+  out->set_decode_max_rate_per_replica(d.decode_max_rate_per_replica);
 }
 
 // The candidate cap: a field (candidates) and a flag (--max-plan-candidates).
@@ -156,6 +171,92 @@ absl::Status CheckPricedParts(const v1::PlanPricing& p,
   return absl::OkStatus();
 }
 
+absl::Status CheckHardwareList(
+    absl::string_view field,
+    const google::protobuf::RepeatedPtrField<v1::HardwareSpec>& list,
+    bool required) {
+  if ((required && list.empty()) || list.size() > kMaxPlanHardware) {
+    return Bad(field,
+               required ? "1..64 hardware entries" : "0..64 hardware entries",
+               absl::StrCat(list.size()));
+  }
+  return absl::OkStatus();
+}
+
+// One candidate part: the hardware and its calibration (a framework with
+// no profile for it: an error, or the pure roofline with
+// candidates.profile_fallback "roofline"). Notes how the profile was
+// matched (one note per match) and its warnings.
+absl::StatusOr<serving::PlanPart> ResolvePart(
+    const plugin_host::HardwareRegistry& registry,
+    const calibration::ProfileStore& profiles, const v1::PlanCandidates& cand,
+    const v1::HardwareSpec& spec, const std::string& path,
+    const engine::AnalysisOptions& options,
+    std::vector<std::pair<std::string, std::string>>* calibration_notes,
+    v1::PlanResponse* resp) {
+  const std::string& fallback = cand.profile_fallback();
+  serving::PlanPart part;
+  ASSIGN_OR_RETURN(part.hardware,
+                   serving_convert::Hardware(registry, spec, path));
+  const engine::Hardware& hw = part.hardware;
+  ASSIGN_OR_RETURN(serving_convert::Calibrated cal,
+                   serving_convert::Calibration(profiles, cand.calibration(),
+                                                hw, "candidates"));
+  part.efficiency = cal.efficiency;
+  part.fp16_accumulation = cal.fp16_accumulation;
+  // A serving profile fitted on another deployment: its floor and warning
+  // per replica shape (the profile outlives the plan: the store owns it).
+  part.adjust = [cal](engine::Scenario* s) {
+    return serving_convert::ExtrapolationFloor(cal, s);
+  };
+  // One runtime per plan: a hardware the framework has no profile for
+  // gets the pure roofline when asked for, never another runtime's.
+  if (cand.calibration().selector_case() == v1::Calibration::kFramework &&
+      !options.pure_roofline && cal.selected_by != "framework-match") {
+    if (fallback != "roofline") {
+      return request::OutOfRange(
+          "candidates.calibration.framework",
+          absl::StrCat(
+              "a framework with a profile for every candidate hardware "
+              "(one runtime per plan); ",
+              request::Quote(cand.calibration().framework()), " has none for ",
+              hw.id,
+              cal.profile_name.empty()
+                  ? std::string()
+                  : absl::StrCat(" (the nearest is ", cal.profile_name,
+                                 ", another runtime's)"),
+              "; set candidates.profile_fallback \"roofline\" to plan it on "
+              "the pure roofline"),
+          request::Quote(cand.calibration().framework()));
+    }
+    part.efficiency = engine::Efficiency{};
+    part.fp16_accumulation = false;
+    part.profile_fallback = "roofline";
+    cal.match = absl::StrCat("no \"", cand.calibration().framework(),
+                             "\" profile: pure roofline (profile_fallback)");
+    cal.warning.clear();
+  }
+  if (!cal.match.empty() && !options.pure_roofline) {
+    auto same =
+        std::find_if(calibration_notes->begin(), calibration_notes->end(),
+                     [&](const auto& n) { return n.second == cal.match; });
+    if (same == calibration_notes->end()) {
+      calibration_notes->push_back({hw.id, cal.match});
+    } else if (!absl::StrContains(absl::StrCat(", ", same->first, ", "),
+                                  absl::StrCat(", ", hw.id, ", "))) {
+      absl::StrAppend(&same->first, ", ", hw.id);
+    }
+  }
+  if (!cal.warning.empty() && !options.pure_roofline) {
+    const std::string w = absl::StrCat(hw.id, ": ", cal.warning);
+    if (std::find(resp->warnings().begin(), resp->warnings().end(), w) ==
+        resp->warnings().end()) {
+      resp->add_warnings(w);
+    }
+  }
+  return part;
+}
+
 }  // namespace
 
 absl::StatusOr<v1::PlanResponse> Backend::Plan(
@@ -195,82 +296,68 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   }
 
   const v1::PlanCandidates& cand = req.candidates();
-  if (cand.hardware_size() < 1 || cand.hardware_size() > kMaxPlanHardware) {
-    return Bad("candidates.hardware", "1..64 hardware entries",
-               absl::StrCat(cand.hardware_size()));
+  ASSIGN_OR_RETURN(serving::DisaggregatedMode mode,
+                   serving::ParseDisaggregatedMode(cand.disaggregated(),
+                                                   "candidates.disaggregated"));
+  RETURN_IF_ERROR(CheckHardwareList("candidates.hardware", cand.hardware(),
+                                    /*required=*/true));
+  for (const auto& [field, list] :
+       {std::pair{"candidates.prefill_hardware", &cand.prefill_hardware()},
+        std::pair{"candidates.decode_hardware", &cand.decode_hardware()}}) {
+    RETURN_IF_ERROR(CheckHardwareList(field, *list, /*required=*/false));
+    if (mode == serving::DisaggregatedMode::kOff && !list->empty()) {
+      return Bad(field,
+                 "empty with candidates.disaggregated \"off\" (pools are "
+                 "disaggregated candidates)",
+                 absl::StrCat(list->size(), " entries"));
+    }
+  }
+  if (mode == serving::DisaggregatedMode::kOn &&
+      !cand.decode_hardware().empty() && cand.prefill_hardware().empty()) {
+    return Bad("candidates.prefill_hardware",
+               "set when candidates.decode_hardware is, with "
+               "candidates.disaggregated \"on\" (1..64 hardware entries)",
+               "0 entries");
   }
   if (cand.formats_size() > kMaxPlanFormats) {
     return Bad("candidates.formats", "0..16 format sets",
                absl::StrCat(cand.formats_size()));
   }
-  std::vector<int64_t> tps(cand.tensor_parallel().begin(),
-                           cand.tensor_parallel().end());
-  const bool default_tps = tps.empty();
-  if (default_tps) tps = {1, 2, 4, 8};
-  for (size_t i = 0; i < tps.size(); ++i) {
-    if (tps[i] < 1 || tps[i] > 256) {
-      return Bad(absl::StrCat("candidates.tensor_parallel[", i, "]"),
-                 "in [1, 256]", absl::StrCat(tps[i]));
-    }
-  }
-  // Pipeline and expert parallelism: the serving rules (stages divide the
-  // layers; experts only for MoE models) name the list entry.
-  std::vector<int64_t> pps(cand.pipeline_parallel().begin(),
-                           cand.pipeline_parallel().end());
-  if (pps.empty()) pps = {1};
-  for (size_t i = 0; i < pps.size(); ++i) {
-    RETURN_IF_ERROR(serving::CheckPipelineStages(
-        model, pps[i], absl::StrCat("candidates.pipeline_parallel[", i, "]")));
-  }
-  std::vector<int64_t> eps(cand.expert_parallel().begin(),
-                           cand.expert_parallel().end());
-  if (eps.empty()) eps = {1};
-  for (size_t i = 0; i < eps.size(); ++i) {
-    RETURN_IF_ERROR(serving::CheckExpertParallel(
-        model, eps[i], absl::StrCat("candidates.expert_parallel[", i, "]")));
-  }
-  // One replica shape per (tensor, expert) choice: EP 1 pairs with every
-  // tensor-parallel degree, EP e > 1 is attention data-parallel (TP 1).
-  // Size first: the lists multiply (and come from the wire).
-  const double shapes_per_stage_count =
-      static_cast<double>(std::count_if(eps.begin(), eps.end(),
-                                        [](int64_t e) { return e > 1; })) +
-      static_cast<double>(std::count(eps.begin(), eps.end(), 1)) *
-          static_cast<double>(tps.size());
-  const double planned =
-      static_cast<double>(cand.hardware_size()) *
-      static_cast<double>(pps.size()) * shapes_per_stage_count *
-      static_cast<double>(std::max(cand.formats_size(), 2));
-  // (The exact cap, after the default degrees the heads do not divide are
-  // dropped, is below; this one keeps the enumeration bounded.)
-  if (planned > 64.0 * static_cast<double>(limits_.max_plan_candidates)) {
-    return TooManyCandidates(planned, limits_);
-  }
-  std::vector<engine::Parallelism> replica_shapes;
-  for (const int64_t pp : pps) {
-    for (const int64_t ep : eps) {
-      if (ep > 1) {
-        replica_shapes.push_back(serving::ReplicaParallelism(1, pp, ep));
-        continue;
-      }
-      for (const int64_t tp : tps) {
-        replica_shapes.push_back(serving::ReplicaParallelism(tp, pp, 1));
-      }
-    }
-  }
-  std::vector<engine::Precision> precisions;
-  if (cand.formats_size() == 0) {
-    precisions.push_back(engine::DefaultPrecision());
-    engine::Precision fp8;
-    fp8.weights = fp8.activations = fp8.kv_cache =
-        engine::ParseNumberFormat("fp8").value();
-    precisions.push_back(fp8);
+  serving::CandidateAxes axes;
+  axes.mode = mode;
+  axes.tensor_parallel.assign(cand.tensor_parallel().begin(),
+                              cand.tensor_parallel().end());
+  axes.pipeline_parallel.assign(cand.pipeline_parallel().begin(),
+                                cand.pipeline_parallel().end());
+  axes.expert_parallel.assign(cand.expert_parallel().begin(),
+                              cand.expert_parallel().end());
+  axes.prefill_tensor_parallel.assign(cand.prefill_tensor_parallel().begin(),
+                                      cand.prefill_tensor_parallel().end());
+  axes.decode_tensor_parallel.assign(cand.decode_tensor_parallel().begin(),
+                                     cand.decode_tensor_parallel().end());
+  if (cand.has_max_pool_replicas()) {
+    axes.max_pool_replicas = cand.max_pool_replicas();
   }
   for (int i = 0; i < cand.formats_size(); ++i) {
     ASSIGN_OR_RETURN(engine::Precision p,
                      Precision(cand.formats(i),
                                absl::StrCat("candidates.formats[", i, "]")));
-    precisions.push_back(std::move(p));
+    axes.precisions.push_back(std::move(p));
+  }
+  ASSIGN_OR_RETURN(serving::CandidateSpace space,
+                   serving::CandidateSpace::Create(model, std::move(axes)));
+  // The pools' parts default to the hardware list.
+  const auto& prefill_specs = cand.prefill_hardware().empty()
+                                  ? cand.hardware()
+                                  : cand.prefill_hardware();
+  const auto& decode_specs =
+      cand.decode_hardware().empty() ? cand.hardware() : cand.decode_hardware();
+  // (The exact cap, after the default degrees the heads do not divide are
+  // dropped, is below; this one keeps the enumeration bounded.)
+  const double planned = space.UpperBound(
+      cand.hardware_size(), prefill_specs.size(), decode_specs.size());
+  if (planned > 64.0 * static_cast<double>(limits_.max_plan_candidates)) {
+    return TooManyCandidates(planned, limits_);
   }
   engine::AnalysisOptions options;
   options.suggestions = false;
@@ -286,98 +373,61 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   // How each hardware's profile was matched: (hardware ids, match).
   std::vector<std::pair<std::string, std::string>> calibration_notes;
   std::vector<std::string> part_ids;  // resolved, as the pricing keys
-  for (int h = 0; h < cand.hardware_size(); ++h) {
-    const std::string path = absl::StrCat("candidates.hardware[", h, "]");
-    const v1::HardwareSpec& spec = cand.hardware(h);
-    ASSIGN_OR_RETURN(engine::Hardware hw,
-                     serving_convert::Hardware(*registry_, spec, path));
-    part_ids.push_back(hw.id);
-    ASSIGN_OR_RETURN(serving_convert::Calibrated cal,
-                     serving_convert::Calibration(
-                         *profiles_, cand.calibration(), hw,
-                         "candidates"));
-    engine::Efficiency eff = cal.efficiency;
-    bool fp16_acc = cal.fp16_accumulation;
-    // One runtime per plan: a hardware the framework has no profile for
-    // gets the pure roofline when asked for, never another runtime's.
-    std::string profile_fallback;
-    if (cand.calibration().selector_case() == v1::Calibration::kFramework &&
-        !options.pure_roofline && cal.selected_by != "framework-match") {
-      if (fallback != "roofline") {
-        return request::OutOfRange(
-            "candidates.calibration.framework",
-            absl::StrCat(
-                "a framework with a profile for every candidate hardware "
-                "(one runtime per plan); ",
-                request::Quote(cand.calibration().framework()),
-                " has none for ", hw.id,
-                cal.profile_name.empty()
-                    ? std::string()
-                    : absl::StrCat(" (the nearest is ", cal.profile_name,
-                                   ", another runtime's)"),
-                "; set candidates.profile_fallback \"roofline\" to plan it on "
-                "the pure roofline"),
-            request::Quote(cand.calibration().framework()));
+  // Resolves one list's parts (each part's calibration noted once).
+  auto resolve =
+      [&](absl::string_view field,
+          const google::protobuf::RepeatedPtrField<v1::HardwareSpec>& specs)
+      -> absl::StatusOr<std::vector<serving::PlanPart>> {
+    std::vector<serving::PlanPart> parts;
+    for (int h = 0; h < specs.size(); ++h) {
+      ASSIGN_OR_RETURN(serving::PlanPart part,
+                       ResolvePart(*registry_, *profiles_, cand, specs[h],
+                                   absl::StrCat(field, "[", h, "]"), options,
+                                   &calibration_notes, &resp));
+      part.economics = PartEconomics(econ, req.pricing(), part.hardware.id);
+      if (std::find(part_ids.begin(), part_ids.end(), part.hardware.id) ==
+          part_ids.end()) {
+        part_ids.push_back(part.hardware.id);
       }
-      eff = engine::Efficiency{};
-      fp16_acc = false;
-      profile_fallback = "roofline";
-      cal.match = absl::StrCat("no \"", cand.calibration().framework(),
-                               "\" profile: pure roofline (profile_fallback)");
-      cal.warning.clear();
+      parts.push_back(std::move(part));
     }
-    if (!cal.match.empty() && !options.pure_roofline) {
-      auto same = std::find_if(
-          calibration_notes.begin(), calibration_notes.end(),
-          [&](const auto& n) { return n.second == cal.match; });
-      if (same == calibration_notes.end()) {
-        calibration_notes.push_back({hw.id, cal.match});
-      } else {
-        absl::StrAppend(&same->first, ", ", hw.id);
-      }
-    }
-    if (!cal.warning.empty() && !options.pure_roofline) {
-      resp.add_warnings(absl::StrCat(hw.id, ": ", cal.warning));
-    }
-    for (const engine::Parallelism& par : replica_shapes) {
-      engine::Scenario s;
-      s.model = model;
-      s.hardware = hw;
-      s.parallelism = par;
-      s.efficiency = eff;
-      s.economics = PartEconomics(econ, req.pricing(), hw.id);
-      s.options = options;
-      s.options.fp16_accumulation = fp16_acc;
-      if (s.options.pure_roofline) s.efficiency = engine::Efficiency{};
-      if (profile_fallback.empty()) {
-        const std::string w = serving_convert::ExtrapolationFloor(cal, &s);
-        if (!w.empty() &&
-            std::find(resp.warnings().begin(), resp.warnings().end(), w) ==
-                resp.warnings().end()) {
-          resp.add_warnings(w);
-        }
-      }
-      // Degrees the model's heads cannot be split over are skipped when
-      // they are the defaults, reported when asked for.
-      const absl::Status valid = engine::ValidateScenario(s);
-      if (!valid.ok() && default_tps && par.tensor_parallel > 1) continue;
-      for (const engine::Precision& p : precisions) {
-        s.precision = p;
-        in.candidates.push_back({s, FormatsLabel(p), profile_fallback});
-      }
+    return parts;
+  };
+  std::vector<serving::PlanPart> parts, prefill_parts, decode_parts;
+  if (space.aggregated()) {
+    ASSIGN_OR_RETURN(parts, resolve("candidates.hardware", cand.hardware()));
+  }
+  if (space.disaggregated()) {
+    ASSIGN_OR_RETURN(prefill_parts, resolve(cand.prefill_hardware().empty()
+                                                ? "candidates.hardware"
+                                                : "candidates.prefill_hardware",
+                                            prefill_specs));
+    ASSIGN_OR_RETURN(decode_parts, resolve(cand.decode_hardware().empty()
+                                               ? "candidates.hardware"
+                                               : "candidates.decode_hardware",
+                                           decode_specs));
+  }
+  engine::Scenario base;
+  base.model = model;
+  base.options = options;
+  space.Enumerate(base, parts, prefill_parts, decode_parts, &in);
+  for (const std::string& w : in.warnings) {
+    if (std::find(resp.warnings().begin(), resp.warnings().end(), w) ==
+        resp.warnings().end()) {
+      resp.add_warnings(w);
     }
   }
   RETURN_IF_ERROR(CheckPricedParts(req.pricing(), part_ids));
-  if (static_cast<int64_t>(in.candidates.size()) >
-      limits_.max_plan_candidates) {
-    return TooManyCandidates(static_cast<double>(in.candidates.size()),
-                             limits_);
+  const size_t sized =
+      in.candidates.size() + in.prefill_pools.size() + in.decode_pools.size();
+  if (static_cast<int64_t>(sized) > limits_.max_plan_candidates) {
+    return TooManyCandidates(static_cast<double>(sized), limits_);
   }
   RETURN_IF_ERROR(serving::ValidatePlanInput(in));
   // Cost and memory before any simulation (issue 26: 248 candidates x
   // 100,000 requests burned 59 CPU-s with no deadline).
-  const double simulations = static_cast<double>(in.candidates.size()) *
-                             (serving::SloSearchSimulations() + 1);
+  const double simulations =
+      static_cast<double>(sized) * (serving::SloSearchSimulations() + 1);
   const double per_request = serving::SequenceStepsPerRequest(
       in.traffic.prompt.Mean(), in.traffic.generated.Mean(),
       in.serving.max_num_batched_tokens);
@@ -391,14 +441,14 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
       " turnovers of serving.max_num_seqs sequences)");
   RETURN_IF_ERROR(CheckSequenceSteps(
       "plan", simulations * static_cast<double>(per_run) * per_request,
-      absl::StrCat(in.candidates.size(), " candidates x ",
+      absl::StrCat(sized, " candidates and pools x ",
                    serving::SloSearchSimulations() + 1,
                    " simulations (the SLO search and the sizing run) x ",
                    requests_factor, " x ", per_request,
                    " sequence-steps a request (mean generated tokens + "
                    "prompt chunks of serving.max_num_batched_tokens - 1)"),
       limits_));
-  const int64_t at_once = serving::PlanThreads(in.candidates.size());
+  const int64_t at_once = serving::PlanThreads(sized);
   RETURN_IF_ERROR(CheckRequestMemory(
       "plan",
       static_cast<double>(at_once) * static_cast<double>(per_run) *

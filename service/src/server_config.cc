@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "ridgeline/service/server.h"
+#include "ridgeline/serving/candidates.h"
 
 namespace ridgeline::service {
 namespace {
@@ -239,9 +240,11 @@ std::vector<FlagSpec> RequestLimitFlags() {
                   int64_t{1} << 40)},
       {"max-plan-candidates", "RIDGELINE_MAX_PLAN_CANDIDATES",
        "Most deployments one Plan may size (hardware x pipeline_parallel x "
-       "(tensor_parallel or expert_parallel) x formats); more is "
-       "RESOURCE_EXHAUSTED. 1..512, default 512.",
-       IntSetting(&ServerConfig::max_plan_candidates, 1, 512)},
+       "(tensor_parallel or expert_parallel) x formats, plus prefill and "
+       "decode pools); more is RESOURCE_EXHAUSTED. 1..512, default 512.",
+       // The planner's own cap (serving/candidates.h) is the ceiling.
+       IntSetting(&ServerConfig::max_plan_candidates, 1,
+                  serving::kMaxPlanCandidates)},
       {"max-concurrent-expensive-calls",
        "RIDGELINE_MAX_CONCURRENT_EXPENSIVE_CALLS",
        "Plan, Simulate, Explore and ExploreSensitivity calls running at once, "

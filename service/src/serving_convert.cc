@@ -4,6 +4,7 @@
 #include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/service/request_scenario.h"
+#include "ridgeline/serving/candidates.h"
 
 namespace ridgeline::service::serving_convert {
 
@@ -54,8 +55,7 @@ absl::Status Economics(const v1::EconomicsOverrides& e,
 }
 
 std::string FormatsLabel(const engine::Precision& p) {
-  return absl::StrCat(p.weights.name, "/", p.activations.name, "/",
-                      p.kv_cache.name);
+  return serving::FormatsLabel(p);
 }
 
 absl::StatusOr<engine::Hardware> Hardware(

@@ -15,6 +15,7 @@
 #include "ridgeline/engine/prices.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/explore/pareto.h"
+#include "ridgeline/serving/disaggregated_plan.h"
 #include "ridgeline/serving/engine_step_cost.h"
 #include "ridgeline/serving/throughput.h"
 
@@ -39,11 +40,27 @@ absl::Status CheckInput(const PlanInput& in) {
   }
   RETURN_IF_ERROR(ValidateSlo(in.slo));
   RETURN_IF_ERROR(ValidateServingConfig(in.serving));
-  if (in.candidates.empty() ||
-      in.candidates.size() > static_cast<size_t>(kMaxPlanCandidates)) {
-    return Bad("candidates", "1..512 deployments (hardware x tensor_parallel "
-               "x pipeline_parallel x expert_parallel x formats)",
-               absl::StrCat(in.candidates.size()));
+  const size_t n =
+      in.candidates.size() + in.prefill_pools.size() + in.decode_pools.size();
+  if (n == 0 || n > static_cast<size_t>(kMaxPlanCandidates)) {
+    return Bad("candidates",
+               absl::StrCat("1..", kMaxPlanCandidates,
+                            " deployments and pools (hardware x "
+                            "tensor_parallel x pipeline_parallel x "
+                            "expert_parallel x formats, plus prefill and "
+                            "decode pools)"),
+               absl::StrCat(n));
+  }
+  if (in.prefill_pools.empty() != in.decode_pools.empty()) {
+    return Bad("candidates", "prefill pools and decode pools, both or neither",
+               absl::StrCat(in.prefill_pools.size(), " prefill and ",
+                            in.decode_pools.size(), " decode pools"));
+  }
+  if (in.max_pool_replicas < 1 ||
+      in.max_pool_replicas > kMaxPoolReplicasLimit) {
+    return Bad("candidates.max_pool_replicas",
+               absl::StrCat("in [1, ", kMaxPoolReplicasLimit, "]"),
+               absl::StrCat(in.max_pool_replicas));
   }
   if (in.requests < 1 || in.requests > kMaxPlanRequests) {
     return Bad("simulation.requests", "in [1, 100000]",
@@ -178,8 +195,14 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   return d;
 }
 
-// "TP 4", "TP 4 PP 2", "EP 8" (attention data-parallel), "EP 8 PP 2".
+// "TP 4", "TP 4 PP 2", "EP 8" (attention data-parallel), "EP 8 PP 2";
+// disaggregated: "prefill 2 x TP 4 + decode 3 x TP 8".
 std::string ParallelismLabel(const Deployment& d) {
+  if (d.disaggregated) {
+    return absl::StrCat("prefill ", d.prefill_replicas, " x TP ",
+                        d.prefill_tensor_parallel, " + decode ",
+                        d.decode_replicas, " x TP ", d.decode_tensor_parallel);
+  }
   std::string s = d.expert_parallel > 1
                       ? absl::StrCat("EP ", d.expert_parallel)
                       : absl::StrCat("TP ", d.tensor_parallel);
@@ -328,6 +351,7 @@ absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
   worker();
   for (std::thread& t : pool) t.join();
   if (!fatal.ok()) return fatal;
+  RETURN_IF_ERROR(PlanDisaggregated(input, &simulations, &results));
   out.simulations = simulations;
   std::vector<Deployment> results(all.begin(),
                                   all.begin() + input.candidates.size());
@@ -395,19 +419,32 @@ absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
   if (best == nullptr) {
     out.headline = "no candidate meets the SLO at this traffic (see why)";
   } else {
-    const char* basis =
-        best->cost_basis == "rental"
-            ? "rental price per device-hour"
-            : best->cost_basis == "purchase"
-                  ? "purchase price amortised + electricity"
-                  : "ENERGY ONLY: no device price known";
-    out.headline = absl::StrFormat(
-        "cheapest: %d x %s (%s, %s; %d replica%s), $%.3f/Mtoken (%s), "
-        "p90 TTFT %.0f ms, p90 TPOT %.1f ms",
-        best->devices, best->hardware_id, ParallelismLabel(*best),
-        best->formats, best->replicas, best->replicas == 1 ? "" : "s",
-        *best->usd_per_mtoken, basis, best->ttft_p90_seconds * 1e3,
-        best->tpot_p90_seconds * 1e3);
+    std::string basis = best->cost_basis == "rental"
+                            ? "rental price per device-hour"
+                        : best->cost_basis == "purchase"
+                            ? "purchase price amortised + electricity"
+                            : "ENERGY ONLY: no device price known";
+    if (best->cost_basis.find('+') != std::string::npos) {
+      basis = "MIXED: the pools are priced on different bases";
+    }
+    if (best->disaggregated) {
+      out.headline = absl::StrFormat(
+          "cheapest: %d x %s disaggregated (%s, %s), $%.3f/Mtoken (%s), "
+          "p90 TTFT %.0f ms (KV transfer %.1f ms), p90 TPOT %.1f ms",
+          best->devices, best->hardware_id, ParallelismLabel(*best),
+          best->formats, *best->usd_per_mtoken, basis,
+          best->ttft_p90_seconds * 1e3,
+          best->kv_transfer_p90_seconds.value_or(0) * 1e3,
+          best->tpot_p90_seconds * 1e3);
+    } else {
+      out.headline = absl::StrFormat(
+          "cheapest: %d x %s (%s, %s; %d replica%s), $%.3f/Mtoken (%s), "
+          "p90 TTFT %.0f ms, p90 TPOT %.1f ms",
+          best->devices, best->hardware_id, ParallelismLabel(*best),
+          best->formats, best->replicas, best->replicas == 1 ? "" : "s",
+          *best->usd_per_mtoken, basis, best->ttft_p90_seconds * 1e3,
+          best->tpot_p90_seconds * 1e3);
+    }
   }
   absl::StrAppend(&out.headline, MixedBases(out.deployments));
   for (const Deployment& d : out.deployments) {

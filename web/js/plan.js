@@ -46,6 +46,14 @@ const COLUMNS = [
   { key: 'gCo2ePerMtoken', title: 'gCO₂e/Mtok', fmt: (v) => si(v) },
   { key: 'limitingResource', title: 'limit', text: true },
 ];
+// Shown when a disaggregated row is ranked: the P/D split and the KV transfer.
+const POOLS = [
+  { key: 'mode', title: 'mode', text: true, fmt: (v) => v || 'aggregated' },
+  { key: 'prefillHardwareId', title: 'prefill', text: true, fmt: (v, d) => (isDisagg(d) ? `${d.prefillReplicas} × ${v} TP ${d.prefillTensorParallel}` : '') },
+  { key: 'decodeHardwareId', title: 'decode', text: true, fmt: (v, d) => (isDisagg(d) ? `${d.decodeReplicas} × ${v} TP ${d.decodeTensorParallel}` : '') },
+  { key: 'kvTransferP90Seconds', title: 'KV transfer p90', fmt: (v, d) => (isDisagg(d) && v !== undefined ? seconds(v) : '') },
+];
+function isDisagg(d) { return d.mode === 'disaggregated'; }
 const PROFILE = { key: 'profile', title: 'profile', text: true, fmt: (v) => v || 'roofline' };
 const BASIS = { 'energy-only': 'ENERGY ONLY' };
 // CSV columns as `ridgeline plan --format csv` names them, from the
@@ -65,6 +73,14 @@ const CSV = [
   ['why', (d) => d.why],
   ['pipeline_parallel', (d) => Number(d.pipelineParallel) || 1], ['expert_parallel', (d) => Number(d.expertParallel) || 1],
   ['profile_fallback', (d) => d.profileFallback || ''],
+  ['mode', (d) => d.mode || 'aggregated'],
+  ['prefill_hardware', (d) => (isDisagg(d) ? d.prefillHardwareId : '')],
+  ['prefill_tensor_parallel', (d) => (isDisagg(d) ? d.prefillTensorParallel : '')],
+  ['prefill_replicas', (d) => (isDisagg(d) ? d.prefillReplicas : '')],
+  ['decode_hardware', (d) => (isDisagg(d) ? d.decodeHardwareId : '')],
+  ['decode_tensor_parallel', (d) => (isDisagg(d) ? d.decodeTensorParallel : '')],
+  ['decode_replicas', (d) => (isDisagg(d) ? d.decodeReplicas : '')],
+  ['kv_transfer_p90_ms', (d) => (isDisagg(d) && d.kvTransferP90Seconds !== undefined ? d.kvTransferP90Seconds * 1e3 : '')],
 ];
 
 const TEMPLATE = `
@@ -225,11 +241,16 @@ export class PlanView extends FormView {
     }
     const rows = this.ranked();
     const feasible = rows.filter((d) => d.feasible);
-    const label = (d) => `${d.hardwareId} TP ${d.tensorParallel} ${d.formats}`;
+    const label = (d) => (isDisagg(d)
+      ? `${d.hardwareId} P ${d.prefillReplicas}×TP${d.prefillTensorParallel} + D ${d.decodeReplicas}×TP${d.decodeTensorParallel} ${d.formats}`
+      : `${d.hardwareId} TP ${d.tensorParallel} ${d.formats}`);
     const pts = feasible.filter((d) => d.meetsSlo && d.usdPerMtoken !== undefined).map((d) => ({
       x: d.e2eP90Seconds, y: d.usdPerMtoken, id: d.rowId, kind: d.pareto ? 'front' : 'feasible',
       tip: [`#${d.rank} ${label(d)}${d.pareto ? ' — on the front' : ''}`,
         `replicas      ${d.replicas} (${d.devices} devices)`,
+        ...(isDisagg(d) ? [
+          `P/D split     ${d.prefillReplicas} prefill × ${d.prefillHardwareId} TP ${d.prefillTensorParallel} : ${d.decodeReplicas} decode × ${d.decodeHardwareId} TP ${d.decodeTensorParallel}`,
+          `KV transfer   ${seconds(d.kvTransferP90Seconds || 0)} p90 (${d.kvLink})`] : []),
         `$/Mtoken      ${fixed(d.usdPerMtoken, 4)} (${d.costBasis})`,
         `e2e p90       ${seconds(d.e2eP90Seconds)}`,
         `TTFT p90      ${seconds(d.ttftP90Seconds)}`,
@@ -255,7 +276,8 @@ export class PlanView extends FormView {
   drawTable() {
     const rows = this.ranked().filter((d) => d.feasible);
     // The profile column only when a calibration was used.
-    const columns = rows.some((d) => d.profile) ? [...COLUMNS, PROFILE] : COLUMNS;
+    let columns = rows.some((d) => d.profile) ? [...COLUMNS, PROFILE] : COLUMNS;
+    if (rows.some(isDisagg)) columns = [...columns, ...POOLS];
     sortableTable(this.root.querySelector('[data-role=table]'), columns, rows, this.sort,
       (sort) => { this.sort = sort; this.drawTable(); });
   }

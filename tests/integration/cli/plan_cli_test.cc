@@ -23,15 +23,29 @@ namespace {
 using ::testing::HasSubstr;
 
 std::vector<std::string> PlanArgs(std::vector<std::string> extra = {}) {
-  std::vector<std::string> a = {
-      "plan",          "--model",        "llama-3.1-8b",
-      "--hardware",    "nvidia-h100-sxm-80gb,amd-mi300x",
-      "--prompt",      "1024",           "--gen",
-      "256",           "--rate",         "10",
-      "--ttft-p90-ms", "1000",           "--tpot-p90-ms",
-      "50",            "--tensor-parallel", "1",
-      "--formats",     "fp8",            "--requests",
-      "200"};
+  std::vector<std::string> a = {"plan",
+                                "--model",
+                                "llama-3.1-8b",
+                                "--hardware",
+                                "nvidia-h100-sxm-80gb,amd-mi300x",
+                                "--prompt",
+                                "1024",
+                                "--gen",
+                                "256",
+                                "--rate",
+                                "10",
+                                "--ttft-p90-ms",
+                                "1000",
+                                "--tpot-p90-ms",
+                                "50",
+                                "--tensor-parallel",
+                                "1",
+                                "--formats",
+                                "fp8",
+                                "--requests",
+                                "200",
+                                "--disaggregated",
+                                "off"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }
@@ -241,11 +255,31 @@ TEST(PlanCli, OneRuntimePerPlanAndTheAskedForFallbackPerRow) {
   }
   auto args = [&](std::vector<std::string> extra) {
     std::vector<std::string> a = {
-        "plan", "--model", "llama-3.1-8b", "--hardware",
-        "nvidia-h100-sxm-80gb,nvidia-h200-sxm-141gb", "--prompt", "1024",
-        "--gen", "256", "--rate", "10", "--ttft-p90-ms", "1000",
-        "--tpot-p90-ms", "50", "--tensor-parallel", "1", "--formats", "fp8",
-        "--requests", "100", "--framework", "tensorrt-llm",
+        "plan",
+        "--model",
+        "llama-3.1-8b",
+        "--hardware",
+        "nvidia-h100-sxm-80gb,nvidia-h200-sxm-141gb",
+        "--prompt",
+        "1024",
+        "--gen",
+        "256",
+        "--rate",
+        "10",
+        "--ttft-p90-ms",
+        "1000",
+        "--tpot-p90-ms",
+        "50",
+        "--tensor-parallel",
+        "1",
+        "--formats",
+        "fp8",
+        "--requests",
+        "100",
+        "--framework",
+        "tensorrt-llm",
+        "--disaggregated",
+        "off",
         std::string("--plugin-dir=") + RIDGELINE_TEST_PLUGIN_DIR,
         "--profile-dir=" + dir};
     a.insert(a.end(), extra.begin(), extra.end());
@@ -261,9 +295,13 @@ TEST(PlanCli, OneRuntimePerPlanAndTheAskedForFallbackPerRow) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
   ASSERT_EQ(lines.size(), 3u) << r.out;
-  EXPECT_THAT(lines[0], ::testing::EndsWith(
-                            ",pipeline_parallel,expert_parallel,"
-                            "profile_fallback,bound_devices,bound_warning"));
+  EXPECT_THAT(lines[0],
+              ::testing::EndsWith(",pipeline_parallel,expert_parallel,"
+                                  "profile_fallback,mode,prefill_hardware,"
+                                  "prefill_tensor_parallel,prefill_replicas,"
+                                  "decode_hardware,decode_tensor_parallel,"
+                                  "decode_replicas,kv_transfer_p90_ms,"
+                                  "bound_devices,bound_warning"));
   auto fallback = Column(r.out, "profile_fallback");
   auto profile = Column(r.out, "profile");
   EXPECT_EQ(fallback["nvidia-h200-sxm-141gb"], "roofline");
@@ -286,12 +324,33 @@ TEST(PlanCli, OneRuntimePerPlanAndTheAskedForFallbackPerRow) {
 // Pipeline and expert parallelism: one row per stage count, the devices of
 // every stage counted, the two new columns; bad lists name their flag.
 TEST(PlanCli, PipelineCandidatesHaveTheirColumns) {
-  CliRun r = RunCliBinary(InProcess(
-      {"plan", "--model", "llama-3.1-8b", "--hardware",
-       "nvidia-h100-sxm-80gb", "--prompt", "1024", "--gen", "256", "--rate",
-       "10", "--ttft-p90-ms", "1000", "--tpot-p90-ms", "50",
-       "--tensor-parallel", "1", "--pipeline-parallel", "1,2", "--formats",
-       "fp8", "--requests", "200", "--format", "csv"}));
+  CliRun r = RunCliBinary(InProcess({"plan",
+                                     "--model",
+                                     "llama-3.1-8b",
+                                     "--hardware",
+                                     "nvidia-h100-sxm-80gb",
+                                     "--prompt",
+                                     "1024",
+                                     "--gen",
+                                     "256",
+                                     "--rate",
+                                     "10",
+                                     "--ttft-p90-ms",
+                                     "1000",
+                                     "--tpot-p90-ms",
+                                     "50",
+                                     "--tensor-parallel",
+                                     "1",
+                                     "--pipeline-parallel",
+                                     "1,2",
+                                     "--formats",
+                                     "fp8",
+                                     "--requests",
+                                     "200",
+                                     "--format",
+                                     "csv",
+                                     "--disaggregated",
+                                     "off"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> lines =
       absl::StrSplit(r.out, '\n', absl::SkipEmpty());
@@ -396,6 +455,54 @@ TEST(PlanCli, AnswerFarFromTheBoundSaysWhy) {
   r = RunCliBinary(InProcess(pure));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Column(r.out, "bound_devices")[ep8], "0");
+// Issue 22: --disaggregated on plans prefill / decode pool pairs, their
+// columns appended; decode hardware without prefill hardware is nonsense.
+TEST(PlanCli, DisaggregatedRowsFillThePoolColumns) {
+  CliRun r = RunCliBinary(InProcess({"plan",
+                                     "--model",
+                                     "llama-3.1-8b",
+                                     "--hardware",
+                                     "nvidia-h100-sxm-80gb",
+                                     "--prompt",
+                                     "1024",
+                                     "--gen",
+                                     "256",
+                                     "--rate",
+                                     "10",
+                                     "--ttft-p90-ms",
+                                     "1000",
+                                     "--tpot-p90-ms",
+                                     "50",
+                                     "--tensor-parallel",
+                                     "1",
+                                     "--formats",
+                                     "fp8",
+                                     "--requests",
+                                     "200",
+                                     "--disaggregated",
+                                     "on",
+                                     "--format",
+                                     "csv"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines =
+      absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u) << r.out;  // header + the one H100 pair
+  EXPECT_EQ(Column(r.out, "mode")["nvidia-h100-sxm-80gb"], "disaggregated");
+  EXPECT_EQ(Column(r.out, "prefill_hardware")["nvidia-h100-sxm-80gb"],
+            "nvidia-h100-sxm-80gb");
+  EXPECT_EQ(Column(r.out, "decode_tensor_parallel")["nvidia-h100-sxm-80gb"],
+            "1");
+  EXPECT_EQ(Column(r.out, "tensor_parallel")["nvidia-h100-sxm-80gb"], "0");
+
+  r = RunCliBinary(InProcess({"plan", "--model", "llama-3.1-8b", "--hardware",
+                              "nvidia-h100-sxm-80gb", "--decode-hardware",
+                              "amd-mi300x", "--prompt", "1024", "--gen", "256",
+                              "--rate", "10", "--ttft-p90-ms", "1000",
+                              "--tpot-p90-ms", "50", "--disaggregated", "on"}));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("candidates.prefill_hardware"));
+  EXPECT_THAT(r.err, HasSubstr("candidates.decode_hardware"));
+  EXPECT_THAT(r.err, HasSubstr("(flag --prefill-hardware)"));
 }
 
 }  // namespace ridgeline::testing

@@ -30,7 +30,10 @@ struct Question {
 // Plans `q`, then simulates each deployment that meets the SLO; returns the
 // plan's deployments.
 nlohmann::json PlanThenSimulate(const Question& q) {
+  // Aggregated deployments: `simulate` runs one replica of each.
   CliRun plan = RunCliBinary(InProcess({"plan",
+                                        "--disaggregated",
+                                        "off",
                                         "--model",
                                         q.model,
                                         "--hardware",

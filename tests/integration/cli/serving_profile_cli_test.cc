@@ -99,15 +99,31 @@ TEST(ServingProfileCli, PlanOverGrpcRejectsUnknownFrameworksAndMatchesVllm) {
   ServerProcess server;
   ASSERT_TRUE(server.ok()) << server.error();
   ASSERT_TRUE(WaitServing(server.Channel(), std::chrono::seconds(20)));
-  std::vector<std::string> plan = {
-      "plan",          "--model",    "llama-3.1-8b",
-      "--hardware",    "nvidia-h100-sxm-80gb,amd-mi300x",
-      "--prompt",      "1024",       "--gen",
-      "256",           "--rate",     "10",
-      "--ttft-p90-ms", "1000",       "--tpot-p90-ms",
-      "50",            "--tensor-parallel", "1",
-      "--formats",     "fp8",        "--requests",
-      "100",           "--server",   server.address()};
+  std::vector<std::string> plan = {"plan",
+                                   "--model",
+                                   "llama-3.1-8b",
+                                   "--hardware",
+                                   "nvidia-h100-sxm-80gb,amd-mi300x",
+                                   "--prompt",
+                                   "1024",
+                                   "--gen",
+                                   "256",
+                                   "--rate",
+                                   "10",
+                                   "--ttft-p90-ms",
+                                   "1000",
+                                   "--tpot-p90-ms",
+                                   "50",
+                                   "--tensor-parallel",
+                                   "1",
+                                   "--formats",
+                                   "fp8",
+                                   "--requests",
+                                   "100",
+                                   "--server",
+                                   server.address(),
+                                   "--disaggregated",
+                                   "off"};
   std::vector<std::string> typo = plan;
   typo.insert(typo.end(), {"--framework", "vllmm"});
   CliRun r = RunCliBinary(typo);

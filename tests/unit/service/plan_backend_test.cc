@@ -337,5 +337,72 @@ TEST(BackendSimulate, FrameworkUsesItsServingProfile) {
   std::filesystem::remove_all(dir);
 }
 
+// Disaggregated candidates (issue 22): pool rows in the response, nonsense
+// named by its field.
+TEST(BackendPlan, DisaggregatedRowsCarryTheirPools) {
+  Backend backend = MakeBackend();
+  v1::PlanRequest req = Request();
+  req.mutable_candidates()->clear_tensor_parallel();
+  req.mutable_candidates()->add_tensor_parallel(1);
+  req.mutable_candidates()->set_disaggregated("on");
+  req.mutable_candidates()
+      ->mutable_hardware(0)
+      ->mutable_description()
+      ->set_interconnect_bytes_per_second(900e9);
+  absl::StatusOr<v1::PlanResponse> r = backend.Plan(req);
+  ASSERT_TRUE(r.ok()) << r.status();
+  // One part, TP 1, bf16 and fp8: two pairs, no aggregated rows.
+  ASSERT_EQ(r->deployments_size(), 2);
+  // Llama-3.1-8B at 4 req/s on a 1 PFLOP/s, 2 TB/s part: sized.
+  EXPECT_TRUE(r->deployments(0).feasible()) << r->deployments(0).why();
+  for (const v1::PlanDeployment& d : r->deployments()) {
+    EXPECT_EQ(d.mode(), "disaggregated");
+    EXPECT_EQ(d.prefill_hardware_id(), "test-plan-device");
+    EXPECT_EQ(d.decode_tensor_parallel(), 1);
+    if (!d.feasible()) continue;
+    EXPECT_EQ(d.replicas(), d.prefill_replicas() + d.decode_replicas());
+    EXPECT_EQ(d.devices(), d.replicas());
+    EXPECT_TRUE(d.has_kv_transfer_p90_seconds());
+    EXPECT_EQ(d.kv_link(), "scale-up");
+  }
+  // Unset: aggregated only, as before the field.
+  req.mutable_candidates()->clear_disaggregated();
+  r = backend.Plan(req);
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (const v1::PlanDeployment& d : r->deployments()) {
+    EXPECT_EQ(d.mode(), "aggregated");
+    EXPECT_EQ(d.prefill_replicas(), 0);
+  }
+}
+
+TEST(BackendPlan, DisaggregatedNonsenseNamesTheField) {
+  Backend backend = MakeBackend();
+  v1::PlanRequest req = Request();
+  req.mutable_candidates()->set_disaggregated("sometimes");
+  absl::Status s = backend.Plan(req).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine::FieldPathOf(s), "candidates.disaggregated");
+  EXPECT_THAT(s.message(), HasSubstr("\"sometimes\""));
+
+  req.mutable_candidates()->set_disaggregated("on");
+  *req.mutable_candidates()->add_decode_hardware()->mutable_description() =
+      Device();
+  s = backend.Plan(req).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine::FieldPathOf(s), "candidates.prefill_hardware");
+  EXPECT_THAT(s.message(), HasSubstr("candidates.decode_hardware"));
+
+  req.mutable_candidates()->set_disaggregated("off");
+  s = backend.Plan(req).status();
+  EXPECT_EQ(engine::FieldPathOf(s), "candidates.decode_hardware");
+
+  req.mutable_candidates()->set_disaggregated("auto");
+  req.mutable_candidates()->set_max_pool_replicas(0);
+  s = backend.Plan(req).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine::FieldPathOf(s), "candidates.max_pool_replicas");
+  EXPECT_THAT(s.message(), HasSubstr("got 0"));
+}
+
 }  // namespace
 }  // namespace ridgeline::service

@@ -285,14 +285,23 @@ class Client:
     def plan(self, model=None, hardware=(), *, rate=None, prompt_tokens=None,
              generated_tokens=None, ttft_p90_seconds=None,
              tpot_p90_seconds=None, tensor_parallel=(), framework=None,
-             profile=None, request=None, timeout=None):
+             profile=None, disaggregated=None, prefill_hardware=(),
+             decode_hardware=(), prefill_tensor_parallel=(),
+             decode_tensor_parallel=(), max_pool_replicas=None,
+             request=None, timeout=None):
         """Capacity planning -> PlanResponse: every candidate deployment
         (hardware x tensor parallelism x formats) sized for `rate`
         requests/s at fixed prompt / generated lengths and the p90 SLOs,
-        ranked by $/Mtoken (`deployments`, `headline`). See
-        docs/serving.md."""
+        ranked by $/Mtoken (`deployments`, `headline`). `disaggregated`
+        ("auto" by default, "on", "off") adds prefill / decode pool pairs
+        (`prefill_hardware`, `decode_hardware` and their tensor-parallel
+        lists default to `hardware` / `tensor_parallel`); such rows have
+        `mode` "disaggregated" and the pool fields set. See
+        docs/serving.md "Disaggregated pools"."""
         if request is None:
-            hardware = [hardware] if isinstance(hardware, str) else hardware
+            def ids(h):
+                return [h] if isinstance(h, str) else list(h)
+            hardware = ids(hardware)
             request = pb.PlanRequest(
                 model=rq.model_spec(model),
                 traffic=pb.PlanTraffic(
@@ -305,7 +314,18 @@ class Client:
                 candidates=pb.PlanCandidates(
                     hardware=[rq.hardware_spec(h) for h in hardware],
                     tensor_parallel=[int(t) for t in tensor_parallel],
-                    calibration=rq.calibration(profile, framework)))
+                    calibration=rq.calibration(profile, framework),
+                    disaggregated=disaggregated or "",
+                    prefill_hardware=[rq.hardware_spec(h)
+                                      for h in ids(prefill_hardware)],
+                    decode_hardware=[rq.hardware_spec(h)
+                                     for h in ids(decode_hardware)],
+                    prefill_tensor_parallel=[
+                        int(t) for t in prefill_tensor_parallel],
+                    decode_tensor_parallel=[
+                        int(t) for t in decode_tensor_parallel]))
+            if max_pool_replicas is not None:
+                request.candidates.max_pool_replicas = max_pool_replicas
         return self._unary("Plan", request, timeout)
 
     def simulate(self, model=None, hardware=None, *, rate=None,

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "ridgeline/engine/scenario.h"
+#include "ridgeline/serving/candidates.h"
 #include "ridgeline/serving/capacity.h"
 #include "ridgeline/serving/simulate.h"
 #include "ridgeline/serving/slo_search.h"
@@ -39,7 +40,14 @@ struct PlanInput {
   Traffic traffic;
   Slo slo;
   ServingConfig serving;
-  std::vector<Candidate> candidates;  // 1..kMaxPlanCandidates
+  std::vector<Candidate> candidates;  // aggregated (one replica shape each)
+  // Disaggregated pools (one replica shape each: TP, one stage): every
+  // prefill pool is paired with every decode pool of the same formats.
+  // candidates + prefill_pools + decode_pools: 1..kMaxPlanCandidates.
+  std::vector<Candidate> prefill_pools;
+  std::vector<Candidate> decode_pools;
+  // The largest P and D of a P:D unit (candidates.h), 1..64.
+  int64_t max_pool_replicas = kDefaultMaxPoolReplicas;
   // Per simulation, 1..100000: at least; runs are lengthened to reach
   // steady state (SteadyStateRequests).
   int64_t requests = 600;
@@ -48,8 +56,10 @@ struct PlanInput {
   double max_utilization = kMaxUtilization;
   uint64_t seed = 1;
   std::function<bool()> stop;  // deadline / cancellation; may be empty
+  // Candidate-space warnings (a profile extrapolated to a shape it was not
+  // fitted on), once each; the caller shows them with the plan.
+  std::vector<std::string> warnings;
 };
-inline constexpr int kMaxPlanCandidates = 512;
 inline constexpr int64_t kMaxPlanRequests = 100000;
 
 struct Deployment {
@@ -101,6 +111,22 @@ struct Deployment {
   // from the bound and why (the profile's offline maximum and SLO rate
   // against the bound's).
   std::string bound_warning;
+
+  // Disaggregated deployments (disaggregated_plan.h); aggregated ones leave
+  // these empty. hardware_id is "<prefill>+<decode>" (one id when both
+  // pools run on one part), tensor_parallel 0, replicas and devices the
+  // totals, max_rate_per_replica 0.
+  bool disaggregated = false;
+  std::string prefill_hardware_id;
+  int64_t prefill_tensor_parallel = 0;
+  int64_t prefill_replicas = 0;
+  std::string decode_hardware_id;
+  int64_t decode_tensor_parallel = 0;
+  int64_t decode_replicas = 0;
+  std::optional<double> kv_transfer_p90_seconds;  // in ttft_p90_seconds
+  std::string kv_link;                            // "scale-up" or "scale-out"
+  double prefill_max_rate_per_replica = 0;
+  double decode_max_rate_per_replica = 0;
 };
 // A calibrated answer further than this from the bound's device count says
 // why (issue 21).
