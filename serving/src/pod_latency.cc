@@ -38,9 +38,20 @@ absl::StatusOr<std::unique_ptr<PodLatencyModel>> PodLatencyModel::Create(
       kNominalGenerated, config.max_num_batched_tokens);
   ASSIGN_OR_RETURN(std::unique_ptr<EngineStepCost> cost,
                    EngineStepCost::Create(scenario));
+  return Create(std::move(cost), kv.kv_capacity_tokens, config);
+}
+
+absl::StatusOr<std::unique_ptr<PodLatencyModel>> PodLatencyModel::Create(
+    std::unique_ptr<StepCost> cost, int64_t kv_capacity_tokens,
+    const ServingConfig& config) {
+  RETURN_IF_ERROR(ValidateServingConfig(config));
+  if (cost == nullptr || kv_capacity_tokens < 1) {
+    return absl::InvalidArgumentError(
+        "a step model and a KV capacity of at least one token");
+  }
   std::unique_ptr<PodLatencyModel> m(new PodLatencyModel());
   m->cost_ = std::move(cost);
-  m->kv_capacity_tokens_ = kv.kv_capacity_tokens;
+  m->kv_capacity_tokens_ = kv_capacity_tokens;
   m->budget_ = config.max_num_batched_tokens;
   m->max_num_seqs_ = config.max_num_seqs;
   return m;

@@ -57,6 +57,12 @@ class PodLatencyModel {
   static absl::StatusOr<std::unique_ptr<PodLatencyModel>> Create(
       engine::Scenario scenario, const ServingConfig& config);
 
+  // On any step model (tests: hand-set step times) with a KV capacity of
+  // `kv_capacity_tokens`.
+  static absl::StatusOr<std::unique_ptr<PodLatencyModel>> Create(
+      std::unique_ptr<StepCost> cost, int64_t kv_capacity_tokens,
+      const ServingConfig& config);
+
   // INVALID_ARGUMENT naming the PodState field out of range.
   absl::StatusOr<PodLatency> Predict(const PodState& state) const;
   // Many at once under one lock; `out` is resized to `states`' size.
