@@ -14,6 +14,7 @@
 #include "explore.h"
 #include "flags.h"
 #include "kernel.h"
+#include "measurements.h"
 #include "plan.h"
 #include "simulate.h"
 #include "step.h"
@@ -113,6 +114,13 @@ const std::vector<Command>& CommandTable() {
        nullptr,
        [](const auto&, const auto& rest, auto& out, auto& err) {
          return CalibrateCli(rest, out, err);
+       }},
+      {"measurements", "",
+       "import a serving benchmark's result file (vllm bench serve, SGLang "
+       "bench_serving, GuideLLM, genai-perf, AIPerf) as measurement rows",
+       nullptr, nullptr,
+       [](const auto&, const auto& rest, auto& out, auto& err) {
+         return MeasurementsCli(rest, out, err);
        }},
   };
   return kCommands;

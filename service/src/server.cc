@@ -34,6 +34,7 @@
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/security/tls_certificate_provider.h"
 #include "grpcpp/security/tls_credentials_options.h"
+#include "llmd_predictor.h"
 #include "prometheus/exposer.h"
 #include "ridgeline/calibration/profiles.h"
 #include "ridgeline/plugin_host/hosted_plugin.h"
@@ -437,6 +438,26 @@ int RunServer(const ServerConfig& cfg) {
     std::fflush(stdout);
   }
 
+  // llm-d's latency-predictor API on its own port (503 until the pod model
+  // is built from the loaded plugins, below).
+  std::unique_ptr<LlmdPredictorServer> llmd;
+  if (!cfg.llmd_predictor_listen.empty() &&
+      cfg.llmd_predictor_listen != "off") {
+    llmd = std::make_unique<LlmdPredictorServer>(
+        LlmdPredictorOptions{cfg.llmd_model, cfg.llmd_hardware,
+                             cfg.llmd_tensor_parallel, cfg.llmd_framework},
+        cfg.llmd_predictor_listen, cfg.max_message_bytes,
+        cfg.http_read_timeout_seconds);
+    absl::StatusOr<int> port = llmd->Start();
+    if (!port.ok()) {
+      Log(port.status().message());
+      return 1;
+    }
+    std::printf("llmd predictor listening on %s\n",
+                WithPort(cfg.llmd_predictor_listen, *port).c_str());
+    std::fflush(stdout);
+  }
+
   // gRPC reads private copies of the TLS files that SIGHUP and the reload
   // period refresh (staged_tls.h); without a writable temporary folder it
   // watches the files themselves, and SIGHUP does not reach it.
@@ -553,6 +574,11 @@ int RunServer(const ServerConfig& cfg) {
                                         &metrics);
     impl.SetBackend(backend.get());
     http_backend.store(backend.get());
+    if (llmd != nullptr) {
+      if (absl::Status st = llmd->SetBackend(*backend); !st.ok()) {
+        Log(absl::StrCat("llmd predictor not ready: ", st.message()));
+      }
+    }
     // Ready only with at least one platform: a replica whose plugins all
     // failed must not take traffic (it would answer NOT_FOUND for every id).
     const bool any_platform = !backend->registry().platforms().empty();
@@ -624,6 +650,7 @@ int RunServer(const ServerConfig& cfg) {
   if (forced_exit.joinable()) forced_exit.join();
   plugin_host::SetHookFaultObserver(nullptr);
   if (http != nullptr) http->Stop();
+  if (llmd != nullptr) llmd->Stop();
   Log("stopped");
   return 0;
 }

@@ -45,7 +45,8 @@ auto StringSetting(std::string ServerConfig::*field, bool is_address) {
           !absl::SimpleAtoi(v.substr(colon + 1), &port) || port < 0 ||
           port > 65535) {
         if (!((field == &ServerConfig::metrics_listen ||
-               field == &ServerConfig::http_listen) &&
+               field == &ServerConfig::http_listen ||
+               field == &ServerConfig::llmd_predictor_listen) &&
               (v.empty() || v == "off"))) {
           return BadValue(source, "HOST:PORT with PORT in [0, 65535]", v);
         }
@@ -150,6 +151,36 @@ std::vector<FlagSpec> PortFlags() {
 }
 
 // Plugin and profile folders.
+// llm-d's latency-predictor HTTP API on a port of its own.
+std::vector<FlagSpec> LlmdPredictorFlags() {
+  return {
+      {"llmd-predictor-listen", "RIDGELINE_LLMD_PREDICTOR_LISTEN",
+       "Serve llm-d's latency-predictor HTTP API (POST /predict, "
+       "/predict/bulk, /predict/bulk/strict, /add_training_data_bulk; GET "
+       "/healthz, /readyz, /status) on HOST:PORT for one pod kind "
+       "(--llmd-model, --llmd-hardware); port 0 picks a free port, printed "
+       "as \"llmd predictor listening on HOST:PORT\". No bearer token (as "
+       "llm-d's sidecar): bind it to the pod's loopback. Default off.",
+       StringSetting(&ServerConfig::llmd_predictor_listen, true)},
+      {"llmd-model", "RIDGELINE_LLMD_MODEL",
+       "Catalog model the predicted pods serve (required with "
+       "--llmd-predictor-listen).",
+       StringSetting(&ServerConfig::llmd_model, false)},
+      {"llmd-hardware", "RIDGELINE_LLMD_HARDWARE",
+       "Catalog platform of the predicted pods (required with "
+       "--llmd-predictor-listen).",
+       StringSetting(&ServerConfig::llmd_hardware, false)},
+      {"llmd-tensor-parallel", "RIDGELINE_LLMD_TENSOR_PARALLEL",
+       "Tensor-parallel degree of a pod, 1..256, default 1.",
+       IntSetting(&ServerConfig::llmd_tensor_parallel, 1, 256)},
+      {"llmd-framework", "RIDGELINE_LLMD_FRAMEWORK",
+       "Serving runtime of the pods (\"vllm\", \"sglang\", ...): its "
+       "serving calibration profile applies; default none (the pure "
+       "roofline, an upper bound on speed).",
+       StringSetting(&ServerConfig::llmd_framework, false)},
+  };
+}
+
 std::vector<FlagSpec> FolderFlags() {
   return {
       {"plugin-dir", "RIDGELINE_PLUGIN_DIR",
@@ -380,8 +411,8 @@ std::vector<FlagSpec> SecurityFlags() {
 const std::vector<FlagSpec>& Flags() {
   static const std::vector<FlagSpec>* flags = [] {
     auto* all = new std::vector<FlagSpec>();
-    for (auto group : {PortFlags, FolderFlags, RequestLimitFlags,
-                       ConcurrencyFlags, SecurityFlags}) {
+    for (auto group : {PortFlags, LlmdPredictorFlags, FolderFlags,
+                       RequestLimitFlags, ConcurrencyFlags, SecurityFlags}) {
       for (FlagSpec& f : group()) all->push_back(std::move(f));
     }
     return all;
@@ -449,6 +480,12 @@ absl::StatusOr<ServerConfig> ParseServerConfig(
         kStreamThreadBudget, " (of the server's ", kMaxServerThreads,
         " threads); got ", c.max_sweep_streams, " + ", c.max_explore_streams,
         " + ", c.max_step_streams, " = ", streams));
+  }
+  if (!c.llmd_predictor_listen.empty() && c.llmd_predictor_listen != "off" &&
+      (c.llmd_model.empty() || c.llmd_hardware.empty())) {
+    return absl::InvalidArgumentError(
+        "--llmd-predictor-listen: needs --llmd-model and --llmd-hardware "
+        "(the pods' model and platform)");
   }
   return c;
 }

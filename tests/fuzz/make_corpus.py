@@ -96,6 +96,8 @@ def main():
         (csv_dir / f"{key[0]}-{key[1]}-{i}.csv").write_text(buf.getvalue())
 
     write_http_corpus()
+    write_benchmark_import_corpus()
+    write_llmd_corpus()
     write_dicts(pb)
 
 
@@ -164,6 +166,56 @@ def write_http_corpus():
                    "Authorization: Bearer ", "/v1/", "/ridgeline.v1.RidgelineService/",
                    "/healthz", "/readyz", "%2e", "..", "[[", "{\"", *RPCS}
     write_dict("fuzz_http", http_tokens)
+
+
+# Order of calibration::BenchmarkFormats(): the first byte of a
+# fuzz_benchmark_import input selects the format.
+BENCHMARK_FORMATS = ["vllm-bench", "sglang-bench", "guidellm", "genai-perf",
+                     "aiperf"]
+
+
+def write_benchmark_import_corpus():
+    """The benchmark-client result files of the import tests
+    (tests/fixtures/benchmarks/), each behind its format byte."""
+    out = fresh("fuzz_benchmark_import")
+    fixtures = ROOT / "tests/fixtures/benchmarks"
+    for name, fmt in [("vllm-bench-max-2runs.jsonl", "vllm-bench"),
+                      ("sglang-bench-rate2.jsonl", "sglang-bench"),
+                      ("guidellm-benchmarks.json", "guidellm"),
+                      ("genai-perf-profile_export_genai_perf.json",
+                       "genai-perf"),
+                      ("aiperf-profile_export_aiperf.json", "aiperf")]:
+        (out / fmt).write_bytes(bytes([BENCHMARK_FORMATS.index(fmt)]) +
+                                (fixtures / name).read_bytes())
+
+
+# Order of fuzz_llmd_predictor.cc's kRoutes.
+LLMD_ROUTES = ["/predict", "/predict/bulk", "/predict/bulk/strict",
+               "/add_training_data_bulk", "/status", "/readyz", "/healthz"]
+
+
+def write_llmd_corpus():
+    """Bodies of tests/integration/llmd/llmd_predictor_test.py, one per
+    route, behind the route byte."""
+    import json
+    out = fresh("fuzz_llmd_predictor")
+    pod = {"kv_cache_percentage": 0.2, "input_token_length": 1000,
+           "num_request_waiting": 2, "num_request_running": 8,
+           "num_tokens_generated": 0, "prefix_cache_score": 0.3,
+           "pod_type": "decode"}
+    entry = dict(pod, actual_ttft_ms=120.5, actual_tpot_ms=14.25)
+    bodies = {
+        "predict": ("/predict", pod),
+        "bulk": ("/predict/bulk", {"requests": [pod, dict(pod, pod_type="")]}),
+        "bulk-strict": ("/predict/bulk/strict", {"requests": [pod] * 3}),
+        "training": ("/add_training_data_bulk", {"entries": [entry] * 2}),
+        "status": ("/status", None),
+        "missing-field": ("/predict", {k: v for k, v in pod.items()
+                                       if k != "prefix_cache_score"}),
+    }
+    for name, (route, body) in bodies.items():
+        data = b"" if body is None else json.dumps(body).encode()
+        (out / name).write_bytes(bytes([LLMD_ROUTES.index(route)]) + data)
 
 
 def quoted_strings(paths, pattern=r'"([A-Za-z0-9_.:<>=+-]{2,40})"'):

@@ -599,7 +599,7 @@ TEST_F(CliTest, HelpListsEveryCommandAndFlag) {
   for (const cli::CommandSummary& c : commands) names.push_back(c.name);
   for (const char* cmd :
        {"analyze", "sweep", "step", "hardware", "models", "kernel", "explore",
-        "merge", "plan", "simulate", "validate", "calibrate"}) {
+        "merge", "plan", "simulate", "validate", "calibrate", "measurements"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), cmd), names.end()) << cmd;
   }
   CliRun top = RunCliBinary({"--help"});

@@ -112,6 +112,30 @@ TEST(ExpensiveCallGateTest, AdmitsUpToItsLimitAndReleases) {
   EXPECT_EQ(gate.in_use(), 1);  // that slot was released at once
 }
 
+TEST(ServerConfigTest, LlmdPredictorFlags) {
+  absl::StatusOr<ServerConfig> c = Parse(
+      {"--llmd-predictor-listen=127.0.0.1:8001", "--llmd-model", "llama-3.1-8b",
+       "--llmd-hardware=nvidia-h100-sxm-80gb", "--llmd-tensor-parallel=2"},
+      {{"RIDGELINE_LLMD_FRAMEWORK", "vllm"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->llmd_predictor_listen, "127.0.0.1:8001");
+  EXPECT_EQ(c->llmd_model, "llama-3.1-8b");
+  EXPECT_EQ(c->llmd_hardware, "nvidia-h100-sxm-80gb");
+  EXPECT_EQ(c->llmd_tensor_parallel, 2);
+  EXPECT_EQ(c->llmd_framework, "vllm");
+  EXPECT_TRUE(Parse({"--llmd-predictor-listen=off"}).ok());
+  // The pods' model and platform are required with the port.
+  c = Parse({"--llmd-predictor-listen=127.0.0.1:0", "--llmd-model=m"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("--llmd-hardware"));
+  c = Parse({"--llmd-predictor-listen=nope"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("--llmd-predictor-listen"));
+  c = Parse({"--llmd-tensor-parallel=0"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("[1, 256]"));
+}
+
 TEST(ServerConfigTest, Help) {
   bool help = false;
   ASSERT_TRUE(Parse({"--help"}, {}, &help).ok());

@@ -18,6 +18,7 @@
 #include "ridgeline/engine/scenario.h"
 #include "ridgeline/engine/work.h"
 #include "ridgeline/plugin_host/registry.h"
+#include "ridgeline/serving/pod_latency.h"
 #include "ridgeline/v1/ridgeline.pb.h"
 
 namespace ridgeline::serving {
@@ -255,6 +256,21 @@ class Backend {
       const std::function<bool()>& stop = {}) const;
 
   const Limits& limits() const { return limits_; }
+
+  // The llm-d latency predictor's model of one pod
+  // (service/src/llmd_scenario.cc): a catalog model on a catalog platform
+  // at `tensor_parallel`, default formats, with the serving calibration
+  // Simulate picks for `framework` ("" = the pure roofline). Errors name
+  // the server flag (llmd-model, llmd-hardware, llmd-tensor-parallel,
+  // llmd-framework) as their field path.
+  struct PodModel {
+    std::unique_ptr<serving::PodLatencyModel> model;
+    std::string calibration;  // the profile applied, "" = pure roofline
+    std::string warning;      // when it is not the framework's own
+  };
+  absl::StatusOr<PodModel> PodLatencyModelFor(
+      const std::string& model_id, const std::string& hardware_id,
+      int64_t tensor_parallel, const std::string& framework) const;
 
   // The scenario an AnalyzeRequest describes (validated, calibration
   // applied), as Analyze builds it. Explore's base scenario comes from here.

@@ -34,6 +34,12 @@ struct ServerConfig {
   int64_t http_max_connections = 1024;
   std::string http_allowed_origins;
   std::string web_dir;      // "" = DefaultWebDir()
+  // llm-d latency-predictor endpoint (llmd_predictor.h); "" or "off": none.
+  std::string llmd_predictor_listen;
+  std::string llmd_model;
+  std::string llmd_hardware;
+  int64_t llmd_tensor_parallel = 1;
+  std::string llmd_framework;
   std::string plugin_dir;   // "" = plugin_host::DefaultPluginDir()
   // Loaded after plugin_dir, in this order (--extra-plugin-dir).
   std::vector<std::string> extra_plugin_dirs;
