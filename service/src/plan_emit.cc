@@ -1,12 +1,14 @@
 #include "plan_emit.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "ridgeline/engine/field_path.h"
+#include "ridgeline/engine/status_macros.h"
 #include "ridgeline/service/request_scenario.h"
 #include "ridgeline/serving/deploy_emit.h"
 #include "serving_convert.h"
@@ -90,48 +92,80 @@ absl::Status EmitDeployment(const v1::PlanRequest& req,
   }
   const v1::PlanDeployment& d = resp->deployments(row - 1);
   const std::string what =
-      absl::StrCat("row ", row, " (", d.hardware_id(), " TP ",
-                   d.tensor_parallel(), " PP ",
-                   std::max<int64_t>(1, d.pipeline_parallel()), " EP ",
-                   std::max<int64_t>(1, d.expert_parallel()), " ",
-                   d.formats(), ")");
+      d.mode() == "disaggregated"
+          ? absl::StrCat("row ", row, " (prefill ", d.prefill_replicas(),
+                         " x ", d.prefill_hardware_id(), " TP ",
+                         d.prefill_tensor_parallel(), " + decode ",
+                         d.decode_replicas(), " x ", d.decode_hardware_id(),
+                         " TP ", d.decode_tensor_parallel(), " ", d.formats(),
+                         ")")
+          : absl::StrCat("row ", row, " (", d.hardware_id(), " TP ",
+                         d.tensor_parallel(), " PP ",
+                         std::max<int64_t>(1, d.pipeline_parallel()), " EP ",
+                         std::max<int64_t>(1, d.expert_parallel()), " ",
+                         d.formats(), ")");
   if (!d.feasible()) {
     return EmitError("emit_row",
                      absl::StrCat(what, " is not feasible: ", d.why()));
   }
-  const engine::Hardware* hw = nullptr;
-  for (const serving::Candidate& c : in.candidates) {
-    if (c.scenario.hardware.id == d.hardware_id()) {
-      hw = &c.scenario.hardware;
-      break;
-    }
-  }
-  if (hw == nullptr) {
-    return absl::InternalError(
-        absl::StrCat("emit: no candidate hardware ", d.hardware_id()));
-  }
-  serving::DeployPool pool;
-  pool.hardware_id = d.hardware_id();
-  pool.device_resource = DeviceResource(hw->vendor);
-  pool.replicas = d.replicas();
-  pool.tensor_parallel = d.tensor_parallel();
-  pool.pipeline_parallel = std::max<int64_t>(1, d.pipeline_parallel());
-  pool.expert_parallel = std::max<int64_t>(1, d.expert_parallel());
-  pool.devices_per_node = hw->devices_per_node;
+  // One pool per role: the aggregated row's replicas, or its prefill and
+  // decode pools (hardware, TP and replicas of each; one stage, no EP).
   const std::vector<std::string> f = absl::StrSplit(d.formats(), '/');
-  if (f.size() == 3) {
-    pool.weights = f[0];
-    pool.activations = f[1];
-    pool.kv_cache = f[2];
+  auto make_pool = [&](const std::string& role, const std::string& hw_id,
+                       int64_t replicas, int64_t tp, int64_t pp,
+                       int64_t ep) -> absl::StatusOr<serving::DeployPool> {
+    const engine::Hardware* hw = nullptr;
+    for (const auto* list : {&in.candidates, &in.prefill_pools, &in.decode_pools}) {
+      for (const serving::Candidate& c : *list) {
+        if (c.scenario.hardware.id == hw_id) hw = &c.scenario.hardware;
+      }
+    }
+    if (hw == nullptr) {
+      return absl::InternalError(
+          absl::StrCat("emit: no candidate hardware ", hw_id));
+    }
+    serving::DeployPool pool;
+    pool.role = role;
+    pool.hardware_id = hw_id;
+    pool.device_resource = DeviceResource(hw->vendor);
+    pool.replicas = replicas;
+    pool.tensor_parallel = tp;
+    pool.pipeline_parallel = std::max<int64_t>(1, pp);
+    pool.expert_parallel = std::max<int64_t>(1, ep);
+    pool.devices_per_node = hw->devices_per_node;
+    if (f.size() == 3) {
+      pool.weights = f[0];
+      pool.activations = f[1];
+      pool.kv_cache = f[2];
+    }
+    pool.memory_fraction = in.serving.memory_fraction;
+    pool.max_num_seqs = in.serving.max_num_seqs;
+    pool.max_num_batched_tokens = in.serving.max_num_batched_tokens;
+    pool.block_size = in.serving.block_size;
+    return pool;
+  };
+  std::vector<serving::DeployPool> pools;
+  if (d.mode() == "disaggregated") {
+    ASSIGN_OR_RETURN(serving::DeployPool p,
+                     make_pool("prefill", d.prefill_hardware_id(),
+                               d.prefill_replicas(),
+                               d.prefill_tensor_parallel(), 1, 1));
+    ASSIGN_OR_RETURN(serving::DeployPool q,
+                     make_pool("decode", d.decode_hardware_id(),
+                               d.decode_replicas(), d.decode_tensor_parallel(),
+                               1, 1));
+    pools = {p, q};
+  } else {
+    ASSIGN_OR_RETURN(serving::DeployPool p,
+                     make_pool("", d.hardware_id(), d.replicas(),
+                               d.tensor_parallel(), d.pipeline_parallel(),
+                               d.expert_parallel()));
+    pools = {p};
   }
-  pool.memory_fraction = in.serving.memory_fraction;
-  pool.max_num_seqs = in.serving.max_num_seqs;
-  pool.max_num_batched_tokens = in.serving.max_num_batched_tokens;
-  pool.block_size = in.serving.block_size;
 
   serving::DeployPlan plan;
   plan.model = req.emit_model().empty() ? model.source : req.emit_model();
-  plan.pools = {pool};
+  plan.pools = std::move(pools);
   plan.image = req.emit_image();
   plan.notes.push_back(absl::StrCat(
       "ridgeline plan: ", what, ", ", d.replicas(), " replica",

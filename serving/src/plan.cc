@@ -351,8 +351,6 @@ absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
   worker();
   for (std::thread& t : pool) t.join();
   if (!fatal.ok()) return fatal;
-  RETURN_IF_ERROR(PlanDisaggregated(input, &simulations, &results));
-  out.simulations = simulations;
   std::vector<Deployment> results(all.begin(),
                                   all.begin() + input.candidates.size());
   for (size_t i = 0; i < results.size(); ++i) {
@@ -381,6 +379,10 @@ absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
         d.max_rate_per_replica, b.max_rate_per_replica,
         d.tpot_p90_seconds * 1e3, d.ttft_p90_seconds * 1e3);
   }
+  // Disaggregated pools (pure roofline or calibrated alike; no bound
+  // comparison for them yet).
+  RETURN_IF_ERROR(PlanDisaggregated(input, &simulations, &results));
+  out.simulations = simulations;
 
   std::stable_sort(results.begin(), results.end(),
                    [](const Deployment& a, const Deployment& b) {

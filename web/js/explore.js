@@ -411,9 +411,11 @@ export class ExploreView {
     // Every point streamed (include_all): the violation too, as `--all` adds it.
     const all = this.includeAll;
     const headers = [...(sum.axisNames || []), ...this.objectiveSpecs, 'feasible', 'fits', ...(spilled ? ['spilled'] : []), 'pareto',
-      ...(all ? ['violation'] : [])];
+      ...(all ? ['violation'] : []), 'ties'];
+    // ties: on a front row the points sharing its objectives (the RPC's
+    // uint64 arrives as a string), empty off the front, as the CLI prints.
     const rows = pts.map((p) => [...p.axisValues, ...p.objectives, p.feasible ? 1 : 0, p.fits ? 1 : 0, ...(spilled ? [p.spilled ? 1 : 0] : []),
-      p.pareto ? 1 : 0, ...(all ? [p.violation] : [])]);
+      p.pareto ? 1 : 0, ...(all ? [p.violation] : []), p.pareto ? Number(p.ties || 1) : '']);
     download('ridgeline-explore.csv', toCsv(headers, rows), 'text/csv');
   }
 }

@@ -81,6 +81,10 @@ const CSV = [
   ['decode_tensor_parallel', (d) => (isDisagg(d) ? d.decodeTensorParallel : '')],
   ['decode_replicas', (d) => (isDisagg(d) ? d.decodeReplicas : '')],
   ['kv_transfer_p90_ms', (d) => (isDisagg(d) && d.kvTransferP90Seconds !== undefined ? d.kvTransferP90Seconds * 1e3 : '')],
+  // A calibrated deployment's devices on the pure roofline, and why it is
+  // more than 3x them (issue 21).
+  ['bound_devices', (d) => Number(d.boundDevices || 0)],
+  ['bound_warning', (d) => d.boundWarning || ''],
 ];
 
 const TEMPLATE = `
@@ -207,6 +211,8 @@ export class PlanView extends FormView {
         hardware: list(s.hardware).map((id) => ({ platformId: id })),
         tensorParallel: list(s.tp),
         formats: list(s.formats).map(formatSet),
+        // Both kinds of candidates, as `ridgeline plan` asks by default.
+        disaggregated: 'auto',
       },
     };
     if (s.framework) req.candidates.calibration = { framework: s.framework };

@@ -455,6 +455,8 @@ TEST(PlanCli, AnswerFarFromTheBoundSaysWhy) {
   r = RunCliBinary(InProcess(pure));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Column(r.out, "bound_devices")[ep8], "0");
+}
+
 // Issue 22: --disaggregated on plans prefill / decode pool pairs, their
 // columns appended; decode hardware without prefill hardware is nonsense.
 TEST(PlanCli, DisaggregatedRowsFillThePoolColumns) {

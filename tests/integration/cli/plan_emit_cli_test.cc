@@ -29,7 +29,7 @@ std::vector<std::string> PlanArgs(std::vector<std::string> extra = {}) {
       "--ttft-p90-ms", "2000",             "--tpot-p90-ms",
       "100",           "--tensor-parallel", "1,2",
       "--formats",     "bf16,fp8",         "--requests",
-      "200"};
+      "200",           "--disaggregated",  "off"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }
@@ -51,6 +51,31 @@ std::vector<std::vector<std::string>> CsvRows() {
   }
   if (!rows.empty()) rows.erase(rows.begin());  // the header
   return rows;
+}
+
+// A disaggregated row is two pools: a vllm serve command each, with its
+// KV connector role, and its own TP and replica count from the plan.
+TEST(PlanEmitCli, DisaggregatedRowEmitsAPrefillAndADecodePool) {
+  std::vector<std::string> args = PlanArgs();
+  *std::find(args.begin(), args.end(), "off") = "on";
+  CliRun csv = RunCliBinary(InProcess(
+      [&] { auto a = args; a.insert(a.end(), {"--format", "csv"}); return a; }()));
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  ASSERT_THAT(csv.out, HasSubstr(",disaggregated,"));
+  args.insert(args.end(), {"--emit", "vllm"});
+  const CliRun r = RunCliBinary(InProcess(args));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("prefill"));
+  EXPECT_THAT(r.out, HasSubstr("decode"));
+  EXPECT_THAT(r.out, HasSubstr("--kv-transfer-config"));
+  EXPECT_EQ(std::count(r.out.begin() , r.out.end(), '\n') > 2, true);
+  // Two `vllm serve` commands, one per pool.
+  size_t serves = 0;
+  for (size_t at = r.out.find("vllm serve"); at != std::string::npos;
+       at = r.out.find("vllm serve", at + 1)) {
+    ++serves;
+  }
+  EXPECT_EQ(serves, 2u) << r.out;
 }
 
 TEST(PlanEmitCli, VllmServesTheCheapestRowAndAnyRowAsked) {

@@ -182,7 +182,7 @@ TEST_F(LimitsTest, ExpensiveRequestsAreRefusedBeforeTheWork) {
     grpc::Status s = stub_->Plan(&ctx, plan, &resp);
     EXPECT_EQ(s.error_code(), StatusCode::RESOURCE_EXHAUSTED);
     EXPECT_THAT(s.error_message(), HasSubstr("--max-sequence-steps"));
-    EXPECT_THAT(s.error_message(), HasSubstr("248 candidates x 9 simulations"));
+    EXPECT_THAT(s.error_message(), HasSubstr("248 candidates and pools x 9 simulations"));
     EXPECT_THAT(s.error_message(), HasSubstr("100000 requests"));
   }
   // NSGA-II of 4096 x 10,001 evaluations, each cached (~384 B): 15.7 GB.

@@ -158,8 +158,9 @@ struct ModelConfig {
   // (heads x head_dim), sigmoid(gate) scales the attention output.
   bool attention_output_gate = false;
   // Multi-token-prediction layers the checkpoint ships and the HF class
-  // drops on load (num_nextn_predict_layers, mtp_num_hidden_layers). Not in
-  // the graph or the parameter counts; for speculative decoding.
+  // drops on load (num_nextn_predict_layers, mtp_num_hidden_layers;
+  // DeepSeek-V3/R1: 1). Not in the graph or the parameter counts: what
+  // speculative `mtp:k` drafts with.
   int64_t mtp_layers = 0;
 
   // Norm weight vectors of `hidden_size` per decoder layer: 2 (before
@@ -193,10 +194,6 @@ struct ModelConfig {
   // GPT-J: attention and FFN read the same normed input and add to one
   // residual (one norm, one residual add per layer).
   bool parallel_attention_ffn = false;
-  // Multi-token-prediction modules shipped with the model (HF
-  // num_nextn_predict_layers: DeepSeek-V3/R1 1): what `mtp:k` drafts with.
-  // Not counted in CountParameters (the serving weights of the main model).
-  int64_t mtp_layers = 0;
   // Draft heads (MTP, EAGLE): each token's input is this many hidden-size
   // vectors (its embedding and the target's hidden state), concatenated and
   // projected to hidden_size by one matmul before the layers (DeepSeek-V3's
