@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "nlohmann/json.hpp"
+#include "ridgeline/engine/status_macros.h"
 
 namespace ridgeline::serving {
 namespace {
@@ -22,6 +23,15 @@ constexpr size_t kMaxLineBytes = 1 << 20;
 
 absl::Status Bad(absl::string_view name, int line, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(name, ":", line, ": ", what));
+}
+
+// A line longer than kMaxLineBytes is refused, naming it.
+absl::Status CheckLength(absl::string_view name, int line_number,
+                         const std::string& line) {
+  if (line.size() <= kMaxLineBytes) return absl::OkStatus();
+  return Bad(name, line_number,
+             absl::StrCat("line of ", line.size(), " bytes (at most ",
+                          kMaxLineBytes, ")"));
 }
 
 absl::Status TooMany(absl::string_view name, size_t max) {
@@ -61,10 +71,7 @@ absl::StatusOr<std::vector<TraceRequest>> ReadMooncake(std::istream& in,
   std::vector<TraceRequest> out;
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
-    if (line.size() > kMaxLineBytes) {
-      return Bad(name, n, absl::StrCat("line of ", line.size(),
-                                       " bytes (at most ", kMaxLineBytes, ")"));
-    }
+    RETURN_IF_ERROR(CheckLength(name, n, line));
     if (absl::StripAsciiWhitespace(line).empty()) continue;
     const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
@@ -179,10 +186,7 @@ absl::StatusOr<std::vector<TraceRequest>> ReadAzure(std::istream& in,
   std::vector<TraceRequest> out;
   while (std::getline(in, line)) {
     ++n;
-    if (line.size() > kMaxLineBytes) {
-      return Bad(name, n, absl::StrCat("line of ", line.size(),
-                                       " bytes (at most ", kMaxLineBytes, ")"));
-    }
+    RETURN_IF_ERROR(CheckLength(name, n, line));
     const absl::string_view row = absl::StripAsciiWhitespace(line);
     if (row.empty()) continue;
     const std::vector<absl::string_view> cells = absl::StrSplit(row, ',');
@@ -226,10 +230,7 @@ absl::StatusOr<std::vector<TraceRequest>> ReadTimes(std::istream& in,
   std::vector<TraceRequest> out;
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
-    if (line.size() > kMaxLineBytes) {
-      return Bad(name, n, absl::StrCat("line of ", line.size(),
-                                       " bytes (at most ", kMaxLineBytes, ")"));
-    }
+    RETURN_IF_ERROR(CheckLength(name, n, line));
     line = line.substr(0, line.find('#'));
     for (absl::string_view item :
          absl::StrSplit(line, absl::ByAnyChar(", \t\r"), absl::SkipEmpty())) {
