@@ -376,9 +376,6 @@ absl::Status ParseDeepseek(const Reader& r, Arch arch, ModelConfig& m) {
   m.mla = mla;
   m.head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
 
-  // Multi-token-prediction modules shipped beside the layers (DeepSeek-V3:
-  // 1); what speculative `mtp:k` drafts with.
-  ASSIGN_OR_RETURN(m.mtp_layers, r.Int("num_nextn_predict_layers", 0, 0, 16));
   // n_routed_experts null: every layer dense.
   ASSIGN_OR_RETURN(std::optional<int64_t> routed,
                    r.OptInt("n_routed_experts", 1, kMaxExperts));
