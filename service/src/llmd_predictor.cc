@@ -309,6 +309,31 @@ std::optional<json> ParseBody(const std::string& body, Errors* errors) {
   return doc;
 }
 
+// The bulk routes' envelope: an object with an array under `key`; else
+// nullopt with pydantic's error for the first thing wrong, in its order.
+std::optional<json> ListBody(const std::string& body, const char* key,
+                             Errors* errors) {
+  std::optional<json> doc = ParseBody(body, errors);
+  if (!doc) return std::nullopt;
+  if (!doc->is_object()) {
+    errors->Add(json::array({"body"}), "model_attributes_type",
+                "Input should be a valid dictionary or object to extract "
+                "fields from");
+    return std::nullopt;
+  }
+  auto it = doc->find(key);
+  if (it == doc->end()) {
+    errors->Add(json::array({"body", key}), "missing", "Field required");
+    return std::nullopt;
+  }
+  if (!it->is_array()) {
+    errors->Add(json::array({"body", key}), "list_type",
+                "Input should be a valid list");
+    return std::nullopt;
+  }
+  return std::move(*it);
+}
+
 // A prediction entry of a response.
 json PredictionJson(double ttft_ms, double tpot_ms, const std::string& now,
                     const std::string& loaded) {
@@ -348,24 +373,9 @@ HttpResponse LlmdPredictor::PredictBulk(const std::string& body,
                                         bool strict) const {
   const auto start = std::chrono::steady_clock::now();
   Errors errors;
-  std::optional<json> doc = ParseBody(body, &errors);
-  if (!doc) return errors.Response();
-  if (!doc->is_object()) {
-    errors.Add(json::array({"body"}), "model_attributes_type",
-               "Input should be a valid dictionary or object to extract "
-               "fields from");
-    return errors.Response();
-  }
-  auto reqs = doc->find("requests");
-  if (reqs == doc->end()) {
-    errors.Add(json::array({"body", "requests"}), "missing", "Field required");
-    return errors.Response();
-  }
-  if (!reqs->is_array()) {
-    errors.Add(json::array({"body", "requests"}), "list_type",
-               "Input should be a valid list");
-    return errors.Response();
-  }
+  std::optional<json> list = ListBody(body, "requests", &errors);
+  if (!list) return errors.Response();
+  const json* reqs = &*list;
   if (reqs->empty() || reqs->size() > kMaxBulkRequests) {
     errors.Add(
         json::array({"body", "requests"}),
@@ -431,24 +441,9 @@ HttpResponse LlmdPredictor::PredictBulk(const std::string& body,
 
 HttpResponse LlmdPredictor::AddTraining(const std::string& body) const {
   Errors errors;
-  std::optional<json> doc = ParseBody(body, &errors);
-  if (!doc) return errors.Response();
-  if (!doc->is_object()) {
-    errors.Add(json::array({"body"}), "model_attributes_type",
-               "Input should be a valid dictionary or object to extract "
-               "fields from");
-    return errors.Response();
-  }
-  auto entries = doc->find("entries");
-  if (entries == doc->end()) {
-    errors.Add(json::array({"body", "entries"}), "missing", "Field required");
-    return errors.Response();
-  }
-  if (!entries->is_array()) {
-    errors.Add(json::array({"body", "entries"}), "list_type",
-               "Input should be a valid list");
-    return errors.Response();
-  }
+  std::optional<json> list = ListBody(body, "entries", &errors);
+  if (!list) return errors.Response();
+  const json* entries = &*list;
   std::vector<Features> features;
   features.reserve(entries->size());
   for (size_t i = 0; i < entries->size(); ++i) {
