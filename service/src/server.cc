@@ -318,6 +318,26 @@ absl::StatusOr<std::unique_ptr<prometheus::Exposer>> StartMetrics(
 
 }  // namespace
 
+// llm-d's latency-predictor API (--llmd-predictor-listen), started and
+// announced on stdout; null when off.
+absl::StatusOr<std::unique_ptr<LlmdPredictorServer>> StartLlmdPredictor(
+    const ServerConfig& cfg) {
+  if (cfg.llmd_predictor_listen.empty() || cfg.llmd_predictor_listen == "off") {
+    return nullptr;
+  }
+  auto llmd = std::make_unique<LlmdPredictorServer>(
+      LlmdPredictorOptions{cfg.llmd_model, cfg.llmd_hardware,
+                           cfg.llmd_tensor_parallel, cfg.llmd_framework},
+      cfg.llmd_predictor_listen, cfg.max_message_bytes,
+      cfg.http_read_timeout_seconds);
+  absl::StatusOr<int> port = llmd->Start();
+  if (!port.ok()) return port.status();
+  std::printf("llmd predictor listening on %s\n",
+              WithPort(cfg.llmd_predictor_listen, *port).c_str());
+  std::fflush(stdout);
+  return llmd;
+}
+
 int RunServer(const ServerConfig& cfg) {
   const sigset_t handled = BlockHandledSignals();
   // gRPC's locks are absl::Mutex; Debian's absl builds with deadlock
@@ -440,23 +460,13 @@ int RunServer(const ServerConfig& cfg) {
 
   // llm-d's latency-predictor API on its own port (503 until the pod model
   // is built from the loaded plugins, below).
-  std::unique_ptr<LlmdPredictorServer> llmd;
-  if (!cfg.llmd_predictor_listen.empty() &&
-      cfg.llmd_predictor_listen != "off") {
-    llmd = std::make_unique<LlmdPredictorServer>(
-        LlmdPredictorOptions{cfg.llmd_model, cfg.llmd_hardware,
-                             cfg.llmd_tensor_parallel, cfg.llmd_framework},
-        cfg.llmd_predictor_listen, cfg.max_message_bytes,
-        cfg.http_read_timeout_seconds);
-    absl::StatusOr<int> port = llmd->Start();
-    if (!port.ok()) {
-      Log(port.status().message());
-      return 1;
-    }
-    std::printf("llmd predictor listening on %s\n",
-                WithPort(cfg.llmd_predictor_listen, *port).c_str());
-    std::fflush(stdout);
+  absl::StatusOr<std::unique_ptr<LlmdPredictorServer>> llmd_started =
+      StartLlmdPredictor(cfg);
+  if (!llmd_started.ok()) {
+    Log(llmd_started.status().message());
+    return 1;
   }
+  std::unique_ptr<LlmdPredictorServer> llmd = *std::move(llmd_started);
 
   // gRPC reads private copies of the TLS files that SIGHUP and the reload
   // period refresh (staged_tls.h); without a writable temporary folder it
