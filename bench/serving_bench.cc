@@ -7,6 +7,8 @@
 // the same traffic through a replica of 2 or 4 pipeline stages.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <span>
 #include <string>
@@ -19,6 +21,7 @@
 #include "ridgeline/serving/engine_step_cost.h"
 #include "ridgeline/serving/plan.h"
 #include "ridgeline/serving/simulate.h"
+#include "ridgeline/serving/trace.h"
 
 namespace {
 
@@ -176,6 +179,120 @@ void BM_Simulate_100k_8Replicas(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * c.requests);
 }
 BENCHMARK(BM_Simulate_100k_8Replicas)->Unit(benchmark::kMillisecond);
+
+// Issue 23's target: a 20,000-request trace in Mooncake's format (hash_ids
+// of 512-token blocks) simulated with prefix caching in <= 2 s. Synthetic,
+// seeded: 2,000 chat sessions of 10 turns, each prompt the session's
+// previous prompt plus 1-4 new blocks after a shared 512-token system
+// prompt (block 0), outputs of 100-400 tokens; sessions start 0.4 s apart
+// (Poisson), turns 30 s apart. Eight replicas of the engine's Llama-3.1-8B
+// fp8 step. Args: (0) prefix caching off, (1) on, (2) on with host
+// offload (the nvidia plugin's H100 host tier: 256 GiB over PCIe 5.0 x16,
+// 64 GB/s a direction, plugins/common/ridgeline_platform_common.h);
+// (router) 0 least-loaded, 1 prefix-affinity.
+std::vector<serving::TraceRequest> ChatSessions() {
+  std::vector<serving::TraceRequest> trace;
+  uint64_t state = 1, next_id = 1;
+  auto rand = [&]() {  // splitmix64
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  double start = 0;
+  for (int s = 0; s < 2000; ++s) {
+    start += -std::log(1 - static_cast<double>(rand() >> 11) * 0x1.0p-53) * 0.4;
+    std::vector<uint64_t> ids = {0};
+    for (int turn = 0; turn < 10; ++turn) {
+      for (uint64_t k = 1 + rand() % 4; k > 0; --k) ids.push_back(next_id++);
+      serving::TraceRequest r;
+      r.arrival_seconds = start + 30.0 * turn;
+      r.prompt_tokens = static_cast<int64_t>(ids.size()) * 512 - 256;
+      r.generated_tokens = 100 + static_cast<int64_t>(rand() % 301);
+      r.block_hashes = ids;
+      trace.push_back(std::move(r));
+    }
+  }
+  std::stable_sort(
+      trace.begin(), trace.end(),
+      [](const serving::TraceRequest& a, const serving::TraceRequest& b) {
+        return a.arrival_seconds < b.arrival_seconds;
+      });
+  return trace;
+}
+
+void BM_Simulate_MooncakeTrace(benchmark::State& state) {
+  static const std::vector<serving::TraceRequest> trace = ChatSessions();
+  engine::Scenario s = Llama8bFp8H100();
+  s.workload = serving::EngineStepCost::ServingWorkload(256, 3072, 128, 8192);
+  serving::SimulationConfig c = TenThousand(128);
+  c.arrivals = serving::TraceArrivals(trace);
+  c.limits.prefix_caching = state.range(0) != 0;
+  if (state.range(0) == 2) {
+    engine::Hardware hw = s.hardware;
+    engine::MemoryTier host;
+    host.name = "host DRAM over PCIe 5.0 x16";
+    host.kind = engine::TierKind::kHostLink;
+    host.capacity_bytes = 256.0 * (int64_t{1} << 30);
+    host.read_bandwidth_bytes_per_second = 64e9;
+    hw.tiers.push_back(host);
+    // Llama-3.1-8B fp8: 32 layers x (K + V) x 8 heads x 128 x 1 B.
+    c.limits.offload_tiers =
+        serving::OffloadTiers(hw, serving::KvOffload::kHost, 65536, 16);
+  }
+  const char* router = state.range(1) == 0 ? "least-loaded" : "prefix-affinity";
+  for (auto _ : state) {
+    auto cost = serving::EngineStepCost::Create(s);
+    serving::DeploymentSpec d;
+    d.pools.push_back({"", cost->get(), c.limits, 8, router});
+    auto r = serving::SimulateDeployment(d, c);
+    if (!r.ok()) state.SkipWithError(std::string(r.status().message()).c_str());
+    benchmark::DoNotOptimize(r);
+    if (r.ok()) {
+      state.counters["stable"] = r->overall.stable ? 1 : 0;
+      state.counters["prefix_hit_rate"] = r->overall.prefix_hit_rate;
+      state.counters["offload_hit_rate"] = r->overall.kv_offload_hit_rate;
+      state.counters["ideal_hit_rate"] =
+          serving::IdealPrefixReuse(trace).hit_rate();
+      state.counters["utilization"] = r->pools[0].utilization;
+      state.counters["ttft_p90_ms"] = r->overall.ttft.p90 * 1e3;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() *
+                          static_cast<int64_t>(trace.size()));
+}
+BENCHMARK(BM_Simulate_MooncakeTrace)
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Args({2, 0})
+    ->Args({1, 1})
+    ->Args({2, 1})
+    ->Unit(benchmark::kMillisecond);
+
+// Prefix caching's overhead (issue 23: <= 30 %): BM_Simulate_100k_8Replicas
+// with every prompt sharing a 256-token prefix (16 blocks looked up, taken
+// or registered, and released a request), against that run, where nothing
+// is shared.
+void BM_Simulate_100k_8Replicas_SharedPrefix(benchmark::State& state) {
+  engine::Scenario s = Llama8bFp8H100();
+  s.workload = serving::EngineStepCost::ServingWorkload(256, 3072, 128, 8192);
+  serving::SimulationConfig c = TenThousand(128);
+  c.requests = 100'000;
+  c.arrivals.rate = 8 * 20;
+  c.shared_prefix_tokens = 256;
+  for (auto _ : state) {
+    auto cost = serving::EngineStepCost::Create(s);
+    serving::DeploymentSpec d;
+    d.pools.push_back({"", cost->get(), c.limits, 8, "least-loaded"});
+    auto r = serving::SimulateDeployment(d, c);
+    if (!r.ok()) state.SkipWithError(std::string(r.status().message()).c_str());
+    benchmark::DoNotOptimize(r);
+    if (r.ok()) state.counters["prefix_hit_rate"] = r->overall.prefix_hit_rate;
+  }
+  state.SetItemsProcessed(state.iterations() * c.requests);
+}
+BENCHMARK(BM_Simulate_100k_8Replicas_SharedPrefix)
+    ->Unit(benchmark::kMillisecond);
 // --- Plan: the docs' 4-part question (docs/serving.md "The question users
 // ask first": Llama-3.1-70B, 20 req/s, 2048 in / 512 out, p90 TTFT 1 s,
 // TPOT 50 ms) on the pure roofline, TP 1, 2, 4, 8, bf16 and fp8.

@@ -244,8 +244,12 @@ std::string KernelModelResiduals(const std::vector<const PreparedRow*>& rows,
                          : r.group == Group::kAttention ? "attention"
                                                         : "elementwise";
       if (r.group == Group::kGemm16 || r.group == Group::kGemmFp8) {
-        name += " " + std::string(engine::GemmRegimeName(
-                          static_cast<engine::GemmRegime>(r.regime)));
+        // StrAppend, not `" " + std::string(...)`: GCC 12 at -O3 reports a
+        // false -Wrestrict on the operator+ form (the image build failed on
+        // it).
+        absl::StrAppend(&name, " ",
+                        std::string(engine::GemmRegimeName(
+                            static_cast<engine::GemmRegime>(r.regime))));
       }
       by[name].push_back(&r);
     }

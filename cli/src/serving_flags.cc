@@ -64,6 +64,9 @@ const std::vector<FlagSpec>& LengthFlags() {
       {"prompt", "N|MIN..MAX|V:W,...",
        "prompt tokens: fixed, uniform range or histogram (value:weight)"},
       {"gen", "N|MIN..MAX|V:W,...", "generated tokens, same forms"},
+      {"shared-prefix", "N",
+       "every prompt starts with the same N tokens (a system prompt the "
+       "prefix cache shares; default 0)"},
   };
   return kFlags;
 }
@@ -90,6 +93,12 @@ const std::vector<FlagSpec>& ServingOptionFlags() {
       {"memory-fraction", "X", "share of device memory the runtime uses (0.9)"},
       {"max-num-seqs", "N", "sequences per step (256)"},
       {"max-num-batched-tokens", "N", "tokens per step (8192)"},
+      {"prefix-caching", "on|off",
+       "automatic prefix caching of full prompt blocks (on, as vLLM V1)"},
+      {"kv-offload", "off|host|all",
+       "where evicted cached blocks go: off (default), host (the part's "
+       "host-link tiers) or all (flash too); reloaded when cheaper than "
+       "recomputing"},
   };
   return kFlags;
 }
@@ -178,6 +187,14 @@ std::optional<std::string> FillServingOptions(const ParsedFlags& flags,
     if (!v.ok()) return std::string(v.status().message());
     if (*v) (serving->*f.set)(**v);
   }
+  if (auto pc = flags.Get("prefix-caching")) {
+    if (*pc != "on" && *pc != "off") {
+      return absl::StrCat("--prefix-caching: must be on or off; got '", *pc,
+                          "'");
+    }
+    serving->set_prefix_caching(*pc == "on");
+  }
+  if (auto o = flags.Get("kv-offload")) serving->set_kv_offload(*o);
   return std::nullopt;
 }
 

@@ -14,6 +14,8 @@
 #include "client.h"
 #include "common.h"
 #include "flags.h"
+#include "ridgeline/serving/simulate.h"
+#include "ridgeline/serving/trace.h"
 #include "serving_flags.h"
 #include "table.h"
 
@@ -36,8 +38,21 @@ const std::vector<FlagSpec>& SimulateFlags() {
        {"concurrency", "N,...",
         "closed loop of N clients; several values: one run each"},
        {"trace", "FILE",
-        "arrival times in seconds from the start, one per line (or comma / "
-        "space separated); '#' starts a comment"},
+        "requests from a trace file (--trace-format): one run of its "
+        "arrivals"},
+       {"trace-format", "mooncake|azure|times",
+        "times (default): arrival seconds, one per line (or comma / space "
+        "separated), '#' starts a comment; mooncake: JSON Lines with "
+        "timestamp (ms), input_length, output_length, hash_ids (512-token "
+        "prompt blocks, shared by prefix caching); azure: the Azure LLM "
+        "inference CSV (TIMESTAMP, ContextTokens, GeneratedTokens). "
+        "mooncake and azure give each request's lengths: no --prompt/--gen"},
+       {"turns", "N",
+        "multi-turn sessions of N turns (default 1): each turn's prompt is "
+        "the conversation so far plus --prompt new tokens; --rate starts "
+        "sessions"},
+       {"think-time", "S",
+        "seconds between a turn's end and the next turn (default 0)"},
        {"tensor-parallel", "N", "tensor-parallel devices (default 1)"},
        {"pipeline-parallel", "N",
         "pipeline stages, dividing the layers (default 1)"},
@@ -50,8 +65,9 @@ const std::vector<FlagSpec>& SimulateFlags() {
       ServingOptionFlags(),
       {{"replicas", "N", "aggregated replicas behind the router (default 1)"},
        {"router", "NAME",
-        "round-robin (default), least-loaded (outstanding tokens) or "
-        "power-of-two"},
+        "round-robin (default), least-loaded (outstanding tokens), "
+        "power-of-two or prefix-affinity (the longest cached prefix within "
+        "125 % of the mean load)"},
        {"prefill-hardware", "ID",
         "disaggregated: the prefill pool's hardware id"},
        {"prefill-tensor-parallel", "N", "the prefill pool's TP (default 1)"},
@@ -79,33 +95,35 @@ struct Load {
   v1::SimulateTraffic traffic;  // arrivals only
 };
 
-// Arrival seconds from a trace file; errors name the file and line.
-absl::StatusOr<std::vector<double>> ReadTrace(const std::string& path) {
+// A trace file as the request's trace (serving/trace.h reads it); errors
+// name the flag, the file, the line and the field.
+absl::StatusOr<v1::ArrivalTrace> ReadTraceFile(const std::string& path,
+                                               serving::TraceFormat format) {
   std::ifstream in(path);
   if (!in) {
     return absl::NotFoundError(absl::StrCat("--trace: cannot read '", path,
                                             "'"));
   }
-  std::vector<double> times;
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
-    line = line.substr(0, line.find('#'));
-    for (absl::string_view item :
-         absl::StrSplit(line, absl::ByAnyChar(", \t\r"), absl::SkipEmpty())) {
-      double t;
-      if (!absl::SimpleAtod(item, &t)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--trace: ", path, ":", n,
-                         ": expected a number of seconds, got '", item, "'"));
-      }
-      times.push_back(t);
+  absl::StatusOr<std::vector<serving::TraceRequest>> trace =
+      serving::ReadTrace(in, format, absl::StrCat("--trace: ", path),
+                         static_cast<size_t>(serving::kMaxRequests));
+  if (!trace.ok()) return trace.status();
+  v1::ArrivalTrace out;
+  for (const serving::TraceRequest& r : *trace) {
+    out.add_arrival_seconds(r.arrival_seconds);
+    if (r.prompt_tokens > 0) {
+      out.add_prompt_tokens(r.prompt_tokens);
+      out.add_generated_tokens(r.generated_tokens);
     }
   }
-  if (times.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--trace: ", path, " holds no arrival times"));
+  if (format == serving::TraceFormat::kMooncake) {
+    out.set_block_tokens(serving::kMooncakeBlockTokens);
+    for (const serving::TraceRequest& r : *trace) {
+      out.add_prompt_blocks()->mutable_hash_ids()->Add(r.block_hashes.begin(),
+                                                       r.block_hashes.end());
+    }
   }
-  return times;
+  return out;
 }
 
 double Ms(double seconds) { return seconds * 1e3; }
@@ -140,7 +158,10 @@ void PrintCsv(const std::vector<Load>& loads,
                         "kv_transfer_p90_ms",
                         "aggregated_utilization",
                         "prefill_utilization",
-                        "decode_utilization"}) {
+                        "decode_utilization",
+                        "prefix_hit_rate",
+                        "prefill_tokens_saved",
+                        "kv_offload_hit_rate"}) {
     header.push_back(c);
   }
   Table t(header);
@@ -182,6 +203,9 @@ void PrintCsv(const std::vector<Load>& loads,
       }
       row.push_back(cell);
     }
+    row.push_back(Raw(r.prefix_hit_rate()));
+    row.push_back(absl::StrCat(r.prefill_tokens_saved()));
+    row.push_back(Raw(r.kv_offload_hit_rate()));
     t.rows.push_back(std::move(row));
   }
   PrintTable(t, TableStyle::kCsv, out);
@@ -256,6 +280,27 @@ void PrintText(const v1::SimulateRequest& req, const std::vector<Load>& loads,
          Percent(r.kv_usage_peak()), r.stable() ? "yes" : "NO"});
   }
   PrintTable(t, TableStyle::kText, out);
+  // Prefix caching, where anything was shared.
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const v1::SimulateResponse& r = runs[i];
+    if (r.prefill_tokens_saved() == 0) continue;
+    out << "\n"
+        << loads[i].kind << " " << loads[i].value << ": prefix cache hit rate "
+        << Percent(r.prefix_hit_rate()) << " ("
+        << Si(static_cast<double>(r.prefill_tokens_saved()))
+        << " prompt tokens not recomputed";
+    if (r.kv_offload_hit_rate() > 0) {
+      out << "; " << Percent(r.kv_offload_hit_rate())
+          << " reloaded from offload tiers";
+    }
+    out << ")\n";
+    for (const v1::KvTierUse& t : r.kv_tiers()) {
+      out << "  " << t.name() << ": "
+          << Si(static_cast<double>(t.capacity_tokens()))
+          << " tokens a replica, " << Percent(t.usage_mean())
+          << " used on average, " << Percent(t.usage_peak()) << " at peak\n";
+    }
+  }
   // Deployments: each pool, and the KV transfer of a split one.
   for (size_t i = 0; i < runs.size(); ++i) {
     const v1::SimulateResponse& r = runs[i];
@@ -311,9 +356,28 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
         "--hardware is required (or --prefill-hardware and "
         "--decode-hardware)");
   }
-  for (const char* required : {"prompt", "gen"}) {
-    if (!flags->Has(required)) {
-      return usage(absl::StrCat("--", required, " is required"));
+  absl::StatusOr<serving::TraceFormat> trace_format =
+      serving::ParseTraceFormat(flags->Get("trace-format").value_or("times"));
+  if (!trace_format.ok()) {
+    return usage(
+        absl::StrCat("--trace-format: must be mooncake, azure or "
+                     "times; got '",
+                     *flags->Get("trace-format"), "'"));
+  }
+  if (flags->Has("trace-format") && !flags->Has("trace")) {
+    return usage("--trace-format goes with --trace");
+  }
+  // Mooncake and Azure traces give every request's lengths.
+  const bool trace_lengths =
+      flags->Has("trace") && *trace_format != serving::TraceFormat::kTimes;
+  for (const char* name : {"prompt", "gen"}) {
+    if (trace_lengths && flags->Has(name)) {
+      return usage(
+          absl::StrCat("--", name, ": the ", *flags->Get("trace-format"),
+                       " trace gives each request's lengths; drop --", name));
+    }
+    if (!trace_lengths && !flags->Has(name)) {
+      return usage(absl::StrCat("--", name, " is required"));
     }
   }
   const int loads_given = flags->Has("rate") + flags->Has("concurrency") +
@@ -356,11 +420,22 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
   if (auto o = flags->Get("kv-transfer-overlap")) {
     req.set_kv_transfer_overlap(*o);
   }
-  if (auto m = FillLengths(*flags,
-                           req.mutable_traffic()->mutable_prompt_tokens(),
-                           req.mutable_traffic()->mutable_generated_tokens())) {
-    return usage(*m);
+  if (!trace_lengths) {
+    if (auto m =
+            FillLengths(*flags, req.mutable_traffic()->mutable_prompt_tokens(),
+                        req.mutable_traffic()->mutable_generated_tokens())) {
+      return usage(*m);
+    }
   }
+  absl::StatusOr<std::optional<int64_t>> shared =
+      flags->GetInt("shared-prefix", 0, 10'000'000);
+  if (!shared.ok()) return usage(std::string(shared.status().message()));
+  absl::StatusOr<std::optional<int64_t>> turns =
+      flags->GetInt("turns", 1, serving::kMaxTurns);
+  if (!turns.ok()) return usage(std::string(turns.status().message()));
+  absl::StatusOr<std::optional<double>> think = flags->GetDouble("think-time");
+  if (!think.ok()) return usage(std::string(think.status().message()));
+  if (*think && !*turns) return usage("--think-time goes with --turns");
 
   std::vector<Load> loads;
   if (flags->Has("rate")) {
@@ -385,10 +460,10 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
     }
   } else {
     const std::string path = *flags->Get("trace");
-    absl::StatusOr<std::vector<double>> times = ReadTrace(path);
-    if (!times.ok()) return usage(std::string(times.status().message()));
+    absl::StatusOr<v1::ArrivalTrace> trace = ReadTraceFile(path, *trace_format);
+    if (!trace.ok()) return usage(std::string(trace.status().message()));
     Load l{"trace", path, {}};
-    for (double t : *times) l.traffic.mutable_trace()->add_arrival_seconds(t);
+    *l.traffic.mutable_trace() = *std::move(trace);
     loads.push_back(std::move(l));
   }
   if (loads.empty()) {
@@ -447,8 +522,16 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
     const v1::TokenLengths prompt = one.traffic().prompt_tokens();
     const v1::TokenLengths gen = one.traffic().generated_tokens();
     *one.mutable_traffic() = l.traffic;
-    *one.mutable_traffic()->mutable_prompt_tokens() = prompt;
-    *one.mutable_traffic()->mutable_generated_tokens() = gen;
+    if (!trace_lengths) {
+      *one.mutable_traffic()->mutable_prompt_tokens() = prompt;
+      *one.mutable_traffic()->mutable_generated_tokens() = gen;
+    }
+    if (*shared) one.mutable_traffic()->set_shared_prefix_tokens(**shared);
+    if (*turns) {
+      v1::SessionTraffic* sessions = one.mutable_traffic()->mutable_sessions();
+      sessions->set_turns(**turns);
+      sessions->set_think_time_seconds(think->value_or(0));
+    }
     absl::StatusOr<v1::SimulateResponse> r = client->Simulate(one);
     if (!r.ok()) {
       const Failure f = Failed(r.status());

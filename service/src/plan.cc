@@ -274,14 +274,9 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   ASSIGN_OR_RETURN(in.traffic.generated,
                    Lengths(req.traffic().generated_tokens(),
                            "traffic.generated_tokens"));
+  in.traffic.shared_prefix_tokens = req.traffic().shared_prefix_tokens();
   in.slo = {req.slo().ttft_p90_seconds(), req.slo().tpot_p90_seconds()};
-  const v1::ServingOptions& so = req.serving();
-  if (so.has_memory_fraction()) in.serving.memory_fraction = so.memory_fraction();
-  if (so.has_max_num_seqs()) in.serving.max_num_seqs = so.max_num_seqs();
-  if (so.has_max_num_batched_tokens()) {
-    in.serving.max_num_batched_tokens = so.max_num_batched_tokens();
-  }
-  if (so.has_block_size()) in.serving.block_size = so.block_size();
+  ASSIGN_OR_RETURN(in.serving, serving_convert::ServingConfigOf(req.serving()));
   if (req.has_requests()) in.requests = req.requests();
   if (req.has_max_utilization()) in.max_utilization = req.max_utilization();
   if (req.has_seed()) in.seed = req.seed();

@@ -142,6 +142,7 @@ absl::Status EmitDeployment(const v1::PlanRequest& req,
     pool.max_num_seqs = in.serving.max_num_seqs;
     pool.max_num_batched_tokens = in.serving.max_num_batched_tokens;
     pool.block_size = in.serving.block_size;
+    pool.prefix_caching = in.serving.prefix_caching;
     return pool;
   };
   std::vector<serving::DeployPool> pools;
@@ -179,6 +180,15 @@ absl::Status EmitDeployment(const v1::PlanRequest& req,
     plan.notes.push_back(
         "timed by the pure roofline: an upper bound on speed, so a lower "
         "bound on replicas");
+  }
+  if (req.serving().has_kv_offload() && req.serving().kv_offload() != "off") {
+    // The vLLM the flag list is read from has no offload flag (only
+    // connectors); SGLang's hierarchical cache sizes differ from a tier's.
+    plan.notes.push_back(absl::StrCat(
+        "planned with KV offload (", req.serving().kv_offload(),
+        "), which these commands do not configure: add vLLM's offloading "
+        "connector (e.g. LMCache) or SGLang's --enable-hierarchical-cache "
+        "to match"));
   }
   const serving::ServingEngine engine = EngineOf(req);
   absl::StatusOr<std::string> text =

@@ -174,4 +174,22 @@ void ToProto(const serving::Timeline& t, v1::SimulateTimeline* out) {
   copy(t.kv_usage_mean, out->mutable_kv_usage_mean());
 }
 
+absl::StatusOr<serving::ServingConfig> ServingConfigOf(
+    const v1::ServingOptions& so) {
+  serving::ServingConfig config;
+  if (so.has_memory_fraction()) config.memory_fraction = so.memory_fraction();
+  if (so.has_max_num_seqs()) config.max_num_seqs = so.max_num_seqs();
+  if (so.has_max_num_batched_tokens()) {
+    config.max_num_batched_tokens = so.max_num_batched_tokens();
+  }
+  if (so.has_block_size()) config.block_size = so.block_size();
+  if (so.has_prefix_caching()) config.prefix_caching = so.prefix_caching();
+  if (so.has_kv_offload()) {
+    ASSIGN_OR_RETURN(config.kv_offload,
+                     serving::ParseKvOffload(so.kv_offload()));
+  }
+  RETURN_IF_ERROR(serving::ValidateServingConfig(config));
+  return config;
+}
+
 }  // namespace ridgeline::service::serving_convert

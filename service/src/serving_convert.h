@@ -24,6 +24,9 @@ absl::Status Prefixed(absl::string_view path, const absl::Status& s);
 absl::StatusOr<serving::LengthDistribution> Lengths(const v1::TokenLengths& l,
                                                     absl::string_view field);
 absl::StatusOr<engine::ModelConfig> Model(const v1::ModelSpec& spec);
+// ServingOptions over the defaults (vLLM's), validated ("serving.<field>").
+absl::StatusOr<serving::ServingConfig> ServingConfigOf(
+    const v1::ServingOptions& so);
 absl::StatusOr<engine::Precision> Precision(const v1::Formats& f,
                                             const std::string& path);
 absl::Status Economics(const v1::EconomicsOverrides& e,

@@ -22,6 +22,7 @@
 #include "ridgeline/serving/router.h"
 #include "ridgeline/serving/stability.h"
 #include "ridgeline/serving/throughput.h"
+#include "ridgeline/serving/trace.h"
 #include "serving_convert.h"
 
 namespace ridgeline::service {
@@ -55,6 +56,16 @@ void ToProto(const serving::SimulationResult& r, v1::SimulateResponse* resp) {
   resp->set_stable(r.stable);
   resp->set_backlog_first_half(r.backlog.first_half);
   resp->set_backlog_second_half(r.backlog.second_half);
+  resp->set_prefill_tokens_saved(r.prefill_tokens_saved);
+  resp->set_prefix_hit_rate(r.prefix_hit_rate);
+  resp->set_kv_offload_hit_rate(r.kv_offload_hit_rate);
+  for (const serving::SimulationResult::TierUse& u : r.kv_tiers) {
+    v1::KvTierUse* t = resp->add_kv_tiers();
+    t->set_name(u.name);
+    t->set_capacity_tokens(u.capacity_tokens);
+    t->set_usage_mean(u.usage_mean);
+    t->set_usage_peak(u.usage_peak);
+  }
   if (!r.stable) resp->add_warnings(serving::UnstableWarning(r.backlog));
   serving_convert::ToProto(r.timeline, resp->mutable_timeline());
 }
@@ -78,6 +89,49 @@ absl::Status CheckPool(const v1::SimulatePool& p, const std::string& name) {
                absl::StrCat(p.replicas()));
   }
   return absl::OkStatus();
+}
+
+// A trace's arrivals with, when it gives them, its lengths and prompt
+// blocks (serving/trace.h); the lengths are checked by the simulation,
+// the blocks' count here.
+absl::StatusOr<serving::Arrivals> TraceArrivals(const v1::ArrivalTrace& t) {
+  const int n = t.arrival_seconds_size();
+  if (t.prompt_blocks_size() != 0 && t.prompt_blocks_size() != n) {
+    return Bad("traffic.trace.prompt_blocks", "empty or one per arrival",
+               absl::StrCat(t.prompt_blocks_size(), " for ", n, " arrivals"));
+  }
+  const int64_t unit =
+      t.block_tokens() != 0 ? t.block_tokens() : serving::kMooncakeBlockTokens;
+  if (unit < 1 || unit > 1'000'000) {
+    return Bad("traffic.trace.block_tokens", "in [1, 1000000]",
+               absl::StrCat(unit));
+  }
+  std::vector<serving::TraceRequest> trace(static_cast<size_t>(n));
+  const bool lengths =
+      t.prompt_tokens_size() > 0 || t.generated_tokens_size() > 0;
+  if (lengths &&
+      (t.prompt_tokens_size() != n || t.generated_tokens_size() != n)) {
+    return Bad("traffic.trace",
+               "one prompt and one generated length per arrival",
+               absl::StrCat(t.prompt_tokens_size(), " prompt and ",
+                            t.generated_tokens_size(),
+                            " generated lengths for ", n, " arrivals"));
+  }
+  for (int i = 0; i < n; ++i) {
+    serving::TraceRequest& r = trace[i];
+    r.arrival_seconds = t.arrival_seconds(i);
+    if (t.prompt_blocks_size() > 0) {
+      r.block_hashes.assign(t.prompt_blocks(i).hash_ids().begin(),
+                            t.prompt_blocks(i).hash_ids().end());
+    }
+  }
+  serving::Arrivals a = serving::TraceArrivals(trace, unit);
+  if (lengths) {  // as given: the simulation checks their range
+    a.prompt_tokens.assign(t.prompt_tokens().begin(), t.prompt_tokens().end());
+    a.generated_tokens.assign(t.generated_tokens().begin(),
+                              t.generated_tokens().end());
+  }
+  return a;
 }
 
 // One pool's model of a replica: its scenario, KV capacity, step cost and
@@ -193,23 +247,25 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
       serving_convert::ExtrapolationFloor(cal, &s);
   RETURN_IF_ERROR(engine::ValidateScenario(s));
 
-  serving::ServingConfig config;
-  const v1::ServingOptions& so = req.serving();
-  if (so.has_memory_fraction()) config.memory_fraction = so.memory_fraction();
-  if (so.has_max_num_seqs()) config.max_num_seqs = so.max_num_seqs();
-  if (so.has_max_num_batched_tokens()) {
-    config.max_num_batched_tokens = so.max_num_batched_tokens();
-  }
-  if (so.has_block_size()) config.block_size = so.block_size();
-  RETURN_IF_ERROR(serving::ValidateServingConfig(config));
+  ASSIGN_OR_RETURN(serving::ServingConfig config,
+                   serving_convert::ServingConfigOf(req.serving()));
 
   serving::SimulationConfig sim;
   const v1::SimulateTraffic& t = req.traffic();
-  ASSIGN_OR_RETURN(sim.prompt, serving_convert::Lengths(
-                                   t.prompt_tokens(), "traffic.prompt_tokens"));
-  ASSIGN_OR_RETURN(sim.generated,
-                   serving_convert::Lengths(t.generated_tokens(),
-                                            "traffic.generated_tokens"));
+  // A trace with its own lengths needs no distributions (any given are
+  // still checked).
+  const bool trace_lengths =
+      t.has_trace() && t.trace().prompt_tokens_size() > 0;
+  if (!trace_lengths || t.has_prompt_tokens()) {
+    ASSIGN_OR_RETURN(
+        sim.prompt,
+        serving_convert::Lengths(t.prompt_tokens(), "traffic.prompt_tokens"));
+  }
+  if (!trace_lengths || t.has_generated_tokens()) {
+    ASSIGN_OR_RETURN(sim.generated,
+                     serving_convert::Lengths(t.generated_tokens(),
+                                              "traffic.generated_tokens"));
+  }
   switch (t.arrivals_case()) {
     case v1::SimulateTraffic::kRate:
       sim.arrivals.kind = serving::Arrivals::Kind::kPoisson;
@@ -219,38 +275,61 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
       sim.arrivals.kind = serving::Arrivals::Kind::kConcurrency;
       sim.arrivals.concurrency = t.concurrency();
       break;
-    case v1::SimulateTraffic::kTrace:
-      sim.arrivals.kind = serving::Arrivals::Kind::kTrace;
-      sim.arrivals.times.assign(t.trace().arrival_seconds().begin(),
-                                t.trace().arrival_seconds().end());
+    case v1::SimulateTraffic::kTrace: {
+      ASSIGN_OR_RETURN(sim.arrivals, TraceArrivals(t.trace()));
       break;
+    }
     case v1::SimulateTraffic::ARRIVALS_NOT_SET:
       return Bad("traffic", "set: one of rate, concurrency or trace", "unset");
   }
   sim.requests = req.has_requests() ? req.requests() : 1000;
+  if (t.has_shared_prefix_tokens()) {
+    sim.shared_prefix_tokens = t.shared_prefix_tokens();
+  }
+  if (t.has_sessions()) {
+    sim.sessions.turns = t.sessions().turns();
+    sim.sessions.think_seconds = t.sessions().think_time_seconds();
+  }
   if (req.has_seed()) sim.seed = req.seed();
   sim.stop = stop;
   sim.timeline_buckets = serving::kMaxTimelineBuckets;
   // Lengths and limits are checked with their field names before the
   // engine runs (the limits' KV capacity is filled in below).
   sim.limits.kv_capacity_tokens = 1;
+  sim.limits.block_size = config.block_size;
   RETURN_IF_ERROR(serving::ValidateSimulationConfig(sim));
   // Cost and memory before any engine work (issue 26: 1,000,000 requests
   // of 100,000 tokens at concurrency 1 ran 2.4 CPU-s and 611 MB first).
   // With attention ranks, rank 0 alone is simulated, for as many requests.
+  // The longest request (a trace's, a session's last turn) is priced as
+  // one Analyze of it would be (--max-request-cost).
+  {
+    engine::Scenario longest = s;
+    longest.options.suggestions = false;
+    longest.workload = {1, serving::MaxPromptTokens(sim),
+                        serving::MaxGeneratedTokens(sim)};
+    RETURN_IF_ERROR(CheckRequestCost(CostInputsOf(longest), limits_));
+  }
   const int64_t n = serving::SimulatedRequests(sim);
   const double per_request = serving::SequenceStepsPerRequest(
-      sim.prompt.Mean(), sim.generated.Mean(), config.max_num_batched_tokens);
+      serving::MeanPromptTokens(sim), serving::MeanGeneratedTokens(sim),
+      config.max_num_batched_tokens);
   RETURN_IF_ERROR(CheckSequenceSteps(
       "simulate", static_cast<double>(n) * per_request,
       absl::StrCat(n, " requests x ", per_request,
                    " sequence-steps a request (mean generated tokens + "
                    "prompt chunks of serving.max_num_batched_tokens - 1)"),
       limits_));
+  const double content_bytes = serving::PromptContentBytes(sim);
   RETURN_IF_ERROR(CheckRequestMemory(
-      "simulate", static_cast<double>(n) * serving::kBytesPerSimulatedRequest,
-      absl::StrCat(n, " requests x ", serving::kBytesPerSimulatedRequest,
-                   " bytes"),
+      "simulate",
+      static_cast<double>(n) * serving::kBytesPerSimulatedRequest +
+          content_bytes,
+      content_bytes > 0
+          ? absl::StrCat(n, " requests x ", serving::kBytesPerSimulatedRequest,
+                         " bytes + ", content_bytes, " bytes of prompt blocks")
+          : absl::StrCat(n, " requests x ", serving::kBytesPerSimulatedRequest,
+                         " bytes"),
       limits_));
   // Steps never outnumber sequence-steps: the same budget caps the run.
   sim.max_steps =
@@ -259,9 +338,9 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
   ASSIGN_OR_RETURN(ExpensiveCallGate::Slot slot, gate_->Enter("simulate"));
 
   const int64_t prompt =
-      std::max<int64_t>(1, std::llround(sim.prompt.Mean()));
+      std::max<int64_t>(1, std::llround(serving::MeanPromptTokens(sim)));
   const int64_t gen =
-      std::max<int64_t>(1, std::llround(sim.generated.Mean()));
+      std::max<int64_t>(1, std::llround(serving::MeanGeneratedTokens(sim)));
   if (split) {
     return SimulateDisaggregated(req, s, config, sim, prompt, gen, router,
                                  overlap);
@@ -274,11 +353,17 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
   ASSIGN_OR_RETURN(std::unique_ptr<serving::EngineStepCost> cost,
                    serving::EngineStepCost::Create(s));
   sim.limits = serving::LimitsOf(config, kv);
-  ASSIGN_OR_RETURN(serving::OfflineThroughput off,
-                   serving::MaxThroughput(*cost, sim.limits,
-                                          kv.max_concurrency, prompt, gen,
-                                          engine::ReplicaDevices(
-                                              s.parallelism)));
+  // The offline maximum counts a shared prefix as cached, as the plan does
+  // (a session's history is not: it depends on the think times).
+  ASSIGN_OR_RETURN(
+      serving::OfflineThroughput off,
+      serving::MaxThroughput(
+          *cost, sim.limits, kv.max_concurrency, prompt, gen,
+          engine::ReplicaDevices(s.parallelism),
+          config.prefix_caching
+              ? serving::CachedSharedPrefixTokens(sim.shared_prefix_tokens,
+                                                  prompt, config.block_size)
+              : 0));
   v1::SimulateResponse resp;
   try {
     if (replicas == 1) {

@@ -114,6 +114,8 @@ absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
     by_kv = kv.kv_capacity_tokens / kv.tokens_per_sequence;
   }
   kv.max_concurrency = std::min(by_kv, config.max_num_seqs);
+  kv.offload_tiers = OffloadTiers(s.hardware, config.kv_offload,
+                                  kv.kv_bytes_per_token, blocks);
   kv.limited_by = by_kv < config.max_num_seqs ? "kv_capacity" : "max_num_seqs";
   kv.fits = kv.max_concurrency >= 1;
   if (!kv.fits) {
@@ -129,9 +131,16 @@ absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
 }
 
 ServingLimits LimitsOf(const ServingConfig& config, const KvCapacity& kv) {
-  return {config.max_num_seqs,   config.max_num_batched_tokens,
-          kv.kv_capacity_tokens, config.block_size,
-          kv.pipeline_stages,    kv.attention_ranks};
+  ServingLimits l;
+  l.max_num_seqs = config.max_num_seqs;
+  l.max_num_batched_tokens = config.max_num_batched_tokens;
+  l.kv_capacity_tokens = kv.kv_capacity_tokens;
+  l.block_size = config.block_size;
+  l.pipeline_stages = kv.pipeline_stages;
+  l.attention_ranks = kv.attention_ranks;
+  l.prefix_caching = config.prefix_caching;
+  l.offload_tiers = kv.offload_tiers;
+  return l;
 }
 
 }  // namespace ridgeline::serving

@@ -98,6 +98,9 @@ absl::StatusOr<std::vector<std::string>> VllmArgs(const DeployPlan& plan,
   Add(&a, "--max-num-seqs", absl::StrCat(p.max_num_seqs));
   Add(&a, "--max-num-batched-tokens", absl::StrCat(p.max_num_batched_tokens));
   Add(&a, "--block-size", absl::StrCat(p.block_size));
+  // CacheConfig.enable_prefix_caching is a bool: argparse's
+  // BooleanOptionalAction gives the --no- form.
+  if (!p.prefix_caching) a.push_back("--no-enable-prefix-caching");
   if (!p.role.empty()) {
     // P/D disaggregation over NIXL (vLLM's NixlConnector: kv_both on
     // either side; the router decides who prefills).
@@ -150,6 +153,7 @@ absl::StatusOr<std::vector<std::string>> SglangArgs(const DeployPlan& plan,
   Add(&a, "--max-running-requests", absl::StrCat(p.max_num_seqs));
   Add(&a, "--chunked-prefill-size", absl::StrCat(p.max_num_batched_tokens));
   Add(&a, "--page-size", absl::StrCat(p.block_size));
+  if (!p.prefix_caching) a.push_back("--disable-radix-cache");
   if (!p.role.empty()) Add(&a, "--disaggregation-mode", p.role);
   return a;
 }

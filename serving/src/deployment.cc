@@ -78,6 +78,7 @@ struct Pool {
   std::unique_ptr<Router> router;
   std::vector<std::unique_ptr<Replica>> replicas;
   std::vector<int64_t> loads;     // scratch for the router
+  std::vector<int64_t> cached;    // scratch for a prefix-aware router
   std::vector<int64_t> inflight;  // tokens of KV on its way (decode pool)
 };
 
@@ -116,9 +117,24 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
   control.max_steps_name = config.max_steps_name;
   control.stop = config.stop;
   control.total = n;
+  // What the prompts share: the sessions', the trace's, or the shared
+  // prefix's.
+  const int64_t turns = config.sessions.turns;
+  const PromptContent shared = turns > 1
+                                   ? internal::SessionContent(config, reqs)
+                                   : internal::SharedPrefix(config);
+  control.content = shared.empty() ? &config.arrivals.content : &shared;
   const bool closed_loop = config.arrivals.kind == Arrivals::Kind::kConcurrency;
+  // Sessions: turns s x turns ... (s + 1) x turns - 1 (the last may be
+  // shorter); a session's first turn arrives by the traffic, a later one
+  // think_seconds after the turn before it finished.
+  const int64_t sessions = (n + turns - 1) / turns;
   int64_t releasable =
-      closed_loop ? std::min<int64_t>(config.arrivals.concurrency, n) : n;
+      closed_loop ? std::min<int64_t>(config.arrivals.concurrency, sessions)
+                  : sessions;
+  using FollowUp = std::pair<double, int64_t>;  // (arrival, request)
+  std::priority_queue<FollowUp, std::vector<FollowUp>, std::greater<>>
+      follow_ups;
 
   DecodeFirstScheduler default_scheduler;
   std::vector<Pool> pools(deployment.pools.size());
@@ -139,14 +155,30 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
     for (size_t k = 0; k < pool.replicas.size(); ++k) {
       pool.loads[k] = pool.replicas[k]->outstanding_tokens();
     }
-    pool.replicas[pool.router->Pick(pool.loads)]->Enqueue(i, t);
+    size_t to = 0;
+    if (pool.router->reads_prefix_cache()) {
+      for (size_t k = 0; k < pool.replicas.size(); ++k) {
+        pool.cached[k] = pool.replicas[k]->kv().CachedPrefixTokens(i, r);
+      }
+      to = pool.router->PickFor(pool.loads, pool.cached,
+                                r.prompt + r.stage_target);
+    } else {
+      to = pool.router->Pick(pool.loads);
+    }
+    pool.replicas[to]->Enqueue(i, t);
   };
-  // A request's end; a closed loop's client then sends its next request.
-  auto finished = [&](double t) {
+  // A request's end: its session's next turn after the think time, else a
+  // closed loop's client starts its next session.
+  auto finished = [&](int64_t i, double t) {
     ++control.done;
-    if (closed_loop && releasable < n) {
-      reqs[releasable].arrival = t;
-      route(releasable++, t);
+    if (turns > 1 && (i + 1) % turns != 0 && i + 1 < n) {
+      const double at = t + config.sessions.think_seconds;
+      reqs[i + 1].arrival = at;
+      follow_ups.emplace(at, i + 1);
+    } else if (closed_loop && releasable < sessions) {
+      const int64_t first = releasable++ * turns;
+      reqs[first].arrival = t;
+      route(first, t);
     }
   };
   for (size_t p = 0; p < pools.size(); ++p) {
@@ -161,7 +193,17 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
         pool.spec->scheduler ? *pool.spec->scheduler : default_scheduler;
     const size_t replicas = static_cast<size_t>(pool.spec->replicas);
     pool.loads.assign(replicas, 0);
+    pool.cached.assign(replicas, 0);
     pool.inflight.assign(replicas, 0);
+    // Offload tiers: the reload-or-recompute rule needs the pool's cost of
+    // recomputing a prompt (kv_offload.h).
+    ServingLimits limits = pool.spec->limits;
+    if (!limits.offload_tiers.empty() && limits.prefix_caching) {
+      ASSIGN_OR_RETURN(
+          limits.recompute,
+          EstimateRecomputeCost(*pool.spec->cost, limits.max_num_batched_tokens,
+                                limits.max_num_batched_tokens));
+    }
     for (size_t k = 0; k < replicas; ++k) {
       Replica::StageDone done;
       if (split && p == 0) {
@@ -169,15 +211,14 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
           if (reqs[i].generated_target > 1) {
             handoffs.push_back({k, i, t, step});
           } else {
-            finished(t);  // one token: the prefill was all of it
+            finished(i, t);  // one token: the prefill was all of it
           }
         };
       } else {
-        done = [&](int64_t, double t, double) { finished(t); };
+        done = [&](int64_t i, double t, double) { finished(i, t); };
       }
-      pool.replicas.push_back(
-          std::make_unique<Replica>(*pool.spec->cost, pool.spec->limits,
-                                    scheduler, reqs, control, std::move(done)));
+      pool.replicas.push_back(std::make_unique<Replica>(
+          *pool.spec->cost, limits, scheduler, reqs, control, std::move(done)));
     }
   }
 
@@ -224,16 +265,25 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
     landing.emplace(end, d.request, to);
   };
 
-  // Open loop: arrivals in order (non-decreasing); closed loop: the first
-  // `releasable` at 0, then one per finish (routed at that finish).
-  int64_t next_arrival = 0;
+  // Open loop: sessions' first turns in order (non-decreasing); closed
+  // loop: the first `releasable` sessions at 0, then one per session's end
+  // (routed at that end). Later turns: follow_ups.
+  int64_t next_arrival = 0;  // a session's first turn
   if (closed_loop) {
-    for (; next_arrival < releasable; ++next_arrival) route(next_arrival, 0);
+    for (; next_arrival < releasable * turns; next_arrival += turns) {
+      route(next_arrival, 0);
+    }
   }
   constexpr double kNever = std::numeric_limits<double>::infinity();
   while (control.done < n) {
-    const double arrival_at =
+    double arrival_at =
         !closed_loop && next_arrival < n ? reqs[next_arrival].arrival : kNever;
+    // A later turn goes before a first turn at the same time.
+    int64_t arriving = next_arrival;
+    if (!follow_ups.empty() && follow_ups.top().first <= arrival_at) {
+      arrival_at = follow_ups.top().first;
+      arriving = follow_ups.top().second;
+    }
     const double landing_at =
         landing.empty() ? kNever : std::get<0>(landing.top());
     Replica* next = nullptr;
@@ -249,8 +299,12 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
     // Arrivals at a time go before the iterations at it.
     if (arrival_at <= landing_at && arrival_at <= next_at &&
         arrival_at < kNever) {
-      route(next_arrival, arrival_at);
-      ++next_arrival;
+      route(arriving, arrival_at);
+      if (arriving == next_arrival) {
+        next_arrival += turns;
+      } else {
+        follow_ups.pop();
+      }
       continue;
     }
     if (landing_at <= next_at && landing_at < kNever) {
@@ -301,6 +355,8 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
   double last_finish = 0;
   double out_tokens = 0, in_tokens = 0;
   for (const RequestState& r : reqs) {
+    out.prefill_tokens_saved += r.prefix_hit_tokens;
+    out.offload_hit_tokens += r.offload_hit_tokens;
     first_arrival = std::min(first_arrival, r.arrival);
     last_finish = std::max(last_finish, r.finish);
     ttft.push_back(r.first - r.arrival);
@@ -330,6 +386,46 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
     out.kv_usage_mean = kv_token_seconds / capacity / out.duration_seconds;
   }
   if (busy > 0) out.mean_running = running / busy;
+  if (in_tokens > 0) {
+    out.prefix_hit_rate =
+        static_cast<double>(out.prefill_tokens_saved) / in_tokens;
+    out.kv_offload_hit_rate =
+        static_cast<double>(out.offload_hit_tokens) / in_tokens;
+  }
+  // Offload tiers, over every replica that has them.
+  for (const Pool& pool : pools) {
+    for (const auto& rep : pool.replicas) {
+      const KvBlockCache& kv = rep->kv();
+      for (size_t t = 0; t < kv.offload_tiers().size(); ++t) {
+        if (out.kv_tiers.size() <= t) {
+          out.kv_tiers.push_back({kv.offload_tiers()[t].name,
+                                  kv.offload_tiers()[t].capacity_tokens});
+        }
+        SimulationResult::TierUse& u = out.kv_tiers[t];
+        const double cap =
+            static_cast<double>(kv.offload_tiers()[t].capacity_tokens);
+        u.usage_mean +=
+            kv.offload_token_seconds(t) / cap;  // / replicas, / duration below
+        u.usage_peak = std::max(
+            u.usage_peak, static_cast<double>(kv.offload_peak_tokens(t)) / cap);
+      }
+    }
+  }
+  if (!out.kv_tiers.empty()) {
+    int64_t with_tiers = 0;
+    for (const Pool& pool : pools) {
+      if (!pool.replicas.empty() &&
+          !pool.replicas.front()->kv().offload_tiers().empty()) {
+        with_tiers += static_cast<int64_t>(pool.replicas.size());
+      }
+    }
+    for (SimulationResult::TierUse& u : out.kv_tiers) {
+      u.usage_mean = out.duration_seconds > 0
+                         ? u.usage_mean / static_cast<double>(with_tiers) /
+                               out.duration_seconds
+                         : 0;
+    }
+  }
   if (config.timeline_buckets > 0) {
     std::vector<RequestSpan> spans;
     spans.reserve(reqs.size());

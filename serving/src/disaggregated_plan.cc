@@ -135,11 +135,18 @@ void Prepare(const PlanInput& in, Pool* pool) {
   } else {
     sim.prompt = in.traffic.prompt;
     sim.generated = LengthDistribution::Fixed(1);
+    sim.shared_prefix_tokens = in.traffic.shared_prefix_tokens;
   }
   sim.limits = limits;
+  // The prefill pool's prefix cache holds the shared prefix.
+  const int64_t cached =
+      !pool->decode && in.serving.prefix_caching
+          ? CachedSharedPrefixTokens(in.traffic.shared_prefix_tokens,
+                                     sim_prompt, limits.block_size)
+          : 0;
   absl::StatusOr<OfflineThroughput> off =
       MaxThroughput(*pool->cost, limits, kv->max_concurrency, sim_prompt,
-                    sim_gen, pool->devices);
+                    sim_gen, pool->devices, cached);
   if (!off.ok()) {
     pool->why = std::string(off.status().message());
     pool->cost = nullptr;

@@ -76,6 +76,7 @@ absl::Status CheckInput(const PlanInput& in) {
   probe.arrivals.rate = in.traffic.rate;
   probe.prompt = in.traffic.prompt;
   probe.generated = in.traffic.generated;
+  probe.shared_prefix_tokens = in.traffic.shared_prefix_tokens;
   return ValidateSimulationConfig(probe);
 }
 
@@ -122,7 +123,11 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   }
   const ServingLimits limits = LimitsOf(in.serving, *kv);
   absl::StatusOr<OfflineThroughput> off = MaxThroughput(
-      **cost, limits, kv->max_concurrency, prompt, gen, replica_devices);
+      **cost, limits, kv->max_concurrency, prompt, gen, replica_devices,
+      in.serving.prefix_caching
+          ? CachedSharedPrefixTokens(in.traffic.shared_prefix_tokens, prompt,
+                                     limits.block_size)
+          : 0);
   if (!off.ok()) {
     d.why = std::string(off.status().message());
     return d;
@@ -134,6 +139,7 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   sim.limits = limits;
   sim.prompt = in.traffic.prompt;
   sim.generated = in.traffic.generated;
+  sim.shared_prefix_tokens = in.traffic.shared_prefix_tokens;
   // Long enough to reach steady state, whatever was asked (slo_search.h).
   sim.requests = SteadyStateRequests(in.requests, kv->max_concurrency);
   sim.seed = in.seed;

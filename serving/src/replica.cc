@@ -18,7 +18,8 @@ Replica::Replica(const StepCost& cost, const ServingLimits& limits,
       reqs_(requests),
       control_(control),
       on_stage_done_(std::move(on_stage_done)),
-      kv_(limits.kv_capacity_tokens, limits.block_size),
+      kv_(limits.kv_capacity_tokens, limits.block_size, control.content,
+          limits.prefix_caching, limits.offload_tiers, limits.recompute),
       running_(static_cast<size_t>(limits.pipeline_stages)),
       batches_(static_cast<size_t>(limits.pipeline_stages)),
       done_at_(static_cast<size_t>(limits.pipeline_stages), -1),
@@ -74,6 +75,7 @@ void Replica::Retire(size_t k) {
     } else {
       r.prefilled += m.tokens;
       outstanding_ -= m.tokens;
+      kv_.Register(m.request, r, r.prefilled, t);
       if (r.prefilled == r.prompt) {
         r.generated = 1;
         r.first = r.last_token = t;
@@ -83,7 +85,10 @@ void Replica::Retire(size_t k) {
     if (r.generated == r.stage_target && r.finish < 0 &&
         r.prefilled == r.prompt) {
       r.finish = t;
-      kv_.Free(r.reserve, t);
+      // Every token's KV but the last one's is written: a later turn's
+      // prompt finds the answer too.
+      kv_.Register(m.request, r, r.prompt + r.generated - 1, t);
+      kv_.Release(m.request, r, t);
       --running_total_;
       any_finished = true;
       on_stage_done_(m.request, t, step_seconds_[k]);
@@ -130,7 +135,10 @@ absl::Status Replica::Iterate() {
     any_free = true;
     SchedulerView view{reqs_,          running_[k], waiting_, head_,
                        running_total_, kv_,         now_};
+    const int64_t hits_before = kv_.hit_tokens();
     scheduler_.Schedule(sched, view, batches_[k]);
+    // Cached prompt tokens are not computed.
+    outstanding_ -= kv_.hit_tokens() - hits_before;
     if (!batches_[k].empty()) launched = k;
   }
   if (launched == slots) {
@@ -159,6 +167,12 @@ absl::Status Replica::Iterate() {
   ++stats_.steps;
   const Batch& batch = batches_[launched];
   ASSIGN_OR_RETURN(StepTime t, cost_.Time(batch.sequences));
+  // Blocks reloaded from an offload tier arrive before the step computes
+  // past them (kv_offload.h).
+  if (const double reload = kv_.TakeReloadSeconds(); reload > 0) {
+    t.seconds += reload;
+    if (t.interval_seconds > 0) t.interval_seconds += reload;
+  }
   if (!(t.seconds > 0) || !std::isfinite(t.seconds) ||
       !std::isfinite(t.interval_seconds)) {
     return absl::InternalError(absl::StrCat("simulation: step time ", t.seconds,

@@ -40,8 +40,8 @@ void Admit(const SchedulerLimits& limits, SchedulerView& v, Batch& batch,
          v.running_total < limits.max_num_seqs) {
     const int64_t i = v.waiting[v.head];
     RequestState& r = v.requests[i];
-    if (!v.kv.CanAllocate(r.reserve)) break;  // FIFO
-    v.kv.Allocate(r.reserve, v.now);
+    // FIFO; a cached prefix is taken here (r.prefilled moves past it).
+    if (!v.kv.TryAdmit(i, r, v.now)) break;
     if (r.admitted < 0) r.admitted = v.now;
     v.running.push_back(i);
     ++v.running_total;

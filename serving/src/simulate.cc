@@ -65,6 +65,41 @@ absl::Status CheckLengths(const LengthDistribution& d,
   return absl::OkStatus();
 }
 
+// A trace's own lengths and content line up with its arrivals.
+absl::Status CheckTraceRequests(const Arrivals& a) {
+  const size_t n = a.times.size();
+  if (!a.prompt_tokens.empty() || !a.generated_tokens.empty()) {
+    if (a.prompt_tokens.size() != n || a.generated_tokens.size() != n) {
+      return Bad("traffic.trace",
+                 "one prompt and one generated length per "
+                 "arrival",
+                 absl::StrCat(a.prompt_tokens.size(), " prompt and ",
+                              a.generated_tokens.size(),
+                              " generated lengths for ", n, " arrivals"));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      for (const auto& [v, what] :
+           {std::pair{a.prompt_tokens[i], "prompt_tokens"},
+            std::pair{a.generated_tokens[i], "generated_tokens"}}) {
+        if (v < 1 || v > kMaxTokens) {
+          return Bad(absl::StrCat("traffic.trace.", what, "[", i, "]"),
+                     "in [1, 10000000]", absl::StrCat(v));
+        }
+      }
+    }
+  }
+  const PromptContent& c = a.content;
+  if (!c.empty() && (c.requests() != n || c.begin.front() != 0 ||
+                     c.begin.back() != static_cast<int64_t>(c.chains.size()) ||
+                     !std::is_sorted(c.begin.begin(), c.begin.end()))) {
+    return Bad("traffic.trace.block_hashes",
+               "one chain of block hashes per "
+               "arrival",
+               absl::StrCat(c.requests(), " chains for ", n, " arrivals"));
+  }
+  return absl::OkStatus();
+}
+
 using internal::Rng;
 
 int64_t Draw(const LengthDistribution& d, const std::vector<double>& cdf,
@@ -169,6 +204,96 @@ int64_t SimulatedRequests(const SimulationConfig& c) {
              : c.requests;
 }
 
+namespace {
+
+double MeanOf(const std::vector<int64_t>& v) {
+  double s = 0;
+  for (int64_t x : v) s += static_cast<double>(x);
+  return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+bool TraceLengths(const SimulationConfig& c) {
+  return c.arrivals.kind == Arrivals::Kind::kTrace &&
+         !c.arrivals.prompt_tokens.empty();
+}
+
+absl::Status CheckSessions(const SimulationConfig& c) {
+  const Sessions& s = c.sessions;
+  if (s.turns < 1 || s.turns > kMaxTurns) {
+    return Bad("traffic.sessions.turns", "in [1, 1000]", absl::StrCat(s.turns));
+  }
+  if (!(s.think_seconds >= 0 && s.think_seconds <= kMaxThinkSeconds)) {
+    return Bad("traffic.sessions.think_time_seconds", "in [0, 86400] s",
+               absl::StrCat(s.think_seconds));
+  }
+  if (s.turns == 1) return absl::OkStatus();
+  if (c.arrivals.kind == Arrivals::Kind::kTrace) {
+    return Bad("traffic.sessions.turns",
+               "1 with a trace (its requests are their own turns)",
+               absl::StrCat(s.turns));
+  }
+  // The last turn holds the whole conversation.
+  const double last = static_cast<double>(s.turns) *
+                      static_cast<double>(c.prompt.Max() + c.generated.Max());
+  if (last > static_cast<double>(kMaxTokens)) {
+    return Bad("traffic.sessions.turns",
+               absl::StrCat("at most ", kMaxTokens,
+                            " tokens in the last turn's prompt (turns x "
+                            "(longest prompt + longest generated))"),
+               absl::StrCat(s.turns, " (", last, " tokens)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+double MeanPromptTokens(const SimulationConfig& c) {
+  if (TraceLengths(c)) return MeanOf(c.arrivals.prompt_tokens);
+  // Turn k's prompt: k earlier turns' prompts and outputs, and its own.
+  const double turns_before = static_cast<double>(c.sessions.turns - 1) / 2;
+  return c.prompt.Mean() +
+         turns_before * (c.prompt.Mean() + c.generated.Mean());
+}
+
+int64_t MaxPromptTokens(const SimulationConfig& c) {
+  if (TraceLengths(c)) {
+    return *std::max_element(c.arrivals.prompt_tokens.begin(),
+                             c.arrivals.prompt_tokens.end());
+  }
+  return c.sessions.turns * c.prompt.Max() +
+         (c.sessions.turns - 1) * c.generated.Max();
+}
+
+int64_t MaxGeneratedTokens(const SimulationConfig& c) {
+  if (TraceLengths(c)) {
+    return *std::max_element(c.arrivals.generated_tokens.begin(),
+                             c.arrivals.generated_tokens.end());
+  }
+  return c.generated.Max();
+}
+
+double PromptContentBytes(const SimulationConfig& c) {
+  // A chain hash or an index: 8 bytes each.
+  const PromptContent& t = c.arrivals.content;
+  double hashes = static_cast<double>(t.chains.size() + t.begin.size());
+  const double n = static_cast<double>(SimulatedRequests(c));
+  if (c.sessions.turns > 1) {
+    // One hash per block of every turn's conversation so far, and an index.
+    hashes +=
+        n *
+        ((MeanPromptTokens(c) + MeanGeneratedTokens(c)) /
+             static_cast<double>(std::max<int64_t>(1, c.limits.block_size)) +
+         1);
+  } else if (c.shared_prefix_tokens > 0) {
+    hashes += 2 * n;  // one unit and an index a request
+  }
+  return 8 * hashes;
+}
+double MeanGeneratedTokens(const SimulationConfig& c) {
+  return TraceLengths(c) ? MeanOf(c.arrivals.generated_tokens)
+                         : c.generated.Mean();
+}
+
 double SequenceStepsPerRequest(double mean_prompt, double mean_generated,
                                int64_t max_num_batched_tokens) {
   const double chunks =
@@ -206,6 +331,7 @@ absl::Status ValidateSimulationConfig(const SimulationConfig& c) {
                      "finite, >= 0 and non-decreasing", absl::StrCat(a.times[i]));
         }
       }
+      RETURN_IF_ERROR(CheckTraceRequests(a));
       break;
   }
   if (a.kind != Arrivals::Kind::kTrace &&
@@ -213,8 +339,18 @@ absl::Status ValidateSimulationConfig(const SimulationConfig& c) {
     return Bad("simulation.requests", "in [1, 1000000]",
                absl::StrCat(c.requests));
   }
+  if (c.shared_prefix_tokens < 0 || c.shared_prefix_tokens > kMaxTokens) {
+    return Bad("traffic.shared_prefix_tokens", "in [0, 10000000]",
+               absl::StrCat(c.shared_prefix_tokens));
+  }
+  if (c.shared_prefix_tokens > 0 && !a.content.empty()) {
+    return Bad("traffic.shared_prefix_tokens",
+               "0 with a trace that names its own prompt content",
+               absl::StrCat(c.shared_prefix_tokens));
+  }
   RETURN_IF_ERROR(CheckLengths(c.prompt, "traffic.prompt_tokens"));
   RETURN_IF_ERROR(CheckLengths(c.generated, "traffic.generated_tokens"));
+  RETURN_IF_ERROR(CheckSessions(c));
   if (c.timeline_buckets < 0 || c.timeline_buckets > kMaxTimelineBuckets) {
     return Bad("simulation.timeline_buckets",
                absl::StrCat("in [0, ", kMaxTimelineBuckets, "]"),
@@ -274,15 +410,31 @@ std::vector<RequestState> DrawRequests(const SimulationConfig& config) {
   const std::vector<double> prompt_cdf = Cdf(config.prompt);
   const std::vector<double> gen_cdf = Cdf(config.generated);
   std::vector<RequestState> reqs(static_cast<size_t>(n));
-  for (RequestState& r : reqs) {
-    r.prompt = Draw(config.prompt, prompt_cdf, rng);
-    r.generated_target = Draw(config.generated, gen_cdf, rng);
+  if (TraceLengths(config)) {
+    for (int64_t i = 0; i < n; ++i) {
+      reqs[i].prompt = arrivals.prompt_tokens[i];
+      reqs[i].generated_target = arrivals.generated_tokens[i];
+    }
+  } else {
+    const int64_t turns = config.sessions.turns;
+    for (int64_t i = 0; i < n; ++i) {
+      RequestState& r = reqs[i];
+      r.prompt = Draw(config.prompt, prompt_cdf, rng);
+      r.generated_target = Draw(config.generated, gen_cdf, rng);
+      // A later turn's prompt carries the conversation before its own.
+      if (i % turns != 0) {
+        r.prompt += reqs[i - 1].prompt + reqs[i - 1].generated_target;
+      }
+    }
   }
   switch (arrivals.kind) {
     case Arrivals::Kind::kPoisson: {
+      // Sessions start at the rate (a session's later turns arrive after
+      // the turn before them: the deployment sets them).
       double t = 0;
-      for (RequestState& r : reqs) {
-        r.arrival = t;
+      const auto turns = static_cast<size_t>(config.sessions.turns);
+      for (size_t i = 0; i < reqs.size(); i += turns) {
+        reqs[i].arrival = t;
         t += -std::log(1 - rng.Uniform01()) / arrivals.rate;
       }
       break;
@@ -297,6 +449,49 @@ std::vector<RequestState> DrawRequests(const SimulationConfig& config) {
       break;
   }
   return reqs;
+}
+
+PromptContent SessionContent(const SimulationConfig& config,
+                             const std::vector<RequestState>& reqs) {
+  PromptContent c;
+  const int64_t turns = config.sessions.turns;
+  if (turns <= 1) return c;
+  // One unit a KV block; a session's units name its tokens in order, so
+  // every turn's chain is a prefix of the next one's. The shared prefix's
+  // units are every session's.
+  constexpr uint64_t kSystemPrompt = 0x53595354454D5052ull;
+  const int64_t unit = config.limits.block_size;
+  const int64_t shared_units = config.shared_prefix_tokens / unit;
+  c.unit_tokens = unit;
+  c.begin.reserve(reqs.size() + 1);
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    const auto session = static_cast<uint64_t>(i / static_cast<size_t>(turns));
+    const RequestState& r = reqs[i];
+    c.StartRequest();
+    uint64_t chain = 0;
+    // The whole sequence: its generated tokens are the next turn's prompt.
+    const int64_t units = (r.prompt + r.generated_target) / unit;
+    for (int64_t j = 0; j < units; ++j) {
+      const auto u = static_cast<uint64_t>(j);
+      chain = j < shared_units ? ChainHash(chain, kSystemPrompt ^ u)
+                               : ChainHash(chain, ChainHash(session + 1, u));
+      c.Append(chain);
+    }
+  }
+  return c;
+}
+
+PromptContent SharedPrefix(const SimulationConfig& config) {
+  PromptContent c;
+  if (config.shared_prefix_tokens <= 0) return c;
+  // One unit of N tokens, the same for every request.
+  constexpr uint64_t kSystemPrompt = 0x53595354454D5052ull;
+  c.unit_tokens = config.shared_prefix_tokens;
+  const int64_t n = SimulatedRequests(config);
+  c.chains.assign(static_cast<size_t>(n), ChainHash(0, kSystemPrompt));
+  c.begin.resize(static_cast<size_t>(n) + 1);
+  for (int64_t i = 0; i <= n; ++i) c.begin[i] = i;
+  return c;
 }
 
 }  // namespace internal
@@ -320,10 +515,17 @@ SimulationConfig RankConfig(const SimulationConfig& config) {
     case Arrivals::Kind::kTrace:
       // Round robin: rank 0 takes arrivals 0, e, 2e, ...
       a.times.clear();
+      a.prompt_tokens.clear();
+      a.generated_tokens.clear();
       for (size_t i = 0; i < config.arrivals.times.size();
            i += static_cast<size_t>(e)) {
         a.times.push_back(config.arrivals.times[i]);
+        if (!config.arrivals.prompt_tokens.empty()) {
+          a.prompt_tokens.push_back(config.arrivals.prompt_tokens[i]);
+          a.generated_tokens.push_back(config.arrivals.generated_tokens[i]);
+        }
       }
+      a.content = config.arrivals.content.Every(static_cast<size_t>(e));
       break;
   }
   return rank;

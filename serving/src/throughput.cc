@@ -17,21 +17,30 @@ namespace {
 // (P - r) / 2, whose r ((P - r)/2 + (r + 1)/2) = r (P + 1) / 2 pairs are the
 // fraction r / P of a whole prompt's P (P + 1) / 2. So the step scores the
 // average c (P + 1) / 2 causal pairs, whether prompts arrive whole or chunked.
-void AddPrefill(int64_t c, int64_t prompt, std::vector<SequenceInStep>* step) {
-  for (int64_t k = 0; k < c / prompt; ++k) step->push_back({0, prompt});
-  if (const int64_t r = c % prompt; r > 0) {
-    step->push_back({(prompt - r) / 2, r});
+// A cached prefix of h tokens: each prompt computes q = P - h tokens after
+// context h, so the same holds with q for P, every context shifted by h.
+void AddPrefill(int64_t c, int64_t prompt, int64_t cached,
+                std::vector<SequenceInStep>* step) {
+  const int64_t q = prompt - cached;
+  for (int64_t k = 0; k < c / q; ++k) step->push_back({cached, q});
+  if (const int64_t r = c % q; r > 0) {
+    step->push_back({cached + (q - r) / 2, r});
   }
 }
 
 }  // namespace
 
-absl::StatusOr<OfflineThroughput> MaxThroughput(const StepCost& cost,
-                                                const ServingLimits& limits,
-                                                int64_t max_concurrency,
-                                                int64_t prompt_tokens,
-                                                int64_t generated_tokens,
-                                                int64_t devices) {
+int64_t CachedSharedPrefixTokens(int64_t shared_prefix_tokens,
+                                 int64_t prompt_tokens, int64_t block_size) {
+  const int64_t shared = std::min(shared_prefix_tokens, prompt_tokens - 1);
+  if (shared <= 0 || block_size < 1) return 0;
+  return shared / block_size * block_size;
+}
+
+absl::StatusOr<OfflineThroughput> MaxThroughput(
+    const StepCost& cost, const ServingLimits& limits, int64_t max_concurrency,
+    int64_t prompt_tokens, int64_t generated_tokens, int64_t devices,
+    int64_t cached_prompt_tokens) {
   if (prompt_tokens < 1 || generated_tokens < 1 || max_concurrency < 1 ||
       devices < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -40,7 +49,13 @@ absl::StatusOr<OfflineThroughput> MaxThroughput(const StepCost& cost,
         prompt_tokens, ", ", generated_tokens, ", ", max_concurrency, ", ",
         devices));
   }
-  const double p = static_cast<double>(prompt_tokens);
+  if (cached_prompt_tokens < 0 || cached_prompt_tokens >= prompt_tokens) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "throughput: cached_prompt_tokens must be in [0, prompt_tokens); got ",
+        cached_prompt_tokens, " of ", prompt_tokens));
+  }
+  // Computed prompt tokens per request (the cached prefix is not).
+  const double p = static_cast<double>(prompt_tokens - cached_prompt_tokens);
   const double g1 = static_cast<double>(generated_tokens - 1);
   const double budget = static_cast<double>(limits.max_num_batched_tokens);
   OfflineThroughput out;
@@ -56,7 +71,7 @@ absl::StatusOr<OfflineThroughput> MaxThroughput(const StepCost& cost,
   if (generated_tokens == 1) {
     out.prefill_tokens =
         static_cast<int64_t>(std::min(budget, per_batch * p));
-    AddPrefill(out.prefill_tokens, prompt_tokens, &step);
+    AddPrefill(out.prefill_tokens, prompt_tokens, cached_prompt_tokens, &step);
   } else {
     const double by_budget = budget * g1 / (p + g1);
     double d = per_batch;
@@ -71,7 +86,7 @@ absl::StatusOr<OfflineThroughput> MaxThroughput(const StepCost& cost,
     const int64_t context =
         prompt_tokens + (generated_tokens - 1) / 2;
     step.assign(out.decode_sequences, SequenceInStep{context, 1});
-    AddPrefill(out.prefill_tokens, prompt_tokens, &step);
+    AddPrefill(out.prefill_tokens, prompt_tokens, cached_prompt_tokens, &step);
   }
   ASSIGN_OR_RETURN(StepTime t, cost.Time(step));
   if (!(t.seconds > 0)) {

@@ -290,6 +290,31 @@ absl::StatusOr<std::vector<TraceRequest>> ReadTrace(std::istream& in,
   return r;
 }
 
+Arrivals TraceArrivals(const std::vector<TraceRequest>& trace,
+                       int64_t block_tokens) {
+  Arrivals a;
+  a.kind = Arrivals::Kind::kTrace;
+  const bool lengths = !trace.empty() && trace.front().prompt_tokens > 0;
+  bool hashes = false;
+  for (const TraceRequest& r : trace) hashes |= !r.block_hashes.empty();
+  if (hashes) a.content.unit_tokens = block_tokens;
+  for (const TraceRequest& r : trace) {
+    a.times.push_back(r.arrival_seconds);
+    if (lengths) {
+      a.prompt_tokens.push_back(r.prompt_tokens);
+      a.generated_tokens.push_back(r.generated_tokens);
+    }
+    if (!hashes) continue;
+    a.content.StartRequest();
+    uint64_t prefix = 0;
+    for (uint64_t id : r.block_hashes) {
+      prefix = ChainHash(prefix, id);
+      a.content.Append(prefix);
+    }
+  }
+  return a;
+}
+
 IdealReuse IdealPrefixReuse(const std::vector<TraceRequest>& trace,
                             int64_t block_tokens) {
   // A block's prefix chain is identified by its parent chain's id and its

@@ -1,6 +1,7 @@
 // The Simulate view: one replica's online serving simulation (Simulate):
 // model, hardware, formats, parallelism, arrivals (Poisson rate or a closed
-// loop of clients), prompt and generated lengths. The latency percentiles,
+// loop of clients), prompt and generated lengths, prefix reuse (a shared
+// system prompt, multi-turn sessions, prefix caching on or off). The latency percentiles,
 // the run's totals, and over time (the response's timeline, at most 200
 // buckets): latencies of the requests arriving in each bucket, the queue
 // and running sequences, and KV-cache use.
@@ -14,6 +15,7 @@ import { tokenLengths, formatSet } from './plan.js';
 const DEFAULTS = {
   model: 'llama-3-8b', hardware: 'nvidia-h100-sxm-80gb', formats: '', tp: '', arrivals: 'rate', load: '10',
   prompt: '1024', gen: '256', requests: '', seed: '', framework: '',
+  sharedPrefix: '', turns: '', think: '', prefixCaching: 'on', kvOffload: 'off',
 };
 const FRAMEWORKS = ['vllm', 'vllm-rocm', 'tensorrt-llm', 'flashinfer', 'aiter-ck', 'gaudi-sw', 'llama.cpp-cuda', 'llama.cpp-metal'];
 const FIELDS = [
@@ -27,6 +29,11 @@ const FIELDS = [
   { key: 'requests', paths: ['requests', 'simulation'] },
   { key: 'seed', paths: ['seed'] },
   { key: 'framework', paths: ['calibration'] },
+  { key: 'sharedPrefix', paths: ['traffic.shared_prefix_tokens'] },
+  { key: 'turns', paths: ['traffic.sessions', 'traffic.sessions.turns'] },
+  { key: 'think', paths: ['traffic.sessions.think_time_seconds'] },
+  { key: 'prefixCaching', paths: ['serving.prefix_caching'] },
+  { key: 'kvOffload', paths: ['serving.kv_offload'] },
 ];
 const LATENCIES = [['ttft', 'TTFT'], ['tpot', 'TPOT'], ['itl', 'inter-token'], ['e2e', 'end-to-end'], ['queue', 'queue wait']];
 
@@ -61,6 +68,20 @@ const TEMPLATE = `
   <div class="field-error" data-for="requests"></div>
   <div class="field-error" data-for="seed"></div>
   <div class="field-error" data-for="framework"></div>
+  <div class="row">
+    <label>Shared prefix <input name="sharedPrefix" type="number" placeholder="0" title="every prompt starts with the same N tokens (a system prompt)"></label>
+    <label>Turns <input name="turns" type="number" placeholder="1" title="multi-turn sessions: each turn's prompt is the conversation so far plus the prompt's new tokens; the rate starts sessions"></label>
+    <label>Think (s) <input name="think" placeholder="0" title="seconds between a turn's end and the next turn"></label>
+  </div>
+  <div class="row2">
+    <label>Prefix caching <select name="prefixCaching" title="automatic prefix caching of full prompt blocks (vLLM V1's default)"><option value="on">on</option><option value="off">off</option></select></label>
+    <label>KV offload <select name="kvOffload" title="where evicted cached blocks go: the part's host-link tiers, or flash too"><option value="off">off</option><option value="host">host</option><option value="all">all</option></select></label>
+  </div>
+  <div class="field-error" data-for="sharedPrefix"></div>
+  <div class="field-error" data-for="turns"></div>
+  <div class="field-error" data-for="think"></div>
+  <div class="field-error" data-for="prefixCaching"></div>
+  <div class="field-error" data-for="kvOffload"></div>
   <datalist id="simulate-frameworks">${FRAMEWORKS.map((f) => `<option value="${f}">`).join('')}</datalist>
   <div class="general-error" data-for=""></div>
   <div class="buttons">
@@ -133,6 +154,13 @@ export class SimulateView extends FormView {
     if (s.requests) req.requests = s.requests;
     if (s.seed) req.seed = s.seed;
     if (s.framework) req.calibration = { framework: s.framework };
+    if (s.sharedPrefix) traffic.sharedPrefixTokens = s.sharedPrefix;
+    if (s.turns || s.think) traffic.sessions = { turns: s.turns || '1', thinkTimeSeconds: s.think || '0' };
+    if (s.prefixCaching === 'off' || s.kvOffload !== 'off') {
+      req.serving = {};
+      if (s.prefixCaching === 'off') req.serving.prefixCaching = false;
+      if (s.kvOffload !== 'off') req.serving.kvOffload = s.kvOffload;
+    }
     return req;
   }
 
@@ -156,6 +184,11 @@ export class SimulateView extends FormView {
       ['max-waiting', 'longest queue', r.maxWaiting, (v) => v],
       ['kv-capacity', 'KV capacity (tokens)', r.kvCapacityTokens, (v) => si(Number(v))],
       ['max-concurrency', 'max concurrency', r.maxConcurrency, (v) => v],
+      ['prefix-hit-rate', 'prefix cache hits', r.prefixHitRate ?? 0, (v) => `${fixed(v * 100, 1)} % of prompt tokens`],
+      ['prefill-saved', 'prefill tokens saved', r.prefillTokensSaved ?? '0', (v) => si(Number(v))],
+      ['offload-hit-rate', 'reloaded from offload', r.kvOffloadHitRate ?? 0, (v) => `${fixed(v * 100, 1)} % of prompt tokens`],
+      ...(r.kvTiers || []).map((t, k) => [`tier-${k}`, `${t.name} (mean / peak)`, t.usageMean ?? 0,
+        () => `${fixed((t.usageMean ?? 0) * 100, 1)} % / ${fixed((t.usagePeak ?? 0) * 100, 1)} %`]),
     ];
     this.root.querySelector('[data-role=summary]').innerHTML = metrics.map(([id, k, v, f]) =>
       `<div class="metric" data-metric="${id}" data-value="${v ?? ''}"><div class="k">${k}</div><div class="v">${v === undefined ? '–' : f(v)}</div></div>`).join('');

@@ -140,6 +140,161 @@ TEST(SimulateCli, TraceFileSetsTheArrivals) {
   std::remove(path);
 }
 
+// The Mooncake excerpt (tests/fixtures/traces/README.md): lengths and
+// prompt blocks from the file, prefix caching on by default, the same
+// answer over gRPC, and a malformed line named by file, line and field.
+TEST(SimulateCli, MooncakeTraceWithPrefixCaching) {
+  const std::string trace = std::string(RIDGELINE_TEST_TRACE_DIR) +
+                            "/mooncake-conversation-head.jsonl";
+  const std::vector<std::string> args = {"simulate",
+                                         "--model",
+                                         "llama-3.1-8b",
+                                         "--hardware",
+                                         "nvidia-h100-sxm-80gb",
+                                         "--formats",
+                                         "fp8",
+                                         "--trace",
+                                         trace,
+                                         "--trace-format",
+                                         "mooncake",
+                                         "--format",
+                                         "csv"};
+  CliRun r = RunCliBinary(InProcess(args));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto rows = ParseCsv(r.out);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["requests"], "6");
+  // Block 0 (512 tokens) is every prompt's: r1 is admitted with r0 in the
+  // first step, before anything is cached, the other four hit it
+  // (serving's PrefixCache test traces it): 2,048 of 31,281 tokens.
+  EXPECT_EQ(rows[0]["prefill_tokens_saved"], "2048");
+  EXPECT_NEAR(Num(rows[0], "prefix_hit_rate"), 2048.0 / 31281, 1e-9);
+  std::vector<std::string> off = args;
+  off.insert(off.end(), {"--prefix-caching", "off"});
+  CliRun o = RunCliBinary(InProcess(off));
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(ParseCsv(o.out)[0]["prefill_tokens_saved"], "0");
+  // Recomputing the prefixes costs time to first token.
+  EXPECT_GT(Num(ParseCsv(o.out)[0], "ttft_mean_ms"),
+            Num(rows[0], "ttft_mean_ms"));
+
+  ServerProcess server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  ASSERT_TRUE(WaitServing(server.Channel(), std::chrono::seconds(20)));
+  std::vector<std::string> remote = args;
+  remote.insert(remote.end(), {"--server", server.address()});
+  CliRun g = RunCliBinary(remote);
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  EXPECT_EQ(g.out, r.out);
+
+  // The trace gives the lengths: --prompt is refused, as is a bad format.
+  std::vector<std::string> both = args;
+  both.insert(both.end(), {"--prompt", "100"});
+  CliRun b = RunCliBinary(InProcess(both));
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_THAT(b.err, HasSubstr("the mooncake trace gives each request's"));
+  std::vector<std::string> bad_format = args;
+  bad_format[10] = "vidur";
+  b = RunCliBinary(InProcess(bad_format));
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_THAT(b.err, HasSubstr("--trace-format: must be mooncake, azure or "
+                               "times; got 'vidur'"));
+  char path[] = "/tmp/ridgeline-mooncake-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  {
+    std::ofstream f(path);
+    f << "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 2, "
+         "\"hash_ids\": [1, 2]}\n"
+         "{\"timestamp\": 5, \"input_length\": 0, \"output_length\": 2}\n";
+  }
+  std::vector<std::string> bad = args;
+  bad[8] = path;
+  b = RunCliBinary(InProcess(bad));
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_THAT(b.err, HasSubstr(std::string(path) + ":2: input_length"));
+  std::remove(path);
+}
+
+// --shared-prefix: a system prompt every request shares.
+TEST(SimulateCli, SharedPrefixIsServedFromTheCache) {
+  CliRun r = RunCliBinary(InProcess(
+      SimArgs({"--rate", "2", "--shared-prefix", "512", "--format", "csv"})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto rows = ParseCsv(r.out);
+  ASSERT_EQ(rows.size(), 1u);
+  // 200 prompts of 1,024 tokens; at 2 req/s each arrives after the one
+  // before has prefilled, so every one but the first finds the 512 / 16 =
+  // 32 shared blocks: 199 x 512 of 204,800 tokens.
+  EXPECT_EQ(rows[0]["prefill_tokens_saved"], "101888");
+  EXPECT_NEAR(Num(rows[0], "prefix_hit_rate"), 101888.0 / 204800, 1e-9);
+  r = RunCliBinary(
+      InProcess(SimArgs({"--rate", "2", "--shared-prefix", "-1"})));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--shared-prefix"));
+}
+
+TEST(SimulateCli, MultiTurnSessionsFindTheirHistory) {
+  CliRun r = RunCliBinary(
+      InProcess(SimArgs({"--rate", "0.5", "--turns", "4", "--think-time", "5",
+                         "--format", "csv"})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto rows = ParseCsv(r.out);
+  ASSERT_EQ(rows.size(), 1u);
+  // 200 turns: 50 sessions of 4. Turn k's prompt is 1024 + k x (1024 +
+  // 128): 1024, 2176, 3328, 4480 (11,008 a session). Turn k > 0 finds the
+  // KV the turn before wrote (its prompt + 127 generated tokens) in whole
+  // 16-token blocks: 1151 -> 1136, 2303 -> 2288, 3455 -> 3440, 6864 a
+  // session (one replica, room for all of it: nothing is evicted).
+  EXPECT_EQ(rows[0]["prefill_tokens_saved"], "343200");  // 50 x 6864
+  EXPECT_NEAR(Num(rows[0], "prefix_hit_rate"), 6864.0 / 11008, 1e-9);
+  r = RunCliBinary(InProcess(SimArgs({"--rate", "1", "--think-time", "3"})));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--think-time goes with --turns"));
+  r = RunCliBinary(InProcess(SimArgs({"--rate", "1", "--turns", "0"})));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--turns"));
+}
+
+// KV offload to the part's host DRAM (the nvidia plugin's "host DRAM over
+// PCIe 5.0 x16" tier): conversations whose 30 s think times outlast a small
+// KV cache (memory fraction 0.13: 42 k tokens) lose their history in device
+// memory, and find all of it in host memory.
+TEST(SimulateCli, KvOffloadToHostFindsWhatTheDeviceEvicted) {
+  auto run = [](const char* offload) {
+    CliRun r = RunCliBinary(
+        InProcess(SimArgs({"--rate", "2", "--turns", "4", "--think-time", "30",
+                           "--requests", "800", "--memory-fraction", "0.13",
+                           "--kv-offload", offload, "--format", "csv"})));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    auto rows = ParseCsv(r.out);
+    EXPECT_EQ(rows.size(), 1u);
+    return rows.empty() ? std::map<std::string, std::string>{} : rows[0];
+  };
+  const auto off = run("off");
+  const auto host = run("host");
+  ASSERT_FALSE(off.empty() || host.empty());
+  // 200 sessions of 4 turns; 1024 + k x 1152 prompt tokens; host memory
+  // (2^38 B / 65,536 B a token = 4.19 M tokens) holds every session (4,608
+  // tokens each), and a token reloads in 65,536 / 64e9 = 1.0 us against
+  // about 8 us to recompute it (2 x 8e9 flops / 1979 TFLOP/s fp8): every
+  // turn finds its whole history, 6864 of a session's 11,008 prompt tokens
+  // (MultiTurnSessionsFindTheirHistory).
+  EXPECT_NEAR(Num(host, "prefix_hit_rate"), 6864.0 / 11008, 1e-9);
+  EXPECT_GT(Num(host, "kv_offload_hit_rate"),
+            0.9 * Num(host, "prefix_hit_rate"));
+  EXPECT_LT(Num(off, "prefix_hit_rate"), 0.1);
+  EXPECT_EQ(Num(off, "kv_offload_hit_rate"), 0);
+  EXPECT_LT(Num(host, "ttft_p50_ms"), Num(off, "ttft_p50_ms"));
+  CliRun bad =
+      RunCliBinary(InProcess(SimArgs({"--rate", "1", "--kv-offload", "disk"})));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("serving.kv_offload: must be off, host or "
+                                 "all; got \"disk\""));
+  EXPECT_THAT(bad.err, HasSubstr("--kv-offload"));
+}
+
 TEST(SimulateCli, JsonIsOneObjectPerRun) {
   CliRun r = RunCliBinary(
       InProcess(SimArgs({"--rate", "1,4", "--format", "json"})));
@@ -333,8 +488,9 @@ TEST(SimulateCli, DeploymentErrorsNameTheFieldAndFlag) {
   EXPECT_THAT(r.err, HasSubstr("(flag --replicas)"));
   r = RunCliBinary(InProcess(SimArgs({"--rate", "4", "--router", "fastest"})));
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("router: must be round-robin, least-loaded or "
-                               "power-of-two; got \"fastest\""));
+  EXPECT_THAT(r.err, HasSubstr("router: must be round-robin, least-loaded, "
+                               "power-of-two or prefix-affinity; got "
+                               "\"fastest\""));
   EXPECT_THAT(r.err, HasSubstr("(flag --router)"));
   r = RunCliBinary(InProcess({"simulate", "--model", "llama-3.1-8b", "--prompt",
                               "1024", "--gen", "32", "--rate", "1",

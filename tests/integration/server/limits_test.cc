@@ -207,6 +207,32 @@ TEST_F(LimitsTest, ExpensiveRequestsAreRefusedBeforeTheWork) {
   EXPECT_LT(after.rss_bytes - before.rss_bytes, 32 * kMiB);
 }
 
+// A trace whose longest request costs more than one Analyze may (issue 23):
+// (1,000,000 + 16) tokens x 32 layers = 3.2e7 token-layers at least,
+// past a limit of 1e7.
+TEST_F(LimitsTest, ATraceOverTheRequestCostIsRefused) {
+  Start({"--max-request-cost=1e7"});
+  v1::SimulateRequest sim;
+  sim.mutable_model()->set_catalog_id("llama-3.1-8b");
+  sim.mutable_hardware()->set_platform_id("nvidia-h100-sxm-80gb");
+  v1::ArrivalTrace* trace = sim.mutable_traffic()->mutable_trace();
+  for (int i = 0; i < 3; ++i) {
+    trace->add_arrival_seconds(i);
+    trace->add_prompt_tokens(i == 1 ? 1'000'000 : 512);
+    trace->add_generated_tokens(16);
+  }
+  grpc::ClientContext ctx;
+  v1::SimulateResponse resp;
+  grpc::Status s = stub_->Simulate(&ctx, sim, &resp);
+  EXPECT_EQ(s.error_code(), StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(s.error_message(), HasSubstr("prompt 1000000"));
+  EXPECT_THAT(s.error_message(), HasSubstr("--max-request-cost"));
+  // The same trace without its long request runs.
+  trace->set_prompt_tokens(1, 512);
+  grpc::ClientContext ok_ctx;
+  EXPECT_TRUE(stub_->Simulate(&ok_ctx, sim, &resp).ok());
+}
+
 TEST_F(LimitsTest, TheFlagsNameTheirLimits) {
   Start({"--max-request-memory-bytes=67108864", "--max-plan-candidates=4",
          "--max-explore-front-points=2"});

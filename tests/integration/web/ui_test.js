@@ -572,6 +572,36 @@ test('simulate: percentiles and the timeline charts equal the RPC; a bad rate is
   await page.close();
 });
 
+// Prefix reuse in the Simulate view: multi-turn sessions, the hit rate and
+// the tokens saved equal the RPC's; a bad turn count is named at its field.
+test('simulate: sessions and prefix-cache hits equal the RPC', async () => {
+  const page = await newPage();
+  const q = new URLSearchParams({ view: 'simulate', model: 'llama-3-8b', hardware: 'nvidia-h100-sxm-80gb', arrivals: 'rate',
+    load: '1', prompt: '512', gen: '64', requests: '60', turns: '3', think: '1', sharedPrefix: '256', kvOffload: 'host' });
+  await page.goto(`http://127.0.0.1:${httpPort}/?${q}`);
+  await page.waitForFunction(() => document.getElementById('view-simulate')?.dataset.state === 'ready', { timeout: 60000 });
+  const r = JSON.parse(execFileSync(CLI_BIN, ['--server', `127.0.0.1:${grpcPort}`, 'simulate', '--model', 'llama-3-8b',
+    '--hardware', 'nvidia-h100-sxm-80gb', '--rate', '1', '--prompt', '512', '--gen', '64', '--requests', '60',
+    '--turns', '3', '--think-time', '1', '--shared-prefix', '256', '--kv-offload', 'host', '--format', 'json'],
+    { encoding: 'utf8' }));
+  const metric = (id) => page.$eval(`#view-simulate [data-metric=${id}]`, (e) => e.dataset.value);
+  assert.ok(r.prefixHitRate > 0.5, `hit rate ${r.prefixHitRate}`);
+  assert.equal(Number(await metric('prefix-hit-rate')), r.prefixHitRate);
+  assert.equal(await metric('prefill-saved'), String(r.prefillTokensSaved));
+  // The host tier's use, named as the plugin names it.
+  assert.equal(r.kvTiers[0].name, 'host DRAM over PCIe 5.0 x16');
+  assert.equal(Number(await metric('tier-0')), r.kvTiers[0].usageMean ?? 0);
+  const turns = await page.$('#view-simulate input[name=turns]');
+  await turns.click({ clickCount: 3 });
+  await turns.type('0');
+  await page.keyboard.press('Tab');
+  await page.waitForFunction(() => document.getElementById('view-simulate').dataset.state === 'error', { timeout: 30000 });
+  assert.match(await page.$eval('#view-simulate .field-error[data-for=turns]', (e) => e.textContent),
+    /traffic\.sessions\.turns: must be in \[1, 1000\]; got 0/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 // Every view at a phone's width (390 px) and a desktop's (1,400 px): the
 // form stacks above the results on the phone and sits beside them on the
 // desktop, nothing overflows the page sideways, and each chart takes (at

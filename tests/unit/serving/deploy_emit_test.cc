@@ -15,6 +15,7 @@
 namespace ridgeline::serving {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -100,6 +101,9 @@ std::vector<DeployPlan> AllShapes() {
   decode.role = "decode";
   decode.replicas = 2;
   plans.push_back(Plan({prefill, decode}));
+  DeployPool no_prefix_cache = Pool();
+  no_prefix_cache.prefix_caching = false;
+  plans.push_back(Plan({no_prefix_cache}));
   return plans;
 }
 
@@ -126,6 +130,22 @@ TEST(DeployEmitTest, SglangAggregatedArgs) {
           "--port", "30000", "--tp-size", "2", "--dtype", "bfloat16",
           "--mem-fraction-static", "0.9", "--max-running-requests", "256",
           "--chunked-prefill-size", "8192", "--page-size", "16"}));
+}
+
+// Both engines cache prefixes by default; a plan without prefix caching
+// turns it off in each engine's spelling, and only then.
+TEST(DeployEmitTest, PrefixCachingOffIsWrittenOnlyWhenOff) {
+  const DeployPlan off = AllShapes().back();
+  ASSERT_FALSE(off.pools[0].prefix_caching);
+  auto vllm = EngineArgs(ServingEngine::kVllm, off, 0);
+  ASSERT_TRUE(vllm.ok()) << vllm.status();
+  EXPECT_THAT(*vllm, Contains("--no-enable-prefix-caching"));
+  auto sglang = EngineArgs(ServingEngine::kSglang, off, 0);
+  ASSERT_TRUE(sglang.ok()) << sglang.status();
+  EXPECT_THAT(*sglang, Contains("--disable-radix-cache"));
+  auto on = EngineArgs(ServingEngine::kSglang, Plan({Pool()}), 0);
+  ASSERT_TRUE(on.ok());
+  EXPECT_THAT(*on, Not(Contains("--disable-radix-cache")));
 }
 
 TEST(DeployEmitTest, Fp8AndExpertParallel) {

@@ -175,8 +175,8 @@ TEST(Deployment, BadInputNamesTheField) {
   absl::Status s = SimulateDeployment(d, Trace({0})).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(),
-            "router: must be round-robin, least-loaded or power-of-two; got "
-            "\"fastest\"");
+            "router: must be round-robin, least-loaded, power-of-two or "
+            "prefix-affinity; got \"fastest\"");
   // A request of 4 + 3 tokens needs 6 slots; a replica of 5 cannot hold it.
   d.pools[0] = {"", &cost, {4, 8, 5, 1}, 2, "round-robin"};
   s = SimulateDeployment(d, Trace({0})).status();
@@ -215,7 +215,7 @@ TEST(Scheduler, DecodeFirstAndPrefillFirstSpendTheBudgetDifferently) {
     size_t head = 0;
     int64_t running_total = 1;
     KvBlockCache kv(100, 1);
-    kv.Allocate(6, 0);
+    ASSERT_TRUE(kv.TryAdmit(0, r[0], 0));  // r0 holds its 6 slots
     SchedulerView view{r, running, waiting, head, running_total, kv, 0.02};
     Batch batch;
     if (policy == 0) {

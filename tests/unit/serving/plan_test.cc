@@ -97,6 +97,39 @@ TEST(Plan, PicksTheCheaperOfTwoHandComputedDeployments) {
 // price, not the speed, at this light load), but the second device has
 // twice the bandwidth, so its e2e p90 is lower: it dominates the first,
 // which the cost-ordered sweep listed first must not keep on the front.
+// A prefill-heavy traffic whose prompts share a 3584-token system prompt:
+// with prefix caching each prompt computes 4096 - 3584 = 512 tokens, an
+// eighth, so one replica serves several times the rate (the bound: 2 x 8e9
+// x 4096 / 312e12 = 0.21 s of prefill a request without the cache, 26 ms
+// with it); without prefix caching the shared prefix changes nothing.
+TEST(Plan, ASharedPrefixRaisesTheRateAReplicaServes) {
+  PlanInput in = Input();
+  in.traffic.rate = 1;
+  in.traffic.prompt = LengthDistribution::Fixed(4096);
+  in.traffic.generated = LengthDistribution::Fixed(16);
+  in.slo = {2.0, 0.5};
+  in.candidates = {Make("test-cheap", 10000)};
+  absl::StatusOr<PlanResult> plain = Plan(in);
+  in.traffic.shared_prefix_tokens = 3584;
+  absl::StatusOr<PlanResult> shared = Plan(in);
+  in.serving.prefix_caching = false;
+  absl::StatusOr<PlanResult> off = Plan(in);
+  ASSERT_TRUE(plain.ok() && shared.ok() && off.ok());
+  const Deployment& a = plain->deployments[0];
+  const Deployment& b = shared->deployments[0];
+  ASSERT_TRUE(a.feasible && b.feasible) << a.why << b.why;
+  EXPECT_GT(b.offline_output_tokens_per_second,
+            3 * a.offline_output_tokens_per_second);
+  EXPECT_GT(b.max_rate_per_replica, 3 * a.max_rate_per_replica);
+  EXPECT_DOUBLE_EQ(off->deployments[0].max_rate_per_replica,
+                   a.max_rate_per_replica);
+  in.traffic.shared_prefix_tokens = -1;
+  absl::StatusOr<PlanResult> bad = Plan(in);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("traffic.shared_prefix_tokens"),
+            std::string::npos);
+}
+
 TEST(Plan, FrontDropsAnEqualCostSlowerDeployment) {
   PlanInput in = Input();
   in.candidates = {Make("test-slow", 10000), Make("test-fast", 10000)};

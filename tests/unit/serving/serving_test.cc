@@ -196,6 +196,30 @@ TEST(MaxThroughput, ComputeBoundPrefillHeavy) {
   EXPECT_NEAR(t->output_tokens_per_second, 2 * 2 / 0.04004, 1e-9);
 }
 
+TEST(MaxThroughput, CachedPrefixComputesOnlyTheRest) {
+  ToyRoofline cost;
+  ServingLimits limits{256, 2048, 1'000'000, 16};
+  // A 900-token shared prefix in 1000-token prompts: whole 16-token blocks,
+  // 56 x 16 = 896 cached; at least one token computed caps it at 999.
+  EXPECT_EQ(CachedSharedPrefixTokens(900, 1000, 16), 896);
+  EXPECT_EQ(CachedSharedPrefixTokens(2000, 1000, 16), 992);  // 999 -> 992
+  EXPECT_EQ(CachedSharedPrefixTokens(10, 1000, 16), 0);
+  absl::StatusOr<OfflineThroughput> t =
+      MaxThroughput(cost, limits, 256, 1000, 2, 1, 896);
+  ASSERT_TRUE(t.ok()) << t.status();
+  // q = 1000 - 896 = 104 computed per prompt. By budget: 2048 x 1 / (104 +
+  // 1) = 19.5 -> 19 decoders; c = 19 x 104 = 1976 = 19 whole chunks of 104
+  // at context 896.
+  EXPECT_EQ(t->decode_sequences, 19);
+  EXPECT_EQ(t->prefill_tokens, 1976);
+  // Compute: (19 + 1976) x 2e10 / 1e15 = 39.9 ms; memory: (1e10 + 19 x 1001
+  // x 1e5 + 19 x 1000 x 1e5) / 1e12 = 13.8019 ms -> compute, 39.9 ms.
+  EXPECT_DOUBLE_EQ(t->step_seconds, 0.0399);
+  // 19 / 0.0399 = 476.19 requests/s: 9.5 x the 49.95 uncached (above).
+  EXPECT_NEAR(t->requests_per_second, 19 / 0.0399, 1e-9);
+  EXPECT_FALSE(MaxThroughput(cost, limits, 256, 1000, 2, 1, 1000).ok());
+}
+
 // 10 ms + 1 ms per new token in the step.
 class LinearStep final : public StepCost {
  public:

@@ -336,11 +336,12 @@ class Client:
                  framework=None, profile=None, memory_fraction=None,
                  max_num_seqs=None, max_num_batched_tokens=None,
                  block_size=None, replicas=None, router=None, prefill=None,
-                 decode=None, kv_transfer_overlap=None, request=None,
-                 timeout=None):
+                 decode=None, kv_transfer_overlap=None, prefix_caching=None,
+                 kv_offload=None, shared_prefix_tokens=None, turns=None,
+                 think_time_seconds=None, request=None, timeout=None):
         """The online serving simulation of one replica, `replicas`
         aggregated replicas behind `router` ("round-robin", "least-loaded",
-        "power-of-two"), or a disaggregated deployment: `prefill` and
+        "power-of-two", "prefix-affinity"), or a disaggregated deployment: `prefill` and
         `decode` as dicts {"hardware": ID, "tensor_parallel": N,
         "replicas": N} (then `hardware` may be None) -> SimulateResponse:
         latency percentiles (`ttft`, `tpot`, `itl`, `e2e`, `queue`: p50 /
@@ -349,9 +350,16 @@ class Client:
         running sequences, KV use). Arrivals: exactly one of `rate`
         (Poisson, requests/s), `concurrency` (closed loop of clients) or
         `arrival_seconds` (a trace). Lengths: an int, a (min, max) tuple
-        or a {tokens: weight} dict. Unset keywords take the server's
-        defaults (1000 requests, seed 1, vLLM's scheduler limits). See
-        docs/serving.md."""
+        or a {tokens: weight} dict. Reuse: `prefix_caching` (default on),
+        `shared_prefix_tokens` (a system prompt every prompt starts with),
+        `turns` and `think_time_seconds` (multi-turn sessions: each turn's
+        prompt is the conversation so far plus `prompt_tokens`; `rate`
+        then starts sessions), `kv_offload` ("off", "host" or "all": where
+        evicted cached blocks go); the response's `prefix_hit_rate`,
+        `prefill_tokens_saved`, `kv_offload_hit_rate` and `kv_tiers` say
+        what the cache saved. Unset keywords
+        take the server's defaults (1000 requests, seed 1, vLLM's
+        scheduler limits). See docs/serving.md."""
         if request is None:
             given = [k for k, v in (("rate", rate),
                                     ("concurrency", concurrency),
@@ -375,6 +383,11 @@ class Client:
                 traffic.concurrency = concurrency
             else:
                 traffic.trace.arrival_seconds.extend(arrival_seconds)
+            if shared_prefix_tokens is not None:
+                traffic.shared_prefix_tokens = shared_prefix_tokens
+            if turns is not None or think_time_seconds is not None:
+                traffic.sessions.turns = 1 if turns is None else turns
+                traffic.sessions.think_time_seconds = think_time_seconds or 0
             request = pb.SimulateRequest(
                 model=rq.model_spec(model),
                 formats=rq.formats(weights, activations, kv_cache),
@@ -384,7 +397,8 @@ class Client:
                 calibration=rq.calibration(profile, framework),
                 serving=rq.serving_options(memory_fraction, max_num_seqs,
                                            max_num_batched_tokens,
-                                           block_size),
+                                           block_size, prefix_caching,
+                                           kv_offload),
                 traffic=traffic)
             if hardware is not None:
                 request.hardware.CopyFrom(rq.hardware_spec(hardware))

@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "ridgeline/engine/scenario.h"
+#include "ridgeline/serving/kv_offload.h"
 
 namespace ridgeline::serving {
 
@@ -21,6 +22,11 @@ struct ServingConfig {
   int64_t max_num_seqs = 256;            // 1..65536
   int64_t max_num_batched_tokens = 8192; // 1..10,000,000
   int64_t block_size = 16;               // tokens per KV block, 1..1024
+  // Automatic prefix caching (kv_cache.h), on by default as in vLLM V1.
+  bool prefix_caching = true;
+  // Where evicted cached blocks go (kv_offload.h); off by default, as in
+  // vLLM (offloading is a connector one adds).
+  KvOffload kv_offload = KvOffload::kOff;
 };
 // INVALID_ARGUMENT naming "serving.<field>", the range and the value.
 absl::Status ValidateServingConfig(const ServingConfig& c);
@@ -41,6 +47,11 @@ struct ServingLimits {
   // ranks alike, each with its own batch, scheduler and KV cache (the
   // limits above are one rank's); see Simulate.
   int64_t attention_ranks = 1;
+  bool prefix_caching = true;  // ServingConfig::prefix_caching
+  // KvCapacity::offload_tiers; the recompute cost is the replica's own
+  // (SimulateDeployment estimates it from the pool's step cost).
+  std::vector<OffloadTier> offload_tiers = {};
+  RecomputeCost recompute = {};
 };
 
 // KV capacity of one replica (tensor-parallel group). Bytes are per device:
@@ -72,6 +83,8 @@ struct KvCapacity {
   // From the scenario's parallelism (ServingLimits has the meaning).
   int64_t pipeline_stages = 1;
   int64_t attention_ranks = 1;
+  // config.kv_offload's tiers of the hardware, at kv_bytes_per_token.
+  std::vector<OffloadTier> offload_tiers = {};
 };
 
 // Uses the engine's footprint of `scenario` (its model shard, formats and

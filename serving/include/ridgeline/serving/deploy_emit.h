@@ -48,6 +48,9 @@ struct DeployPool {
   int64_t max_num_seqs = 256;
   int64_t max_num_batched_tokens = 8192;
   int64_t block_size = 16;
+  // Automatic prefix caching; both engines cache by default, so only off
+  // is written.
+  bool prefix_caching = true;
 };
 
 struct DeployPlan {

@@ -24,6 +24,9 @@ struct Traffic {
   double rate = 1;  // requests/s over all replicas, > 0
   LengthDistribution prompt = LengthDistribution::Fixed(2048);
   LengthDistribution generated = LengthDistribution::Fixed(512);
+  // Every prompt starts with the same this many tokens (a system prompt);
+  // with prefix caching, computed once per replica (SimulationConfig's).
+  int64_t shared_prefix_tokens = 0;
 };
 
 // One deployment shape to size. The scenario holds model, hardware,

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "ridgeline/serving/capacity.h"
 #include "ridgeline/serving/kv_cache.h"
+#include "ridgeline/serving/prompt_content.h"
 #include "ridgeline/serving/request_state.h"
 #include "ridgeline/serving/scheduler.h"
 #include "ridgeline/serving/step_cost.h"
@@ -36,6 +37,8 @@ struct RunControl {
   std::function<bool()> stop;  // may be empty
   int64_t done = 0;            // requests finished
   int64_t total = 0;
+  // What the prompts share (the prefix caches' keys); may be null.
+  const PromptContent* content = nullptr;
 };
 
 struct ReplicaStats {

@@ -23,6 +23,12 @@ struct RequestState {
   // The generated count at which the current replica is done with it:
   // generated_target, or 1 on a prefill replica of a split deployment.
   int64_t stage_target = 0;
+  // Prefix caching (kv_cache.h): the leading prompt blocks whose cache
+  // entries it holds on the current replica, and the prompt tokens its
+  // admission found cached (their prefill skipped).
+  int64_t cached_blocks = 0;
+  int64_t prefix_hit_tokens = 0;
+  int64_t offload_hit_tokens = 0;  // of those, reloaded from offload tiers
 };
 
 }  // namespace ridgeline::serving

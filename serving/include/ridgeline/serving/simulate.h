@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "ridgeline/serving/capacity.h"
+#include "ridgeline/serving/prompt_content.h"
 #include "ridgeline/serving/simulate_timeline.h"
 #include "ridgeline/serving/stability.h"
 #include "ridgeline/serving/step_cost.h"
@@ -47,6 +48,12 @@ struct Arrivals {
   double rate = 1;             // kPoisson: requests per second, > 0
   int64_t concurrency = 1;     // kConcurrency: clients, 1..65536
   std::vector<double> times;   // kTrace: seconds, non-decreasing, >= 0
+  // kTrace, optional (a Mooncake or Azure trace, trace.h): each request's
+  // prompt and generated tokens, one per time (empty: drawn from the
+  // config's distributions), and what the prompts share (Mooncake's
+  // hash_ids).
+  std::vector<int64_t> prompt_tokens, generated_tokens;
+  PromptContent content;
 };
 
 // Caps that keep one simulation bounded.
@@ -59,12 +66,31 @@ inline constexpr double kMaxRate = 1e6;
 inline constexpr const char* kRateRange = "in [0.000001, 1000000] requests/s";
 inline constexpr int64_t kDefaultMaxSteps = 20'000'000;
 
+// Multi-turn sessions: each conversation sends `turns` requests, one after
+// another. Turn k + 1 arrives `think_seconds` after turn k finished; its
+// prompt is the whole conversation so far (turn k's prompt and generated
+// tokens) plus new tokens drawn from the prompt distribution, so the prefix
+// cache finds the previous turns. Poisson arrivals start sessions (the rate
+// is sessions per second); a closed loop's client runs one session after
+// another. Not with a trace (its requests are their own turns).
+struct Sessions {
+  int64_t turns = 1;         // 1..1000 (1: independent requests)
+  double think_seconds = 0;  // [0, 86400]
+};
+inline constexpr int64_t kMaxTurns = 1000;
+inline constexpr double kMaxThinkSeconds = 86400;
+
 struct SimulationConfig {
   ServingLimits limits;
   Arrivals arrivals;
+  Sessions sessions;  // requests counts turns: ceil(requests / turns) sessions
   LengthDistribution prompt = LengthDistribution::Fixed(512);
   LengthDistribution generated = LengthDistribution::Fixed(128);
   int64_t requests = 1000;  // 1..kMaxRequests (a trace: its length)
+  // Every prompt starts with the same this many tokens (capped at its
+  // length), 0..10,000,000: a system prompt the prefix cache can share.
+  // Not with a trace's own content.
+  int64_t shared_prefix_tokens = 0;
   uint64_t seed = 1;
   int64_t max_steps = kDefaultMaxSteps;  // RESOURCE_EXHAUSTED beyond
   // Names max_steps in that error (the caller's name for it: a server
@@ -85,6 +111,18 @@ absl::Status ValidateSimulationConfig(const SimulationConfig& c);
 // its arrivals; else config.requests). The one formula, shared by the
 // simulation and the cost estimates made before one (service/).
 int64_t SimulatedRequests(const SimulationConfig& c);
+// The mean prompt and generated tokens of a run: a trace's own lengths, or
+// the distributions' means.
+double MeanPromptTokens(const SimulationConfig& c);
+double MeanGeneratedTokens(const SimulationConfig& c);
+// The longest prompt and output of a run: a trace's, a session's last
+// turn's (every turn's new tokens and outputs at their longest), or the
+// distributions'.
+int64_t MaxPromptTokens(const SimulationConfig& c);
+int64_t MaxGeneratedTokens(const SimulationConfig& c);
+// The memory of what the prompts share, known before a run: a trace's
+// chains, or the sessions' (one 8-byte hash per KV block of every turn).
+double PromptContentBytes(const SimulationConfig& c);
 
 // What a simulation costs, known before it runs: every request is one
 // sequence in (generated - 1) decode steps plus at least
@@ -123,6 +161,22 @@ struct SimulationResult {
   double kv_usage_mean = 0;    // reserved / capacity, time-weighted, 0..1
   double kv_usage_peak = 0;
   int64_t max_waiting = 0;     // longest queue seen
+  // Prefix caching: prompt tokens admissions found cached (not computed)
+  // and their share of all prompt tokens.
+  int64_t prefill_tokens_saved = 0;
+  double prefix_hit_rate = 0;
+  // KV offload (kv_offload.h): the saved tokens reloaded from an offload
+  // tier, their share of all prompt tokens, and each tier's use over the
+  // run (all replicas: time-weighted mean and the peak of the fullest
+  // replica, shares of the capacity).
+  int64_t offload_hit_tokens = 0;
+  double kv_offload_hit_rate = 0;
+  struct TierUse {
+    std::string name;
+    int64_t capacity_tokens = 0;  // per replica
+    double usage_mean = 0, usage_peak = 0;
+  };
+  std::vector<TierUse> kv_tiers;
   Timeline timeline;  // with config.timeline_buckets > 0
   // Stability (stability.h): the waiting backlog over the two halves of
   // the arrival window. `stable` is false when it grows (a percentile of

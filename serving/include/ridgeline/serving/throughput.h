@@ -51,12 +51,21 @@ struct OfflineThroughput {
 // its interval, each comes round every T = max(m I, L), so requests/s =
 // m d / ((G - 1) T). Attention ranks (e): max_concurrency and the step are
 // one rank's; requests/s are multiplied by e.
-// Errors: INVALID_ARGUMENT for lengths < 1 or max_concurrency < 1.
-absl::StatusOr<OfflineThroughput> MaxThroughput(const StepCost& cost,
-                                                const ServingLimits& limits,
-                                                int64_t max_concurrency,
-                                                int64_t prompt_tokens,
-                                                int64_t generated_tokens,
-                                                int64_t devices);
+// Prefix caching: the first `cached_prompt_tokens` (h, 0 <= h < P) of every
+// prompt are found cached, so only P - h are computed, at contexts h..P:
+// P - h replaces P in d, c and the prefill-only rate; the decode context
+// stays P + (G - 1) / 2.
+// Errors: INVALID_ARGUMENT for lengths < 1, max_concurrency < 1 or h
+// outside [0, P).
+absl::StatusOr<OfflineThroughput> MaxThroughput(
+    const StepCost& cost, const ServingLimits& limits, int64_t max_concurrency,
+    int64_t prompt_tokens, int64_t generated_tokens, int64_t devices,
+    int64_t cached_prompt_tokens = 0);
+
+// The prompt tokens a shared prefix of `shared_prefix_tokens` saves every
+// request of `prompt_tokens` once cached (kv_cache.h): whole blocks of
+// `block_size`, at least one prompt token still computed.
+int64_t CachedSharedPrefixTokens(int64_t shared_prefix_tokens,
+                                 int64_t prompt_tokens, int64_t block_size);
 
 }  // namespace ridgeline::serving

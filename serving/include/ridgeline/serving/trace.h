@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "ridgeline/serving/simulate.h"
 
 namespace ridgeline::serving {
 
@@ -49,6 +50,13 @@ absl::StatusOr<std::vector<TraceRequest>> ReadTrace(std::istream& in,
                                                     TraceFormat format,
                                                     std::string_view name,
                                                     size_t max_requests);
+
+// A trace as a simulation's arrivals: its times, its lengths when it gives
+// them (mooncake, azure; all or none) and, with block hashes (mooncake),
+// its prompts' content: units of `block_tokens`, each hash chained to the
+// ones before it (ChainHash), so equal units mean equal prefixes.
+Arrivals TraceArrivals(const std::vector<TraceRequest>& trace,
+                       int64_t block_tokens = kMooncakeBlockTokens);
 
 // The reuse an infinite prefix cache would get on a trace with block
 // hashes: a prompt block is a hit when the same chain of blocks up to and

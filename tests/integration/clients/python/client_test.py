@@ -281,6 +281,57 @@ class PythonClientTest(unittest.TestCase):
         self.assertEqual(u.requests, 50)
         self.assertEqual(sum(u.timeline.arrivals), 50)
 
+    def test_simulate_reuses_prefixes(self):
+        # 40 prompts of 1024 tokens, the first 512 shared, arriving 1 s
+        # apart (each after the one before has prefilled): every one but
+        # the first finds the 512 / 16 = 32 shared blocks.
+        r = self.client.simulate(model="llama-3-8b",
+                                 hardware="nvidia-h100-sxm-80gb",
+                                 arrival_seconds=[float(i) for i in range(40)],
+                                 prompt_tokens=1024, generated_tokens=16,
+                                 shared_prefix_tokens=512)
+        self.assertEqual(r.prefill_tokens_saved, 39 * 512)
+        self.assertAlmostEqual(r.prefix_hit_rate, 39 * 512 / (40 * 1024),
+                               delta=1e-12)
+        off = self.client.simulate(model="llama-3-8b",
+                                   hardware="nvidia-h100-sxm-80gb",
+                                   arrival_seconds=[float(i)
+                                                    for i in range(40)],
+                                   prompt_tokens=1024, generated_tokens=16,
+                                   shared_prefix_tokens=512,
+                                   prefix_caching=False)
+        self.assertEqual(off.prefill_tokens_saved, 0)
+        self.assertGreater(off.ttft.p50_seconds, r.ttft.p50_seconds)
+        # Two sessions of 3 turns, 10 s apart, 1 s of think time: turn k
+        # finds the KV of the turn before it (its prompt and 15 of its 16
+        # generated tokens) in whole blocks: 1039 -> 1024, 2079 -> 2064.
+        s = self.client.simulate(model="llama-3-8b",
+                                 hardware="nvidia-h100-sxm-80gb",
+                                 rate=0.1, requests=6, prompt_tokens=1024,
+                                 generated_tokens=16, turns=3,
+                                 think_time_seconds=1.0)
+        self.assertEqual(s.prefill_tokens_saved, 2 * (1024 + 2064))
+        # Host offload: 30 s think times outlast the KV cache a 0.25 memory
+        # fraction leaves (35 k tokens); the part's host DRAM tier keeps
+        # every session.
+        kw = dict(model="llama-3-8b", hardware="nvidia-h100-sxm-80gb",
+                  rate=2, requests=400, prompt_tokens=1024,
+                  generated_tokens=128, turns=4, think_time_seconds=30.0,
+                  memory_fraction=0.25)
+        off = self.client.simulate(kv_offload="off", **kw)
+        host = self.client.simulate(kv_offload="host", **kw)
+        self.assertGreater(host.prefix_hit_rate, off.prefix_hit_rate)
+        self.assertGreater(host.kv_offload_hit_rate, 0)
+        self.assertEqual([t.name for t in host.kv_tiers],
+                         ["host DRAM over PCIe 5.0 x16"])
+        self.assertEqual(len(off.kv_tiers), 0)
+        with self.assertRaises(self.rl.RidgelineError) as ctx:
+            self.client.simulate(model="llama-3-8b",
+                                 hardware="nvidia-h100-sxm-80gb", rate=1,
+                                 prompt_tokens=512, generated_tokens=16,
+                                 turns=0)
+        self.assertEqual(ctx.exception.field_path, "traffic.sessions.turns")
+
     def test_simulate_names_bad_fields(self):
         with self.assertRaises(self.rl.RidgelineError) as ctx:
             self.client.simulate(model="llama-3-8b",

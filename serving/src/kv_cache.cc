@@ -1,0 +1,228 @@
+#include "ridgeline/serving/kv_cache.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace ridgeline::serving {
+
+KvBlockCache::KvBlockCache(int64_t capacity_tokens, int64_t block_size,
+                           const PromptContent* content, bool prefix_caching,
+                           std::vector<OffloadTier> offload_tiers,
+                           RecomputeCost recompute)
+    : capacity_(capacity_tokens),
+      block_(block_size),
+      content_(prefix_caching && content != nullptr && !content->empty()
+                   ? content
+                   : nullptr),
+      recompute_(recompute) {
+  if (caching()) tiers_ = std::move(offload_tiers);
+  lists_.resize(1 + tiers_.size());
+  // Every block of the capacity may be cached: no rehash while it fills.
+  if (caching()) {
+    index_.reserve(static_cast<size_t>(
+        std::min<int64_t>(capacity_tokens / block_size + 1, int64_t{1} << 22)));
+  }
+}
+
+void KvBlockCache::Advance(double now) {
+  const double dt = now - clock_;
+  used_time_ += static_cast<double>(used_) * dt;
+  for (size_t t = 1; t < lists_.size(); ++t) {
+    lists_[t].block_seconds += static_cast<double>(lists_[t].count) * dt;
+  }
+  clock_ = now;
+}
+
+int64_t KvBlockCache::ShareableBlocks(int64_t i, int64_t tokens) const {
+  if (!caching() || i < 0 || static_cast<size_t>(i) >= content_->requests()) {
+    return 0;
+  }
+  const int64_t units = content_->begin[i + 1] - content_->begin[i];
+  return std::min(tokens, units * content_->unit_tokens) / block_;
+}
+
+uint64_t KvBlockCache::Key(int64_t i, int64_t block) const {
+  // The unit holding the block's last token names all of the block.
+  const int64_t unit = ((block + 1) * block_ - 1) / content_->unit_tokens;
+  return BlockKey(content_->chains[content_->begin[i] + unit], block);
+}
+
+void KvBlockCache::Link(int32_t e, int32_t tier) {
+  Entry& x = entries_[e];
+  List& l = lists_[tier];
+  x.tier = tier;
+  x.prev = l.newest;
+  x.next = -1;
+  (l.newest >= 0 ? entries_[l.newest].next : l.oldest) = e;
+  l.newest = e;
+  l.peak = std::max(l.peak, ++l.count);
+}
+
+void KvBlockCache::Unlink(int32_t e) {
+  Entry& x = entries_[e];
+  List& l = lists_[x.tier];
+  (x.prev >= 0 ? entries_[x.prev].next : l.oldest) = x.next;
+  (x.next >= 0 ? entries_[x.next].prev : l.newest) = x.prev;
+  x.prev = x.next = -1;
+  --l.count;
+}
+
+void KvBlockCache::Acquire(int32_t e) {
+  if (entries_[e].refs++ == 0) {
+    Unlink(e);
+    used_ += block_;
+  }
+}
+
+void KvBlockCache::Demote(int32_t e, int32_t tier) {
+  if (static_cast<size_t>(tier) >= lists_.size()) {
+    index_.erase(entries_[e].key);  // off the last tier: dropped
+    free_entries_.push_back(e);
+    return;
+  }
+  Link(e, tier);
+  // A full tier passes its least recently used block down.
+  if (lists_[tier].count * block_ > tiers_[tier - 1].capacity_tokens) {
+    const int32_t out = lists_[tier].oldest;
+    Unlink(out);
+    Demote(out, tier + 1);
+  }
+}
+
+void KvBlockCache::EvictUntilFits() {
+  while (used_ + idle() * block_ > capacity_ && lists_[0].oldest >= 0) {
+    const int32_t e = lists_[0].oldest;
+    Unlink(e);
+    Demote(e, 1);
+    ++evicted_;
+  }
+}
+
+KvBlockCache::Hits KvBlockCache::Walk(int64_t i, const RequestState& r) const {
+  Hits h;
+  // At least the last prompt token is computed: its logits are the first
+  // output token's.
+  const int64_t limit =
+      std::min(ShareableBlocks(i, r.prompt), (r.prompt - 1) / block_);
+  for (int64_t j = 0; j < limit; ++j) {
+    const auto it = index_.find(Key(i, j));
+    if (it == index_.end()) break;
+    const Entry& x = entries_[it->second];
+    if (x.tier == 0) {
+      ++h.device;
+      if (x.refs == 0) ++h.idle;
+      continue;
+    }
+    // kv_offload.h's rule: reload only what is cheaper than recomputing.
+    const OffloadTier& tier = tiers_[x.tier - 1];
+    if (!ReloadBeatsRecompute(tier, recompute_, block_, j * block_)) break;
+    ++h.offload;
+    h.reload_seconds += ReloadSeconds(tier, block_);
+  }
+  return h;
+}
+
+int64_t KvBlockCache::CachedPrefixTokens(int64_t i,
+                                         const RequestState& r) const {
+  if (!caching()) return 0;
+  const Hits h = Walk(i, r);
+  return (h.device + h.offload) * block_;
+}
+
+std::vector<int32_t>& KvBlockCache::Held(int64_t i) {
+  auto [it, fresh] = held_.try_emplace(i);
+  if (fresh && !spare_.empty()) {
+    it->second = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  return it->second;
+}
+
+bool KvBlockCache::TryAdmit(int64_t i, RequestState& r, double now) {
+  Hits h;
+  if (caching() && r.prefilled == 0) h = Walk(i, r);
+  // Reloaded blocks take fresh device slots, as computed ones do.
+  const int64_t need = r.reserve - h.device * block_;
+  // Idle cached blocks make way; the hit ones among them are taken.
+  if (used_ + need + h.idle * block_ > capacity_) return false;
+  Advance(now);
+  const int64_t hits = h.device + h.offload;
+  if (hits > 0) {
+    std::vector<int32_t>& held = Held(i);
+    for (int64_t j = 0; j < hits; ++j) {
+      const int32_t e = index_.find(Key(i, j))->second;
+      Entry& x = entries_[e];
+      if (x.tier == 0) {
+        Acquire(e);
+      } else {
+        Unlink(e);  // back in device memory, in a slot of `need`
+        x.tier = 0;
+        x.refs = 1;
+      }
+      held.push_back(e);
+    }
+  }
+  used_ += need;
+  EvictUntilFits();
+  r.cached_blocks = hits;
+  if (hits > 0) {
+    r.prefilled = r.prefix_hit_tokens = hits * block_;
+    r.offload_hit_tokens = h.offload * block_;
+    hit_tokens_ += r.prefix_hit_tokens;
+    offload_hit_tokens_ += r.offload_hit_tokens;
+    reload_seconds_ += h.reload_seconds;
+  }
+  return true;
+}
+
+void KvBlockCache::Register(int64_t i, RequestState& r, int64_t computed,
+                            double now) {
+  const int64_t full = ShareableBlocks(i, computed);
+  if (r.cached_blocks >= full) return;
+  Advance(now);
+  std::vector<int32_t>& held = Held(i);
+  for (int64_t j = r.cached_blocks; j < full; ++j) {
+    const auto [it, fresh] =
+        index_.try_emplace(Key(i, j), static_cast<int32_t>(entries_.size()));
+    if (fresh) {
+      // Its own block becomes the cached one: the slots stay in use.
+      if (!free_entries_.empty()) {
+        it->second = free_entries_.back();
+        free_entries_.pop_back();
+      } else {
+        entries_.emplace_back();
+      }
+      entries_[it->second] = Entry{it->first, 1, -1, -1, 0};
+    } else if (Entry& x = entries_[it->second]; x.tier > 0) {
+      // Offloaded meanwhile: the fresh device copy is the cached one now.
+      Unlink(it->second);
+      x.tier = 0;
+      x.refs = 1;
+    } else {
+      // Computed twice at once: keep the cached block, free its copy.
+      Acquire(it->second);
+      used_ -= block_;
+    }
+    held.push_back(it->second);
+  }
+  r.cached_blocks = full;
+}
+
+void KvBlockCache::Release(int64_t i, RequestState& r, double now) {
+  Advance(now);
+  used_ -= r.reserve - r.cached_blocks * block_;
+  r.cached_blocks = 0;
+  const auto held = held_.find(i);
+  if (held == held_.end()) return;
+  // Last to first: a prefix's tail is evicted before its head.
+  for (auto e = held->second.rbegin(); e != held->second.rend(); ++e) {
+    if (--entries_[*e].refs > 0) continue;
+    Link(*e, 0);
+    used_ -= block_;
+  }
+  held->second.clear();
+  spare_.push_back(std::move(held->second));
+  held_.erase(held);
+}
+
+}  // namespace ridgeline::serving
