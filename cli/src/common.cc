@@ -78,6 +78,7 @@ constexpr std::pair<const char*, const char*> kFieldFlags[] = {
     {"traffic.concurrency", "--concurrency"},
     {"traffic.shared_prefix_tokens", "--shared-prefix"},
     {"serving.kv_offload", "--kv-offload"},
+    {"serving.preemption", "--preemption"},
     {"traffic.sessions.turns", "--turns"},
     {"traffic.sessions.think_time_seconds", "--think-time"},
     {"traffic.trace.prompt_tokens", "--trace"},

@@ -99,6 +99,10 @@ const std::vector<FlagSpec>& ServingOptionFlags() {
        "where evicted cached blocks go: off (default), host (the part's "
        "host-link tiers) or all (flash too); reloaded when cheaper than "
        "recomputing"},
+      {"preemption", "off|recompute",
+       "when the KV cache runs out: off (default: each request reserves its "
+       "whole life at admission) or recompute (blocks as tokens come; the "
+       "last admitted is preempted and recomputed, as vLLM V1)"},
   };
   return kFlags;
 }
@@ -195,6 +199,7 @@ std::optional<std::string> FillServingOptions(const ParsedFlags& flags,
     serving->set_prefix_caching(*pc == "on");
   }
   if (auto o = flags.Get("kv-offload")) serving->set_kv_offload(*o);
+  if (auto p = flags.Get("preemption")) serving->set_preemption(*p);
   return std::nullopt;
 }
 

@@ -161,7 +161,8 @@ void PrintCsv(const std::vector<Load>& loads,
                         "decode_utilization",
                         "prefix_hit_rate",
                         "prefill_tokens_saved",
-                        "kv_offload_hit_rate"}) {
+                        "kv_offload_hit_rate",
+                        "preemptions"}) {
     header.push_back(c);
   }
   Table t(header);
@@ -206,6 +207,7 @@ void PrintCsv(const std::vector<Load>& loads,
     row.push_back(Raw(r.prefix_hit_rate()));
     row.push_back(absl::StrCat(r.prefill_tokens_saved()));
     row.push_back(Raw(r.kv_offload_hit_rate()));
+    row.push_back(absl::StrCat(r.preemptions()));
     t.rows.push_back(std::move(row));
   }
   PrintTable(t, TableStyle::kCsv, out);

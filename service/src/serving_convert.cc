@@ -188,6 +188,19 @@ absl::StatusOr<serving::ServingConfig> ServingConfigOf(
     ASSIGN_OR_RETURN(config.kv_offload,
                      serving::ParseKvOffload(so.kv_offload()));
   }
+  if (so.has_preemption()) {
+    if (so.preemption() == "swap") {
+      return Bad("serving.preemption",
+                 "off or recompute (swap to the offload tier is not "
+                 "modelled yet)",
+                 "\"swap\"");
+    }
+    if (so.preemption() != "off" && so.preemption() != "recompute") {
+      return Bad("serving.preemption", "off or recompute",
+                 absl::StrCat("\"", so.preemption(), "\""));
+    }
+    config.preempt_by_recompute = so.preemption() == "recompute";
+  }
   RETURN_IF_ERROR(serving::ValidateServingConfig(config));
   return config;
 }

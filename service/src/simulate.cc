@@ -59,6 +59,7 @@ void ToProto(const serving::SimulationResult& r, v1::SimulateResponse* resp) {
   resp->set_prefill_tokens_saved(r.prefill_tokens_saved);
   resp->set_prefix_hit_rate(r.prefix_hit_rate);
   resp->set_kv_offload_hit_rate(r.kv_offload_hit_rate);
+  resp->set_preemptions(r.preemptions);
   for (const serving::SimulationResult::TierUse& u : r.kv_tiers) {
     v1::KvTierUse* t = resp->add_kv_tiers();
     t->set_name(u.name);

@@ -140,6 +140,7 @@ ServingLimits LimitsOf(const ServingConfig& config, const KvCapacity& kv) {
   l.attention_ranks = kv.attention_ranks;
   l.prefix_caching = config.prefix_caching;
   l.offload_tiers = kv.offload_tiers;
+  l.preempt_by_recompute = config.preempt_by_recompute;
   return l;
 }
 

@@ -357,6 +357,7 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
   for (const RequestState& r : reqs) {
     out.prefill_tokens_saved += r.prefix_hit_tokens;
     out.offload_hit_tokens += r.offload_hit_tokens;
+    out.preemptions += r.preemptions;
     first_arrival = std::min(first_arrival, r.arrival);
     last_finish = std::max(last_finish, r.finish);
     ttft.push_back(r.first - r.arrival);

@@ -100,10 +100,11 @@ void KvBlockCache::EvictUntilFits() {
 
 KvBlockCache::Hits KvBlockCache::Walk(int64_t i, const RequestState& r) const {
   Hits h;
-  // At least the last prompt token is computed: its logits are the first
+  // At least the last prefill token is computed: its logits are the next
   // output token's.
+  const int64_t tokens = PrefillTarget(r);
   const int64_t limit =
-      std::min(ShareableBlocks(i, r.prompt), (r.prompt - 1) / block_);
+      std::min(ShareableBlocks(i, tokens), (tokens - 1) / block_);
   for (int64_t j = 0; j < limit; ++j) {
     const auto it = index_.find(Key(i, j));
     if (it == index_.end()) break;
@@ -206,6 +207,17 @@ void KvBlockCache::Register(int64_t i, RequestState& r, int64_t computed,
     held.push_back(it->second);
   }
   r.cached_blocks = full;
+}
+
+bool KvBlockCache::Grow(RequestState& r, int64_t tokens, double now) {
+  const int64_t need = SlotsFor(tokens) - r.reserve;
+  if (need <= 0) return true;
+  if (used_ + need > capacity_) return false;  // idle blocks can make way
+  Advance(now);
+  used_ += need;
+  r.reserve += need;
+  EvictUntilFits();
+  return true;
 }
 
 void KvBlockCache::Release(int64_t i, RequestState& r, double now) {

@@ -76,9 +76,19 @@ void Replica::Retire(size_t k) {
       r.prefilled += m.tokens;
       outstanding_ -= m.tokens;
       kv_.Register(m.request, r, r.prefilled, t);
-      if (r.prefilled == r.prompt) {
-        r.generated = 1;
-        r.first = r.last_token = t;
+      if (r.prefilled == PrefillTarget(r)) {
+        if (r.recompute == 0) {
+          r.generated = 1;
+          r.first = t;
+        } else {
+          // A preempted request caught up: its next token, after the gap
+          // the preemption made (in the inter-token gaps and TPOT).
+          itl_.emplace_back(t - r.last_token, 1);
+          ++r.generated;
+          r.prefilled = r.prompt;
+          r.recompute = 0;
+        }
+        r.last_token = t;
         --outstanding_;
       }
     }
@@ -126,7 +136,8 @@ absl::Status Replica::Iterate() {
       stats_.max_waiting, static_cast<int64_t>(waiting_.size() - head_));
   const size_t slots = done_at_.size();
   const SchedulerLimits sched{limits_.max_num_seqs,
-                              limits_.max_num_batched_tokens};
+                              limits_.max_num_batched_tokens,
+                              limits_.preempt_by_recompute};
   size_t launched = slots;
   bool any_free = false;
   for (size_t j = 0; j < slots && launched == slots; ++j) {
@@ -137,8 +148,9 @@ absl::Status Replica::Iterate() {
                        running_total_, kv_,         now_};
     const int64_t hits_before = kv_.hit_tokens();
     scheduler_.Schedule(sched, view, batches_[k]);
-    // Cached prompt tokens are not computed.
+    // Cached prompt tokens are not computed; preempted ones are again.
     outstanding_ -= kv_.hit_tokens() - hits_before;
+    outstanding_ += view.preempted_tokens;
     if (!batches_[k].empty()) launched = k;
   }
   if (launched == slots) {

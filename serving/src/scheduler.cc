@@ -9,11 +9,56 @@
 namespace ridgeline::serving {
 namespace {
 
-// One decode token for each running request past its prefill.
-void AddDecodes(SchedulerView& v, Batch& batch, int64_t& budget) {
-  for (const int64_t i : v.running) {
-    const RequestState& r = v.requests[i];
-    if (r.prefilled < r.prompt || budget == 0) continue;
+// Preempts the slot's last running request (scheduler.h): its blocks
+// freed, its share of the batch taken back, the queue's head again.
+void PreemptLast(SchedulerView& v, Batch& batch, int64_t& budget) {
+  const int64_t i = v.running.back();
+  v.running.pop_back();
+  --v.running_total;
+  for (size_t k = batch.members.size(); k-- > 0;) {
+    if (batch.members[k].request != i) continue;
+    budget += batch.members[k].tokens;
+    batch.members.erase(batch.members.begin() + static_cast<ptrdiff_t>(k));
+    batch.sequences.erase(batch.sequences.begin() + static_cast<ptrdiff_t>(k));
+  }
+  RequestState& r = v.requests[i];
+  v.kv.Release(i, r, v.now);
+  r.reserve = 0;
+  if (InPrefill(r)) {
+    v.preempted_tokens += r.prefilled;  // computed again
+  } else {
+    // Its prompt and generated tokens are fed again (their last position
+    // gives the next token, one of the tokens still to come).
+    v.preempted_tokens += r.prompt + r.generated;
+    r.recompute = r.generated;
+  }
+  r.prefilled = 0;
+  ++r.preemptions;
+  ++v.preemptions;
+  if (v.head > 0) {
+    v.waiting[--v.head] = i;
+  } else {
+    v.waiting.insert(v.waiting.begin(), i);
+  }
+}
+
+// One decode token for each running request past its prefill; with lazy
+// allocation its KV slot first, preempting the last admitted if need be.
+void AddDecodes(const SchedulerLimits& limits, SchedulerView& v, Batch& batch,
+                int64_t& budget) {
+  for (size_t k = 0; k < v.running.size(); ++k) {
+    const int64_t i = v.running[k];
+    RequestState& r = v.requests[i];
+    if (InPrefill(r) || budget == 0) continue;
+    if (limits.preempt_by_recompute) {
+      bool preempted_itself = false;
+      while (!v.kv.Grow(r, r.prompt + r.generated, v.now)) {
+        preempted_itself = v.running.back() == i;
+        PreemptLast(v, batch, budget);
+        if (preempted_itself) break;
+      }
+      if (preempted_itself) break;  // it was the last one
+    }
     batch.sequences.push_back({r.prompt + r.generated - 1, 1});
     batch.members.push_back({i, 1, true});
     --budget;
@@ -24,8 +69,8 @@ void AddDecodes(SchedulerView& v, Batch& batch, int64_t& budget) {
 void AddPrefillChunks(SchedulerView& v, Batch& batch, int64_t& budget) {
   for (const int64_t i : v.running) {
     const RequestState& r = v.requests[i];
-    if (r.prefilled >= r.prompt || budget == 0) continue;
-    const int64_t chunk = std::min(r.prompt - r.prefilled, budget);
+    if (!InPrefill(r) || budget == 0) continue;
+    const int64_t chunk = std::min(PrefillTarget(r) - r.prefilled, budget);
     batch.sequences.push_back({r.prefilled, chunk});
     batch.members.push_back({i, chunk, false});
     budget -= chunk;
@@ -36,17 +81,23 @@ void AddPrefillChunks(SchedulerView& v, Batch& batch, int64_t& budget) {
 // request whose KV came from elsewhere (its prefill done) starts decoding.
 void Admit(const SchedulerLimits& limits, SchedulerView& v, Batch& batch,
            int64_t& budget) {
+  if (v.preemptions > 0) return;  // vLLM admits nothing in such a step
   while (v.head < v.waiting.size() && budget > 0 &&
          v.running_total < limits.max_num_seqs) {
     const int64_t i = v.waiting[v.head];
     RequestState& r = v.requests[i];
+    // Lazy allocation: the blocks of what it computes now.
+    if (limits.preempt_by_recompute) {
+      r.reserve = v.kv.SlotsFor(InPrefill(r) ? PrefillTarget(r)
+                                             : r.prompt + r.generated);
+    }
     // FIFO; a cached prefix is taken here (r.prefilled moves past it).
     if (!v.kv.TryAdmit(i, r, v.now)) break;
     if (r.admitted < 0) r.admitted = v.now;
     v.running.push_back(i);
     ++v.running_total;
-    if (r.prefilled < r.prompt) {
-      const int64_t chunk = std::min(r.prompt - r.prefilled, budget);
+    if (InPrefill(r)) {
+      const int64_t chunk = std::min(PrefillTarget(r) - r.prefilled, budget);
       batch.sequences.push_back({r.prefilled, chunk});
       batch.members.push_back({i, chunk, false});
       budget -= chunk;
@@ -65,7 +116,7 @@ void DecodeFirstScheduler::Schedule(const SchedulerLimits& limits,
                                     SchedulerView& view, Batch& batch) const {
   batch.Clear();
   int64_t budget = limits.max_num_batched_tokens;
-  AddDecodes(view, batch, budget);
+  AddDecodes(limits, view, batch, budget);
   AddPrefillChunks(view, batch, budget);
   Admit(limits, view, batch, budget);
 }
@@ -76,7 +127,7 @@ void PrefillFirstScheduler::Schedule(const SchedulerLimits& limits,
   int64_t budget = limits.max_num_batched_tokens;
   AddPrefillChunks(view, batch, budget);
   Admit(limits, view, batch, budget);
-  AddDecodes(view, batch, budget);
+  AddDecodes(limits, view, batch, budget);
 }
 
 absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(

@@ -15,7 +15,7 @@ import { tokenLengths, formatSet } from './plan.js';
 const DEFAULTS = {
   model: 'llama-3-8b', hardware: 'nvidia-h100-sxm-80gb', formats: '', tp: '', arrivals: 'rate', load: '10',
   prompt: '1024', gen: '256', requests: '', seed: '', framework: '',
-  sharedPrefix: '', turns: '', think: '', prefixCaching: 'on', kvOffload: 'off',
+  sharedPrefix: '', turns: '', think: '', prefixCaching: 'on', kvOffload: 'off', preemption: 'off',
 };
 const FRAMEWORKS = ['vllm', 'vllm-rocm', 'tensorrt-llm', 'flashinfer', 'aiter-ck', 'gaudi-sw', 'llama.cpp-cuda', 'llama.cpp-metal'];
 const FIELDS = [
@@ -34,6 +34,7 @@ const FIELDS = [
   { key: 'think', paths: ['traffic.sessions.think_time_seconds'] },
   { key: 'prefixCaching', paths: ['serving.prefix_caching'] },
   { key: 'kvOffload', paths: ['serving.kv_offload'] },
+  { key: 'preemption', paths: ['serving.preemption'] },
 ];
 const LATENCIES = [['ttft', 'TTFT'], ['tpot', 'TPOT'], ['itl', 'inter-token'], ['e2e', 'end-to-end'], ['queue', 'queue wait']];
 
@@ -73,15 +74,17 @@ const TEMPLATE = `
     <label>Turns <input name="turns" type="number" placeholder="1" title="multi-turn sessions: each turn's prompt is the conversation so far plus the prompt's new tokens; the rate starts sessions"></label>
     <label>Think (s) <input name="think" placeholder="0" title="seconds between a turn's end and the next turn"></label>
   </div>
-  <div class="row2">
+  <div class="row">
     <label>Prefix caching <select name="prefixCaching" title="automatic prefix caching of full prompt blocks (vLLM V1's default)"><option value="on">on</option><option value="off">off</option></select></label>
     <label>KV offload <select name="kvOffload" title="where evicted cached blocks go: the part's host-link tiers, or flash too"><option value="off">off</option><option value="host">host</option><option value="all">all</option></select></label>
+    <label>Preemption <select name="preemption" title="off: each request reserves its whole KV life at admission; recompute: blocks as tokens come, the last admitted preempted (vLLM V1)"><option value="off">off</option><option value="recompute">recompute</option></select></label>
   </div>
   <div class="field-error" data-for="sharedPrefix"></div>
   <div class="field-error" data-for="turns"></div>
   <div class="field-error" data-for="think"></div>
   <div class="field-error" data-for="prefixCaching"></div>
   <div class="field-error" data-for="kvOffload"></div>
+  <div class="field-error" data-for="preemption"></div>
   <datalist id="simulate-frameworks">${FRAMEWORKS.map((f) => `<option value="${f}">`).join('')}</datalist>
   <div class="general-error" data-for=""></div>
   <div class="buttons">
@@ -156,10 +159,11 @@ export class SimulateView extends FormView {
     if (s.framework) req.calibration = { framework: s.framework };
     if (s.sharedPrefix) traffic.sharedPrefixTokens = s.sharedPrefix;
     if (s.turns || s.think) traffic.sessions = { turns: s.turns || '1', thinkTimeSeconds: s.think || '0' };
-    if (s.prefixCaching === 'off' || s.kvOffload !== 'off') {
+    if (s.prefixCaching === 'off' || s.kvOffload !== 'off' || s.preemption !== 'off') {
       req.serving = {};
       if (s.prefixCaching === 'off') req.serving.prefixCaching = false;
       if (s.kvOffload !== 'off') req.serving.kvOffload = s.kvOffload;
+      if (s.preemption !== 'off') req.serving.preemption = s.preemption;
     }
     return req;
   }
@@ -186,6 +190,7 @@ export class SimulateView extends FormView {
       ['max-concurrency', 'max concurrency', r.maxConcurrency, (v) => v],
       ['prefix-hit-rate', 'prefix cache hits', r.prefixHitRate ?? 0, (v) => `${fixed(v * 100, 1)} % of prompt tokens`],
       ['prefill-saved', 'prefill tokens saved', r.prefillTokensSaved ?? '0', (v) => si(Number(v))],
+      ['preemptions', 'preemptions', r.preemptions ?? '0', (v) => v],
       ['offload-hit-rate', 'reloaded from offload', r.kvOffloadHitRate ?? 0, (v) => `${fixed(v * 100, 1)} % of prompt tokens`],
       ...(r.kvTiers || []).map((t, k) => [`tier-${k}`, `${t.name} (mean / peak)`, t.usageMean ?? 0,
         () => `${fixed((t.usageMean ?? 0) * 100, 1)} % / ${fixed((t.usagePeak ?? 0) * 100, 1)} %`]),

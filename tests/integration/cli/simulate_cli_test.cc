@@ -295,6 +295,52 @@ TEST(SimulateCli, KvOffloadToHostFindsWhatTheDeviceEvicted) {
   EXPECT_THAT(bad.err, HasSubstr("--kv-offload"));
 }
 
+// --preemption recompute: with long outputs the KV cache (memory fraction
+// 0.13: 42 k tokens) holds 13 whole lives of 1024 + 2048 tokens; lazy
+// allocation runs more at once and preempts when decodes outgrow it.
+TEST(SimulateCli, PreemptionByRecompute) {
+  auto run = [](const char* preemption) {
+    CliRun r = RunCliBinary(InProcess({"simulate",
+                                       "--model",
+                                       "llama-3.1-8b",
+                                       "--hardware",
+                                       "nvidia-h100-sxm-80gb",
+                                       "--formats",
+                                       "fp8",
+                                       "--prompt",
+                                       "1024",
+                                       "--gen",
+                                       "2048",
+                                       "--concurrency",
+                                       "64",
+                                       "--requests",
+                                       "128",
+                                       "--memory-fraction",
+                                       "0.13",
+                                       "--preemption",
+                                       preemption,
+                                       "--format",
+                                       "csv"}));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    auto rows = ParseCsv(r.out);
+    EXPECT_EQ(rows.size(), 1u);
+    return rows.empty() ? std::map<std::string, std::string>{} : rows[0];
+  };
+  const auto off = run("off");
+  const auto lazy = run("recompute");
+  ASSERT_FALSE(off.empty() || lazy.empty());
+  EXPECT_EQ(off.at("preemptions"), "0");
+  EXPECT_GT(Num(lazy, "preemptions"), 0);
+  EXPECT_GT(Num(lazy, "mean_running"), Num(off, "mean_running"));
+  CliRun bad =
+      RunCliBinary(InProcess(SimArgs({"--rate", "1", "--preemption", "swap"})));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("serving.preemption: must be off or "
+                                 "recompute (swap to the offload tier is not "
+                                 "modelled yet); got \"swap\""));
+  EXPECT_THAT(bad.err, HasSubstr("--preemption"));
+}
+
 TEST(SimulateCli, JsonIsOneObjectPerRun) {
   CliRun r = RunCliBinary(
       InProcess(SimArgs({"--rate", "1,4", "--format", "json"})));

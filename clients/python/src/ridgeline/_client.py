@@ -337,7 +337,8 @@ class Client:
                  max_num_seqs=None, max_num_batched_tokens=None,
                  block_size=None, replicas=None, router=None, prefill=None,
                  decode=None, kv_transfer_overlap=None, prefix_caching=None,
-                 kv_offload=None, shared_prefix_tokens=None, turns=None,
+                 kv_offload=None, preemption=None, shared_prefix_tokens=None,
+                 turns=None,
                  think_time_seconds=None, request=None, timeout=None):
         """The online serving simulation of one replica, `replicas`
         aggregated replicas behind `router` ("round-robin", "least-loaded",
@@ -355,7 +356,8 @@ class Client:
         `turns` and `think_time_seconds` (multi-turn sessions: each turn's
         prompt is the conversation so far plus `prompt_tokens`; `rate`
         then starts sessions), `kv_offload` ("off", "host" or "all": where
-        evicted cached blocks go); the response's `prefix_hit_rate`,
+        evicted cached blocks go), `preemption` ("off" or "recompute");
+        the response's `preemptions`, `prefix_hit_rate`,
         `prefill_tokens_saved`, `kv_offload_hit_rate` and `kv_tiers` say
         what the cache saved. Unset keywords
         take the server's defaults (1000 requests, seed 1, vLLM's
@@ -398,7 +400,7 @@ class Client:
                 serving=rq.serving_options(memory_fraction, max_num_seqs,
                                            max_num_batched_tokens,
                                            block_size, prefix_caching,
-                                           kv_offload),
+                                           kv_offload, preemption),
                 traffic=traffic)
             if hardware is not None:
                 request.hardware.CopyFrom(rq.hardware_spec(hardware))

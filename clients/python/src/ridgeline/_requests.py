@@ -161,9 +161,9 @@ def token_lengths(value, name):
 
 def serving_options(memory_fraction=None, max_num_seqs=None,
                     max_num_batched_tokens=None, block_size=None,
-                    prefix_caching=None, kv_offload=None):
+                    prefix_caching=None, kv_offload=None, preemption=None):
     return only_set(pb.ServingOptions(), memory_fraction=memory_fraction,
                     max_num_seqs=max_num_seqs,
                     max_num_batched_tokens=max_num_batched_tokens,
                     block_size=block_size, prefix_caching=prefix_caching,
-                    kv_offload=kv_offload)
+                    kv_offload=kv_offload, preemption=preemption)

@@ -66,6 +66,10 @@ class KvBlockCache {
   void Register(int64_t i, RequestState& r, int64_t computed, double now);
   // Frees everything request `i` holds (its cached blocks stay cached).
   void Release(int64_t i, RequestState& r, double now);
+  // Lazy allocation (preemption by recompute): grows r.reserve to hold
+  // `tokens`, evicting idle cached blocks as needed. False: the blocks are
+  // not there (nothing changed).
+  bool Grow(RequestState& r, int64_t tokens, double now);
   // The reload time of the offloaded blocks admitted since the last call
   // (the step being built pays it).
   double TakeReloadSeconds() {

@@ -29,6 +29,20 @@ struct RequestState {
   int64_t cached_blocks = 0;
   int64_t prefix_hit_tokens = 0;
   int64_t offload_hit_tokens = 0;  // of those, reloaded from offload tiers
+  // Preemption by recompute (scheduler.h): the generated tokens a preempted
+  // request feeds back with its prompt when it is admitted again (0 when
+  // none), and how often it was preempted.
+  int64_t recompute = 0;
+  int64_t preemptions = 0;
 };
+
+// The tokens a request's prefill computes: its prompt, and after a
+// preemption its generated tokens too.
+inline int64_t PrefillTarget(const RequestState& r) {
+  return r.prompt + r.recompute;
+}
+inline bool InPrefill(const RequestState& r) {
+  return r.prefilled < PrefillTarget(r);
+}
 
 }  // namespace ridgeline::serving

@@ -4,7 +4,17 @@
 // free. A policy is an object: vLLM's decode-first order and an SGLang-like
 // prefill-first order are two instances, and a new policy is a new class.
 // Admission is FIFO (a request that does not fit blocks those behind it).
-// Stateless between calls; thread-compatible.
+//
+// KV: by default a request reserves its whole life at admission
+// (TensorRT-LLM's GUARANTEED_NO_EVICT), so nothing is preempted. With
+// preempt_by_recompute (vLLM V1's allocation), admission takes the blocks of
+// the prefill only and a decode takes a block when its token crosses into
+// one; when none is free, the running request admitted last is preempted:
+// its blocks are freed (the cached ones stay cached), it goes back to the
+// head of the queue, and when admitted again it prefills its prompt and
+// the tokens it had generated (the prefix cache may hold them), the last
+// position giving its next token. No request is admitted in a step that
+// preempted, as in vLLM. Stateless between calls; thread-compatible.
 #pragma once
 
 #include <cstdint>
@@ -49,11 +59,15 @@ struct SchedulerView {
   int64_t& running_total;
   KvBlockCache& kv;
   double now = 0;
+  // Out: tokens to compute again for the requests this step preempted.
+  int64_t preempted_tokens = 0;
+  int64_t preemptions = 0;
 };
 
 struct SchedulerLimits {
   int64_t max_num_seqs = 256;
   int64_t max_num_batched_tokens = 8192;
+  bool preempt_by_recompute = false;  // ServingLimits'
 };
 
 class Scheduler {

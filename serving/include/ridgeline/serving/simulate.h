@@ -171,6 +171,9 @@ struct SimulationResult {
   // replica, shares of the capacity).
   int64_t offload_hit_tokens = 0;
   double kv_offload_hit_rate = 0;
+  // Preemption by recompute (scheduler.h): how often a running request was
+  // preempted (its latencies include the wait and the recompute).
+  int64_t preemptions = 0;
   struct TierUse {
     std::string name;
     int64_t capacity_tokens = 0;  // per replica

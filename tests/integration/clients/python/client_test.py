@@ -325,6 +325,15 @@ class PythonClientTest(unittest.TestCase):
         self.assertEqual([t.name for t in host.kv_tiers],
                          ["host DRAM over PCIe 5.0 x16"])
         self.assertEqual(len(off.kv_tiers), 0)
+        # Preemption by recompute on a KV cache too small for the outputs.
+        lazy = self.client.simulate(model="llama-3-8b",
+                                    hardware="nvidia-h100-sxm-80gb",
+                                    concurrency=64, requests=128,
+                                    prompt_tokens=1024,
+                                    generated_tokens=2048,
+                                    memory_fraction=0.25,
+                                    preemption="recompute")
+        self.assertGreater(lazy.preemptions, 0)
         with self.assertRaises(self.rl.RidgelineError) as ctx:
             self.client.simulate(model="llama-3-8b",
                                  hardware="nvidia-h100-sxm-80gb", rate=1,
