@@ -99,10 +99,12 @@ const std::vector<FlagSpec>& ServingOptionFlags() {
        "where evicted cached blocks go: off (default), host (the part's "
        "host-link tiers) or all (flash too); reloaded when cheaper than "
        "recomputing"},
-      {"preemption", "off|recompute",
+      {"preemption", "off|recompute|swap",
        "when the KV cache runs out: off (default: each request reserves its "
-       "whole life at admission) or recompute (blocks as tokens come; the "
-       "last admitted is preempted and recomputed, as vLLM V1)"},
+       "whole life at admission), recompute (blocks as tokens come; the "
+       "last admitted is preempted and recomputed, as vLLM V1) or swap (its "
+       "KV moved to the first offload tier and back, as vLLM V0; needs "
+       "--kv-offload host|all)"},
   };
   return kFlags;
 }

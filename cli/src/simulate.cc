@@ -162,7 +162,8 @@ void PrintCsv(const std::vector<Load>& loads,
                         "prefix_hit_rate",
                         "prefill_tokens_saved",
                         "kv_offload_hit_rate",
-                        "preemptions"}) {
+                        "preemptions",
+                        "swapped_preemptions"}) {
     header.push_back(c);
   }
   Table t(header);
@@ -208,6 +209,7 @@ void PrintCsv(const std::vector<Load>& loads,
     row.push_back(absl::StrCat(r.prefill_tokens_saved()));
     row.push_back(Raw(r.kv_offload_hit_rate()));
     row.push_back(absl::StrCat(r.preemptions()));
+    row.push_back(absl::StrCat(r.swapped_preemptions()));
     t.rows.push_back(std::move(row));
   }
   PrintTable(t, TableStyle::kCsv, out);

@@ -172,6 +172,11 @@ void ToProto(const serving::Timeline& t, v1::SimulateTimeline* out) {
   copy(t.queue_mean, out->mutable_queue_mean());
   copy(t.running_mean, out->mutable_running_mean());
   copy(t.kv_usage_mean, out->mutable_kv_usage_mean());
+  for (const serving::Timeline::TierSeries& tier : t.kv_tiers) {
+    v1::KvTierTimeline* o = out->add_kv_tiers();
+    o->set_name(tier.name);
+    copy(tier.usage_mean, o->mutable_usage_mean());
+  }
 }
 
 absl::StatusOr<serving::ServingConfig> ServingConfigOf(
@@ -189,17 +194,8 @@ absl::StatusOr<serving::ServingConfig> ServingConfigOf(
                      serving::ParseKvOffload(so.kv_offload()));
   }
   if (so.has_preemption()) {
-    if (so.preemption() == "swap") {
-      return Bad("serving.preemption",
-                 "off or recompute (swap to the offload tier is not "
-                 "modelled yet)",
-                 "\"swap\"");
-    }
-    if (so.preemption() != "off" && so.preemption() != "recompute") {
-      return Bad("serving.preemption", "off or recompute",
-                 absl::StrCat("\"", so.preemption(), "\""));
-    }
-    config.preempt_by_recompute = so.preemption() == "recompute";
+    ASSIGN_OR_RETURN(config.preemption,
+                     serving::ParsePreemption(so.preemption()));
   }
   RETURN_IF_ERROR(serving::ValidateServingConfig(config));
   return config;

@@ -60,6 +60,7 @@ void ToProto(const serving::SimulationResult& r, v1::SimulateResponse* resp) {
   resp->set_prefix_hit_rate(r.prefix_hit_rate);
   resp->set_kv_offload_hit_rate(r.kv_offload_hit_rate);
   resp->set_preemptions(r.preemptions);
+  resp->set_swapped_preemptions(r.swapped_preemptions);
   for (const serving::SimulationResult::TierUse& u : r.kv_tiers) {
     v1::KvTierUse* t = resp->add_kv_tiers();
     t->set_name(u.name);

@@ -45,8 +45,17 @@ absl::Status ValidateServingConfig(const ServingConfig& c) {
                         static_cast<double>(c.max_num_seqs), false));
   RETURN_IF_ERROR(Range("max_num_batched_tokens", 1, 10'000'000,
                         static_cast<double>(c.max_num_batched_tokens), false));
-  return Range("block_size", 1, 1024, static_cast<double>(c.block_size),
-               false);
+  RETURN_IF_ERROR(Range("block_size", 1, 1024,
+                        static_cast<double>(c.block_size), false));
+  if (c.preemption == Preemption::kSwap && c.kv_offload == KvOffload::kOff) {
+    return engine::WithFieldPath(
+        absl::InvalidArgumentError(
+            "serving.preemption: swap moves a preempted request's KV to the "
+            "first offload tier; set serving.kv_offload to host or all "
+            "(got off)"),
+        "serving.preemption");
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
@@ -140,7 +149,7 @@ ServingLimits LimitsOf(const ServingConfig& config, const KvCapacity& kv) {
   l.attention_ranks = kv.attention_ranks;
   l.prefix_caching = config.prefix_caching;
   l.offload_tiers = kv.offload_tiers;
-  l.preempt_by_recompute = config.preempt_by_recompute;
+  l.preemption = config.preemption;
   return l;
 }
 

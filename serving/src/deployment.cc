@@ -82,6 +82,50 @@ struct Pool {
   std::vector<int64_t> inflight;  // tokens of KV on its way (decode pool)
 };
 
+// Offload tiers, over every replica that has them (tier t of each, by
+// position): time-weighted use over the run and, with a timeline, per
+// bucket; the fullest replica's peak. Shares of the capacity.
+void SummarizeTiers(const std::vector<Pool>& pools, SimulationResult& out) {
+  Timeline& tl = out.timeline;
+  const size_t buckets = tl.bucket_seconds > 0 ? tl.arrivals.size() : 0;
+  int64_t with_tiers = 0;
+  for (const Pool& pool : pools) {
+    for (const auto& rep : pool.replicas) {
+      const KvBlockCache& kv = rep->kv();
+      if (!kv.offload_tiers().empty()) ++with_tiers;
+      for (size_t t = 0; t < kv.offload_tiers().size(); ++t) {
+        const OffloadTier& tier = kv.offload_tiers()[t];
+        if (out.kv_tiers.size() <= t) {
+          out.kv_tiers.push_back({tier.name, tier.capacity_tokens});
+          tl.kv_tiers.push_back({tier.name, std::vector<double>(buckets, 0)});
+        }
+        const auto cap = static_cast<double>(tier.capacity_tokens);
+        SimulationResult::TierUse& u = out.kv_tiers[t];
+        u.usage_mean += kv.offload_token_seconds(t) / cap;
+        u.usage_peak = std::max(
+            u.usage_peak, static_cast<double>(kv.offload_peak_tokens(t)) / cap);
+        for (size_t k = 0; k < buckets; ++k) {
+          const double from =
+              tl.start_seconds + static_cast<double>(k) * tl.bucket_seconds;
+          tl.kv_tiers[t].usage_mean[k] +=
+              kv.offload_history(t).Integral(from, from + tl.bucket_seconds) /
+              cap;
+        }
+      }
+    }
+  }
+  // Sums of replicas' shares x seconds: means over replicas and time.
+  const auto n = static_cast<double>(with_tiers);
+  for (SimulationResult::TierUse& u : out.kv_tiers) {
+    u.usage_mean = out.duration_seconds > 0
+                       ? u.usage_mean / n / out.duration_seconds
+                       : 0;
+  }
+  for (Timeline::TierSeries& series : tl.kv_tiers) {
+    for (double& v : series.usage_mean) v /= n * tl.bucket_seconds;
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<DeploymentResult> SimulateDeployment(
@@ -358,6 +402,7 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
     out.prefill_tokens_saved += r.prefix_hit_tokens;
     out.offload_hit_tokens += r.offload_hit_tokens;
     out.preemptions += r.preemptions;
+    out.swapped_preemptions += r.swaps;
     first_arrival = std::min(first_arrival, r.arrival);
     last_finish = std::max(last_finish, r.finish);
     ttft.push_back(r.first - r.arrival);
@@ -393,40 +438,6 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
     out.kv_offload_hit_rate =
         static_cast<double>(out.offload_hit_tokens) / in_tokens;
   }
-  // Offload tiers, over every replica that has them.
-  for (const Pool& pool : pools) {
-    for (const auto& rep : pool.replicas) {
-      const KvBlockCache& kv = rep->kv();
-      for (size_t t = 0; t < kv.offload_tiers().size(); ++t) {
-        if (out.kv_tiers.size() <= t) {
-          out.kv_tiers.push_back({kv.offload_tiers()[t].name,
-                                  kv.offload_tiers()[t].capacity_tokens});
-        }
-        SimulationResult::TierUse& u = out.kv_tiers[t];
-        const double cap =
-            static_cast<double>(kv.offload_tiers()[t].capacity_tokens);
-        u.usage_mean +=
-            kv.offload_token_seconds(t) / cap;  // / replicas, / duration below
-        u.usage_peak = std::max(
-            u.usage_peak, static_cast<double>(kv.offload_peak_tokens(t)) / cap);
-      }
-    }
-  }
-  if (!out.kv_tiers.empty()) {
-    int64_t with_tiers = 0;
-    for (const Pool& pool : pools) {
-      if (!pool.replicas.empty() &&
-          !pool.replicas.front()->kv().offload_tiers().empty()) {
-        with_tiers += static_cast<int64_t>(pool.replicas.size());
-      }
-    }
-    for (SimulationResult::TierUse& u : out.kv_tiers) {
-      u.usage_mean = out.duration_seconds > 0
-                         ? u.usage_mean / static_cast<double>(with_tiers) /
-                               out.duration_seconds
-                         : 0;
-    }
-  }
   if (config.timeline_buckets > 0) {
     std::vector<RequestSpan> spans;
     spans.reserve(reqs.size());
@@ -442,6 +453,7 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
     }
     out.timeline = BuildTimeline(spans, last_capacity, config.timeline_buckets);
   }
+  SummarizeTiers(pools, out);
   for (const Pool& pool : pools) {
     PoolResult p;
     p.name = pool.spec->name;

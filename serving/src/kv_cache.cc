@@ -15,8 +15,10 @@ KvBlockCache::KvBlockCache(int64_t capacity_tokens, int64_t block_size,
                    ? content
                    : nullptr),
       recompute_(recompute) {
-  if (caching()) tiers_ = std::move(offload_tiers);
+  // Without prefix caching the tiers only take swapped-out requests.
+  tiers_ = std::move(offload_tiers);
   lists_.resize(1 + tiers_.size());
+  history_.resize(tiers_.size());
   // Every block of the capacity may be cached: no rehash while it fills.
   if (caching()) {
     index_.reserve(static_cast<size_t>(
@@ -28,9 +30,15 @@ void KvBlockCache::Advance(double now) {
   const double dt = now - clock_;
   used_time_ += static_cast<double>(used_) * dt;
   for (size_t t = 1; t < lists_.size(); ++t) {
-    lists_[t].block_seconds += static_cast<double>(lists_[t].count) * dt;
+    const auto blocks = static_cast<double>(TierBlocks(t));
+    lists_[t].block_seconds += blocks * dt;
+    history_[t - 1].Add(clock_, now, blocks * static_cast<double>(block_));
   }
   clock_ = now;
+}
+
+int64_t KvBlockCache::TierBlocks(size_t tier) const {
+  return lists_[tier].count + (tier == 1 ? swapped_ / block_ : 0);
 }
 
 int64_t KvBlockCache::ShareableBlocks(int64_t i, int64_t tokens) const {
@@ -55,7 +63,8 @@ void KvBlockCache::Link(int32_t e, int32_t tier) {
   x.next = -1;
   (l.newest >= 0 ? entries_[l.newest].next : l.oldest) = e;
   l.newest = e;
-  l.peak = std::max(l.peak, ++l.count);
+  ++l.count;
+  l.peak = std::max(l.peak, TierBlocks(static_cast<size_t>(tier)));
 }
 
 void KvBlockCache::Unlink(int32_t e) {
@@ -81,12 +90,40 @@ void KvBlockCache::Demote(int32_t e, int32_t tier) {
     return;
   }
   Link(e, tier);
-  // A full tier passes its least recently used block down.
-  if (lists_[tier].count * block_ > tiers_[tier - 1].capacity_tokens) {
+  MakeRoom(tier);
+}
+
+void KvBlockCache::MakeRoom(int32_t tier) {
+  // A full tier passes its least recently used blocks down.
+  while (TierBlocks(static_cast<size_t>(tier)) * block_ >
+             tiers_[tier - 1].capacity_tokens &&
+         lists_[tier].oldest >= 0) {
     const int32_t out = lists_[tier].oldest;
     Unlink(out);
     Demote(out, tier + 1);
   }
+}
+
+bool KvBlockCache::SwapOut(RequestState& r, double now) {
+  if (tiers_.empty() || !(tiers_[0].write_seconds_per_token > 0)) return false;
+  // The KV written so far: its prefill's, or all but the newest token's.
+  const int64_t tokens =
+      InPrefill(r) ? r.prefilled : r.prompt + r.generated - 1;
+  const int64_t slots = SlotsFor(tokens);
+  if (tokens <= 0 || swapped_ + slots > tiers_[0].capacity_tokens) {
+    return false;
+  }
+  Advance(now);
+  swapped_ += slots;
+  MakeRoom(1);  // cached blocks make way for it
+  lists_[1].peak = std::max(lists_[1].peak, TierBlocks(1));
+  r.swapped_tokens = tokens;
+  ++r.swaps;
+  // Written before the step that preempted it runs on.
+  transfer_seconds_ +=
+      tiers_[0].latency_seconds +
+      static_cast<double>(tokens) * tiers_[0].write_seconds_per_token;
+  return true;
 }
 
 void KvBlockCache::EvictUntilFits() {
@@ -98,7 +135,8 @@ void KvBlockCache::EvictUntilFits() {
   }
 }
 
-KvBlockCache::Hits KvBlockCache::Walk(int64_t i, const RequestState& r) const {
+KvBlockCache::Hits KvBlockCache::Walk(int64_t i, const RequestState& r,
+                                       std::vector<int32_t>* found) const {
   Hits h;
   // At least the last prefill token is computed: its logits are the next
   // output token's.
@@ -110,6 +148,7 @@ KvBlockCache::Hits KvBlockCache::Walk(int64_t i, const RequestState& r) const {
     if (it == index_.end()) break;
     const Entry& x = entries_[it->second];
     if (x.tier == 0) {
+      if (found != nullptr) found->push_back(it->second);
       ++h.device;
       if (x.refs == 0) ++h.idle;
       continue;
@@ -117,6 +156,7 @@ KvBlockCache::Hits KvBlockCache::Walk(int64_t i, const RequestState& r) const {
     // kv_offload.h's rule: reload only what is cheaper than recomputing.
     const OffloadTier& tier = tiers_[x.tier - 1];
     if (!ReloadBeatsRecompute(tier, recompute_, block_, j * block_)) break;
+    if (found != nullptr) found->push_back(it->second);
     ++h.offload;
     h.reload_seconds += ReloadSeconds(tier, block_);
   }
@@ -141,7 +181,19 @@ std::vector<int32_t>& KvBlockCache::Held(int64_t i) {
 
 bool KvBlockCache::TryAdmit(int64_t i, RequestState& r, double now) {
   Hits h;
-  if (caching() && r.prefilled == 0) h = Walk(i, r);
+  walked_.clear();
+  if (r.swapped_tokens > 0) {
+    // Swapped out: its KV comes back into the slots it reserves now.
+    if (used_ + r.reserve > capacity_) return false;
+    Advance(now);
+    used_ += r.reserve;
+    EvictUntilFits();
+    swapped_ -= SlotsFor(r.swapped_tokens);
+    transfer_seconds_ += ReloadSeconds(tiers_[0], r.swapped_tokens);
+    r.swapped_tokens = 0;
+    return true;
+  }
+  if (caching() && r.prefilled == 0) h = Walk(i, r, &walked_);
   // Reloaded blocks take fresh device slots, as computed ones do.
   const int64_t need = r.reserve - h.device * block_;
   // Idle cached blocks make way; the hit ones among them are taken.
@@ -150,8 +202,7 @@ bool KvBlockCache::TryAdmit(int64_t i, RequestState& r, double now) {
   const int64_t hits = h.device + h.offload;
   if (hits > 0) {
     std::vector<int32_t>& held = Held(i);
-    for (int64_t j = 0; j < hits; ++j) {
-      const int32_t e = index_.find(Key(i, j))->second;
+    for (const int32_t e : walked_) {
       Entry& x = entries_[e];
       if (x.tier == 0) {
         Acquire(e);
@@ -171,7 +222,7 @@ bool KvBlockCache::TryAdmit(int64_t i, RequestState& r, double now) {
     r.offload_hit_tokens = h.offload * block_;
     hit_tokens_ += r.prefix_hit_tokens;
     offload_hit_tokens_ += r.offload_hit_tokens;
-    reload_seconds_ += h.reload_seconds;
+    transfer_seconds_ += h.reload_seconds;
   }
   return true;
 }

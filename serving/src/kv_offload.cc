@@ -52,6 +52,10 @@ std::vector<OffloadTier> OffloadTiers(const engine::Hardware& hw,
     o.capacity_tokens = blocks * block_size;
     o.seconds_per_token =
         kv_bytes_per_token / t.read_bandwidth_bytes_per_second;
+    if (t.write_bandwidth_bytes_per_second > 0) {
+      o.write_seconds_per_token =
+          kv_bytes_per_token / t.write_bandwidth_bytes_per_second;
+    }
     o.latency_seconds = t.latency_seconds;
     if (o.capacity_tokens > 0) out.push_back(std::move(o));
   }

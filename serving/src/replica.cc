@@ -137,7 +137,7 @@ absl::Status Replica::Iterate() {
   const size_t slots = done_at_.size();
   const SchedulerLimits sched{limits_.max_num_seqs,
                               limits_.max_num_batched_tokens,
-                              limits_.preempt_by_recompute};
+                              limits_.preemption};
   size_t launched = slots;
   bool any_free = false;
   for (size_t j = 0; j < slots && launched == slots; ++j) {
@@ -179,9 +179,9 @@ absl::Status Replica::Iterate() {
   ++stats_.steps;
   const Batch& batch = batches_[launched];
   ASSIGN_OR_RETURN(StepTime t, cost_.Time(batch.sequences));
-  // Blocks reloaded from an offload tier arrive before the step computes
-  // past them (kv_offload.h).
-  if (const double reload = kv_.TakeReloadSeconds(); reload > 0) {
+  // Blocks reloaded from an offload tier, and swapped KV, move before the
+  // step computes past them (kv_offload.h).
+  if (const double reload = kv_.TakeTransferSeconds(); reload > 0) {
     t.seconds += reload;
     if (t.interval_seconds > 0) t.interval_seconds += reload;
   }

@@ -9,9 +9,11 @@
 namespace ridgeline::serving {
 namespace {
 
-// Preempts the slot's last running request (scheduler.h): its blocks
-// freed, its share of the batch taken back, the queue's head again.
-void PreemptLast(SchedulerView& v, Batch& batch, int64_t& budget) {
+// Preempts the slot's last running request (scheduler.h): its KV swapped
+// out or to be recomputed, its blocks freed, its share of the batch taken
+// back, the queue's head again.
+void PreemptLast(const SchedulerLimits& limits, SchedulerView& v, Batch& batch,
+                 int64_t& budget) {
   const int64_t i = v.running.back();
   v.running.pop_back();
   --v.running_total;
@@ -22,19 +24,25 @@ void PreemptLast(SchedulerView& v, Batch& batch, int64_t& budget) {
     batch.sequences.erase(batch.sequences.begin() + static_cast<ptrdiff_t>(k));
   }
   RequestState& r = v.requests[i];
-  v.kv.Release(i, r, v.now);
-  r.reserve = 0;
-  if (InPrefill(r)) {
-    v.preempted_tokens += r.prefilled;  // computed again
-  } else {
-    // Its prompt and generated tokens are fed again (their last position
-    // gives the next token, one of the tokens still to come).
-    v.preempted_tokens += r.prompt + r.generated;
-    r.recompute = r.generated;
-  }
-  r.prefilled = 0;
   ++r.preemptions;
   ++v.preemptions;
+  // Swapped out, its KV comes back at admission and nothing is computed
+  // again; otherwise what it had computed is computed again.
+  const bool swapped =
+      limits.preemption == Preemption::kSwap && v.kv.SwapOut(r, v.now);
+  v.kv.Release(i, r, v.now);
+  r.reserve = 0;
+  if (!swapped) {
+    if (InPrefill(r)) {
+      v.preempted_tokens += r.prefilled;
+    } else {
+      // Its prompt and generated tokens are fed again (their last position
+      // gives the next token, one of the tokens still to come).
+      v.preempted_tokens += r.prompt + r.generated;
+      r.recompute = r.generated;
+    }
+    r.prefilled = 0;
+  }
   if (v.head > 0) {
     v.waiting[--v.head] = i;
   } else {
@@ -50,11 +58,11 @@ void AddDecodes(const SchedulerLimits& limits, SchedulerView& v, Batch& batch,
     const int64_t i = v.running[k];
     RequestState& r = v.requests[i];
     if (InPrefill(r) || budget == 0) continue;
-    if (limits.preempt_by_recompute) {
+    if (limits.preemption != Preemption::kOff) {
       bool preempted_itself = false;
       while (!v.kv.Grow(r, r.prompt + r.generated, v.now)) {
         preempted_itself = v.running.back() == i;
-        PreemptLast(v, batch, budget);
+        PreemptLast(limits, v, batch, budget);
         if (preempted_itself) break;
       }
       if (preempted_itself) break;  // it was the last one
@@ -87,7 +95,7 @@ void Admit(const SchedulerLimits& limits, SchedulerView& v, Batch& batch,
     const int64_t i = v.waiting[v.head];
     RequestState& r = v.requests[i];
     // Lazy allocation: the blocks of what it computes now.
-    if (limits.preempt_by_recompute) {
+    if (limits.preemption != Preemption::kOff) {
       r.reserve = v.kv.SlotsFor(InPrefill(r) ? PrefillTarget(r)
                                              : r.prompt + r.generated);
     }

@@ -77,7 +77,7 @@ const TEMPLATE = `
   <div class="row">
     <label>Prefix caching <select name="prefixCaching" title="automatic prefix caching of full prompt blocks (vLLM V1's default)"><option value="on">on</option><option value="off">off</option></select></label>
     <label>KV offload <select name="kvOffload" title="where evicted cached blocks go: the part's host-link tiers, or flash too"><option value="off">off</option><option value="host">host</option><option value="all">all</option></select></label>
-    <label>Preemption <select name="preemption" title="off: each request reserves its whole KV life at admission; recompute: blocks as tokens come, the last admitted preempted (vLLM V1)"><option value="off">off</option><option value="recompute">recompute</option></select></label>
+    <label>Preemption <select name="preemption" title="off: each request reserves its whole KV life at admission; recompute: blocks as tokens come, the last admitted preempted and recomputed (vLLM V1); swap: its KV moved to the offload tier and back (vLLM V0, needs KV offload)"><option value="off">off</option><option value="recompute">recompute</option><option value="swap">swap</option></select></label>
   </div>
   <div class="field-error" data-for="sharedPrefix"></div>
   <div class="field-error" data-for="turns"></div>
@@ -102,7 +102,7 @@ const TEMPLATE = `
   <div class="card"><h2>Latency over time <span class="hint">requests by arrival time</span></h2><div data-role="chart-latency"></div><div class="legend" data-role="legend-latency"></div></div>
   <div class="card"><h2>TPOT over time <span class="hint">p90 of the requests arriving</span></h2><div data-role="chart-tpot"></div></div>
   <div class="card"><h2>Queue and batch <span class="hint">time-weighted per bucket</span></h2><div data-role="chart-queue"></div><div class="legend" data-role="legend-queue"></div></div>
-  <div class="card"><h2>KV cache use <span class="hint">reserved, % of capacity</span></h2><div data-role="chart-kv"></div></div>
+  <div class="card"><h2>KV cache use <span class="hint">device: reserved; offload tiers: cached and swapped out; % of each tier's capacity</span></h2><div data-role="chart-kv"></div><div class="legend" data-role="legend-kv"></div></div>
 </div>`;
 
 // The timeline's buckets as points at their midpoints; latency series
@@ -117,6 +117,9 @@ export function timelineSeries(t) {
     ttftP50: series('ttftP50Seconds'), ttftP90: series('ttftP90Seconds'), e2eP90: series('e2eP90Seconds'),
     tpotP90: series('tpotP90Seconds', 1e3), queue: series('queueMean', 1, true),
     running: series('runningMean', 1, true), kv: series('kvUsageMean', 100, true),
+    tiers: (t.kvTiers || []).map((tier) => ({
+      name: tier.name, points: Array.from({ length: n }, (_, k) => ({ x: mid(k), y: (tier.usageMean || [])[k] * 100 })),
+    })),
   };
 }
 
@@ -191,6 +194,7 @@ export class SimulateView extends FormView {
       ['prefix-hit-rate', 'prefix cache hits', r.prefixHitRate ?? 0, (v) => `${fixed(v * 100, 1)} % of prompt tokens`],
       ['prefill-saved', 'prefill tokens saved', r.prefillTokensSaved ?? '0', (v) => si(Number(v))],
       ['preemptions', 'preemptions', r.preemptions ?? '0', (v) => v],
+      ['swapped-preemptions', 'swapped to the offload tier', r.swappedPreemptions ?? '0', (v) => v],
       ['offload-hit-rate', 'reloaded from offload', r.kvOffloadHitRate ?? 0, (v) => `${fixed(v * 100, 1)} % of prompt tokens`],
       ...(r.kvTiers || []).map((t, k) => [`tier-${k}`, `${t.name} (mean / peak)`, t.usageMean ?? 0,
         () => `${fixed((t.usageMean ?? 0) * 100, 1)} % / ${fixed((t.usagePeak ?? 0) * 100, 1)} %`]),
@@ -224,8 +228,9 @@ export class SimulateView extends FormView {
     legend('legend-queue', ['waiting', 'running'], lines(this.root.querySelector('[data-role=chart-queue]'),
       [{ name: 'waiting', points: ts.queue }, { name: 'running', points: ts.running }],
       Object.assign({ yLabel: 'requests', yFormat: (v) => Number(v.toPrecision(3)) }, opts)));
-    lines(this.root.querySelector('[data-role=chart-kv]'), [{ name: 'KV use', points: ts.kv }],
-      Object.assign({ yLabel: 'KV cache (%)', yFormat: (v) => Number(v.toPrecision(3)) }, opts));
+    const kv = [{ name: 'device (reserved)', points: ts.kv }, ...ts.tiers];
+    legend('legend-kv', kv.map((x) => x.name), lines(this.root.querySelector('[data-role=chart-kv]'), kv,
+      Object.assign({ yLabel: 'KV use (% of each tier)', yFormat: (v) => Number(v.toPrecision(3)) }, opts)));
     this.root.querySelector('[data-role=chart-kv]').dataset.buckets = String((t.arrivals || []).length);
   }
 
@@ -241,7 +246,10 @@ export class SimulateView extends FormView {
     const t = this.response.timeline || {};
     const keys = ['arrivals', 'ttftP50Seconds', 'ttftP90Seconds', 'tpotP90Seconds', 'e2eP90Seconds', 'queueMean', 'runningMean', 'kvUsageMean'];
     const headers = ['start_s', 'arrivals', 'ttft_p50_s', 'ttft_p90_s', 'tpot_p90_s', 'e2e_p90_s', 'queue_mean', 'running_mean', 'kv_usage_mean'];
-    const rows = (t.arrivals || []).map((_, k) => [t.startSeconds + k * t.bucketSeconds, ...keys.map((key) => t[key][k])]);
+    const tiers = t.kvTiers || [];
+    headers.push(...tiers.map((tier) => `kv_usage_mean[${tier.name}]`));
+    const rows = (t.arrivals || []).map((_, k) => [t.startSeconds + k * t.bucketSeconds, ...keys.map((key) => t[key][k]),
+      ...tiers.map((tier) => (tier.usageMean || [])[k])]);
     download('ridgeline-simulate.csv', toCsv(headers, rows), 'text/csv');
   }
 }

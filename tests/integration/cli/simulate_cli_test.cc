@@ -261,16 +261,21 @@ TEST(SimulateCli, MultiTurnSessionsFindTheirHistory) {
 // PCIe 5.0 x16" tier): conversations whose 30 s think times outlast a small
 // KV cache (memory fraction 0.13: 42 k tokens) lose their history in device
 // memory, and find all of it in host memory.
+// The single CSV row of an in-process run of `args` (empty on failure).
+std::map<std::string, std::string> OneCsvRow(std::vector<std::string> args) {
+  args.insert(args.end(), {"--format", "csv"});
+  CliRun r = RunCliBinary(InProcess(std::move(args)));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto rows = ParseCsv(r.out);
+  EXPECT_EQ(rows.size(), 1u);
+  return rows.empty() ? std::map<std::string, std::string>{} : rows[0];
+}
+
 TEST(SimulateCli, KvOffloadToHostFindsWhatTheDeviceEvicted) {
   auto run = [](const char* offload) {
-    CliRun r = RunCliBinary(
-        InProcess(SimArgs({"--rate", "2", "--turns", "4", "--think-time", "30",
-                           "--requests", "800", "--memory-fraction", "0.13",
-                           "--kv-offload", offload, "--format", "csv"})));
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    auto rows = ParseCsv(r.out);
-    EXPECT_EQ(rows.size(), 1u);
-    return rows.empty() ? std::map<std::string, std::string>{} : rows[0];
+    return OneCsvRow(SimArgs({"--rate", "2", "--turns", "4", "--think-time",
+                              "30", "--requests", "800", "--memory-fraction",
+                              "0.13", "--kv-offload", offload}));
   };
   const auto off = run("off");
   const auto host = run("host");
@@ -295,50 +300,63 @@ TEST(SimulateCli, KvOffloadToHostFindsWhatTheDeviceEvicted) {
   EXPECT_THAT(bad.err, HasSubstr("--kv-offload"));
 }
 
-// --preemption recompute: with long outputs the KV cache (memory fraction
-// 0.13: 42 k tokens) holds 13 whole lives of 1024 + 2048 tokens; lazy
-// allocation runs more at once and preempts when decodes outgrow it.
-TEST(SimulateCli, PreemptionByRecompute) {
-  auto run = [](const char* preemption) {
-    CliRun r = RunCliBinary(InProcess({"simulate",
-                                       "--model",
-                                       "llama-3.1-8b",
-                                       "--hardware",
-                                       "nvidia-h100-sxm-80gb",
-                                       "--formats",
-                                       "fp8",
-                                       "--prompt",
-                                       "1024",
-                                       "--gen",
-                                       "2048",
-                                       "--concurrency",
-                                       "64",
-                                       "--requests",
-                                       "128",
-                                       "--memory-fraction",
-                                       "0.13",
-                                       "--preemption",
-                                       preemption,
-                                       "--format",
-                                       "csv"}));
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    auto rows = ParseCsv(r.out);
-    EXPECT_EQ(rows.size(), 1u);
-    return rows.empty() ? std::map<std::string, std::string>{} : rows[0];
-  };
-  const auto off = run("off");
-  const auto lazy = run("recompute");
-  ASSERT_FALSE(off.empty() || lazy.empty());
+// --preemption: with long outputs the KV cache (memory fraction 0.13: 42 k
+// tokens) holds 13 whole lives of 1024 + 2048 tokens; lazy allocation runs
+// more at once and preempts when decodes outgrow it, recomputing the
+// preempted or swapping its KV to host memory and back.
+std::vector<std::string> LongOutputs(std::vector<std::string> extra) {
+  std::vector<std::string> a = {
+      "simulate", "--model",       "llama-3.1-8b", "--hardware",
+      "nvidia-h100-sxm-80gb",      "--formats",    "fp8",
+      "--prompt", "1024",          "--gen",        "2048",
+      "--concurrency",             "64",           "--requests",
+      "128",      "--memory-fraction",             "0.13"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+TEST(SimulateCli, PreemptionByRecomputeOrSwap) {
+  const auto off = OneCsvRow(LongOutputs({"--preemption", "off"}));
+  const auto lazy = OneCsvRow(LongOutputs({"--preemption", "recompute"}));
+  const auto swap = OneCsvRow(
+      LongOutputs({"--preemption", "swap", "--kv-offload", "host"}));
+  ASSERT_FALSE(off.empty() || lazy.empty() || swap.empty());
   EXPECT_EQ(off.at("preemptions"), "0");
   EXPECT_GT(Num(lazy, "preemptions"), 0);
+  EXPECT_EQ(lazy.at("swapped_preemptions"), "0");
   EXPECT_GT(Num(lazy, "mean_running"), Num(off, "mean_running"));
-  CliRun bad =
-      RunCliBinary(InProcess(SimArgs({"--rate", "1", "--preemption", "swap"})));
+  // Host memory (4.19 M tokens a device) takes every swap: a preempted
+  // request's ~2 k tokens of KV cross PCIe 5.0 in 2 x 131 MB / 64 GB/s =
+  // 4 ms, where recomputing them costs a prefill of ~2 k tokens.
+  EXPECT_GT(Num(swap, "preemptions"), 0);
+  EXPECT_EQ(Num(swap, "swapped_preemptions"), Num(swap, "preemptions"));
+  EXPECT_LT(Num(swap, "e2e_p99_ms"), Num(lazy, "e2e_p99_ms"));
+
+  // The swapped KV in the host tier's timeline.
+  CliRun json = RunCliBinary(InProcess(LongOutputs(
+      {"--preemption", "swap", "--kv-offload", "host", "--format", "json"})));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  nlohmann::json j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j["timeline"]["kvTiers"].size(), 1u);
+  const nlohmann::json& tier = j["timeline"]["kvTiers"][0];
+  EXPECT_EQ(tier["name"], j["kvTiers"][0]["name"]);
+  ASSERT_EQ(tier["usageMean"].size(), j["timeline"]["arrivals"].size());
+  double peak = 0;
+  for (const auto& v : tier["usageMean"]) peak = std::max(peak, v.get<double>());
+  EXPECT_GT(peak, 0);
+  EXPECT_LE(peak, j["kvTiers"][0]["usagePeak"].get<double>() + 1e-12);
+
+  CliRun bad = RunCliBinary(
+      InProcess(SimArgs({"--rate", "1", "--preemption", "evict"})));
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_THAT(bad.err, HasSubstr("serving.preemption: must be off or "
-                                 "recompute (swap to the offload tier is not "
-                                 "modelled yet); got \"swap\""));
+  EXPECT_THAT(bad.err, HasSubstr("serving.preemption: must be off, recompute "
+                                 "or swap; got \"evict\""));
   EXPECT_THAT(bad.err, HasSubstr("--preemption"));
+  CliRun no_tier = RunCliBinary(
+      InProcess(SimArgs({"--rate", "1", "--preemption", "swap"})));
+  EXPECT_EQ(no_tier.exit_code, 1);
+  EXPECT_THAT(no_tier.err, HasSubstr("set serving.kv_offload to host or all"));
+  EXPECT_THAT(no_tier.err, HasSubstr("--preemption"));
 }
 
 TEST(SimulateCli, JsonIsOneObjectPerRun) {

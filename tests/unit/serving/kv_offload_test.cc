@@ -132,8 +132,8 @@ TEST(KvOffload, EvictedBlocksGoToTheHostAndComeBackByHand) {
   EXPECT_EQ(kv.idle_tokens(), 4);      // b0
   EXPECT_EQ(kv.offload_tokens(0), 4);  // b1
   EXPECT_EQ(kv.offload_peak_tokens(0), 4);
-  EXPECT_NEAR(kv.TakeReloadSeconds(), 4e-4, 1e-15);
-  EXPECT_EQ(kv.TakeReloadSeconds(), 0);  // taken once
+  EXPECT_NEAR(kv.TakeTransferSeconds(), 4e-4, 1e-15);
+  EXPECT_EQ(kv.TakeTransferSeconds(), 0);  // taken once
   EXPECT_EQ(kv.hit_tokens(), 8);
   EXPECT_EQ(kv.offload_hit_tokens(), 4);
   // Host held a1 from t = 2 to 4, b1 from 4: 4 tokens x 2 s by then.
@@ -190,7 +190,7 @@ TEST(KvOffload, AFullTierPassesItsOldestBlockDown) {
   // a0 on flash reloads (0.8 ms < 4 ms); a1 is gone: 4 tokens.
   EXPECT_EQ(r[2].prefix_hit_tokens, 4);
   EXPECT_EQ(r[2].offload_hit_tokens, 4);
-  EXPECT_NEAR(kv.TakeReloadSeconds(), 4 * 2e-4, 1e-15);
+  EXPECT_NEAR(kv.TakeTransferSeconds(), 4 * 2e-4, 1e-15);
 }
 
 TEST(KvOffload, TheReloadIsChargedToTheStepThatAdmitsIt) {

@@ -356,7 +356,7 @@ class Client:
         `turns` and `think_time_seconds` (multi-turn sessions: each turn's
         prompt is the conversation so far plus `prompt_tokens`; `rate`
         then starts sessions), `kv_offload` ("off", "host" or "all": where
-        evicted cached blocks go), `preemption` ("off" or "recompute");
+        evicted cached blocks go), `preemption` ("off", "recompute" or "swap");
         the response's `preemptions`, `prefix_hit_rate`,
         `prefill_tokens_saved`, `kv_offload_hit_rate` and `kv_tiers` say
         what the cache saved. Unset keywords

@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "ridgeline/engine/scenario.h"
 #include "ridgeline/serving/kv_offload.h"
+#include "ridgeline/serving/preemption.h"
 
 namespace ridgeline::serving {
 
@@ -27,11 +28,13 @@ struct ServingConfig {
   // Where evicted cached blocks go (kv_offload.h); off by default, as in
   // vLLM (offloading is a connector one adds).
   KvOffload kv_offload = KvOffload::kOff;
-  // What the scheduler does when the KV cache runs out (scheduler.h):
-  // false reserves each request's whole life at admission, so nothing is
-  // preempted (TensorRT-LLM's default GUARANTEED_NO_EVICT); true allocates
-  // blocks as tokens come and preempts by recompute (vLLM V1).
-  bool preempt_by_recompute = false;
+  // What the scheduler does when the KV cache runs out (scheduler.h): off
+  // reserves each request's whole life at admission, so nothing is
+  // preempted (TensorRT-LLM's default GUARANTEED_NO_EVICT); recompute
+  // allocates blocks as tokens come and preempts by recompute (vLLM V1);
+  // swap keeps the preempted KV in the first offload tier (vLLM V0), so it
+  // needs kv_offload.
+  Preemption preemption = Preemption::kOff;
 };
 // INVALID_ARGUMENT naming "serving.<field>", the range and the value.
 absl::Status ValidateServingConfig(const ServingConfig& c);
@@ -57,7 +60,7 @@ struct ServingLimits {
   // (SimulateDeployment estimates it from the pool's step cost).
   std::vector<OffloadTier> offload_tiers = {};
   RecomputeCost recompute = {};
-  bool preempt_by_recompute = false;  // ServingConfig's
+  Preemption preemption = Preemption::kOff;  // ServingConfig's
 };
 
 // KV capacity of one replica (tensor-parallel group). Bytes are per device:

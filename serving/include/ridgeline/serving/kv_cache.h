@@ -1,7 +1,8 @@
 // The KV block manager of one replica (vLLM's KVCacheManager): paged blocks
 // over the KV capacity the memory tiers leave (capacity.h). A request
 // reserves its whole life (prompt + generated - 1 tokens, in blocks) at
-// admission, so nothing is preempted, and frees it when it leaves.
+// admission, so nothing is preempted, and frees it when it leaves; with
+// preemption (scheduler.h) it grows its reserve as tokens come (Grow).
 //
 // Prefix caching (vLLM's automatic prefix caching): a full prompt block is
 // named by its content (BlockKey over the run's PromptContent). Once a
@@ -21,7 +22,9 @@
 // one when the tier is full (off the last one it is dropped). An admission
 // finds an offloaded block like a device one and reloads it when the rule
 // of kv_offload.h says so, the reload time added to the step that admits
-// it. Thread-compatible.
+// it. Preemption by swap (SwapOut) keeps a preempted request's KV in the
+// first tier, ahead of cached blocks, until it is admitted again.
+// Thread-compatible.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +34,7 @@
 #include "ridgeline/serving/kv_offload.h"
 #include "ridgeline/serving/prompt_content.h"
 #include "ridgeline/serving/request_state.h"
+#include "ridgeline/serving/usage_history.h"
 
 namespace ridgeline::serving {
 
@@ -38,8 +42,8 @@ class KvBlockCache {
  public:
   // capacity_tokens and block_size >= 1 (ValidateSimulationConfig);
   // `content` (may be null: nothing shared) outlives the cache and is
-  // indexed by the request numbers passed below. Offload tiers only with
-  // prefix caching (they hold cached blocks).
+  // indexed by the request numbers passed below. Offload tiers hold
+  // evicted cached blocks with prefix caching, and swapped-out KV.
   KvBlockCache(int64_t capacity_tokens, int64_t block_size,
                const PromptContent* content = nullptr,
                bool prefix_caching = false,
@@ -70,11 +74,18 @@ class KvBlockCache {
   // `tokens`, evicting idle cached blocks as needed. False: the blocks are
   // not there (nothing changed).
   bool Grow(RequestState& r, int64_t tokens, double now);
-  // The reload time of the offloaded blocks admitted since the last call
-  // (the step being built pays it).
-  double TakeReloadSeconds() {
-    const double s = reload_seconds_;
-    reload_seconds_ = 0;
+  // Preemption by swap: moves the KV request r has written to the first
+  // offload tier (its cached blocks there make way, passed down), counted
+  // in r.swapped_tokens and r.swaps; TryAdmit brings it back. False: no
+  // such tier with a write bandwidth, or no room (nothing changed). The
+  // caller still releases the request's device blocks.
+  bool SwapOut(RequestState& r, double now);
+  // The time of the transfers since the last call: offloaded blocks
+  // reloaded and swapped KV written out or read back (the step being built
+  // pays it).
+  double TakeTransferSeconds() {
+    const double s = transfer_seconds_;
+    transfer_seconds_ = 0;
     return s;
   }
 
@@ -96,15 +107,16 @@ class KvBlockCache {
   // Offload tier t (0-based, OffloadTiers order): its tiers, the tokens it
   // holds now, at most, and their integral over time (to the last change).
   const std::vector<OffloadTier>& offload_tiers() const { return tiers_; }
-  int64_t offload_tokens(size_t t) const {
-    return lists_[t + 1].count * block_;
-  }
+  // (Swapped-out KV counts in the first tier.)
+  int64_t offload_tokens(size_t t) const { return TierBlocks(t + 1) * block_; }
   int64_t offload_peak_tokens(size_t t) const {
     return lists_[t + 1].peak * block_;
   }
   double offload_token_seconds(size_t t) const {
     return lists_[t + 1].block_seconds * static_cast<double>(block_);
   }
+  // Its tokens over time (to the last change), for a timeline.
+  const UsageHistory& offload_history(size_t t) const { return history_[t]; }
 
  private:
   struct Entry {
@@ -132,14 +144,21 @@ class KvBlockCache {
   // blocks within both those tokens and its content chain.
   int64_t ShareableBlocks(int64_t i, int64_t tokens) const;
   uint64_t Key(int64_t i, int64_t block) const;
-  // The cached prefix an admission of request i would take now.
-  Hits Walk(int64_t i, const RequestState& r) const;
+  // The cached prefix an admission of request i would take now, its
+  // entries appended to `found` when given (TryAdmit takes them without a
+  // second lookup).
+  Hits Walk(int64_t i, const RequestState& r,
+            std::vector<int32_t>* found = nullptr) const;
   void Acquire(int32_t e);  // one more reference (off the idle list at 0)
   void Link(int32_t e, int32_t tier);  // newest of that tier's list
   void Unlink(int32_t e);
   // Moves (or drops) an unlinked block to offload tier `tier` (1-based).
   void Demote(int32_t e, int32_t tier);
   void EvictUntilFits();
+  // Blocks in lists_[tier] (1-based offload tier), swapped-out KV included.
+  int64_t TierBlocks(size_t tier) const;
+  // Passes tier's oldest cached blocks down until it is within capacity.
+  void MakeRoom(int32_t tier);
 
   int64_t capacity_;
   int64_t block_;
@@ -147,16 +166,19 @@ class KvBlockCache {
   std::vector<OffloadTier> tiers_;
   RecomputeCost recompute_;
   std::vector<List> lists_;  // 1 + tiers_.size()
+  std::vector<UsageHistory> history_;  // tiers_.size()
   int64_t used_ = 0;
   double used_time_ = 0, clock_ = 0;
   int64_t hit_tokens_ = 0, offload_hit_tokens_ = 0;
   int64_t evicted_ = 0;
-  double reload_seconds_ = 0;
+  double transfer_seconds_ = 0;
+  int64_t swapped_ = 0;  // slots of swapped-out KV in the first tier
   // The entries each request holds, in block order (Release walks them
   // back without a lookup), and emptied lists kept for reuse.
   std::vector<int32_t>& Held(int64_t i);
   absl::flat_hash_map<int64_t, std::vector<int32_t>> held_;
   std::vector<std::vector<int32_t>> spare_;
+  std::vector<int32_t> walked_;  // TryAdmit's Walk, reused
   absl::flat_hash_map<uint64_t, int32_t> index_;
   std::vector<Entry> entries_;
   std::vector<int32_t> free_entries_;

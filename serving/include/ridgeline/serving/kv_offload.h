@@ -6,8 +6,11 @@
 // C2C, CXL), `all` also flash. Each holds capacity / KV bytes per token per
 // device tokens, in whole blocks (each device of the replica keeps its own
 // KV shard in its own share of the tier, as in device memory). A block comes
-// back at the tier's read bandwidth; writes to a tier are taken to overlap
-// the steps (vLLM's and LMCache's offload is asynchronous) and cost nothing.
+// back at the tier's read bandwidth; writes of evicted blocks are taken to
+// overlap the steps (vLLM's and LMCache's offload is asynchronous) and cost
+// nothing. A swap-out (preemption by swap, scheduler.h) is synchronous, as
+// in vLLM V0: it is written at the write bandwidth in the step that
+// preempts.
 //
 // The rule, per block: a block found in a lower tier is reloaded when its
 // reload time (latency + block tokens x KV bytes per token / read
@@ -35,9 +38,11 @@ std::string_view KvOffloadName(KvOffload mode);
 struct OffloadTier {
   std::string name;  // the plugin's, e.g. "host DRAM over PCIe 5.0 x16"
   int64_t capacity_tokens = 0;  // whole blocks
-  double seconds_per_token =
-      0;                       // KV bytes per token per device / read bandwidth
-  double latency_seconds = 0;  // the tier's access latency, once a reload
+  // KV bytes per token per device / the read bandwidth, and / the write
+  // bandwidth (0: the plugin gives none; only a swap writes synchronously).
+  double seconds_per_token = 0;
+  double write_seconds_per_token = 0;
+  double latency_seconds = 0;  // the tier's access latency, once a transfer
 };
 
 // The offload tiers of `hw` for `mode`, tiers without a capacity or a read

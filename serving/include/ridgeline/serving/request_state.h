@@ -34,6 +34,10 @@ struct RequestState {
   // none), and how often it was preempted.
   int64_t recompute = 0;
   int64_t preemptions = 0;
+  // Preemption by swap: the KV tokens it has in the swap tier while
+  // preempted (0 when none), and how often its KV was swapped out.
+  int64_t swapped_tokens = 0;
+  int64_t swaps = 0;
 };
 
 // The tokens a request's prefill computes: its prompt, and after a

@@ -7,14 +7,19 @@
 //
 // KV: by default a request reserves its whole life at admission
 // (TensorRT-LLM's GUARANTEED_NO_EVICT), so nothing is preempted. With
-// preempt_by_recompute (vLLM V1's allocation), admission takes the blocks of
+// preemption "recompute" (vLLM V1's allocation), admission takes the blocks of
 // the prefill only and a decode takes a block when its token crosses into
 // one; when none is free, the running request admitted last is preempted:
 // its blocks are freed (the cached ones stay cached), it goes back to the
 // head of the queue, and when admitted again it prefills its prompt and
 // the tokens it had generated (the prefix cache may hold them), the last
 // position giving its next token. No request is admitted in a step that
-// preempted, as in vLLM. Stateless between calls; thread-compatible.
+// preempted, as in vLLM. Preemption by swap (vLLM V0's preemption_mode
+// "swap") allocates the same way but moves the preempted request's KV to
+// the first offload tier (KvBlockCache::SwapOut) and, admitted again, it
+// carries on where it stopped once the KV is back; when that tier has no
+// room (or the part none) it is preempted by recompute instead.
+// Stateless between calls; thread-compatible.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "ridgeline/serving/kv_cache.h"
+#include "ridgeline/serving/preemption.h"
 #include "ridgeline/serving/request_state.h"
 #include "ridgeline/serving/step_cost.h"
 
@@ -67,7 +73,7 @@ struct SchedulerView {
 struct SchedulerLimits {
   int64_t max_num_seqs = 256;
   int64_t max_num_batched_tokens = 8192;
-  bool preempt_by_recompute = false;  // ServingLimits'
+  Preemption preemption = Preemption::kOff;  // ServingLimits'
 };
 
 class Scheduler {

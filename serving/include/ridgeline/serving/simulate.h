@@ -171,9 +171,11 @@ struct SimulationResult {
   // replica, shares of the capacity).
   int64_t offload_hit_tokens = 0;
   double kv_offload_hit_rate = 0;
-  // Preemption by recompute (scheduler.h): how often a running request was
-  // preempted (its latencies include the wait and the recompute).
+  // Preemption (scheduler.h): how often a running request was preempted
+  // (its latencies include the wait and the recompute or the swap), and of
+  // those the preemptions whose KV was swapped out and back.
   int64_t preemptions = 0;
+  int64_t swapped_preemptions = 0;
   struct TierUse {
     std::string name;
     int64_t capacity_tokens = 0;  // per replica

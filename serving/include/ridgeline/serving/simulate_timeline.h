@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace ridgeline::serving {
@@ -40,6 +41,13 @@ struct Timeline {
   // admitted), sequences running (admitted, not finished), and reserved
   // KV tokens / capacity (0..1).
   std::vector<double> queue_mean, running_mean, kv_usage_mean;
+  // Each KV offload tier's tokens / capacity (0..1), time-weighted over the
+  // bucket and all replicas that have it (SimulateDeployment adds them).
+  struct TierSeries {
+    std::string name;
+    std::vector<double> usage_mean;
+  };
+  std::vector<TierSeries> kv_tiers;
 };
 
 // min(max_buckets, requests.size()) buckets (max_buckets in
