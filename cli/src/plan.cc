@@ -371,10 +371,9 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
                            req.mutable_traffic()->mutable_generated_tokens())) {
     return usage(*m);
   }
-  absl::StatusOr<std::optional<int64_t>> shared =
-      flags->GetInt("shared-prefix", 0, 10'000'000);
-  if (!shared.ok()) return usage(std::string(shared.status().message()));
-  if (*shared) req.mutable_traffic()->set_shared_prefix_tokens(**shared);
+  const absl::StatusOr<ReuseFlags> reuse = ParseReuse(*flags);
+  if (!reuse.ok()) return usage(std::string(reuse.status().message()));
+  SetReuse(*reuse, req.mutable_traffic());
   // Numbers: syntax here, ranges in the service (it names the field).
   struct DoubleFlag {
     const char* flag;

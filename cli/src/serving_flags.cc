@@ -6,6 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "decode_flags.h"
+#include "ridgeline/engine/status_macros.h"
+#include "ridgeline/serving/simulate.h"
 #include "scenario.h"
 
 namespace ridgeline::cli {
@@ -67,8 +69,28 @@ const std::vector<FlagSpec>& LengthFlags() {
       {"shared-prefix", "N",
        "every prompt starts with the same N tokens (a system prompt the "
        "prefix cache shares; default 0)"},
+      {"turns", "N",
+       "multi-turn sessions of N turns (default 1): each turn's prompt is "
+       "the conversation so far plus --prompt new tokens; --rate starts "
+       "sessions"},
+      {"think-time", "S",
+       "seconds between a turn's end and the next turn (default 0)"},
   };
   return kFlags;
+}
+
+absl::StatusOr<ReuseFlags> ParseReuse(const ParsedFlags& flags) {
+  ReuseFlags r;
+  ASSIGN_OR_RETURN(r.shared_prefix,
+                   flags.GetInt("shared-prefix", 0, 10'000'000));
+  ASSIGN_OR_RETURN(r.turns, flags.GetInt("turns", 1, serving::kMaxTurns));
+  ASSIGN_OR_RETURN(const std::optional<double> think,
+                   flags.GetDouble("think-time"));
+  if (think && !r.turns) {
+    return absl::InvalidArgumentError("--think-time goes with --turns");
+  }
+  r.think_seconds = think.value_or(0);
+  return r;
 }
 
 const std::vector<FlagSpec>& CalibrationFlags() {

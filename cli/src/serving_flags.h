@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "flags.h"
 #include "ridgeline/v1/ridgeline.pb.h"
 
@@ -57,6 +58,25 @@ std::optional<std::string> FillCalibration(const ParsedFlags& flags,
 // command takes it, --block-size.
 std::optional<std::string> FillServingOptions(const ParsedFlags& flags,
                                               v1::ServingOptions* serving);
+// --shared-prefix, --turns and --think-time (LengthFlags) into a traffic
+// message with shared_prefix_tokens and sessions (SimulateTraffic,
+// PlanTraffic).
+struct ReuseFlags {
+  std::optional<int64_t> shared_prefix;
+  std::optional<int64_t> turns;
+  double think_seconds = 0;
+};
+absl::StatusOr<ReuseFlags> ParseReuse(const ParsedFlags& flags);
+template <class TrafficProto>
+void SetReuse(const ReuseFlags& reuse, TrafficProto* traffic) {
+  if (reuse.shared_prefix) {
+    traffic->set_shared_prefix_tokens(*reuse.shared_prefix);
+  }
+  if (reuse.turns) {
+    traffic->mutable_sessions()->set_turns(*reuse.turns);
+    traffic->mutable_sessions()->set_think_time_seconds(reuse.think_seconds);
+  }
+}
 // --requests and --seed.
 std::optional<std::string> FillRunFlags(
     const ParsedFlags& flags, const std::function<void(int64_t)>& requests,

@@ -47,12 +47,6 @@ const std::vector<FlagSpec>& SimulateFlags() {
         "prompt blocks, shared by prefix caching); azure: the Azure LLM "
         "inference CSV (TIMESTAMP, ContextTokens, GeneratedTokens). "
         "mooncake and azure give each request's lengths: no --prompt/--gen"},
-       {"turns", "N",
-        "multi-turn sessions of N turns (default 1): each turn's prompt is "
-        "the conversation so far plus --prompt new tokens; --rate starts "
-        "sessions"},
-       {"think-time", "S",
-        "seconds between a turn's end and the next turn (default 0)"},
        {"tensor-parallel", "N", "tensor-parallel devices (default 1)"},
        {"pipeline-parallel", "N",
         "pipeline stages, dividing the layers (default 1)"},
@@ -431,15 +425,8 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
       return usage(*m);
     }
   }
-  absl::StatusOr<std::optional<int64_t>> shared =
-      flags->GetInt("shared-prefix", 0, 10'000'000);
-  if (!shared.ok()) return usage(std::string(shared.status().message()));
-  absl::StatusOr<std::optional<int64_t>> turns =
-      flags->GetInt("turns", 1, serving::kMaxTurns);
-  if (!turns.ok()) return usage(std::string(turns.status().message()));
-  absl::StatusOr<std::optional<double>> think = flags->GetDouble("think-time");
-  if (!think.ok()) return usage(std::string(think.status().message()));
-  if (*think && !*turns) return usage("--think-time goes with --turns");
+  const absl::StatusOr<ReuseFlags> reuse = ParseReuse(*flags);
+  if (!reuse.ok()) return usage(std::string(reuse.status().message()));
 
   std::vector<Load> loads;
   if (flags->Has("rate")) {
@@ -530,12 +517,7 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
       *one.mutable_traffic()->mutable_prompt_tokens() = prompt;
       *one.mutable_traffic()->mutable_generated_tokens() = gen;
     }
-    if (*shared) one.mutable_traffic()->set_shared_prefix_tokens(**shared);
-    if (*turns) {
-      v1::SessionTraffic* sessions = one.mutable_traffic()->mutable_sessions();
-      sessions->set_turns(**turns);
-      sessions->set_think_time_seconds(think->value_or(0));
-    }
+    SetReuse(*reuse, one.mutable_traffic());
     absl::StatusOr<v1::SimulateResponse> r = client->Simulate(one);
     if (!r.ok()) {
       const Failure f = Failed(r.status());

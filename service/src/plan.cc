@@ -275,6 +275,11 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
                    Lengths(req.traffic().generated_tokens(),
                            "traffic.generated_tokens"));
   in.traffic.shared_prefix_tokens = req.traffic().shared_prefix_tokens();
+  if (req.traffic().has_sessions()) {
+    in.traffic.sessions.turns = req.traffic().sessions().turns();
+    in.traffic.sessions.think_seconds =
+        req.traffic().sessions().think_time_seconds();
+  }
   in.slo = {req.slo().ttft_p90_seconds(), req.slo().tpot_p90_seconds()};
   ASSIGN_OR_RETURN(in.serving, serving_convert::ServingConfigOf(req.serving()));
   if (req.has_requests()) in.requests = req.requests();

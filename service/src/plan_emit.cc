@@ -174,7 +174,11 @@ absl::Status EmitDeployment(const v1::PlanRequest& req,
       d.devices() == 1 ? "" : "s", "; p90 TTFT ",
       absl::StrFormat("%.4g", d.ttft_p90_seconds() * 1e3), " ms, TPOT ",
       absl::StrFormat("%.4g", d.tpot_p90_seconds() * 1e3), " ms at ",
-      absl::StrFormat("%.4g", req.traffic().rate()), " req/s",
+      absl::StrFormat("%.4g", req.traffic().rate()),
+      req.traffic().sessions().turns() > 1
+          ? absl::StrCat(" sessions/s of ", req.traffic().sessions().turns(),
+                         " turns")
+          : " req/s",
       d.meets_slo() ? "" : " (MISSES the SLO)"));
   if (d.profile().empty()) {
     plan.notes.push_back(

@@ -45,8 +45,8 @@ absl::Status ValidateServingConfig(const ServingConfig& c) {
                         static_cast<double>(c.max_num_seqs), false));
   RETURN_IF_ERROR(Range("max_num_batched_tokens", 1, 10'000'000,
                         static_cast<double>(c.max_num_batched_tokens), false));
-  RETURN_IF_ERROR(Range("block_size", 1, 1024,
-                        static_cast<double>(c.block_size), false));
+  RETURN_IF_ERROR(
+      Range("block_size", 1, 1024, static_cast<double>(c.block_size), false));
   if (c.preemption == Preemption::kSwap && c.kv_offload == KvOffload::kOff) {
     return engine::WithFieldPath(
         absl::InvalidArgumentError(

@@ -67,7 +67,8 @@ absl::Status CheckDeployment(const DeploymentSpec& d) {
   return absl::OkStatus();
 }
 
-// The KV slots request `r` holds on a pool up to its stage target there.
+// The KV slots a request holds on a pool up to its stage target there,
+// reserved whole (the scheduler's rule without preemption): what must fit.
 int64_t Reserve(const ServingLimits& l, int64_t prompt, int64_t stage_target) {
   return (prompt + stage_target - 1 + l.block_size - 1) / l.block_size *
          l.block_size;
@@ -117,9 +118,8 @@ void SummarizeTiers(const std::vector<Pool>& pools, SimulationResult& out) {
   // Sums of replicas' shares x seconds: means over replicas and time.
   const auto n = static_cast<double>(with_tiers);
   for (SimulationResult::TierUse& u : out.kv_tiers) {
-    u.usage_mean = out.duration_seconds > 0
-                       ? u.usage_mean / n / out.duration_seconds
-                       : 0;
+    u.usage_mean =
+        out.duration_seconds > 0 ? u.usage_mean / n / out.duration_seconds : 0;
   }
   for (Timeline::TierSeries& series : tl.kv_tiers) {
     for (double& v : series.usage_mean) v /= n * tl.bucket_seconds;
@@ -195,7 +195,6 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
     Pool& pool = pools[0];
     RequestState& r = reqs[i];
     r.stage_target = split ? 1 : r.generated_target;
-    r.reserve = Reserve(pool.spec->limits, r.prompt, r.stage_target);
     for (size_t k = 0; k < pool.replicas.size(); ++k) {
       pool.loads[k] = pool.replicas[k]->outstanding_tokens();
     }
@@ -283,7 +282,6 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
     RequestState& r = reqs[d.request];
     r.finish = -1;
     r.stage_target = r.generated_target;
-    r.reserve = Reserve(decode.spec->limits, r.prompt, r.stage_target);
     for (size_t k = 0; k < decode.replicas.size(); ++k) {
       decode.loads[k] =
           decode.replicas[k]->outstanding_tokens() + decode.inflight[k];

@@ -366,6 +366,11 @@ absl::Status PlanDisaggregated(const PlanInput& in,
         pair.why =
             "disaggregated: every request must generate at least 2 tokens "
             "(the decode pool makes all but the first)";
+      } else if (in.traffic.sessions.turns > 1) {
+        pair.why =
+            "disaggregated: multi-turn sessions are planned for aggregated "
+            "replicas only (a turn's history would have to come back from "
+            "the decode pool to a prefill replica)";
       } else if (!pair.link.known) {
         pair.why = pair.link.why;
       } else {

@@ -19,10 +19,13 @@ KvBlockCache::KvBlockCache(int64_t capacity_tokens, int64_t block_size,
   tiers_ = std::move(offload_tiers);
   lists_.resize(1 + tiers_.size());
   history_.resize(tiers_.size());
-  // Every block of the capacity may be cached: no rehash while it fills.
   if (caching()) {
-    index_.reserve(static_cast<size_t>(
-        std::min<int64_t>(capacity_tokens / block_size + 1, int64_t{1} << 22)));
+    // A unit names at most ceil(unit / block) blocks (those whose last
+    // token it holds).
+    slab_ = (content_->unit_tokens + block_ - 1) / block_;
+    // Every unit of the capacity may be cached: no rehash while it fills.
+    units_.reserve(static_cast<size_t>(std::min<int64_t>(
+        capacity_tokens / content_->unit_tokens + 1, int64_t{1} << 22)));
   }
 }
 
@@ -49,10 +52,40 @@ int64_t KvBlockCache::ShareableBlocks(int64_t i, int64_t tokens) const {
   return std::min(tokens, units * content_->unit_tokens) / block_;
 }
 
-uint64_t KvBlockCache::Key(int64_t i, int64_t block) const {
-  // The unit holding the block's last token names all of the block.
-  const int64_t unit = ((block + 1) * block_ - 1) / content_->unit_tokens;
-  return BlockKey(content_->chains[content_->begin[i] + unit], block);
+KvBlockCache::Slot KvBlockCache::SlotOf(int64_t i, int64_t block) const {
+  // The unit holding the block's last token names all of the block; the
+  // unit's first block is the one holding its first token.
+  const int64_t unit_tokens = content_->unit_tokens;
+  const int64_t unit = ((block + 1) * block_ - 1) / unit_tokens;
+  return {content_->chains[content_->begin[i] + unit],
+          static_cast<int32_t>(block - unit * unit_tokens / block_)};
+}
+
+int32_t KvBlockCache::Find(int64_t i, int64_t block, UnitCursor& c) const {
+  const Slot s = SlotOf(i, block);
+  if (s.unit != c.unit || c.slab < -1) {
+    const auto it = units_.find(s.unit);
+    c = {s.unit, it == units_.end() ? -1 : it->second};
+  }
+  if (c.slab < 0) return -1;
+  const int32_t e = c.slab * slab_ + s.offset;
+  return entries_[e].tier >= 0 ? e : -1;
+}
+
+int32_t KvBlockCache::SlabFor(uint64_t unit) {
+  const auto [it, fresh] = units_.try_emplace(unit, 0);
+  if (!fresh) return it->second;
+  if (!free_slabs_.empty()) {
+    it->second = free_slabs_.back();
+    free_slabs_.pop_back();
+  } else {
+    it->second = static_cast<int32_t>(slab_unit_.size());
+    slab_unit_.push_back(0);
+    slab_blocks_.push_back(0);
+    entries_.resize(entries_.size() + static_cast<size_t>(slab_));
+  }
+  slab_unit_[it->second] = unit;
+  return it->second;
 }
 
 void KvBlockCache::Link(int32_t e, int32_t tier) {
@@ -85,8 +118,13 @@ void KvBlockCache::Acquire(int32_t e) {
 
 void KvBlockCache::Demote(int32_t e, int32_t tier) {
   if (static_cast<size_t>(tier) >= lists_.size()) {
-    index_.erase(entries_[e].key);  // off the last tier: dropped
-    free_entries_.push_back(e);
+    // Off the last tier: dropped, and its unit with its last block.
+    entries_[e].tier = -1;
+    const int32_t slab = e / slab_;
+    if (--slab_blocks_[slab] == 0) {
+      units_.erase(slab_unit_[slab]);
+      free_slabs_.push_back(slab);
+    }
     return;
   }
   Link(e, tier);
@@ -136,19 +174,20 @@ void KvBlockCache::EvictUntilFits() {
 }
 
 KvBlockCache::Hits KvBlockCache::Walk(int64_t i, const RequestState& r,
-                                       std::vector<int32_t>* found) const {
+                                      std::vector<int32_t>* found) const {
   Hits h;
   // At least the last prefill token is computed: its logits are the next
   // output token's.
   const int64_t tokens = PrefillTarget(r);
   const int64_t limit =
       std::min(ShareableBlocks(i, tokens), (tokens - 1) / block_);
+  UnitCursor cursor;
   for (int64_t j = 0; j < limit; ++j) {
-    const auto it = index_.find(Key(i, j));
-    if (it == index_.end()) break;
-    const Entry& x = entries_[it->second];
+    const int32_t e = Find(i, j, cursor);
+    if (e < 0) break;
+    const Entry& x = entries_[e];
     if (x.tier == 0) {
-      if (found != nullptr) found->push_back(it->second);
+      if (found != nullptr) found->push_back(e);
       ++h.device;
       if (x.refs == 0) ++h.idle;
       continue;
@@ -156,7 +195,7 @@ KvBlockCache::Hits KvBlockCache::Walk(int64_t i, const RequestState& r,
     // kv_offload.h's rule: reload only what is cheaper than recomputing.
     const OffloadTier& tier = tiers_[x.tier - 1];
     if (!ReloadBeatsRecompute(tier, recompute_, block_, j * block_)) break;
-    if (found != nullptr) found->push_back(it->second);
+    if (found != nullptr) found->push_back(e);
     ++h.offload;
     h.reload_seconds += ReloadSeconds(tier, block_);
   }
@@ -233,29 +272,31 @@ void KvBlockCache::Register(int64_t i, RequestState& r, int64_t computed,
   if (r.cached_blocks >= full) return;
   Advance(now);
   std::vector<int32_t>& held = Held(i);
+  uint64_t unit = 0;
+  int32_t slab = -1;
   for (int64_t j = r.cached_blocks; j < full; ++j) {
-    const auto [it, fresh] =
-        index_.try_emplace(Key(i, j), static_cast<int32_t>(entries_.size()));
-    if (fresh) {
+    const Slot s = SlotOf(i, j);
+    if (slab < 0 || s.unit != unit) {
+      unit = s.unit;
+      slab = SlabFor(unit);
+    }
+    const int32_t e = slab * slab_ + s.offset;
+    Entry& x = entries_[e];
+    if (x.tier < 0) {
       // Its own block becomes the cached one: the slots stay in use.
-      if (!free_entries_.empty()) {
-        it->second = free_entries_.back();
-        free_entries_.pop_back();
-      } else {
-        entries_.emplace_back();
-      }
-      entries_[it->second] = Entry{it->first, 1, -1, -1, 0};
-    } else if (Entry& x = entries_[it->second]; x.tier > 0) {
+      x = Entry{1, -1, -1, 0};
+      ++slab_blocks_[slab];
+    } else if (x.tier > 0) {
       // Offloaded meanwhile: the fresh device copy is the cached one now.
-      Unlink(it->second);
+      Unlink(e);
       x.tier = 0;
       x.refs = 1;
     } else {
       // Computed twice at once: keep the cached block, free its copy.
-      Acquire(it->second);
+      Acquire(e);
       used_ -= block_;
     }
-    held.push_back(it->second);
+    held.push_back(e);
   }
   r.cached_blocks = full;
 }

@@ -77,6 +77,7 @@ absl::Status CheckInput(const PlanInput& in) {
   probe.prompt = in.traffic.prompt;
   probe.generated = in.traffic.generated;
   probe.shared_prefix_tokens = in.traffic.shared_prefix_tokens;
+  probe.sessions = in.traffic.sessions;
   return ValidateSimulationConfig(probe);
 }
 
@@ -98,8 +99,10 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   const int64_t replica_devices = engine::ReplicaDevices(one);
   d.profile = base.efficiency.profile_name;
   d.profile_fallback = c.profile_fallback;
-  const int64_t prompt = RoundedMean(in.traffic.prompt);
   const int64_t gen = RoundedMean(in.traffic.generated);
+  const MeanPrompt mean = MeanPromptOf(in.traffic, in.serving.prefix_caching,
+                                       in.serving.block_size);
+  const int64_t prompt = mean.tokens;
   absl::StatusOr<KvCapacity> kv =
       ComputeKvCapacity(base, in.serving, prompt, gen);
   if (!kv.ok()) {
@@ -122,12 +125,9 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
     return d;
   }
   const ServingLimits limits = LimitsOf(in.serving, *kv);
-  absl::StatusOr<OfflineThroughput> off = MaxThroughput(
-      **cost, limits, kv->max_concurrency, prompt, gen, replica_devices,
-      in.serving.prefix_caching
-          ? CachedSharedPrefixTokens(in.traffic.shared_prefix_tokens, prompt,
-                                     limits.block_size)
-          : 0);
+  absl::StatusOr<OfflineThroughput> off =
+      MaxThroughput(**cost, limits, kv->max_concurrency, prompt, gen,
+                    replica_devices, mean.cached);
   if (!off.ok()) {
     d.why = std::string(off.status().message());
     return d;
@@ -140,12 +140,16 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   sim.prompt = in.traffic.prompt;
   sim.generated = in.traffic.generated;
   sim.shared_prefix_tokens = in.traffic.shared_prefix_tokens;
+  sim.sessions = in.traffic.sessions;
   // Long enough to reach steady state, whatever was asked (slo_search.h).
   sim.requests = SteadyStateRequests(in.requests, kv->max_concurrency);
   sim.seed = in.seed;
   sim.stop = in.stop;
-  absl::StatusOr<MaxRate> mr = MaxRateAtSlo(
-      **cost, sim, in.slo, off->requests_per_second, 0.02, in.max_utilization);
+  // The search runs in the traffic's unit: sessions per second with them.
+  const double turns = static_cast<double>(in.traffic.sessions.turns);
+  absl::StatusOr<MaxRate> mr =
+      MaxRateAtSlo(**cost, sim, in.slo, off->requests_per_second / turns, 0.02,
+                   in.max_utilization);
   if (!mr.ok()) {
     if (mr.status().code() == absl::StatusCode::kDeadlineExceeded) {
       *fatal = mr.status();
@@ -192,7 +196,7 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   if (!served->stable) d.why = UnstableWarning(served->backlog);
   const Costs costs =
       CostOf(base.hardware, base.economics, d.devices,
-             in.traffic.rate * in.traffic.generated.Mean());
+             RequestRate(in.traffic) * in.traffic.generated.Mean());
   d.usd_per_mtoken = costs.usd_per_mtoken;
   d.cost_basis = costs.cost_basis;
   d.price_source = costs.price_source;
@@ -252,6 +256,30 @@ double CostKey(const Deployment& d) {
 }
 
 }  // namespace
+
+MeanPrompt MeanPromptOf(const Traffic& t, bool prefix_caching,
+                        int64_t block_size) {
+  const int64_t prompt = RoundedMean(t.prompt);
+  const int64_t turn = prompt + RoundedMean(t.generated);
+  const int64_t n = t.sessions.turns;
+  MeanPrompt m;
+  // Turn k's prompt: k x turn of history + prompt; its cached part (at
+  // least one token is computed, whole blocks) the history or the shared
+  // prefix, whichever is longer.
+  int64_t tokens = 0, cached = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t length = k * turn + prompt;
+    tokens += length;
+    if (prefix_caching) {
+      cached += std::max(
+          CachedSharedPrefixTokens(k * turn, length, block_size),
+          CachedSharedPrefixTokens(t.shared_prefix_tokens, length, block_size));
+    }
+  }
+  m.tokens = std::max<int64_t>(1, (tokens + n / 2) / n);
+  m.cached = std::min(cached / n, m.tokens - 1);
+  return m;
+}
 
 absl::Status ValidatePlanInput(const PlanInput& input) {
   return CheckInput(input);

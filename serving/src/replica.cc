@@ -135,9 +135,8 @@ absl::Status Replica::Iterate() {
   stats_.max_waiting = std::max<int64_t>(
       stats_.max_waiting, static_cast<int64_t>(waiting_.size() - head_));
   const size_t slots = done_at_.size();
-  const SchedulerLimits sched{limits_.max_num_seqs,
-                              limits_.max_num_batched_tokens,
-                              limits_.preemption};
+  const SchedulerLimits sched{
+      limits_.max_num_seqs, limits_.max_num_batched_tokens, limits_.preemption};
   size_t launched = slots;
   bool any_free = false;
   for (size_t j = 0; j < slots && launched == slots; ++j) {

@@ -94,11 +94,12 @@ void Admit(const SchedulerLimits& limits, SchedulerView& v, Batch& batch,
          v.running_total < limits.max_num_seqs) {
     const int64_t i = v.waiting[v.head];
     RequestState& r = v.requests[i];
-    // Lazy allocation: the blocks of what it computes now.
-    if (limits.preemption != Preemption::kOff) {
-      r.reserve = v.kv.SlotsFor(InPrefill(r) ? PrefillTarget(r)
+    // The blocks it takes now: its whole life on this replica or, with
+    // lazy allocation, those of what it computes now.
+    r.reserve = v.kv.SlotsFor(limits.preemption == Preemption::kOff
+                                  ? r.prompt + r.stage_target - 1
+                              : InPrefill(r) ? PrefillTarget(r)
                                              : r.prompt + r.generated);
-    }
     // FIFO; a cached prefix is taken here (r.prefilled moves past it).
     if (!v.kv.TryAdmit(i, r, v.now)) break;
     if (r.admitted < 0) r.admitted = v.now;

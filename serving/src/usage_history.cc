@@ -7,7 +7,8 @@ namespace ridgeline::serving {
 
 void UsageHistory::Merge() {
   const size_t n = slots_.size();
-  for (size_t k = 0; k < n / 2; ++k) slots_[k] = slots_[2 * k] + slots_[2 * k + 1];
+  for (size_t k = 0; k < n / 2; ++k)
+    slots_[k] = slots_[2 * k] + slots_[2 * k + 1];
   if (n % 2 == 1) slots_[n / 2] = slots_[n - 1];
   slots_.resize((n + 1) / 2);
   width_ *= 2;
@@ -23,8 +24,8 @@ void UsageHistory::Add(double from, double to, double value) {
   while (to - origin_ > kSlots * width_) Merge();
   end_ = to;
   const double a = (from - origin_) / width_, b = (to - origin_) / width_;
-  const auto last = static_cast<size_t>(
-      std::min<double>(std::ceil(b), kSlots) - 1);
+  const auto last =
+      static_cast<size_t>(std::min<double>(std::ceil(b), kSlots) - 1);
   if (slots_.size() <= last) slots_.resize(last + 1, 0);
   for (auto k = static_cast<size_t>(std::max(0.0, std::floor(a))); k <= last;
        ++k) {

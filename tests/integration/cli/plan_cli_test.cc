@@ -91,6 +91,46 @@ TEST(PlanCli, SameAnswerInProcessAndOverGrpc) {
   EXPECT_EQ(local.out, remote.out);
 }
 
+// --turns: four-turn sessions (rate: sessions/s) sized with what the prefix
+// cache keeps of each turn's history; off, every turn recomputes it.
+TEST(PlanCli, TurnsPlanSessionsWithTheirReuse) {
+  auto rate_per_replica = [](const char* caching) {
+    CliRun r = RunCliBinary(
+        InProcess(PlanArgs({"--hardware", "nvidia-h100-sxm-80gb", "--rate", "1",
+                            "--turns", "4", "--think-time", "5",
+                            "--prefix-caching", caching, "--format", "csv"})));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<std::string> lines =
+        absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+    EXPECT_EQ(lines.size(), 2u) << r.out;
+    if (lines.size() < 2) return -1.0;
+    std::vector<std::string> header = absl::StrSplit(lines[0], ',');
+    std::vector<std::string> cells = absl::StrSplit(lines[1], ',');
+    const size_t col =
+        std::find(header.begin(), header.end(), "max_rate_per_replica") -
+        header.begin();
+    double v = -1;
+    EXPECT_TRUE(col < cells.size() && absl::SimpleAtod(cells[col], &v));
+    return v;
+  };
+  const double on = rate_per_replica("on");
+  const double off = rate_per_replica("off");
+  EXPECT_GT(off, 0);
+  EXPECT_GT(on, off);
+  // The emitted plan says what the rate counts.
+  CliRun emit = RunCliBinary(
+      InProcess(PlanArgs({"--hardware", "nvidia-h100-sxm-80gb", "--rate", "1",
+                          "--turns", "4", "--emit", "vllm"})));
+  ASSERT_EQ(emit.exit_code, 0) << emit.err;
+  EXPECT_THAT(emit.out, HasSubstr("at 1 sessions/s of 4 turns"));
+  CliRun lone = RunCliBinary(InProcess(PlanArgs({"--think-time", "5"})));
+  EXPECT_EQ(lone.exit_code, 2);
+  EXPECT_THAT(lone.err, HasSubstr("--think-time goes with --turns"));
+  CliRun zero = RunCliBinary(InProcess(PlanArgs({"--turns", "0"})));
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_THAT(zero.err, HasSubstr("--turns"));
+}
+
 TEST(PlanCli, TableLeadsWithTheHeadline) {
   CliRun r = RunCliBinary(InProcess(PlanArgs()));
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -305,12 +305,23 @@ TEST(SimulateCli, KvOffloadToHostFindsWhatTheDeviceEvicted) {
 // more at once and preempts when decodes outgrow it, recomputing the
 // preempted or swapping its KV to host memory and back.
 std::vector<std::string> LongOutputs(std::vector<std::string> extra) {
-  std::vector<std::string> a = {
-      "simulate", "--model",       "llama-3.1-8b", "--hardware",
-      "nvidia-h100-sxm-80gb",      "--formats",    "fp8",
-      "--prompt", "1024",          "--gen",        "2048",
-      "--concurrency",             "64",           "--requests",
-      "128",      "--memory-fraction",             "0.13"};
+  std::vector<std::string> a = {"simulate",
+                                "--model",
+                                "llama-3.1-8b",
+                                "--hardware",
+                                "nvidia-h100-sxm-80gb",
+                                "--formats",
+                                "fp8",
+                                "--prompt",
+                                "1024",
+                                "--gen",
+                                "2048",
+                                "--concurrency",
+                                "64",
+                                "--requests",
+                                "128",
+                                "--memory-fraction",
+                                "0.13"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }
@@ -318,8 +329,8 @@ std::vector<std::string> LongOutputs(std::vector<std::string> extra) {
 TEST(SimulateCli, PreemptionByRecomputeOrSwap) {
   const auto off = OneCsvRow(LongOutputs({"--preemption", "off"}));
   const auto lazy = OneCsvRow(LongOutputs({"--preemption", "recompute"}));
-  const auto swap = OneCsvRow(
-      LongOutputs({"--preemption", "swap", "--kv-offload", "host"}));
+  const auto swap =
+      OneCsvRow(LongOutputs({"--preemption", "swap", "--kv-offload", "host"}));
   ASSERT_FALSE(off.empty() || lazy.empty() || swap.empty());
   EXPECT_EQ(off.at("preemptions"), "0");
   EXPECT_GT(Num(lazy, "preemptions"), 0);
@@ -342,7 +353,8 @@ TEST(SimulateCli, PreemptionByRecomputeOrSwap) {
   EXPECT_EQ(tier["name"], j["kvTiers"][0]["name"]);
   ASSERT_EQ(tier["usageMean"].size(), j["timeline"]["arrivals"].size());
   double peak = 0;
-  for (const auto& v : tier["usageMean"]) peak = std::max(peak, v.get<double>());
+  for (const auto& v : tier["usageMean"])
+    peak = std::max(peak, v.get<double>());
   EXPECT_GT(peak, 0);
   EXPECT_LE(peak, j["kvTiers"][0]["usagePeak"].get<double>() + 1e-12);
 
@@ -352,8 +364,8 @@ TEST(SimulateCli, PreemptionByRecomputeOrSwap) {
   EXPECT_THAT(bad.err, HasSubstr("serving.preemption: must be off, recompute "
                                  "or swap; got \"evict\""));
   EXPECT_THAT(bad.err, HasSubstr("--preemption"));
-  CliRun no_tier = RunCliBinary(
-      InProcess(SimArgs({"--rate", "1", "--preemption", "swap"})));
+  CliRun no_tier =
+      RunCliBinary(InProcess(SimArgs({"--rate", "1", "--preemption", "swap"})));
   EXPECT_EQ(no_tier.exit_code, 1);
   EXPECT_THAT(no_tier.err, HasSubstr("set serving.kv_offload to host or all"));
   EXPECT_THAT(no_tier.err, HasSubstr("--preemption"));

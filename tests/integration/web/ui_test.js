@@ -546,7 +546,7 @@ test('simulate: percentiles and the timeline charts equal the RPC; a bad rate is
   const series = (chart, name) => page.$$eval(`#view-simulate [data-role=${chart}] circle.line-point[data-series="${name}"]`,
     (cs) => cs.map((c) => [Number(c.dataset.x), Number(c.dataset.y)]));
   const mid = (k) => t.startSeconds + (k + 0.5) * t.bucketSeconds;
-  assert.deepEqual(await series('chart-kv', 'KV use'), t.kvUsageMean.map((v, k) => [mid(k), v * 100]));
+  assert.deepEqual(await series('chart-kv', 'device (reserved)'), t.kvUsageMean.map((v, k) => [mid(k), v * 100]));
   assert.deepEqual(await series('chart-queue', 'waiting'), t.queueMean.map((v, k) => [mid(k), v]));
   // Latencies only where requests arrived.
   const arrived = t.arrivals.map((a, k) => [Number(a), k]).filter(([a]) => a > 0).map(([, k]) => k);
@@ -591,6 +591,13 @@ test('simulate: sessions and prefix-cache hits equal the RPC', async () => {
   // The host tier's use, named as the plugin names it.
   assert.equal(r.kvTiers[0].name, 'host DRAM over PCIe 5.0 x16');
   assert.equal(Number(await metric('tier-0')), r.kvTiers[0].usageMean ?? 0);
+  assert.equal(await metric('swapped-preemptions'), String(r.swappedPreemptions ?? '0'));
+  // Over time: the tier's series in the KV chart, next to the device's.
+  const t = r.timeline;
+  assert.equal(t.kvTiers[0].name, r.kvTiers[0].name);
+  const tierPoints = await page.$$eval(`#view-simulate [data-role=chart-kv] circle.line-point[data-series="${t.kvTiers[0].name}"]`,
+    (cs) => cs.map((c) => [Number(c.dataset.x), Number(c.dataset.y)]));
+  assert.deepEqual(tierPoints, t.kvTiers[0].usageMean.map((v, k) => [t.startSeconds + (k + 0.5) * t.bucketSeconds, v * 100]));
   const turns = await page.$('#view-simulate input[name=turns]');
   await turns.click({ clickCount: 3 });
   await turns.type('0');

@@ -130,6 +130,61 @@ TEST(Plan, ASharedPrefixRaisesTheRateAReplicaServes) {
             std::string::npos);
 }
 
+TEST(Plan, MeanPromptOfSessionsByHand) {
+  Traffic t;
+  t.prompt = LengthDistribution::Fixed(512);
+  t.generated = LengthDistribution::Fixed(128);
+  t.sessions.turns = 4;
+  // Turn k carries k x 640 tokens of history: prompts 512, 1152, 1792,
+  // 2432 (mean 1472); cached 0, 640, 1280, 1920 (mean 960, whole 16-token
+  // blocks).
+  MeanPrompt m = MeanPromptOf(t, true, 16);
+  EXPECT_EQ(m.tokens, 1472);
+  EXPECT_EQ(m.cached, 960);
+  EXPECT_EQ(MeanPromptOf(t, false, 16).cached, 0);
+  // One turn: the shared prefix, in whole blocks (250 -> 240).
+  t.sessions.turns = 1;
+  t.shared_prefix_tokens = 250;
+  m = MeanPromptOf(t, true, 16);
+  EXPECT_EQ(m.tokens, 512);
+  EXPECT_EQ(m.cached, 240);
+}
+
+// Four-turn chat sessions: without the cache every turn recomputes its
+// history (mean prompt 1472 tokens against 512 new), with it only the new
+// ones (plus the history's last partial block); the rate is sessions/s and
+// the cost counts their 4 requests.
+TEST(Plan, SessionsAreSizedWithTheirReuse) {
+  PlanInput in = Input();
+  in.traffic.rate = 0.2;
+  in.traffic.prompt = LengthDistribution::Fixed(512);
+  in.traffic.generated = LengthDistribution::Fixed(128);
+  in.traffic.sessions = {4, 1.0};
+  in.slo = {2.0, 0.5};
+  in.candidates = {Make("test-cheap", 10000)};
+  absl::StatusOr<PlanResult> cached = Plan(in);
+  in.serving.prefix_caching = false;
+  absl::StatusOr<PlanResult> off = Plan(in);
+  ASSERT_TRUE(cached.ok() && off.ok());
+  const Deployment& a = cached->deployments[0];
+  const Deployment& b = off->deployments[0];
+  ASSERT_TRUE(a.feasible && b.feasible) << a.why << b.why;
+  EXPECT_GT(a.max_rate_per_replica, b.max_rate_per_replica);
+  EXPECT_GT(a.offline_output_tokens_per_second,
+            b.offline_output_tokens_per_second);
+  // 0.2 sessions/s x 4 turns x 128 tokens = 102.4 output tokens/s: one
+  // replica's cost per second over them.
+  const double life = 4 * 365.25 * 24 * 3600;
+  EXPECT_NEAR(*a.usd_per_mtoken,
+              (10000 / life + 400 / 3.6e6 * 0.1) / 102.4 * 1e6, 1e-9);
+  in.traffic.sessions.turns = 0;
+  absl::StatusOr<PlanResult> bad = Plan(in);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("traffic.sessions.turns"),
+            std::string::npos)
+      << bad.status();
+}
+
 TEST(Plan, FrontDropsAnEqualCostSlowerDeployment) {
   PlanInput in = Input();
   in.candidates = {Make("test-slow", 10000), Make("test-fast", 10000)};

@@ -28,7 +28,8 @@ SimulationConfig TwoRequests(Preemption preemption) {
 
 TEST(Preemption, WholeLifeReservationNeverPreempts) {
   testing::LinearStep cost;
-  absl::StatusOr<SimulationResult> r = Simulate(cost, TwoRequests(Preemption::kOff));
+  absl::StatusOr<SimulationResult> r =
+      Simulate(cost, TwoRequests(Preemption::kOff));
   ASSERT_TRUE(r.ok()) << r.status();
   // A: prefill 18 ms, 9 decodes of 11 ms: ends at 0.117. B is admitted
   // then (20 + 20 > 24 before): 0.117 + 0.018 + 0.099 = 0.234.
@@ -39,7 +40,8 @@ TEST(Preemption, WholeLifeReservationNeverPreempts) {
 
 TEST(Preemption, ALazyCacheRunsBothAndPreemptsTheLastAdmittedByHand) {
   testing::LinearStep cost;
-  absl::StatusOr<SimulationResult> r = Simulate(cost, TwoRequests(Preemption::kRecompute));
+  absl::StatusOr<SimulationResult> r =
+      Simulate(cost, TwoRequests(Preemption::kRecompute));
   ASSERT_TRUE(r.ok()) << r.status();
   // Both admitted with their prompts' 8 slots; one step prefills both (16
   // tokens, 26 ms). Decodes take a block when their token crosses into

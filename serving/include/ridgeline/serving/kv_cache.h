@@ -119,11 +119,14 @@ class KvBlockCache {
   const UsageHistory& offload_history(size_t t) const { return history_[t]; }
 
  private:
+  // A block's cache entry. Entries come in slabs, one per content unit
+  // (PromptContent) with a cached block: a unit's blocks are its slab's
+  // entries in order, so a walk looks a unit up once, not each block.
   struct Entry {
-    uint64_t key = 0;
-    int64_t refs = 0;
+    int32_t refs = 0;
     int32_t prev = -1, next = -1;  // its list (refs == 0), oldest first
-    int32_t tier = 0;              // 0: device memory; t: offload tier t - 1
+    // -1: not cached; 0: device memory; t: offload tier t - 1.
+    int32_t tier = -1;
   };
   // Blocks no request holds, least recently used first: lists_[0] in
   // device memory (idle), lists_[t] in offload tier t - 1.
@@ -143,7 +146,23 @@ class KvBlockCache {
   // Blocks of request i's first `tokens` tokens that can be shared: full
   // blocks within both those tokens and its content chain.
   int64_t ShareableBlocks(int64_t i, int64_t tokens) const;
-  uint64_t Key(int64_t i, int64_t block) const;
+  // Where block `block` of request i's content lives: its unit's chain
+  // hash and its place in the unit's slab.
+  struct Slot {
+    uint64_t unit = 0;
+    int32_t offset = 0;
+  };
+  Slot SlotOf(int64_t i, int64_t block) const;
+  // The last unit a walk looked up (a walk stays in a unit for
+  // unit / block blocks); slab -2: none yet, -1: not cached.
+  struct UnitCursor {
+    uint64_t unit = 0;
+    int32_t slab = -2;
+  };
+  // The cached entry of that block, or -1.
+  int32_t Find(int64_t i, int64_t block, UnitCursor& cursor) const;
+  // The slab of `unit`, taken (its entries uncached) if it has none.
+  int32_t SlabFor(uint64_t unit);
   // The cached prefix an admission of request i would take now, its
   // entries appended to `found` when given (TryAdmit takes them without a
   // second lookup).
@@ -179,9 +198,14 @@ class KvBlockCache {
   absl::flat_hash_map<int64_t, std::vector<int32_t>> held_;
   std::vector<std::vector<int32_t>> spare_;
   std::vector<int32_t> walked_;  // TryAdmit's Walk, reused
-  absl::flat_hash_map<uint64_t, int32_t> index_;
+  // Units with cached blocks -> their slab; per slab its unit and cached
+  // blocks; entries_ holds slab_ entries a slab.
+  int64_t slab_ = 1;
+  absl::flat_hash_map<uint64_t, int32_t> units_;
+  std::vector<uint64_t> slab_unit_;
+  std::vector<int32_t> slab_blocks_;
+  std::vector<int32_t> free_slabs_;
   std::vector<Entry> entries_;
-  std::vector<int32_t> free_entries_;
 };
 
 }  // namespace ridgeline::serving

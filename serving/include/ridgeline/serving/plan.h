@@ -27,7 +27,27 @@ struct Traffic {
   // Every prompt starts with the same this many tokens (a system prompt);
   // with prefix caching, computed once per replica (SimulationConfig's).
   int64_t shared_prefix_tokens = 0;
+  // Multi-turn sessions (SimulationConfig's): `rate` then starts sessions,
+  // each sending sessions.turns requests whose prompts carry the history;
+  // a session stays on one replica.
+  Sessions sessions;
 };
+// Requests per second of the traffic: rate x turns.
+inline double RequestRate(const Traffic& t) {
+  return t.rate * static_cast<double>(t.sessions.turns);
+}
+// The mean prompt of a request and the mean of it a replica's prefix cache
+// holds at its admission (whole blocks; caching off: 0): with sessions,
+// turn k of n carries k x (prompt + generated) tokens of history, all
+// cached, on top of its new prompt; otherwise the shared prefix
+// (CachedSharedPrefixTokens). Taken to fit in the cache: an upper bound
+// the simulation checks.
+struct MeanPrompt {
+  int64_t tokens = 0;
+  int64_t cached = 0;
+};
+MeanPrompt MeanPromptOf(const Traffic& t, bool prefix_caching,
+                        int64_t block_size);
 
 // One deployment shape to size. The scenario holds model, hardware,
 // precision, parallelism (one replica's: data_parallel is ignored),
