@@ -21,11 +21,7 @@ CC="${CC:-clang-14}"
 CXX="${CXX:-clang++-14}"
 command -v "$CXX" >/dev/null || { echo "fuzz.sh: $CXX not found (scripts/install-deps.sh installs clang-14)" >&2; exit 2; }
 
-launcher=()
-if command -v ccache >/dev/null; then
-  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
-  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
+source scripts/ccache.sh
 # -O1 and line tables only: a quarter of RelWithDebInfo's compile time, and
 # still symbolised stack traces. Tests and benches are not needed here.
 start=$(date +%s)

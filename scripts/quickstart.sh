@@ -16,8 +16,9 @@ METRICS="${RIDGELINE_METRICS_LISTEN:-127.0.0.1:9464}"
 HTTP="${RIDGELINE_HTTP_LISTEN:-127.0.0.1:8080}"
 
 scripts/install-deps.sh
+source scripts/ccache.sh
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_INSTALL_PREFIX="$PREFIX" \
+  "${launcher[@]}" -DCMAKE_INSTALL_PREFIX="$PREFIX" \
   -DRIDGELINE_BUILD_TESTS=OFF -DRIDGELINE_BUILD_BENCH=OFF
 cmake --build "$BUILD_DIR" -j "$JOBS"
 cmake --install "$BUILD_DIR" >/dev/null
