@@ -27,6 +27,7 @@ if [ "${1:-}" = "--targets" ]; then
 fi
 start=$(date +%s)
 scripts/fuzz.sh --configure-only
+source scripts/ccache.sh  # the same hashing as fuzz.sh's configure
 cmake --build "$BUILD_DIR" -j "$JOBS" --target "${targets[@]}"
 built=$(date +%s)
 
