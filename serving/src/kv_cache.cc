@@ -21,8 +21,9 @@ KvBlockCache::KvBlockCache(int64_t capacity_tokens, int64_t block_size,
   history_.resize(tiers_.size());
   if (caching()) {
     // A unit names at most ceil(unit / block) blocks (those whose last
-    // token it holds).
-    slab_ = (content_->unit_tokens + block_ - 1) / block_;
+    // token it holds); a longer unit (a long shared prefix) is cut into
+    // slabs of kMaxSlab, so a slab never outgrows what it caches.
+    slab_ = std::min((content_->unit_tokens + block_ - 1) / block_, kMaxSlab);
     // Every unit of the capacity may be cached: no rehash while it fills.
     units_.reserve(static_cast<size_t>(std::min<int64_t>(
         capacity_tokens / content_->unit_tokens + 1, int64_t{1} << 22)));
@@ -57,8 +58,13 @@ KvBlockCache::Slot KvBlockCache::SlotOf(int64_t i, int64_t block) const {
   // unit's first block is the one holding its first token.
   const int64_t unit_tokens = content_->unit_tokens;
   const int64_t unit = ((block + 1) * block_ - 1) / unit_tokens;
-  return {content_->chains[content_->begin[i] + unit],
-          static_cast<int32_t>(block - unit * unit_tokens / block_)};
+  const uint64_t chain = content_->chains[content_->begin[i] + unit];
+  const int64_t in_unit = block - unit * unit_tokens / block_;
+  // The unit's first slab is named by the unit itself, later ones by it
+  // and their number.
+  const int64_t part = in_unit / slab_;
+  return {part == 0 ? chain : BlockKey(chain, part),
+          static_cast<int32_t>(in_unit % slab_)};
 }
 
 int32_t KvBlockCache::Find(int64_t i, int64_t block, UnitCursor& c) const {

@@ -39,6 +39,39 @@ RequestState Request(int64_t prompt, int64_t reserve) {
   return r;
 }
 
+// A unit longer than a slab (KvBlockCache::kMaxSlab = 64 blocks): a
+// 1,000-token shared prefix in blocks of 4 is 250 blocks over 4 slabs; it
+// is found whole, and after its tail is evicted, its head.
+TEST(PrefixCache, AUnitLongerThanASlabIsFoundWhole) {
+  const PromptContent content = Shared(1000, 3);
+  KvBlockCache kv(2000, 4, &content, true);
+  std::vector<RequestState> r(3, Request(1100, 1100));
+  ASSERT_TRUE(kv.TryAdmit(0, r[0], 0));
+  r[0].prefilled = 1100;
+  kv.Register(0, r[0], 1100, 1);
+  EXPECT_EQ(r[0].cached_blocks, 250);
+  kv.Release(0, r[0], 2);
+  EXPECT_EQ(kv.idle_tokens(), 1000);
+  // r1 and r2 share all 250 blocks: each allocates only its other 100.
+  ASSERT_TRUE(kv.TryAdmit(1, r[1], 3));
+  ASSERT_TRUE(kv.TryAdmit(2, r[2], 3));
+  EXPECT_EQ(r[1].prefix_hit_tokens, 1000);
+  EXPECT_EQ(r[2].prefix_hit_tokens, 1000);
+  EXPECT_EQ(kv.used_tokens(), 1200);
+  kv.Release(1, r[1], 4);
+  kv.Release(2, r[2], 4);  // last to first: the tail is the oldest idle
+  // A request with no shared content takes 1500 slots: 1500 + 1000 idle >
+  // 2000, so the oldest 125 blocks (the prefix's tail, 500 tokens) go.
+  RequestState other = Request(1500, 1500);
+  ASSERT_TRUE(kv.TryAdmit(7, other, 5));
+  EXPECT_EQ(kv.evicted_blocks(), 125);
+  kv.Release(7, other, 6);
+  // The head is still there: 125 blocks, across the first two slabs.
+  RequestState again = Request(1100, 1100);
+  ASSERT_TRUE(kv.TryAdmit(0, again, 7));
+  EXPECT_EQ(again.prefix_hit_tokens, 500);
+}
+
 TEST(PrefixCache, ThreeRequestsShareAPrefixByHand) {
   // Blocks of 4 tokens; prompts of 10 tokens whose first 8 are shared; a
   // request reserves SlotsFor(10 + 1 - 1) = 12 slots.

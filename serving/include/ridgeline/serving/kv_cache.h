@@ -146,8 +146,10 @@ class KvBlockCache {
   // Blocks of request i's first `tokens` tokens that can be shared: full
   // blocks within both those tokens and its content chain.
   int64_t ShareableBlocks(int64_t i, int64_t tokens) const;
-  // Where block `block` of request i's content lives: its unit's chain
-  // hash and its place in the unit's slab.
+  // Where block `block` of request i's content lives: its slab's name (its
+  // unit's chain hash, or a hash of it and the slab's number past the
+  // first of a long unit) and its place in the slab.
+  static constexpr int64_t kMaxSlab = 64;
   struct Slot {
     uint64_t unit = 0;
     int32_t offset = 0;
