@@ -332,12 +332,14 @@ absl::Status PlanDisaggregated(const PlanInput& in,
                                          : &in.prefill_pools[i];
   }
   const bool decodes = LengthQuantile(in.traffic.generated, 0) >= 2;
+  // Sessions are not planned split (the pairs say why): no pool searched.
+  const bool sessions = in.traffic.sessions.turns > 1;
   // 1. Every pool's replica; the decode pools' max rate at the TPOT target
   // (their admission wait held to the TTFT target).
   absl::Status fatal = ForEach(pools.size(), [&](size_t i) -> absl::Status {
     Pool& pool = pools[i];
     Prepare(in, &pool);
-    if (!pool.decode || pool.cost == nullptr || !decodes) {
+    if (!pool.decode || pool.cost == nullptr || !decodes || sessions) {
       return absl::OkStatus();
     }
     absl::StatusOr<MaxRate> mr = MaxRateAtSlo(
@@ -366,7 +368,7 @@ absl::Status PlanDisaggregated(const PlanInput& in,
         pair.why =
             "disaggregated: every request must generate at least 2 tokens "
             "(the decode pool makes all but the first)";
-      } else if (in.traffic.sessions.turns > 1) {
+      } else if (sessions) {
         pair.why =
             "disaggregated: multi-turn sessions are planned for aggregated "
             "replicas only (a turn's history would have to come back from "

@@ -37,9 +37,9 @@ inline double RequestRate(const Traffic& t) {
   return t.rate * static_cast<double>(t.sessions.turns);
 }
 // The mean prompt of a request and the mean of it a replica's prefix cache
-// holds at its admission (whole blocks; caching off: 0): with sessions,
-// turn k of n carries k x (prompt + generated) tokens of history, all
-// cached, on top of its new prompt; otherwise the shared prefix
+// holds at its admission (caching off: 0): with sessions, turn k of n
+// carries k x (prompt + generated) tokens of history, cached in whole
+// blocks, on top of its new prompt; otherwise the shared prefix
 // (CachedSharedPrefixTokens). Taken to fit in the cache: an upper bound
 // the simulation checks.
 struct MeanPrompt {
