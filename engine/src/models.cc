@@ -83,9 +83,17 @@ ModelConfig WithMla(ModelConfig m, const MlaDims& mla) {
 // Values below were checked against copies of each repository's
 // config.json; where only a partial copy was found the comment says which
 // fields rest on it.
-std::vector<ModelConfig> BuildCatalog() {
-  std::vector<ModelConfig> c;
-  constexpr const char* kLlama = "LlamaForCausalLM";
+constexpr const char* kLlama = "LlamaForCausalLM";
+// DeepSeek-V3's MLA ranks (deepseek-ai/DeepSeek-V3 config.json), which
+// Kimi-K2 shares.
+const MlaDims kDeepseekV3Mla{.q_lora_rank = 1536,
+                             .kv_lora_rank = 512,
+                             .qk_nope_head_dim = 128,
+                             .qk_rope_head_dim = 64,
+                             .v_head_dim = 128};
+
+// One function a family, in the catalog's order.
+void AddLlama2(std::vector<ModelConfig>& c) {
   // --- Llama 2 (vocab 32000, MHA except 70B, 4096 positions, untied) ---
   // meta-llama/Llama-2-7b-hf
   c.push_back(
@@ -108,6 +116,9 @@ std::vector<ModelConfig> BuildCatalog() {
   c.push_back(Make({"tinyllama-1.1b", "TinyLlama-1.1B", kLlama,
                     "TinyLlama/TinyLlama-1.1B-Chat-v1.0", 32000, 2048, 5632, 22,
                     32, 4, 64, 2048}));
+}
+
+void AddLlama3(std::vector<ModelConfig>& c) {
   // --- Llama 3 / 3.1 / 3.3 (vocab 128256, GQA 8 kv heads, untied) ---
   // meta-llama/Meta-Llama-3-8B: 8192 positions.
   c.push_back(
@@ -143,6 +154,9 @@ std::vector<ModelConfig> BuildCatalog() {
   c.push_back(Tied(
       Make({"llama-3.2-3b", "Llama-3.2-3B", kLlama, "meta-llama/Llama-3.2-3B",
             128256, 3072, 8192, 28, 24, 8, 128, 131072})));
+}
+
+void AddMistral(std::vector<ModelConfig>& c) {
   // --- Mistral ---
   // mistralai/Mistral-7B-v0.1: sliding_window 4096 on every layer.
   c.push_back(
@@ -165,6 +179,9 @@ std::vector<ModelConfig> BuildCatalog() {
               {.num_routed_experts = 8,
                .experts_per_token = 2,
                .expert_intermediate_size = 16384}));
+}
+
+void AddQwen(std::vector<ModelConfig>& c) {
   // --- Qwen (bias on q, k, v projections; vocab 152064 untied) ---
   // Qwen/Qwen2-7B-Instruct (same shape as Qwen/Qwen2-7B; the Instruct
   // config gives 32768 positions).
@@ -192,6 +209,9 @@ std::vector<ModelConfig> BuildCatalog() {
     m.qk_norm = true;
     c.push_back(std::move(m));
   }
+}
+
+void AddDeepSeek(std::vector<ModelConfig>& c) {
   // --- DeepSeek (MLA + MoE; routed experts, shared experts, dense first
   // layers) ---
   // deepseek-ai/DeepSeek-V2: 160 routed (top-6) + 2 shared experts of width
@@ -240,11 +260,6 @@ std::vector<ModelConfig> BuildCatalog() {
                        .shared_expert_intermediate_size = 2048,
                        .first_dense_layers = 3,
                        .router_score_bias = true};
-  const MlaDims v3_mla{.q_lora_rank = 1536,
-                       .kv_lora_rank = 512,
-                       .qk_nope_head_dim = 128,
-                       .qk_rope_head_dim = 64,
-                       .v_head_dim = 128};
   // config.json "num_nextn_predict_layers": 1 in both repositories: one
   // MTP module beside the 61 layers.
   c.push_back(
@@ -252,15 +267,18 @@ std::vector<ModelConfig> BuildCatalog() {
                             "DeepseekV3ForCausalLM", "deepseek-ai/DeepSeek-V3",
                             129280, 7168, 18432, 61, 128, 128, 0, 163840}),
                       v3_moe),
-              v3_mla));
+              kDeepseekV3Mla));
   c.back().mtp_layers = 1;
   c.push_back(
       WithMla(WithMoe(Make({"deepseek-r1", "DeepSeek-R1",
                             "DeepseekV3ForCausalLM", "deepseek-ai/DeepSeek-R1",
                             129280, 7168, 18432, 61, 128, 128, 0, 163840}),
                       v3_moe),
-              v3_mla));
+              kDeepseekV3Mla));
   c.back().mtp_layers = 1;
+}
+
+void AddGemma(std::vector<ModelConfig>& c) {
   // --- Gemma (GeGLU, tied embeddings, vocab 256000) ---
   // google/gemma-7b: 16 heads of 256 (16 x 256 = 4096 != hidden 3072).
   c.push_back(
@@ -287,6 +305,9 @@ std::vector<ModelConfig> BuildCatalog() {
     m.norms_per_layer = 4;
     c.push_back(std::move(m));
   }
+}
+
+void AddPhi(std::vector<ModelConfig>& c) {
   // --- Phi-3 ---
   // microsoft/Phi-3-mini-4k-instruct: fused qkv_proj and gate_up_proj (same
   // parameter count as separate projections); its config sets
@@ -296,7 +317,9 @@ std::vector<ModelConfig> BuildCatalog() {
                         "microsoft/Phi-3-mini-4k-instruct", 32064, 3072, 8192,
                         32, 32, 32, 96, 4096}),
                   SlidingLayers::kAll, 2047));
+}
 
+void AddKimi(std::vector<ModelConfig>& c) {
   // --- Kimi-K2 (DeepSeek-V3 architecture, its own sizes) ---
   // moonshotai/Kimi-K2-Instruct (config.json: DeepseekV3ForCausalLM,
   // model_type kimi_k2): 61 layers (1 dense), hidden 7168, 64 heads, 384
@@ -306,18 +329,21 @@ std::vector<ModelConfig> BuildCatalog() {
   // and max_position_embeddings 131072 as in the kimi_k2 text configs
   // quoted by SGLang and vLLM users (the K2.5 / K2.6 text_config has the
   // same shape at 262144 positions).
-  c.push_back(WithMla(
-      WithMoe(Make({"kimi-k2", "Kimi-K2", "DeepseekV3ForCausalLM",
-                    "moonshotai/Kimi-K2-Instruct", 163840, 7168, 18432, 61, 64,
-                    64, 0, 131072}),
-              {.num_routed_experts = 384,
-               .experts_per_token = 8,
-               .num_shared_experts = 1,
-               .expert_intermediate_size = 2048,
-               .shared_expert_intermediate_size = 2048,
-               .first_dense_layers = 1,
-               .router_score_bias = true}),
-      v3_mla));
+  c.push_back(
+      WithMla(WithMoe(Make({"kimi-k2", "Kimi-K2", "DeepseekV3ForCausalLM",
+                            "moonshotai/Kimi-K2-Instruct", 163840, 7168, 18432,
+                            61, 64, 64, 0, 131072}),
+                      {.num_routed_experts = 384,
+                       .experts_per_token = 8,
+                       .num_shared_experts = 1,
+                       .expert_intermediate_size = 2048,
+                       .shared_expert_intermediate_size = 2048,
+                       .first_dense_layers = 1,
+                       .router_score_bias = true}),
+              kDeepseekV3Mla));
+}
+
+void AddGptJ(std::vector<ModelConfig>& c) {
   // --- GPT-J (parallel attention + MLP, partial rotary, LayerNorm) ---
   // EleutherAI/gpt-j-6b (https://huggingface.co/EleutherAI/gpt-j-6b/blob/
   // main/config.json): n_embd 4096, n_layer 28, n_head 16 (head 256),
@@ -336,6 +362,9 @@ std::vector<ModelConfig> BuildCatalog() {
     m.rotary_dim = 64;
     c.push_back(std::move(m));
   }
+}
+
+void AddGptOss(std::vector<ModelConfig>& c) {
   // --- gpt-oss (MoE every layer, alternating 128-token window and full
   // attention starting with the window, attention sinks, biases on
   // q/k/v/o, router and experts; the published weights are MXFP4 experts) ---
@@ -365,6 +394,9 @@ std::vector<ModelConfig> BuildCatalog() {
     }
     c.push_back(std::move(m));
   }
+}
+
+void AddLlama4(std::vector<ModelConfig>& c) {
   // --- Llama 4 (text model; MoE with one shared expert, chunked attention
   // on RoPE layers, every 4th layer NoPE and global) ---
   // meta-llama/Llama-4-Scout-17B-16E (text_config of config.json): 48
@@ -399,6 +431,9 @@ std::vector<ModelConfig> BuildCatalog() {
     }
     c.push_back(std::move(m));
   }
+}
+
+void AddNemotronNas(std::vector<ModelConfig>& c) {
   // --- Nemotron NAS (DeciLM block_configs: per-layer GQA and FFN width,
   // skipped attention) ---
   // nvidia/Llama-3_3-Nemotron-Super-49B-v1 (config.json copied in
@@ -436,7 +471,22 @@ std::vector<ModelConfig> BuildCatalog() {
     }
     c.push_back(std::move(m));
   }
+}
 
+std::vector<ModelConfig> BuildCatalog() {
+  std::vector<ModelConfig> c;
+  AddLlama2(c);
+  AddLlama3(c);
+  AddMistral(c);
+  AddQwen(c);
+  AddDeepSeek(c);
+  AddGemma(c);
+  AddPhi(c);
+  AddKimi(c);
+  AddGptJ(c);
+  AddGptOss(c);
+  AddLlama4(c);
+  AddNemotronNas(c);
   internal::AppendHybridModels(&c);
   std::sort(c.begin(), c.end(), [](const ModelConfig& a, const ModelConfig& b) {
     return a.id < b.id;

@@ -37,6 +37,7 @@
 #include "llmd_predictor.h"
 #include "prometheus/exposer.h"
 #include "ridgeline/calibration/profiles.h"
+#include "ridgeline/engine/status_macros.h"
 #include "ridgeline/plugin_host/hosted_plugin.h"
 #include "ridgeline/plugin_host/plugin_library.h"
 #include "ridgeline/plugin_host/registry.h"
@@ -338,6 +339,70 @@ absl::StatusOr<std::unique_ptr<LlmdPredictorServer>> StartLlmdPredictor(
   return llmd;
 }
 
+// What the start reads before it listens: TLS and token files, the named
+// plugin folders and the profiles, so a bad one stops the start with its
+// reason instead of failing every handshake or call later.
+struct StartupFiles {
+  BearerAuth auth;
+  std::shared_ptr<const calibration::ProfileStore> profiles;
+};
+absl::StatusOr<StartupFiles> ReadStartupFiles(const ServerConfig& cfg) {
+  RETURN_IF_ERROR(LoadTlsPem(cfg.tls).status());
+  StartupFiles f;
+  if (!cfg.auth_token_file.empty()) {
+    ASSIGN_OR_RETURN(f.auth, BearerAuth::FromFile(cfg.auth_token_file));
+  }
+  RETURN_IF_ERROR(CheckNamedPluginDirs(cfg));
+  ASSIGN_OR_RETURN(f.profiles, LoadProfiles(cfg));
+  return f;
+}
+
+// gRPC reads private copies of the TLS files that SIGHUP and the reload
+// period refresh (staged_tls.h); without a writable temporary folder
+// (null) it watches the files themselves, and SIGHUP does not reach it.
+std::unique_ptr<StagedTlsFiles> StageGrpcTls(const TlsSettings& tls) {
+  if (!tls.enabled()) return nullptr;
+  absl::StatusOr<std::unique_ptr<StagedTlsFiles>> staged =
+      StagedTlsFiles::Create(tls);
+  if (staged.ok()) return *std::move(staged);
+  Log(absl::StrCat(
+      "gRPC watches the TLS files in place (SIGHUP will not reload them): ",
+      staged.status().message()));
+  return nullptr;
+}
+
+// The gRPC port's message, socket, connection-lifetime and thread limits.
+void SetConnectionOptions(const ServerConfig& cfg,
+                          grpc::ServerBuilder& builder) {
+  builder.SetMaxReceiveMessageSize(static_cast<int>(cfg.max_message_bytes));
+  // gRPC sets SO_REUSEPORT by default: a second server on the same port
+  // would then bind too and the kernel would split connections between the
+  // two. Without it the second bind fails (as the metrics port's does).
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // Idle connections hold a file descriptor each: close them (issue 14,
+  // defect 4). A maximum age makes clients reconnect, which spreads them
+  // over replicas added since (client-side round_robin, headless Service).
+  auto ms = [](double seconds) {
+    return static_cast<int>(std::min(seconds * 1000, 2e9));
+  };
+  if (cfg.max_connection_idle_seconds > 0) {
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
+                               ms(cfg.max_connection_idle_seconds));
+  }
+  if (cfg.max_connection_age_seconds > 0) {
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
+                               ms(cfg.max_connection_age_seconds));
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
+                               ms(cfg.max_connection_age_grace_seconds));
+  }
+  // Bounds the synchronous Sweep handlers' threads: past this many
+  // concurrent sweeps new ones get RESOURCE_EXHAUSTED instead of the process
+  // running out of threads.
+  grpc::ResourceQuota quota("ridgeline-server");
+  quota.SetMaxThreads(kMaxServerThreads);
+  builder.SetResourceQuota(quota);
+}
+
 int RunServer(const ServerConfig& cfg) {
   const sigset_t handled = BlockHandledSignals();
   // gRPC's locks are absl::Mutex; Debian's absl builds with deadlock
@@ -346,34 +411,12 @@ int RunServer(const ServerConfig& cfg) {
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   RaiseOpenFileLimit();
 
-  // TLS and token files are read now, so a bad path stops the start with a
-  // reason instead of failing every handshake later.
-  absl::StatusOr<TlsPem> tls_pem = LoadTlsPem(cfg.tls);
-  if (!tls_pem.ok()) {
-    Log(std::string(tls_pem.status().message()));
+  absl::StatusOr<StartupFiles> files = ReadStartupFiles(cfg);
+  if (!files.ok()) {
+    Log(std::string(files.status().message()));
     return 1;
   }
-  BearerAuth auth;
-  if (!cfg.auth_token_file.empty()) {
-    absl::StatusOr<BearerAuth> a = BearerAuth::FromFile(cfg.auth_token_file);
-    if (!a.ok()) {
-      Log(std::string(a.status().message()));
-      return 1;
-    }
-    auth = *std::move(a);
-  }
-
-  if (absl::Status s = CheckNamedPluginDirs(cfg); !s.ok()) {
-    Log(std::string(s.message()));
-    return 1;
-  }
-
-  absl::StatusOr<std::shared_ptr<const calibration::ProfileStore>> profiles =
-      LoadProfiles(cfg);
-  if (!profiles.ok()) {
-    Log(std::string(profiles.status().message()));
-    return 1;
-  }
+  BearerAuth& auth = files->auth;
 
   std::vector<MethodInfo> methods = MethodsOf(kServiceName);
   for (MethodInfo& m : StandardServiceMethods()) methods.push_back(m);
@@ -468,22 +511,7 @@ int RunServer(const ServerConfig& cfg) {
   }
   std::unique_ptr<LlmdPredictorServer> llmd = *std::move(llmd_started);
 
-  // gRPC reads private copies of the TLS files that SIGHUP and the reload
-  // period refresh (staged_tls.h); without a writable temporary folder it
-  // watches the files themselves, and SIGHUP does not reach it.
-  std::unique_ptr<StagedTlsFiles> grpc_tls;
-  if (cfg.tls.enabled()) {
-    absl::StatusOr<std::unique_ptr<StagedTlsFiles>> staged =
-        StagedTlsFiles::Create(cfg.tls);
-    if (staged.ok()) {
-      grpc_tls = *std::move(staged);
-    } else {
-      Log(absl::StrCat(
-          "gRPC watches the TLS files in place (SIGHUP will not reload "
-          "them): ",
-          staged.status().message()));
-    }
-  }
+  std::unique_ptr<StagedTlsFiles> grpc_tls = StageGrpcTls(cfg.tls);
 
   grpc::EnableDefaultHealthCheckService(true);
   if (cfg.reflection) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -497,33 +525,7 @@ int RunServer(const ServerConfig& cfg) {
       ServerCredentialsFor(grpc_tls != nullptr ? grpc_tls->staged() : cfg.tls),
       &port);
   builder.RegisterService(&impl);
-  builder.SetMaxReceiveMessageSize(static_cast<int>(cfg.max_message_bytes));
-  // gRPC sets SO_REUSEPORT by default: a second server on the same port
-  // would then bind too and the kernel would split connections between the
-  // two. Without it the second bind fails (as the metrics port's does).
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  // Idle connections hold a file descriptor each: close them (issue 14,
-  // defect 4). A maximum age makes clients reconnect, which spreads them
-  // over replicas added since (client-side round_robin, headless Service).
-  auto ms = [](double seconds) {
-    return static_cast<int>(std::min(seconds * 1000, 2e9));
-  };
-  if (cfg.max_connection_idle_seconds > 0) {
-    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
-                               ms(cfg.max_connection_idle_seconds));
-  }
-  if (cfg.max_connection_age_seconds > 0) {
-    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
-                               ms(cfg.max_connection_age_seconds));
-    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
-                               ms(cfg.max_connection_age_grace_seconds));
-  }
-  // Bounds the synchronous Sweep handlers' threads: past this many
-  // concurrent sweeps new ones get RESOURCE_EXHAUSTED instead of the process
-  // running out of threads.
-  grpc::ResourceQuota quota("ridgeline-server");
-  quota.SetMaxThreads(kMaxServerThreads);
-  builder.SetResourceQuota(quota);
+  SetConnectionOptions(cfg, builder);
   std::vector<
       std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
       interceptors;
@@ -580,8 +582,8 @@ int RunServer(const ServerConfig& cfg) {
       if (o.loaded) ++loaded;
     }
     const Limits limits = LimitsFromConfig(cfg);
-    backend = std::make_unique<Backend>(std::move(registry), *profiles, limits,
-                                        &metrics);
+    backend = std::make_unique<Backend>(std::move(registry), files->profiles,
+                                        limits, &metrics);
     impl.SetBackend(backend.get());
     http_backend.store(backend.get());
     if (llmd != nullptr) {
@@ -598,10 +600,9 @@ int RunServer(const ServerConfig& cfg) {
                        plugin_dir.string(), " (see the refusals above)"));
     }
     Log(absl::StrCat(any_platform ? "serving: " : "loaded: ", loaded,
-                     " plugins, ",
-                     backend->registry().platforms().size(), " platforms from ",
-                     plugin_dir.string(), "; ", (*profiles)->profiles().size(),
-                     " profiles"));
+                     " plugins, ", backend->registry().platforms().size(),
+                     " platforms from ", plugin_dir.string(), "; ",
+                     files->profiles->profiles().size(), " profiles"));
   });
 
   std::thread signaller([&] {
