@@ -21,15 +21,21 @@ namespace {
 
 constexpr char kUsageText[] =
     "usage: ridgeline plan (--model ID | --model-config FILE.json) "
-    "--hardware ID,... --prompt N --gen N --rate R --ttft-p90-ms MS "
-    "--tpot-p90-ms MS [flags]\n";
+    "--hardware ID,... (--prompt N --gen N --rate R | --trace FILE) "
+    "--ttft-p90-ms MS --tpot-p90-ms MS [flags]\n";
 
 const std::vector<FlagSpec>& PlanFlags() {
   static const std::vector<FlagSpec> kFlags = JoinFlags({
       ModelFlags({"hardware", "ID,...",
                   "candidate hardware ids (ridgeline hardware)"}),
       LengthFlags(),
-      {{"rate", "R", "requests per second over all replicas"},
+      TraceFlags("plan for a trace's requests: their lengths and prompt "
+                 "blocks in their order, re-timed as Poisson arrivals at the "
+                 "searched rate (--rate, default the trace's own mean rate; "
+                 "--requests defaults to its length)"),
+      {{"rate", "R",
+        "requests per second over all replicas (with --trace: default the "
+        "trace's mean rate)"},
        {"ttft-p90-ms", "MS", "p90 time-to-first-token target"},
        {"tpot-p90-ms", "MS", "p90 time-per-output-token target"},
        {"tensor-parallel", "N,...", "degrees to try (default 1,2,4,8)"},
@@ -70,8 +76,9 @@ const std::vector<FlagSpec>& PlanFlags() {
         "id (nvidia-h100-sxm-80gb=2.1,amd-mi300x=1.9)"}},
       ServingOptionFlags(),
       {{"requests", "N",
-        "requests per simulation, at least (600; lengthened to 16 turnovers "
-        "of the running batch)"},
+        "requests per simulation, at least (600, a trace: its length; "
+        "lengthened to 16 turnovers of the running batch, at most the "
+        "trace's)"},
        {"max-utilization", "X",
         "load each replica to at most this share of its offline maximum "
         "rate (0.9)"},
@@ -356,21 +363,28 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
     return usage(absl::StrCat("unexpected argument '",
                               flags->positional()[0], "'"));
   }
-  for (const char* required : {"hardware", "prompt", "gen", "rate",
-                               "ttft-p90-ms", "tpot-p90-ms"}) {
+  for (const char* required : {"hardware", "ttft-p90-ms", "tpot-p90-ms"}) {
     if (!flags->Has(required)) return usage(absl::StrCat("--", required,
                                                          " is required"));
   }
+  if (!flags->Has("rate") && !flags->Has("trace")) {
+    return usage("--rate is required (or --trace)");
+  }
+  const absl::StatusOr<TraceFile> trace = ReadTraceFlags(*flags);
+  if (!trace.ok()) return usage(std::string(trace.status().message()));
   v1::PlanRequest req;
   if (auto m = FillModel(*flags, req.mutable_model())) return usage(*m);
   for (const std::string& id : flags->GetList("hardware")) {
     req.mutable_candidates()->add_hardware()->set_platform_id(id);
   }
-  if (auto m = FillLengths(*flags,
-                           req.mutable_traffic()->mutable_prompt_tokens(),
-                           req.mutable_traffic()->mutable_generated_tokens())) {
-    return usage(*m);
+  if (!trace->lengths) {
+    if (auto m =
+            FillLengths(*flags, req.mutable_traffic()->mutable_prompt_tokens(),
+                        req.mutable_traffic()->mutable_generated_tokens())) {
+      return usage(*m);
+    }
   }
+  if (trace->trace) *req.mutable_traffic()->mutable_trace() = *trace->trace;
   const absl::StatusOr<ReuseFlags> reuse = ParseReuse(*flags);
   if (!reuse.ok()) return usage(std::string(reuse.status().message()));
   SetReuse(*reuse, req.mutable_traffic());

@@ -1,5 +1,6 @@
 #include "serving_flags.h"
 
+#include <fstream>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -8,6 +9,7 @@
 #include "decode_flags.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/serving/simulate.h"
+#include "ridgeline/serving/trace.h"
 #include "scenario.h"
 
 namespace ridgeline::cli {
@@ -91,6 +93,85 @@ absl::StatusOr<ReuseFlags> ParseReuse(const ParsedFlags& flags) {
   }
   r.think_seconds = think.value_or(0);
   return r;
+}
+
+std::vector<FlagSpec> TraceFlags(const std::string& trace_help) {
+  return {
+      {"trace", "FILE", trace_help},
+      {"trace-format", "mooncake|azure|times",
+       "times (default): arrival seconds, one per line (or comma / space "
+       "separated), '#' starts a comment; mooncake: JSON Lines with "
+       "timestamp (ms), input_length, output_length, hash_ids (512-token "
+       "prompt blocks, shared by prefix caching); azure: the Azure LLM "
+       "inference CSV (TIMESTAMP, ContextTokens, GeneratedTokens). "
+       "mooncake and azure give each request's lengths: no --prompt/--gen"},
+  };
+}
+
+namespace {
+
+// A trace file as the request's trace (serving/trace.h reads it); errors
+// name the flag, the file, the line and the field.
+absl::StatusOr<v1::ArrivalTrace> ReadTraceFile(const std::string& path,
+                                               serving::TraceFormat format) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("--trace: cannot read '", path, "'"));
+  }
+  absl::StatusOr<std::vector<serving::TraceRequest>> trace =
+      serving::ReadTrace(in, format, absl::StrCat("--trace: ", path),
+                         static_cast<size_t>(serving::kMaxRequests));
+  if (!trace.ok()) return trace.status();
+  v1::ArrivalTrace out;
+  for (const serving::TraceRequest& r : *trace) {
+    out.add_arrival_seconds(r.arrival_seconds);
+    if (r.prompt_tokens > 0) {
+      out.add_prompt_tokens(r.prompt_tokens);
+      out.add_generated_tokens(r.generated_tokens);
+    }
+  }
+  if (format == serving::TraceFormat::kMooncake) {
+    out.set_block_tokens(serving::kMooncakeBlockTokens);
+    for (const serving::TraceRequest& r : *trace) {
+      out.add_prompt_blocks()->mutable_hash_ids()->Add(r.block_hashes.begin(),
+                                                       r.block_hashes.end());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<TraceFile> ReadTraceFlags(const ParsedFlags& flags) {
+  const std::optional<std::string> name = flags.Get("trace-format");
+  absl::StatusOr<serving::TraceFormat> format =
+      serving::ParseTraceFormat(name.value_or("times"));
+  if (!format.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--trace-format: must be mooncake, azure or times; got '", *name, "'"));
+  }
+  if (name && !flags.Has("trace")) {
+    return absl::InvalidArgumentError("--trace-format goes with --trace");
+  }
+  TraceFile t;
+  // Mooncake and Azure traces give every request's lengths.
+  t.lengths = flags.Has("trace") && *format != serving::TraceFormat::kTimes;
+  for (const char* flag : {"prompt", "gen"}) {
+    if (t.lengths && flags.Has(flag)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, ": the ", *name,
+                       " trace gives each request's lengths; drop --", flag));
+    }
+    if (!t.lengths && !flags.Has(flag)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, " is required"));
+    }
+  }
+  if (auto path = flags.Get("trace")) {
+    ASSIGN_OR_RETURN(t.trace, ReadTraceFile(*path, *format));
+  }
+  return t;
 }
 
 const std::vector<FlagSpec>& CalibrationFlags() {

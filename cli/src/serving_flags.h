@@ -77,6 +77,18 @@ void SetReuse(const ReuseFlags& reuse, TrafficProto* traffic) {
     traffic->mutable_sessions()->set_think_time_seconds(reuse.think_seconds);
   }
 }
+// --trace FILE and --trace-format (how the command uses the trace:
+// `trace_help`).
+std::vector<FlagSpec> TraceFlags(const std::string& trace_help);
+struct TraceFile {
+  std::optional<v1::ArrivalTrace> trace;  // with --trace
+  // mooncake and azure: every request's lengths (no --prompt / --gen).
+  bool lengths = false;
+};
+// Reads --trace in --trace-format (serving/trace.h; errors name the flag,
+// the file, the line and the field) and checks --prompt / --gen: required
+// unless the trace gives every request's lengths, refused when it does.
+absl::StatusOr<TraceFile> ReadTraceFlags(const ParsedFlags& flags);
 // --requests and --seed.
 std::optional<std::string> FillRunFlags(
     const ParsedFlags& flags, const std::function<void(int64_t)>& requests,

@@ -1,6 +1,5 @@
 #include "simulate.h"
 
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -33,20 +32,12 @@ const std::vector<FlagSpec>& SimulateFlags() {
   static const std::vector<FlagSpec> kFlags = JoinFlags({
       ModelFlags({"hardware", "ID", "hardware id (ridgeline hardware)"}),
       LengthFlags(),
+      TraceFlags("requests from a trace file (--trace-format): one run of "
+                 "its arrivals"),
       {{"rate", "R,...",
         "Poisson arrivals, requests/s; several values: one run each"},
        {"concurrency", "N,...",
         "closed loop of N clients; several values: one run each"},
-       {"trace", "FILE",
-        "requests from a trace file (--trace-format): one run of its "
-        "arrivals"},
-       {"trace-format", "mooncake|azure|times",
-        "times (default): arrival seconds, one per line (or comma / space "
-        "separated), '#' starts a comment; mooncake: JSON Lines with "
-        "timestamp (ms), input_length, output_length, hash_ids (512-token "
-        "prompt blocks, shared by prefix caching); azure: the Azure LLM "
-        "inference CSV (TIMESTAMP, ContextTokens, GeneratedTokens). "
-        "mooncake and azure give each request's lengths: no --prompt/--gen"},
        {"tensor-parallel", "N", "tensor-parallel devices (default 1)"},
        {"pipeline-parallel", "N",
         "pipeline stages, dividing the layers (default 1)"},
@@ -88,37 +79,6 @@ struct Load {
   std::string value;
   v1::SimulateTraffic traffic;  // arrivals only
 };
-
-// A trace file as the request's trace (serving/trace.h reads it); errors
-// name the flag, the file, the line and the field.
-absl::StatusOr<v1::ArrivalTrace> ReadTraceFile(const std::string& path,
-                                               serving::TraceFormat format) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat("--trace: cannot read '", path,
-                                            "'"));
-  }
-  absl::StatusOr<std::vector<serving::TraceRequest>> trace =
-      serving::ReadTrace(in, format, absl::StrCat("--trace: ", path),
-                         static_cast<size_t>(serving::kMaxRequests));
-  if (!trace.ok()) return trace.status();
-  v1::ArrivalTrace out;
-  for (const serving::TraceRequest& r : *trace) {
-    out.add_arrival_seconds(r.arrival_seconds);
-    if (r.prompt_tokens > 0) {
-      out.add_prompt_tokens(r.prompt_tokens);
-      out.add_generated_tokens(r.generated_tokens);
-    }
-  }
-  if (format == serving::TraceFormat::kMooncake) {
-    out.set_block_tokens(serving::kMooncakeBlockTokens);
-    for (const serving::TraceRequest& r : *trace) {
-      out.add_prompt_blocks()->mutable_hash_ids()->Add(r.block_hashes.begin(),
-                                                       r.block_hashes.end());
-    }
-  }
-  return out;
-}
 
 double Ms(double seconds) { return seconds * 1e3; }
 
@@ -354,30 +314,9 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
         "--hardware is required (or --prefill-hardware and "
         "--decode-hardware)");
   }
-  absl::StatusOr<serving::TraceFormat> trace_format =
-      serving::ParseTraceFormat(flags->Get("trace-format").value_or("times"));
-  if (!trace_format.ok()) {
-    return usage(
-        absl::StrCat("--trace-format: must be mooncake, azure or "
-                     "times; got '",
-                     *flags->Get("trace-format"), "'"));
-  }
-  if (flags->Has("trace-format") && !flags->Has("trace")) {
-    return usage("--trace-format goes with --trace");
-  }
-  // Mooncake and Azure traces give every request's lengths.
-  const bool trace_lengths =
-      flags->Has("trace") && *trace_format != serving::TraceFormat::kTimes;
-  for (const char* name : {"prompt", "gen"}) {
-    if (trace_lengths && flags->Has(name)) {
-      return usage(
-          absl::StrCat("--", name, ": the ", *flags->Get("trace-format"),
-                       " trace gives each request's lengths; drop --", name));
-    }
-    if (!trace_lengths && !flags->Has(name)) {
-      return usage(absl::StrCat("--", name, " is required"));
-    }
-  }
+  const absl::StatusOr<TraceFile> trace = ReadTraceFlags(*flags);
+  if (!trace.ok()) return usage(std::string(trace.status().message()));
+  const bool trace_lengths = trace->lengths;
   const int loads_given = flags->Has("rate") + flags->Has("concurrency") +
                           flags->Has("trace");
   if (loads_given != 1) {
@@ -450,11 +389,8 @@ int SimulateCli(const std::vector<std::string>& args, std::ostream& out,
       loads.push_back(std::move(l));
     }
   } else {
-    const std::string path = *flags->Get("trace");
-    absl::StatusOr<v1::ArrivalTrace> trace = ReadTraceFile(path, *trace_format);
-    if (!trace.ok()) return usage(std::string(trace.status().message()));
-    Load l{"trace", path, {}};
-    *l.traffic.mutable_trace() = *std::move(trace);
+    Load l{"trace", *flags->Get("trace"), {}};
+    *l.traffic.mutable_trace() = *trace->trace;
     loads.push_back(std::move(l));
   }
   if (loads.empty()) {

@@ -25,6 +25,7 @@
 #include "ridgeline/serving/candidates.h"
 #include "ridgeline/serving/plan.h"
 #include "ridgeline/serving/slo_search.h"
+#include "ridgeline/serving/trace.h"
 #include "serving_convert.h"
 
 namespace ridgeline::service {
@@ -257,6 +258,43 @@ absl::StatusOr<serving::PlanPart> ResolvePart(
   return part;
 }
 
+// What a plan made of a trace: its requests, their reuse, the rate.
+std::string TraceNote(const serving::PlanInput& in, bool own_rate) {
+  const serving::Arrivals& trace = in.traffic.trace;
+  const std::string rate = absl::StrCat(
+      in.traffic.rate, " requests/s (",
+      own_rate ? "the trace's own mean rate" : "traffic.rate", ")");
+  if (trace.own_requests() == 0) {
+    return absl::StrCat(
+        "trace: its arrival times give only the rate, ", rate,
+        "; lengths from traffic.prompt_tokens / generated_tokens");
+  }
+  std::string reuse;
+  if (!trace.content.empty()) {
+    const serving::MeanPrompt mean = serving::MeanPromptOf(
+        in.traffic, /*prefix_caching=*/true, in.serving.block_size);
+    reuse = absl::StrCat(
+        ", at most ", mean.cached, " of them cached (ideal prefix reuse, ",
+        in.serving.prefix_caching ? "each replica taken to see the trace's "
+                                    "reuse: requests sharing a prefix routed "
+                                    "together"
+                                  : "unused: serving.prefix_caching is off",
+        ")");
+  }
+  return absl::StrCat(
+      "trace: ", trace.own_requests(),
+      " requests in their order with their lengths (mean prompt ",
+      std::llround(in.traffic.prompt.Mean()), reuse, ", mean generated ",
+      std::llround(in.traffic.generated.Mean()),
+      " tokens), re-timed as Poisson arrivals at the searched rate; served at ",
+      rate, "; each run replays ",
+      in.requests >= static_cast<int64_t>(trace.own_requests())
+          ? std::string("all of them")
+          : absl::StrCat("the first ", in.requests,
+                         " of them (requests; more when steady state needs "
+                         "them)"));
+}
+
 }  // namespace
 
 absl::StatusOr<v1::PlanResponse> Backend::Plan(
@@ -268,12 +306,38 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
   RETURN_IF_ERROR(CheckEmit(req, model));
   serving::PlanInput in;
   in.stop = stop;
-  in.traffic.rate = req.traffic().rate();
-  ASSIGN_OR_RETURN(in.traffic.prompt, Lengths(req.traffic().prompt_tokens(),
-                                              "traffic.prompt_tokens"));
-  ASSIGN_OR_RETURN(in.traffic.generated,
-                   Lengths(req.traffic().generated_tokens(),
-                           "traffic.generated_tokens"));
+  const v1::PlanTraffic& t = req.traffic();
+  in.traffic.rate = t.rate();
+  // A trace with its own lengths needs no distributions (any given are
+  // still checked, then replaced by the trace's).
+  const bool trace_lengths =
+      t.has_trace() && t.trace().prompt_tokens_size() > 0;
+  if (!trace_lengths || t.has_prompt_tokens()) {
+    ASSIGN_OR_RETURN(in.traffic.prompt,
+                     Lengths(t.prompt_tokens(), "traffic.prompt_tokens"));
+  }
+  if (!trace_lengths || t.has_generated_tokens()) {
+    ASSIGN_OR_RETURN(in.traffic.generated,
+                     Lengths(t.generated_tokens(), "traffic.generated_tokens"));
+  }
+  if (t.has_trace()) {
+    ASSIGN_OR_RETURN(serving::Arrivals trace,
+                     serving_convert::TraceArrivals(t.trace()));
+    if (t.rate() == 0) {
+      ASSIGN_OR_RETURN(in.traffic.rate, serving::TraceMeanRate(trace.times));
+    }
+    if (trace.times.empty() ||
+        trace.times.size() > static_cast<size_t>(serving::kMaxPlanRequests)) {
+      return Bad("traffic.trace.arrival_seconds",
+                 absl::StrCat("1..", serving::kMaxPlanRequests, " arrivals"),
+                 absl::StrCat(trace.times.size()));
+    }
+    serving::SetTraceRequests(std::move(trace), &in.traffic);
+    const size_t own = in.traffic.trace.own_requests();
+    if (!req.has_requests() && own > 0) {
+      in.requests = static_cast<int64_t>(own);
+    }
+  }
   in.traffic.shared_prefix_tokens = req.traffic().shared_prefix_tokens();
   if (req.traffic().has_sessions()) {
     in.traffic.sessions.turns = req.traffic().sessions().turns();
@@ -433,12 +497,16 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
       in.serving.max_num_batched_tokens);
   // Runs are lengthened to steady state (slo_search.h): at most
   // SteadyStateRequests of the most sequences a replica may run.
-  const int64_t per_run =
+  // (A trace's runs replay at most its requests.)
+  const size_t own = in.traffic.trace.own_requests();
+  int64_t per_run =
       serving::SteadyStateRequests(in.requests, in.serving.max_num_seqs);
+  if (own > 0) per_run = std::min(per_run, static_cast<int64_t>(own));
   const std::string requests_factor = absl::StrCat(
       per_run, " requests a run (simulation.requests, lengthened to ",
       serving::kSteadyStateTurnovers,
-      " turnovers of serving.max_num_seqs sequences)");
+      " turnovers of serving.max_num_seqs sequences",
+      own > 0 ? ", at most the trace's" : "", ")");
   RETURN_IF_ERROR(CheckSequenceSteps(
       "plan", simulations * static_cast<double>(per_run) * per_request,
       absl::StrCat(sized, " candidates and pools x ",
@@ -449,12 +517,24 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
                    "prompt chunks of serving.max_num_batched_tokens - 1)"),
       limits_));
   const int64_t at_once = serving::PlanThreads(sized);
+  // Each simulation holds its copy of the trace's requests: 8-byte
+  // lengths, chain hashes and indices.
+  const serving::Arrivals& trace = in.traffic.trace;
+  const double trace_bytes =
+      8.0 * static_cast<double>(
+                trace.prompt_tokens.size() + trace.generated_tokens.size() +
+                trace.content.chains.size() + trace.content.begin.size());
   RETURN_IF_ERROR(CheckRequestMemory(
       "plan",
-      static_cast<double>(at_once) * static_cast<double>(per_run) *
-          serving::kBytesPerSimulatedRequest,
-      absl::StrCat(at_once, " simulations at once x ", requests_factor, " x ",
-                   serving::kBytesPerSimulatedRequest, " bytes"),
+      static_cast<double>(at_once) *
+          (static_cast<double>(per_run) * serving::kBytesPerSimulatedRequest +
+           trace_bytes),
+      absl::StrCat(at_once, " simulations at once x (", requests_factor, " x ",
+                   serving::kBytesPerSimulatedRequest, " bytes",
+                   trace_bytes > 0
+                       ? absl::StrCat(" + the trace's ", trace_bytes, " bytes")
+                       : "",
+                   ")"),
       limits_));
   ASSIGN_OR_RETURN(ExpensiveCallGate::Slot slot, gate_->Enter("plan"));
   absl::StatusOr<serving::PlanResult> plan = absl::InternalError("");
@@ -486,6 +566,7 @@ absl::StatusOr<v1::PlanResponse> Backend::Plan(
         "(so a lower bound on devices and cost)");
   }
   resp.add_notes(serving::StabilityNote(in.max_utilization));
+  if (t.has_trace()) resp.add_notes(TraceNote(in, t.rate() == 0));
   resp.add_notes(
       "J/token from board power x time (an upper bound); rental prices are "
       "dated on-demand list prices (see price_source)");

@@ -5,6 +5,7 @@
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/service/request_scenario.h"
 #include "ridgeline/serving/candidates.h"
+#include "ridgeline/serving/trace.h"
 
 namespace ridgeline::service::serving_convert {
 
@@ -199,6 +200,46 @@ absl::StatusOr<serving::ServingConfig> ServingConfigOf(
   }
   RETURN_IF_ERROR(serving::ValidateServingConfig(config));
   return config;
+}
+
+absl::StatusOr<serving::Arrivals> TraceArrivals(const v1::ArrivalTrace& t) {
+  const int n = t.arrival_seconds_size();
+  if (t.prompt_blocks_size() != 0 && t.prompt_blocks_size() != n) {
+    return Bad("traffic.trace.prompt_blocks", "empty or one per arrival",
+               absl::StrCat(t.prompt_blocks_size(), " for ", n, " arrivals"));
+  }
+  const int64_t unit =
+      t.block_tokens() != 0 ? t.block_tokens() : serving::kMooncakeBlockTokens;
+  if (unit < 1 || unit > 1'000'000) {
+    return Bad("traffic.trace.block_tokens", "in [1, 1000000]",
+               absl::StrCat(unit));
+  }
+  std::vector<serving::TraceRequest> trace(static_cast<size_t>(n));
+  const bool lengths =
+      t.prompt_tokens_size() > 0 || t.generated_tokens_size() > 0;
+  if (lengths &&
+      (t.prompt_tokens_size() != n || t.generated_tokens_size() != n)) {
+    return Bad("traffic.trace",
+               "one prompt and one generated length per arrival",
+               absl::StrCat(t.prompt_tokens_size(), " prompt and ",
+                            t.generated_tokens_size(),
+                            " generated lengths for ", n, " arrivals"));
+  }
+  for (int i = 0; i < n; ++i) {
+    serving::TraceRequest& r = trace[i];
+    r.arrival_seconds = t.arrival_seconds(i);
+    if (t.prompt_blocks_size() > 0) {
+      r.block_hashes.assign(t.prompt_blocks(i).hash_ids().begin(),
+                            t.prompt_blocks(i).hash_ids().end());
+    }
+  }
+  serving::Arrivals a = serving::TraceArrivals(trace, unit);
+  if (lengths) {  // as given: the simulation checks their range
+    a.prompt_tokens.assign(t.prompt_tokens().begin(), t.prompt_tokens().end());
+    a.generated_tokens.assign(t.generated_tokens().begin(),
+                              t.generated_tokens().end());
+  }
+  return a;
 }
 
 }  // namespace ridgeline::service::serving_convert

@@ -24,6 +24,10 @@ absl::Status Prefixed(absl::string_view path, const absl::Status& s);
 absl::StatusOr<serving::LengthDistribution> Lengths(const v1::TokenLengths& l,
                                                     absl::string_view field);
 absl::StatusOr<engine::ModelConfig> Model(const v1::ModelSpec& spec);
+// A trace's arrivals with, when it gives them, its lengths and prompt
+// blocks (serving/trace.h); errors name traffic.trace.*. The lengths are
+// checked by the simulation, the blocks' count here.
+absl::StatusOr<serving::Arrivals> TraceArrivals(const v1::ArrivalTrace& t);
 // ServingOptions over the defaults (vLLM's), validated ("serving.<field>").
 absl::StatusOr<serving::ServingConfig> ServingConfigOf(
     const v1::ServingOptions& so);

@@ -93,49 +93,6 @@ absl::Status CheckPool(const v1::SimulatePool& p, const std::string& name) {
   return absl::OkStatus();
 }
 
-// A trace's arrivals with, when it gives them, its lengths and prompt
-// blocks (serving/trace.h); the lengths are checked by the simulation,
-// the blocks' count here.
-absl::StatusOr<serving::Arrivals> TraceArrivals(const v1::ArrivalTrace& t) {
-  const int n = t.arrival_seconds_size();
-  if (t.prompt_blocks_size() != 0 && t.prompt_blocks_size() != n) {
-    return Bad("traffic.trace.prompt_blocks", "empty or one per arrival",
-               absl::StrCat(t.prompt_blocks_size(), " for ", n, " arrivals"));
-  }
-  const int64_t unit =
-      t.block_tokens() != 0 ? t.block_tokens() : serving::kMooncakeBlockTokens;
-  if (unit < 1 || unit > 1'000'000) {
-    return Bad("traffic.trace.block_tokens", "in [1, 1000000]",
-               absl::StrCat(unit));
-  }
-  std::vector<serving::TraceRequest> trace(static_cast<size_t>(n));
-  const bool lengths =
-      t.prompt_tokens_size() > 0 || t.generated_tokens_size() > 0;
-  if (lengths &&
-      (t.prompt_tokens_size() != n || t.generated_tokens_size() != n)) {
-    return Bad("traffic.trace",
-               "one prompt and one generated length per arrival",
-               absl::StrCat(t.prompt_tokens_size(), " prompt and ",
-                            t.generated_tokens_size(),
-                            " generated lengths for ", n, " arrivals"));
-  }
-  for (int i = 0; i < n; ++i) {
-    serving::TraceRequest& r = trace[i];
-    r.arrival_seconds = t.arrival_seconds(i);
-    if (t.prompt_blocks_size() > 0) {
-      r.block_hashes.assign(t.prompt_blocks(i).hash_ids().begin(),
-                            t.prompt_blocks(i).hash_ids().end());
-    }
-  }
-  serving::Arrivals a = serving::TraceArrivals(trace, unit);
-  if (lengths) {  // as given: the simulation checks their range
-    a.prompt_tokens.assign(t.prompt_tokens().begin(), t.prompt_tokens().end());
-    a.generated_tokens.assign(t.generated_tokens().begin(),
-                              t.generated_tokens().end());
-  }
-  return a;
-}
-
 // One pool's model of a replica: its scenario, KV capacity, step cost and
 // scheduler limits.
 struct BuiltPool {
@@ -278,7 +235,7 @@ absl::StatusOr<v1::SimulateResponse> Backend::Simulate(
       sim.arrivals.concurrency = t.concurrency();
       break;
     case v1::SimulateTraffic::kTrace: {
-      ASSIGN_OR_RETURN(sim.arrivals, TraceArrivals(t.trace()));
+      ASSIGN_OR_RETURN(sim.arrivals, serving_convert::TraceArrivals(t.trace()));
       break;
     }
     case v1::SimulateTraffic::ARRIVALS_NOT_SET:

@@ -332,14 +332,19 @@ absl::Status PlanDisaggregated(const PlanInput& in,
                                          : &in.prefill_pools[i];
   }
   const bool decodes = LengthQuantile(in.traffic.generated, 0) >= 2;
-  // Sessions are not planned split (the pairs say why): no pool searched.
+  // Sessions and a trace's prefix reuse are not planned split (the pairs
+  // say why): no pool searched. (A trace's lengths alone are: the pools
+  // take their distributions.)
   const bool sessions = in.traffic.sessions.turns > 1;
+  const bool trace_reuse =
+      in.serving.prefix_caching && !in.traffic.trace.content.empty();
   // 1. Every pool's replica; the decode pools' max rate at the TPOT target
   // (their admission wait held to the TTFT target).
   absl::Status fatal = ForEach(pools.size(), [&](size_t i) -> absl::Status {
     Pool& pool = pools[i];
     Prepare(in, &pool);
-    if (!pool.decode || pool.cost == nullptr || !decodes || sessions) {
+    if (!pool.decode || pool.cost == nullptr || !decodes || sessions ||
+        trace_reuse) {
       return absl::OkStatus();
     }
     absl::StatusOr<MaxRate> mr = MaxRateAtSlo(
@@ -373,6 +378,11 @@ absl::Status PlanDisaggregated(const PlanInput& in,
             "disaggregated: multi-turn sessions are planned for aggregated "
             "replicas only (a turn's history would have to come back from "
             "the decode pool to a prefill replica)";
+      } else if (trace_reuse) {
+        pair.why =
+            "disaggregated: a trace's prefix reuse is planned for "
+            "aggregated replicas only (which prefill replica holds which "
+            "prefix is not modelled for pools)";
       } else if (!pair.link.known) {
         pair.why = pair.link.why;
       } else {

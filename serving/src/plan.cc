@@ -18,6 +18,7 @@
 #include "ridgeline/serving/disaggregated_plan.h"
 #include "ridgeline/serving/engine_step_cost.h"
 #include "ridgeline/serving/throughput.h"
+#include "ridgeline/serving/trace.h"
 
 namespace ridgeline::serving {
 namespace {
@@ -78,7 +79,25 @@ absl::Status CheckInput(const PlanInput& in) {
   probe.generated = in.traffic.generated;
   probe.shared_prefix_tokens = in.traffic.shared_prefix_tokens;
   probe.sessions = in.traffic.sessions;
+  probe.arrivals.prompt_tokens = in.traffic.trace.prompt_tokens;
+  probe.arrivals.generated_tokens = in.traffic.trace.generated_tokens;
+  probe.arrivals.content = in.traffic.trace.content;
   return ValidateSimulationConfig(probe);
+}
+
+// A sample's lengths, each distinct value weighted by its count.
+LengthDistribution SampleDistribution(std::vector<int64_t> sample) {
+  std::sort(sample.begin(), sample.end());
+  std::vector<int64_t> values;
+  std::vector<double> weights;
+  for (int64_t v : sample) {
+    if (values.empty() || values.back() != v) {
+      values.push_back(v);
+      weights.push_back(0);
+    }
+    ++weights.back();
+  }
+  return LengthDistribution::Empirical(std::move(values), std::move(weights));
 }
 
 int64_t RoundedMean(const LengthDistribution& d) {
@@ -143,6 +162,9 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   sim.sessions = in.traffic.sessions;
   // Long enough to reach steady state, whatever was asked (slo_search.h).
   sim.requests = SteadyStateRequests(in.requests, kv->max_concurrency);
+  // A trace's requests, re-timed by the search (the first sim.requests).
+  sim.arrivals =
+      FirstRequests(in.traffic.trace, static_cast<size_t>(sim.requests));
   sim.seed = in.seed;
   sim.stop = in.stop;
   // The search runs in the traffic's unit: sessions per second with them.
@@ -192,7 +214,7 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   set_latency(*served);
   d.meets_slo = MeetsSlo(*served, in.slo);
   d.stable = served->stable;
-  d.simulated_requests = sim.requests;
+  d.simulated_requests = SimulatedRequests(sim);
   if (!served->stable) d.why = UnstableWarning(served->backlog);
   const Costs costs =
       CostOf(base.hardware, base.economics, d.devices,
@@ -257,8 +279,36 @@ double CostKey(const Deployment& d) {
 
 }  // namespace
 
+void SetTraceRequests(Arrivals requests, Traffic* traffic) {
+  requests.kind = Arrivals::Kind::kPoisson;
+  requests.times.clear();
+  if (!requests.prompt_tokens.empty()) {
+    traffic->prompt = SampleDistribution(requests.prompt_tokens);
+    traffic->generated = SampleDistribution(requests.generated_tokens);
+  }
+  traffic->trace = std::move(requests);
+}
+
 MeanPrompt MeanPromptOf(const Traffic& t, bool prefix_caching,
                         int64_t block_size) {
+  const std::vector<int64_t>& own = t.trace.prompt_tokens;
+  if (!own.empty()) {
+    const std::vector<int64_t> hits = IdealHitTokens(t.trace);
+    double tokens = 0, cached = 0;
+    for (size_t i = 0; i < own.size(); ++i) {
+      tokens += static_cast<double>(own[i]);
+      if (prefix_caching) {
+        cached += static_cast<double>(
+            CachedSharedPrefixTokens(hits[i], own[i], block_size));
+      }
+    }
+    const double n = static_cast<double>(own.size());
+    MeanPrompt m;
+    m.tokens = std::max<int64_t>(1, std::llround(tokens / n));
+    m.cached =
+        std::min<int64_t>(static_cast<int64_t>(cached / n), m.tokens - 1);
+    return m;
+  }
   const int64_t prompt = RoundedMean(t.prompt);
   const int64_t turn = prompt + RoundedMean(t.generated);
   const int64_t n = t.sessions.turns;

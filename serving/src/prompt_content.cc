@@ -22,6 +22,17 @@ PromptContent PromptContent::Every(size_t stride) const {
   return out;
 }
 
+PromptContent PromptContent::First(size_t n) const {
+  if (n >= requests()) return *this;
+  PromptContent out;
+  out.unit_tokens = unit_tokens;
+  if (n == 0) return out;
+  out.begin.assign(begin.begin(),
+                   begin.begin() + static_cast<ptrdiff_t>(n) + 1);
+  out.chains.assign(chains.begin(), chains.begin() + begin[n]);
+  return out;
+}
+
 uint64_t ChainHash(uint64_t prefix, uint64_t id) {
   return Mix(Mix(prefix + 0x9E3779B97F4A7C15ull) ^ id);
 }

@@ -65,9 +65,11 @@ absl::Status CheckLengths(const LengthDistribution& d,
   return absl::OkStatus();
 }
 
-// A trace's own lengths and content line up with its arrivals.
+// The requests' own lengths and content line up with the arrivals (a
+// trace's times) or with each other.
 absl::Status CheckTraceRequests(const Arrivals& a) {
-  const size_t n = a.times.size();
+  const size_t n =
+      a.kind == Arrivals::Kind::kTrace ? a.times.size() : a.own_requests();
   if (!a.prompt_tokens.empty() || !a.generated_tokens.empty()) {
     if (a.prompt_tokens.size() != n || a.generated_tokens.size() != n) {
       return Bad("traffic.trace",
@@ -199,9 +201,38 @@ int64_t LengthDistribution::Max() const {
 }
 
 int64_t SimulatedRequests(const SimulationConfig& c) {
-  return c.arrivals.kind == Arrivals::Kind::kTrace
-             ? static_cast<int64_t>(c.arrivals.times.size())
-             : c.requests;
+  if (c.arrivals.kind == Arrivals::Kind::kTrace) {
+    return static_cast<int64_t>(c.arrivals.times.size());
+  }
+  const size_t own = c.arrivals.own_requests();
+  return own > 0 ? static_cast<int64_t>(own) : c.requests;
+}
+
+Arrivals EveryRequest(const Arrivals& a, size_t stride) {
+  Arrivals out = a;
+  out.times.clear();
+  out.prompt_tokens.clear();
+  out.generated_tokens.clear();
+  stride = std::max<size_t>(stride, 1);
+  for (size_t i = 0; i < a.times.size(); i += stride) {
+    out.times.push_back(a.times[i]);
+  }
+  for (size_t i = 0; i < a.prompt_tokens.size(); i += stride) {
+    out.prompt_tokens.push_back(a.prompt_tokens[i]);
+    out.generated_tokens.push_back(a.generated_tokens[i]);
+  }
+  out.content = a.content.Every(stride);
+  return out;
+}
+
+Arrivals FirstRequests(const Arrivals& a, size_t n) {
+  Arrivals out = a;
+  for (auto* v : {&out.prompt_tokens, &out.generated_tokens}) {
+    if (v->size() > n) v->resize(n);
+  }
+  if (out.times.size() > n) out.times.resize(n);
+  out.content = a.content.First(n);
+  return out;
 }
 
 namespace {
@@ -213,8 +244,7 @@ double MeanOf(const std::vector<int64_t>& v) {
 }
 
 bool TraceLengths(const SimulationConfig& c) {
-  return c.arrivals.kind == Arrivals::Kind::kTrace &&
-         !c.arrivals.prompt_tokens.empty();
+  return !c.arrivals.prompt_tokens.empty();
 }
 
 absl::Status CheckSessions(const SimulationConfig& c) {
@@ -227,7 +257,8 @@ absl::Status CheckSessions(const SimulationConfig& c) {
                absl::StrCat(s.think_seconds));
   }
   if (s.turns == 1) return absl::OkStatus();
-  if (c.arrivals.kind == Arrivals::Kind::kTrace) {
+  if (c.arrivals.kind == Arrivals::Kind::kTrace ||
+      c.arrivals.own_requests() > 0) {
     return Bad("traffic.sessions.turns",
                "1 with a trace (its requests are their own turns)",
                absl::StrCat(s.turns));
@@ -334,7 +365,14 @@ absl::Status ValidateSimulationConfig(const SimulationConfig& c) {
       RETURN_IF_ERROR(CheckTraceRequests(a));
       break;
   }
-  if (a.kind != Arrivals::Kind::kTrace &&
+  if (a.kind != Arrivals::Kind::kTrace) {
+    if (a.own_requests() > static_cast<size_t>(kMaxRequests)) {
+      return Bad("traffic.trace", "1..1000000 requests",
+                 absl::StrCat(a.own_requests()));
+    }
+    RETURN_IF_ERROR(CheckTraceRequests(a));
+  }
+  if (a.kind != Arrivals::Kind::kTrace && a.own_requests() == 0 &&
       (c.requests < 1 || c.requests > kMaxRequests)) {
     return Bad("simulation.requests", "in [1, 1000000]",
                absl::StrCat(c.requests));
@@ -513,20 +551,11 @@ SimulationConfig RankConfig(const SimulationConfig& config) {
       a.concurrency = (config.arrivals.concurrency + e - 1) / e;
       break;
     case Arrivals::Kind::kTrace:
-      // Round robin: rank 0 takes arrivals 0, e, 2e, ...
-      a.times.clear();
-      a.prompt_tokens.clear();
-      a.generated_tokens.clear();
-      for (size_t i = 0; i < config.arrivals.times.size();
-           i += static_cast<size_t>(e)) {
-        a.times.push_back(config.arrivals.times[i]);
-        if (!config.arrivals.prompt_tokens.empty()) {
-          a.prompt_tokens.push_back(config.arrivals.prompt_tokens[i]);
-          a.generated_tokens.push_back(config.arrivals.generated_tokens[i]);
-        }
-      }
-      a.content = config.arrivals.content.Every(static_cast<size_t>(e));
       break;
+  }
+  // Requests of their own go round robin: rank 0 takes 0, e, 2e, ...
+  if (a.kind == Arrivals::Kind::kTrace || a.own_requests() > 0) {
+    a = EveryRequest(a, static_cast<size_t>(e));
   }
   return rank;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -64,11 +65,17 @@ absl::StatusOr<MaxRate> MaxRateAtSlo(const StepCost& cost,
   }
   MaxRate out;
   // The lightest load: one request at a time.
+  // Requests of their own (a trace's) are kept, in order, re-timed.
+  auto retimed = [&](Arrivals::Kind kind, size_t n) {
+    Arrivals a = FirstRequests(base.arrivals, n);
+    a.kind = kind;
+    a.times.clear();
+    return a;
+  };
   SimulationConfig c = base;
-  c.arrivals = Arrivals{};
-  c.arrivals.kind = Arrivals::Kind::kConcurrency;
-  c.arrivals.concurrency = 1;
   c.requests = std::min<int64_t>(base.requests, 64);
+  c.arrivals = retimed(Arrivals::Kind::kConcurrency, 64);
+  c.arrivals.concurrency = 1;
   ASSIGN_OR_RETURN(out.best, Simulate(cost, c));
   ++out.simulations;
   if (!MeetsSlo(out.best, slo)) {
@@ -80,8 +87,7 @@ absl::StatusOr<MaxRate> MaxRateAtSlo(const StepCost& cost,
     return out;
   }
   c = base;
-  c.arrivals = Arrivals{};
-  c.arrivals.kind = Arrivals::Kind::kPoisson;
+  c.arrivals = retimed(Arrivals::Kind::kPoisson, SIZE_MAX);
   auto run = [&](double rate) -> absl::StatusOr<SimulationResult> {
     c.arrivals.rate = rate;
     ++out.simulations;

@@ -7,11 +7,13 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "nlohmann/json.hpp"
+#include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/status_macros.h"
 
 namespace ridgeline::serving {
@@ -317,26 +319,46 @@ Arrivals TraceArrivals(const std::vector<TraceRequest>& trace,
 
 IdealReuse IdealPrefixReuse(const std::vector<TraceRequest>& trace,
                             int64_t block_tokens) {
-  // A block's prefix chain is identified by its parent chain's id and its
-  // own hash: interned into dense ids, so a chain of any length is one
-  // map lookup per block.
   IdealReuse reuse;
-  std::map<std::pair<uint64_t, uint64_t>, uint64_t> chains;
   for (const TraceRequest& r : trace) {
-    if (r.prompt_tokens <= 0) continue;
-    reuse.prompt_tokens += r.prompt_tokens;
-    uint64_t parent = 0;  // the empty prefix
-    for (size_t b = 0; b < r.block_hashes.size(); ++b) {
-      const int64_t tokens = std::min<int64_t>(
-          block_tokens, r.prompt_tokens - static_cast<int64_t>(b) * block_tokens);
-      if (tokens <= 0) break;
-      auto [it, fresh] =
-          chains.try_emplace({parent, r.block_hashes[b]}, chains.size() + 1);
-      if (!fresh) reuse.hit_tokens += tokens;
-      parent = it->second;
-    }
+    reuse.prompt_tokens += std::max<int64_t>(r.prompt_tokens, 0);
+  }
+  for (int64_t hit : IdealHitTokens(TraceArrivals(trace, block_tokens))) {
+    reuse.hit_tokens += hit;
   }
   return reuse;
+}
+
+std::vector<int64_t> IdealHitTokens(const Arrivals& requests) {
+  const PromptContent& c = requests.content;
+  const std::vector<int64_t>& prompts = requests.prompt_tokens;
+  std::vector<int64_t> hits(requests.own_requests(), 0);
+  if (c.empty() || prompts.empty()) return hits;
+  // A chain hash names a unit and everything before it (ChainHash).
+  absl::flat_hash_set<uint64_t> seen;
+  const size_t n = std::min(c.requests(), prompts.size());
+  for (size_t i = 0; i < n; ++i) {
+    for (int64_t k = c.begin[i]; k < c.begin[i + 1]; ++k) {
+      const int64_t tokens = std::min<int64_t>(
+          c.unit_tokens, prompts[i] - (k - c.begin[i]) * c.unit_tokens);
+      if (tokens <= 0) break;
+      if (!seen.insert(c.chains[k]).second) hits[i] += tokens;
+    }
+  }
+  return hits;
+}
+
+absl::StatusOr<double> TraceMeanRate(const std::vector<double>& times) {
+  const double span = times.empty() ? 0 : times.back() - times.front();
+  if (times.size() < 2 || !(span > 0)) {
+    return engine::WithFieldPath(
+        absl::InvalidArgumentError(absl::StrCat(
+            "traffic.rate: must be set (in [0.000001, 1000000] requests/s): "
+            "the trace's ",
+            times.size(), " arrivals span 0 s, so it has no rate of its own")),
+        "traffic.rate");
+  }
+  return static_cast<double>(times.size() - 1) / span;
 }
 
 }  // namespace ridgeline::serving

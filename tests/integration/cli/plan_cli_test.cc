@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,9 +14,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "cli_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "cli_process.h"
+#include "nlohmann/json.hpp"
 #include "server_process.h"
 
 namespace ridgeline::testing {
@@ -149,6 +152,93 @@ TEST(PlanCli, ErrorsNameTheFlag) {
   r = RunCliBinary(InProcess(PlanArgs({"--prompt", "abc"})));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--prompt"));
+}
+
+// plan --trace (issue 23): the Mooncake excerpt's six requests
+// (tests/fixtures/traces/README.md) at its own mean rate, 5 gaps over 3 s
+// = 1.66667 req/s; its lengths replace --prompt / --gen, its prefix reuse
+// keeps disaggregated pairs out (with the reason); an Azure trace's
+// lengths alone plan split too; a times trace gives only the rate.
+TEST(PlanCli, TracePlansItsRequestsAtItsOwnRate) {
+  const std::string dir = RIDGELINE_TEST_TRACE_DIR;
+  const std::vector<std::string> base = {"plan",
+                                         "--model",
+                                         "llama-3.1-8b",
+                                         "--hardware",
+                                         "nvidia-h100-sxm-80gb",
+                                         "--ttft-p90-ms",
+                                         "2000",
+                                         "--tpot-p90-ms",
+                                         "50",
+                                         "--tensor-parallel",
+                                         "1",
+                                         "--formats",
+                                         "fp8"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return InProcess(a);
+  };
+  CliRun r =
+      RunCliBinary(with({"--trace", dir + "/mooncake-conversation-head.jsonl",
+                         "--trace-format", "mooncake", "--format", "json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  std::string notes = j["notes"].dump();
+  EXPECT_THAT(notes, HasSubstr("trace: 6 requests in their order"));
+  EXPECT_THAT(notes, HasSubstr("1.66667 requests/s (the trace's own"));
+  // Five of six requests hit the shared 512-token unit: 2560 / 6 = 426.
+  EXPECT_THAT(notes, HasSubstr("at most 426 of them cached"));
+  bool aggregated_met = false, split_refused = false;
+  for (const nlohmann::json& d : j["deployments"]) {
+    if (d["mode"] == "aggregated") aggregated_met |= d["meetsSlo"].get<bool>();
+    if (d["mode"] == "disaggregated") {
+      split_refused |= !d["feasible"].get<bool>() &&
+                       d["why"].get<std::string>().find(
+                           "a trace's prefix reuse") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(aggregated_met) << r.out;
+  EXPECT_TRUE(split_refused) << r.out;
+
+  r = RunCliBinary(
+      with({"--trace", dir + "/azure-conv-head.csv", "--trace-format", "azure",
+            "--rate", "2", "--format", "json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json azure = nlohmann::json::parse(r.out);
+  EXPECT_THAT(azure["notes"].dump(), HasSubstr("2 requests/s (traffic.rate)"));
+  bool split_met = false;
+  for (const nlohmann::json& d : azure["deployments"]) {
+    split_met |= d["mode"] == "disaggregated" && d["meetsSlo"].get<bool>();
+  }
+  EXPECT_TRUE(split_met) << r.out;
+
+  // Usage: the trace's lengths with --prompt; a format alone; no rate.
+  r = RunCliBinary(with({"--trace", dir + "/mooncake-conversation-head.jsonl",
+                         "--trace-format", "mooncake", "--prompt", "100"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("the mooncake trace gives each request's"));
+  r = RunCliBinary(with({"--trace-format", "azure", "--rate", "1"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--trace-format goes with --trace"));
+  r = RunCliBinary(with({"--prompt", "100", "--gen", "10"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--rate is required (or --trace)"));
+  // Sessions are not a trace's; one arrival has no rate of its own.
+  r = RunCliBinary(with({"--trace", dir + "/mooncake-conversation-head.jsonl",
+                         "--trace-format", "mooncake", "--turns", "2"}));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("traffic.sessions.turns"));
+  char path[] = "/tmp/ridgeline-plan-times-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, "0.5\n", 4), 4);
+  close(fd);
+  r = RunCliBinary(with({"--trace", path, "--prompt", "100", "--gen", "10"}));
+  std::remove(path);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("traffic.rate: must be set"));
+  EXPECT_THAT(r.err, HasSubstr("(flag --rate)"));
 }
 
 // --model-config FILE (issue 20 item 6): the published Qwen3-30B-A3B

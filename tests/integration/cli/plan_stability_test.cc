@@ -4,6 +4,9 @@
 // 8,000 requests at its share of the rate, and must meet the SLO there, with
 // a stable queue.
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -112,6 +115,94 @@ TEST(PlanStability, SmallerModelOnTwoParts) {
   // A cheaper question over two parts and two TP degrees.
   PlanThenSimulate({"llama-3.1-8b", "nvidia-h100-sxm-80gb,nvidia-a10", "1,2",
                     "fp8", "1024", "256", 30, 1000, 50});
+}
+
+// Issue 23: `plan --trace`. A Mooncake-format trace of 4,000 requests at
+// about 120 req/s (Poisson, seed 1), each prompt 3,000 tokens over six
+// 512-token blocks: four of one of 16 system prompts, then two of its
+// own, 128 tokens out. Planned at the trace's own rate with its reuse, the
+// cheapest deployment must hold when `simulate` replays the trace itself
+// over that many replicas behind prefix-affinity routing; without prefix
+// caching the same trace needs more replicas.
+std::string WriteSharedPrefixTrace() {
+  std::string path = ::testing::TempDir() + "ridgeline-plan-trace.jsonl";
+  std::ofstream f(path);
+  std::mt19937_64 rng(1);
+  std::exponential_distribution<double> gap(120.0);
+  double t = 0;
+  int64_t own = 1000;
+  for (int i = 0; i < 4000; ++i) {
+    const int prompt = i % 16;
+    f << "{\"timestamp\": " << std::llround(t * 1000)
+      << ", \"input_length\": 3000, \"output_length\": 128, "
+         "\"hash_ids\": ["
+      << prompt * 4 << ", " << prompt * 4 + 1 << ", " << prompt * 4 + 2 << ", "
+      << prompt * 4 + 3 << ", " << own << ", " << own + 1 << "]}\n";
+    own += 2;
+    t += gap(rng);
+  }
+  return path;
+}
+
+TEST(PlanStability, ATracePlanHoldsOnTheTrace) {
+  const std::string trace = WriteSharedPrefixTrace();
+  auto plan = [&](const char* caching) {
+    CliRun r = RunCliBinary(InProcess({"plan",
+                                       "--disaggregated",
+                                       "off",
+                                       "--model",
+                                       "llama-3.1-8b",
+                                       "--hardware",
+                                       "nvidia-h100-sxm-80gb",
+                                       "--tensor-parallel",
+                                       "1",
+                                       "--formats",
+                                       "fp8",
+                                       "--trace",
+                                       trace,
+                                       "--trace-format",
+                                       "mooncake",
+                                       "--ttft-p90-ms",
+                                       "200",
+                                       "--tpot-p90-ms",
+                                       "20",
+                                       "--prefix-caching",
+                                       caching,
+                                       "--format",
+                                       "json"}));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const nlohmann::json on = plan("on");
+  const nlohmann::json off = plan("off");
+  ASSERT_EQ(on["deployments"].size(), 1u);
+  const nlohmann::json& d = on["deployments"][0];
+  ASSERT_TRUE(d["meetsSlo"].get<bool>()) << on.dump();
+  // Each run replays the whole trace (4,000 requests, its length).
+  EXPECT_EQ(d["simulatedRequests"].get<std::string>(), "4000");
+  bool noted = false;
+  for (const nlohmann::json& n : on["notes"]) {
+    noted |= n.get<std::string>().find("the trace's own mean rate") !=
+             std::string::npos;
+  }
+  EXPECT_TRUE(noted) << on["notes"].dump();
+  const int64_t replicas = std::stoll(d["replicas"].get<std::string>());
+  const int64_t without =
+      std::stoll(off["deployments"][0]["replicas"].get<std::string>());
+  EXPECT_GT(without, replicas);
+  EXPECT_GT(d["maxRatePerReplica"].get<double>(),
+            off["deployments"][0]["maxRatePerReplica"].get<double>());
+  CliRun sim = RunCliBinary(InProcess(
+      {"simulate", "--model", "llama-3.1-8b", "--hardware",
+       "nvidia-h100-sxm-80gb", "--formats", "fp8", "--trace", trace,
+       "--trace-format", "mooncake", "--replicas", absl::StrCat(replicas),
+       "--router", "prefix-affinity", "--format", "json"}));
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const nlohmann::json s = nlohmann::json::parse(sim.out);
+  EXPECT_TRUE(s["stable"].get<bool>()) << sim.out;
+  EXPECT_LE(s["ttft"]["p90Seconds"].get<double>(), 0.2);
+  EXPECT_LE(s["tpot"]["p90Seconds"].get<double>(), 0.02);
+  std::remove(trace.c_str());
 }
 
 TEST(PlanStability, SimulateSaysWhenTheQueueGrows) {

@@ -1,10 +1,13 @@
 // The planner: candidates sized by the simulation, costs by hand.
+#include "ridgeline/serving/plan.h"
+
 #include <cmath>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "ridgeline/engine/model.h"
-#include "ridgeline/serving/plan.h"
+#include "ridgeline/serving/prompt_content.h"
+#include "ridgeline/serving/trace.h"
 
 namespace ridgeline::serving {
 namespace {
@@ -178,6 +181,76 @@ TEST(Plan, SessionsAreSizedWithTheirReuse) {
   EXPECT_NEAR(*a.usd_per_mtoken,
               (10000 / life + 400 / 3.6e6 * 0.1) / 102.4 * 1e6, 1e-9);
   in.traffic.sessions.turns = 0;
+  absl::StatusOr<PlanResult> bad = Plan(in);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("traffic.sessions.turns"),
+            std::string::npos)
+      << bad.status();
+}
+
+// A trace's requests (plan --trace): three prompts over 512-token units,
+// the first unit shared. Hits (an earlier request had the unit's chain):
+// request 0 none; request 1 unit A, 512 tokens; request 2 units A and B
+// (B's 88 tokens: 600 - 512), 600, but at least one prompt token is
+// computed, whole 16-token blocks: 599 -> 592. Mean prompt 2600 / 3 =
+// 866.67 -> 867; mean cached (0 + 512 + 592) / 3 = 368.
+TEST(Plan, MeanPromptOfATraceByHand) {
+  Arrivals a;
+  a.prompt_tokens = {1000, 1000, 600};
+  a.generated_tokens = {10, 20, 30};
+  a.content.unit_tokens = 512;
+  const uint64_t A = ChainHash(0, 1), B = ChainHash(A, 2), C = ChainHash(A, 3);
+  for (const std::vector<uint64_t>& chain :
+       {std::vector<uint64_t>{A, B}, {A, C}, {A, B}}) {
+    a.content.StartRequest();
+    for (uint64_t u : chain) a.content.Append(u);
+  }
+  EXPECT_EQ(IdealHitTokens(a), (std::vector<int64_t>{0, 512, 600}));
+  Traffic t;
+  SetTraceRequests(a, &t);
+  MeanPrompt m = MeanPromptOf(t, true, 16);
+  EXPECT_EQ(m.tokens, 867);
+  EXPECT_EQ(m.cached, 368);
+  EXPECT_EQ(MeanPromptOf(t, false, 16).cached, 0);
+  // The lengths become the traffic's distributions: means 866.67 and 20.
+  EXPECT_NEAR(t.prompt.Mean(), 2600.0 / 3, 1e-9);
+  EXPECT_DOUBLE_EQ(t.generated.Mean(), 20);
+  EXPECT_EQ(t.prompt.Max(), 1000);
+}
+
+// A trace of lengths alone, re-timed: 128 requests of 128 + 32 tokens are
+// the fixed distributions' requests (a fixed length draws nothing from the
+// seed's stream, so the Poisson gaps are the same numbers): the same plan
+// to the last digit, when the runs are equally long (max_num_seqs 8: 16
+// turnovers are 128 requests).
+TEST(Plan, ATraceOfFixedLengthsPlansAsTheFixedDistributions) {
+  PlanInput in = Input();
+  in.candidates = {Make("test-cheap", 10000)};
+  in.traffic.rate = 2;
+  in.requests = 128;
+  in.serving.max_num_seqs = 8;
+  absl::StatusOr<PlanResult> fixed = Plan(in);
+  Arrivals a;
+  a.prompt_tokens.assign(128, 128);
+  a.generated_tokens.assign(128, 32);
+  SetTraceRequests(a, &in.traffic);
+  absl::StatusOr<PlanResult> traced = Plan(in);
+  ASSERT_TRUE(fixed.ok() && traced.ok());
+  const Deployment& f = fixed->deployments[0];
+  const Deployment& t = traced->deployments[0];
+  ASSERT_TRUE(f.meets_slo) << f.why;
+  EXPECT_EQ(t.simulated_requests, 128);
+  EXPECT_EQ(f.simulated_requests, 128);
+  EXPECT_DOUBLE_EQ(t.max_rate_per_replica, f.max_rate_per_replica);
+  EXPECT_DOUBLE_EQ(t.ttft_p90_seconds, f.ttft_p90_seconds);
+  EXPECT_EQ(t.replicas, f.replicas);
+  // A run replays at most the trace: asking for more changes nothing.
+  in.requests = 1000;
+  absl::StatusOr<PlanResult> longer = Plan(in);
+  ASSERT_TRUE(longer.ok());
+  EXPECT_EQ(longer->deployments[0].simulated_requests, 128);
+  // Sessions are not a trace's.
+  in.traffic.sessions.turns = 2;
   absl::StatusOr<PlanResult> bad = Plan(in);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("traffic.sessions.turns"),

@@ -31,7 +31,18 @@ struct Traffic {
   // each sending sessions.turns requests whose prompts carry the history;
   // a session stays on one replica.
   Sessions sessions;
+  // A trace's requests with their own lengths (plan --trace, trace.h):
+  // kept in order with their content and re-timed as Poisson arrivals at
+  // the searched rate. Each run replays the first min(their number,
+  // SteadyStateRequests) of them, and each replica is taken to see the
+  // trace's reuse (requests sharing a prefix routed together). Set by
+  // SetTraceRequests; none: trace.own_requests() == 0.
+  Arrivals trace;
 };
+// `requests` (a trace's, with their lengths) as the traffic's: `prompt`
+// and `generated` become the empirical distributions of their lengths (the
+// plan's means, quantiles and costs use them), their times are dropped.
+void SetTraceRequests(Arrivals requests, Traffic* traffic);
 // Requests per second of the traffic: rate x turns.
 inline double RequestRate(const Traffic& t) {
   return t.rate * static_cast<double>(t.sessions.turns);
@@ -39,9 +50,10 @@ inline double RequestRate(const Traffic& t) {
 // The mean prompt of a request and the mean of it a replica's prefix cache
 // holds at its admission (caching off: 0): with sessions, turn k of n
 // carries k x (prompt + generated) tokens of history, cached in whole
-// blocks, on top of its new prompt; otherwise the shared prefix
-// (CachedSharedPrefixTokens). Taken to fit in the cache: an upper bound
-// the simulation checks.
+// blocks, on top of its new prompt; a trace's requests, what an infinite
+// cache would hold of each (IdealHitTokens, whole blocks); otherwise the
+// shared prefix (CachedSharedPrefixTokens). Taken to fit in the cache: an
+// upper bound the simulation checks.
 struct MeanPrompt {
   int64_t tokens = 0;
   int64_t cached = 0;

@@ -36,6 +36,8 @@ struct PromptContent {
   }
   // Requests 0, stride, 2 stride, ... (an attention rank's round robin).
   PromptContent Every(size_t stride) const;
+  // Requests 0..n-1 (all when there are fewer).
+  PromptContent First(size_t n) const;
 };
 
 // The hash of a prefix extended by the unit `id` (splitmix64 of both):

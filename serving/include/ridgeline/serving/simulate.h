@@ -48,13 +48,25 @@ struct Arrivals {
   double rate = 1;             // kPoisson: requests per second, > 0
   int64_t concurrency = 1;     // kConcurrency: clients, 1..65536
   std::vector<double> times;   // kTrace: seconds, non-decreasing, >= 0
-  // kTrace, optional (a Mooncake or Azure trace, trace.h): each request's
-  // prompt and generated tokens, one per time (empty: drawn from the
-  // config's distributions), and what the prompts share (Mooncake's
-  // hash_ids).
+  // Optional, the requests' own (a Mooncake or Azure trace, trace.h): each
+  // request's prompt and generated tokens (empty: drawn from the config's
+  // distributions) and what the prompts share (Mooncake's hash_ids). With
+  // kTrace one per time; with kPoisson or kConcurrency the same requests
+  // in the same order, re-timed (a trace planned at another rate), and the
+  // run is as long as they are.
   std::vector<int64_t> prompt_tokens, generated_tokens;
   PromptContent content;
+
+  // How many requests come with their own lengths or content (0: none).
+  size_t own_requests() const {
+    return !prompt_tokens.empty() ? prompt_tokens.size() : content.requests();
+  }
 };
+// Requests 0, stride, 2 stride, ... of `a`'s own (times, lengths, content:
+// a round robin's share); its kind, rate and concurrency kept.
+Arrivals EveryRequest(const Arrivals& a, size_t stride);
+// The first n of `a`'s own requests (all when it has fewer).
+Arrivals FirstRequests(const Arrivals& a, size_t n);
 
 // Caps that keep one simulation bounded.
 inline constexpr int64_t kMaxRequests = 1'000'000;
@@ -108,11 +120,12 @@ struct SimulationConfig {
 absl::Status ValidateSimulationConfig(const SimulationConfig& c);
 
 // The run length: how many requests Simulate(config) simulates (a trace:
-// its arrivals; else config.requests). The one formula, shared by the
+// its arrivals; requests of their own: their number; else
+// config.requests). The one formula, shared by the
 // simulation and the cost estimates made before one (service/).
 int64_t SimulatedRequests(const SimulationConfig& c);
-// The mean prompt and generated tokens of a run: a trace's own lengths, or
-// the distributions' means.
+// The mean prompt and generated tokens of a run: the requests' own lengths,
+// or the distributions' means.
 double MeanPromptTokens(const SimulationConfig& c);
 double MeanGeneratedTokens(const SimulationConfig& c);
 // The longest prompt and output of a run: a trace's, a session's last

@@ -72,5 +72,14 @@ struct IdealReuse {
 };
 IdealReuse IdealPrefixReuse(const std::vector<TraceRequest>& trace,
                             int64_t block_tokens = kMooncakeBlockTokens);
+// The same per request of arrivals with their own lengths and content
+// (TraceArrivals'): the prompt tokens in units whose prefix chain an
+// earlier request had (0 for all without both).
+std::vector<int64_t> IdealHitTokens(const Arrivals& requests);
+
+// A trace's own mean request rate: (arrivals - 1) / (last - first time).
+// INVALID_ARGUMENT naming traffic.rate when it has none (one arrival, or
+// all at one time).
+absl::StatusOr<double> TraceMeanRate(const std::vector<double>& times);
 
 }  // namespace ridgeline::serving
