@@ -227,17 +227,19 @@ double DraftExtraBytes(const Scenario& draft, const MemoryFootprint& memory,
                        DraftMethod method) {
   // Weights and KV cache; activations are the runtime's one workspace,
   // which the draft reuses between target passes.
-  double bytes =
+  const double bytes =
       memory.required_bytes[static_cast<int>(OperandClass::kWeights)] +
       memory.required_bytes[static_cast<int>(OperandClass::kKvCache)];
-  if (method != DraftMethod::kDraftModel) {
-    // A head shares the target's embedding and LM head.
-    const ParameterCounts p = CountParameters(draft.model);
-    bytes -= (p.embedding + p.lm_head) /
-             static_cast<double>(draft.parallelism.tensor_parallel) *
-             draft.precision.weights.bytes_per_element();
-  }
-  return std::max(bytes, 0.0);
+  return std::max(bytes - DraftSharedBytes(draft, method), 0.0);
+}
+
+double DraftSharedBytes(const Scenario& draft, DraftMethod method) {
+  if (method == DraftMethod::kDraftModel) return 0;
+  // A head shares the target's embedding and LM head.
+  const ParameterCounts p = CountParameters(draft.model);
+  return (p.embedding + p.lm_head) /
+         static_cast<double>(draft.parallelism.tensor_parallel) *
+         draft.precision.weights.bytes_per_element();
 }
 
 absl::Status CheckDraftFits(const Scenario& target,

@@ -36,6 +36,9 @@ double DeviceMemoryBytes(const Hardware& hw);
 // share the target's workspace).
 double DraftExtraBytes(const Scenario& draft, const MemoryFootprint& memory,
                        DraftMethod method);
+// Of the draft's weights on one device, what a head shares with the
+// target (its embedding and LM head); 0 for a draft model.
+double DraftSharedBytes(const Scenario& draft, DraftMethod method);
 
 // INVALID_ARGUMENT when the target fits in device memory alone but not with
 // `draft_bytes` beside it.

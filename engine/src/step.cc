@@ -44,6 +44,7 @@ struct StepEvaluator::Impl {
   // Speculative decoding: the draft's evaluator, k and the expected tokens
   // per decode sequence and step. Unset draft: none.
   std::optional<StepEvaluator> draft;
+  double draft_shared_bytes = 0;  // internal::DraftSharedBytes
   int64_t spec_k = 0;
   double spec_tokens = 1;
 
@@ -148,6 +149,7 @@ absl::StatusOr<StepEvaluator> StepEvaluator::Build(const Scenario& scenario,
         impl->s, impl->prep.memory,
         internal::DraftExtraBytes(draft, ev.memory(), spec.method)));
     impl->draft.emplace(std::move(ev));
+    impl->draft_shared_bytes = internal::DraftSharedBytes(draft, spec.method);
     impl->spec_k = spec.tokens;
     impl->spec_tokens = ExpectedTokensPerStep(spec);
   }
@@ -362,6 +364,14 @@ const MemoryFootprint& StepEvaluator::memory() const {
 
 const MemoryFootprint* StepEvaluator::draft_memory() const {
   return impl_->draft.has_value() ? &impl_->draft->memory() : nullptr;
+}
+
+double StepEvaluator::draft_weights_bytes() const {
+  if (!impl_->draft.has_value()) return 0;
+  const double weights =
+      impl_->draft->memory()
+          .required_bytes[static_cast<int>(OperandClass::kWeights)];
+  return std::max(weights - impl_->draft_shared_bytes, 0.0);
 }
 
 }  // namespace ridgeline::engine

@@ -82,9 +82,15 @@ absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
   // The KV that grows with the context, and the recurrent state that does
   // not (engine MemoryFootprint::state_bytes).
   kv.state_bytes_per_sequence = seq.memory().state_bytes;
+  double kv_bytes = seq.memory().required_bytes[kKv];
+  if (const engine::MemoryFootprint* draft = seq.draft_memory()) {
+    // A draft (model or head) keeps its own KV of the same tokens.
+    kv.draft_weights_bytes = seq.draft_weights_bytes();
+    kv_bytes += draft->required_bytes[kKv];
+    kv.state_bytes_per_sequence += draft->state_bytes;
+  }
   kv.kv_bytes_per_token =
-      (seq.memory().required_bytes[kKv] - kv.state_bytes_per_sequence) /
-      static_cast<double>(stored);
+      (kv_bytes - kv.state_bytes_per_sequence) / static_cast<double>(stored);
   // Activations: the largest step the budget admits (one prefill chunk).
   s.workload = {1, config.max_num_batched_tokens, 1};
   ASSIGN_OR_RETURN(engine::StepEvaluator chunk,
@@ -95,8 +101,8 @@ absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
     if (IsDeviceMemory(t.kind)) kv.device_memory_bytes += t.capacity_bytes;
   }
   kv.usable_bytes = config.memory_fraction * kv.device_memory_bytes;
-  const double free_bytes =
-      kv.usable_bytes - kv.weights_bytes - kv.activations_bytes;
+  const double free_bytes = kv.usable_bytes - kv.weights_bytes -
+                            kv.draft_weights_bytes - kv.activations_bytes;
   const int64_t blocks = config.block_size;
   kv.tokens_per_sequence = (stored + blocks - 1) / blocks * blocks;
   int64_t by_kv = 0;
@@ -129,8 +135,11 @@ absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
   kv.fits = kv.max_concurrency >= 1;
   if (!kv.fits) {
     kv.not_fitting = absl::StrCat(
-        "does not fit: weights ", Gb(kv.weights_bytes), " + activations ",
-        Gb(kv.activations_bytes), " + one sequence's KV ",
+        "does not fit: weights ", Gb(kv.weights_bytes),
+        kv.draft_weights_bytes > 0 ? absl::StrCat(" + the draft's weights ",
+                                                  Gb(kv.draft_weights_bytes))
+                                   : "",
+        " + activations ", Gb(kv.activations_bytes), " + one sequence's KV ",
         Gb(kv.kv_bytes_per_token * static_cast<double>(kv.tokens_per_sequence) +
            state),
         " per device exceed ", Gb(kv.usable_bytes), " (memory fraction ",

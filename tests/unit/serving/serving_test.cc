@@ -5,6 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "ridgeline/engine/model.h"
+#include "ridgeline/engine/speculative.h"
 #include "ridgeline/serving/capacity.h"
 #include "ridgeline/serving/engine_step_cost.h"
 #include "ridgeline/serving/simulate.h"
@@ -111,6 +112,45 @@ TEST(KvCapacity, Llama31_8bFp8OnH100At2048Plus512) {
   EXPECT_EQ(capped->limited_by, "max_num_seqs");
 }
 
+// Speculative decoding: the draft sits beside the target (issue 24). With
+// a Llama-3.2-1B draft (fp8, the target's formats) its weights: embedding
+// 128256 x 2048 = 262,668,288 (tied: the LM head is the embedding), per
+// layer q and o 2048^2 = 4,194,304 each, k and v 2048 x 512 = 1,048,576
+// each, FFN 3 x 2048 x 8192 = 50,331,648, norms 4096: 60,821,504 x 16 =
+// 973,144,064, final norm 2048: 1,235,814,400 bytes. Its KV keeps the same
+// tokens: 16 layers x (K + V) x 8 x 64 x 1 B = 16,384 a token, 81,920 with
+// the target's 65,536. Free: 72e9 - 8,030,261,248 - 1,235,814,400 -
+// 385,875,968 = 62,348,048,384 B = 47,567.7 blocks of 16 x 81,920 ->
+// 761,072 tokens; / 2560 a sequence = 297.3 -> 297 sequences (378 without).
+// An EAGLE head shares the embedding and LM head; its one layer's KV is 2 x
+// 8 x 128 x 1 B = 2048 a token.
+TEST(KvCapacity, TheDraftsWeightsAndKvSitBesideTheTarget) {
+  ServingConfig config;
+  config.max_num_seqs = 1024;
+  engine::Scenario s = Llama8bFp8OnH100();
+  s.options.speculative =
+      engine::ParseSpeculativeMethod("draft:llama-3.2-1b:4", "speculative")
+          .value();
+  s.options.speculative.acceptance_rate = 0.7;
+  absl::StatusOr<KvCapacity> kv = ComputeKvCapacity(s, config, 2048, 512);
+  ASSERT_TRUE(kv.ok()) << kv.status();
+  EXPECT_DOUBLE_EQ(kv->weights_bytes, 8'030'261'248.0);
+  EXPECT_DOUBLE_EQ(kv->draft_weights_bytes, 1'235'814'400.0);
+  EXPECT_DOUBLE_EQ(kv->kv_bytes_per_token, 81'920.0);
+  EXPECT_DOUBLE_EQ(kv->activations_bytes, 385'875'968.0);
+  EXPECT_EQ(kv->kv_capacity_tokens, 761'072);
+  EXPECT_EQ(kv->max_concurrency, 297);
+  s.options.speculative =
+      engine::ParseSpeculativeMethod("eagle:3", "speculative").value();
+  s.options.speculative.acceptance_rate = 0.7;
+  absl::StatusOr<KvCapacity> eagle = ComputeKvCapacity(s, config, 2048, 512);
+  ASSERT_TRUE(eagle.ok()) << eagle.status();
+  EXPECT_DOUBLE_EQ(eagle->kv_bytes_per_token, 65'536.0 + 2048.0);
+  // One decoder layer of the target (218,112,000 B) and its input fusion,
+  // without the 2 x 525,336,576 B of embedding and LM head it shares.
+  EXPECT_GT(eagle->draft_weights_bytes, 218'112'000.0);
+  EXPECT_LT(eagle->draft_weights_bytes, 2 * 218'112'000.0);
+}
 TEST(KvCapacity, DoesNotFitSaysWhy) {
   engine::Scenario s = Llama8bFp8OnH100();
   // Llama-3.1-70B in bf16: 70.6e9 parameters x 2 bytes = 141 GB > 72 GB.

@@ -164,6 +164,10 @@ class StepEvaluator {
   // With speculation: the draft's own placement (a head's includes the
   // embedding and LM head it shares); nullptr without.
   const MemoryFootprint* draft_memory() const;
+  // With speculation: the draft's weights on one device beside the
+  // target's (a head's less the embedding and LM head it shares with the
+  // target); 0 without.
+  double draft_weights_bytes() const;
 
   struct Impl;  // internal (analyze.cc)
 

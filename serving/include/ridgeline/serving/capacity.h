@@ -73,8 +73,14 @@ struct KvCapacity {
   double device_memory_bytes = 0;  // device tiers (HBM/GDDR/LPDDR/DDR/unified)
   double usable_bytes = 0;         // memory_fraction x device memory
   double weights_bytes = 0;
+  // Speculative decoding: the draft's weights beside the target's (a
+  // head's less what it shares with the target); its KV is in
+  // kv_bytes_per_token and state_bytes_per_sequence. 0 without.
+  double draft_weights_bytes = 0;
   double activations_bytes = 0;    // peak of a step of the token budget
-  double kv_bytes_per_token = 0;   // per device, averaged over the context
+  // Per device, averaged over the context (the target's and, with
+  // speculation, the draft's: it keeps the same tokens).
+  double kv_bytes_per_token = 0;
   // Recurrent state (Mamba-2, linear attention) per sequence and device,
   // constant whatever the context; 0 for attention-only models. With it,
   // the state of max_concurrency sequences is reserved before the KV
