@@ -47,6 +47,56 @@ struct StepEvaluator::Impl {
   double draft_shared_bytes = 0;  // internal::DraftSharedBytes
   int64_t spec_k = 0;
   double spec_tokens = 1;
+  // The attention geometry a mixed step's per-sequence sums need: the
+  // window (or chunk) of the sliding (chunked) layers (0: none) and DSA's
+  // top-k (0: none).
+  double window = 0;
+  bool chunked = false;
+  double topk = 0;
+
+  // Adds a sequence of `added` new tokens ending at `len` to `mix`
+  // (operators.h, MixedAttention).
+  void AddToMix(double added, double len, bool decodes,
+                internal::MixedAttention* mix) const {
+    mix->tokens += added;
+    mix->pairs[0] += internal::CausalPairs(added, len, 0);
+    mix->keys[0] += len;
+    if (topk > 0) {
+      mix->pairs[internal::kMixedSparse] +=
+          internal::CausalPairs(added, len, topk);
+      mix->keys[internal::kMixedSparse] +=
+          internal::SparseKeysSeen(added, len, topk);
+    }
+    if (decodes) mix->decode_sequences += 1;
+    if (window > 0) {
+      mix->pairs[1] += internal::CausalPairs(added, len, window, chunked);
+      mix->keys[1] += internal::KeysSeen(added, len, window, chunked);
+    }
+  }
+  // A mixed step of `n` sequences from its attention sums: one graph
+  // whatever their number.
+  StepTiming TimeMixed(const internal::MixedAttention& mix, int64_t n,
+                       int64_t tokens, int64_t longest, bool decode,
+                       std::vector<OpResult>* ops_out) const {
+    StepShape shape{n, 1, longest, -1};
+    shape.mixed = &mix;
+    OpList ops;
+    internal::BuildStepOps(prep.g, shape, &ops);
+    StepTiming st = Finish(decode ? Phase::kDecode : Phase::kPrefill, n, tokens,
+                           longest, ops, nullptr, ops_out);
+    const int64_t max_context = s.model.max_context;
+    st.beyond_model_context = max_context > 0 && longest > max_context;
+    st.beyond_step_reservation =
+        max_step_tokens > 0 && tokens > max_step_tokens;
+    if (any_off_device) {
+      for (const internal::OpCost& op : ops) {
+        for (int c = 0; c < kOperandClassCount; ++c) {
+          st.off_device_bytes += (op.read[c] + op.write[c]) * off_device[c];
+        }
+      }
+    }
+    return st;
+  }
 
   // Adds a draft forward to a speculative step's totals.
   static void AddDraft(const StepTiming& d, StepTiming* st) {
@@ -131,6 +181,15 @@ absl::StatusOr<StepEvaluator> StepEvaluator::Build(const Scenario& scenario,
   impl->tiers = static_cast<int>(impl->s.hardware.tiers.size());
   if (const int64_t pp = impl->s.parallelism.pipeline_parallel; pp > 1) {
     impl->stages = internal::SplitStages(impl->prep.g, pp);
+  }
+  for (const internal::LayerGroup& grp : impl->prep.g.groups) {
+    if (grp.window > 0) {
+      impl->window = static_cast<double>(grp.window);
+      impl->chunked = grp.spec.chunked;
+    }
+  }
+  if (impl->prep.g.model->dsa.has_value()) {
+    impl->topk = static_cast<double>(impl->prep.g.model->dsa->index_topk);
   }
   for (int c = 0; c < kOperandClassCount; ++c) {
     for (int t = 0; t < impl->tiers; ++t) {
@@ -254,26 +313,15 @@ absl::StatusOr<StepTiming> StepEvaluator::Step(
     return absl::InvalidArgumentError(absl::StrCat(
         "sequences must hold 1..", kMaxSequences, " sequences, got ", n));
   }
-  const internal::GraphContext& g = impl_->prep.g;
-  // The window (or chunk) of the model's sliding (chunked) layers; 0: none.
-  double window = 0;
-  bool chunked = false;
-  for (const internal::LayerGroup& grp : g.groups) {
-    if (grp.window > 0) {
-      window = static_cast<double>(grp.window);
-      chunked = grp.spec.chunked;
-    }
-  }
-  const double topk = g.model->dsa.has_value()
-                          ? static_cast<double>(g.model->dsa->index_topk)
-                          : 0;
   // Attention as sums of per-sequence terms (operators.h, MixedAttention):
-  // one pass over the sequences, then one graph whatever their number.
-  internal::MixedAttention mix;
-  int64_t tokens = 0, longest = 0;
+  // one pass over the sequences, then one graph whatever their number. With
+  // speculation the same pass sums the draft's first forward (the step as
+  // given) and the target verifies k + 1 tokens of every decode sequence.
+  const Impl* draft =
+      impl_->draft.has_value() ? impl_->draft->impl_.get() : nullptr;
+  internal::MixedAttention mix, draft_mix;
+  int64_t tokens = 0, longest = 0, draft_tokens = 0, draft_longest = 0;
   bool decode = true;
-  // Speculation verifies k + 1 tokens of every decode sequence.
-  const bool speculative = impl_->draft.has_value();
   int64_t decoding = 0;
   double decode_lengths = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -288,59 +336,37 @@ absl::StatusOr<StepTiming> StepEvaluator::Step(
           absl::StrCat("sequences[", i, "].new_tokens must be in [1, ",
                        kMaxTokens, "], got ", q.new_tokens));
     }
+    // A first token over an empty cache is a (one-token) prefill, as
+    // Prefill(1, 1) counts it.
     const bool decodes = q.new_tokens == 1 && q.context_tokens > 0;
     const int64_t new_tokens =
-        speculative && decodes ? impl_->spec_k + 1 : q.new_tokens;
+        draft != nullptr && decodes ? impl_->spec_k + 1 : q.new_tokens;
     if (decodes) {
       ++decoding;
       decode_lengths += static_cast<double>(q.context_tokens + 1);
     }
-    const double added = static_cast<double>(new_tokens);
-    const double len = static_cast<double>(q.context_tokens + new_tokens);
-    mix.tokens += added;
-    mix.pairs[0] += internal::CausalPairs(added, len, 0);
-    mix.keys[0] += len;
-    if (topk > 0) {
-      mix.pairs[internal::kMixedSparse] +=
-          internal::CausalPairs(added, len, topk);
-      mix.keys[internal::kMixedSparse] +=
-          internal::SparseKeysSeen(added, len, topk);
-    }
-    if (q.new_tokens == 1 && q.context_tokens > 0) mix.decode_sequences += 1;
-    if (window > 0) {
-      mix.pairs[1] += internal::CausalPairs(added, len, window, chunked);
-      mix.keys[1] += internal::KeysSeen(added, len, window, chunked);
-    }
+    impl_->AddToMix(static_cast<double>(new_tokens),
+                    static_cast<double>(q.context_tokens + new_tokens), decodes,
+                    &mix);
     tokens += new_tokens;
     longest = std::max(longest, q.context_tokens + new_tokens);
-    // A first token over an empty cache is a (one-token) prefill, as
-    // Prefill(1, 1) counts it.
     decode = decode && decodes;
-  }
-  StepShape shape{n, 1, longest, -1};
-  shape.mixed = &mix;
-  OpList ops;
-  internal::BuildStepOps(g, shape, &ops);
-  StepTiming st = impl_->Finish(decode ? Phase::kDecode : Phase::kPrefill, n,
-                                tokens, longest, ops, nullptr, ops_out);
-  const int64_t max_context = impl_->s.model.max_context;
-  st.beyond_model_context = max_context > 0 && longest > max_context;
-  st.beyond_step_reservation =
-      impl_->max_step_tokens > 0 && tokens > impl_->max_step_tokens;
-  if (impl_->any_off_device) {
-    const auto& off = impl_->off_device;
-    for (const internal::OpCost& op : ops) {
-      for (int c = 0; c < kOperandClassCount; ++c) {
-        st.off_device_bytes += (op.read[c] + op.write[c]) * off[c];
-      }
+    if (draft != nullptr) {
+      draft->AddToMix(static_cast<double>(q.new_tokens),
+                      static_cast<double>(q.context_tokens + q.new_tokens),
+                      decodes, &draft_mix);
+      draft_tokens += q.new_tokens;
+      draft_longest = std::max(draft_longest, q.context_tokens + q.new_tokens);
     }
   }
-  if (speculative) {
+  StepTiming st = impl_->TimeMixed(mix, n, tokens, longest, decode, ops_out);
+  if (draft != nullptr) {
     // The first draft forward over the step as given, then k - 1 more for
     // the decode sequences (at their mean context, as a serving cost model
     // folds them).
-    ASSIGN_OR_RETURN(StepTiming d, impl_->draft->Step(sequences));
-    Impl::AddDraft(d, &st);
+    Impl::AddDraft(draft->TimeMixed(draft_mix, n, draft_tokens, draft_longest,
+                                    decode, nullptr),
+                   &st);
     if (decoding > 0 && impl_->spec_k > 1) {
       // The k - 1 more forwards differ only in their keys, which grow by
       // one per forward: timed once at the middle one's context (exact
@@ -349,7 +375,7 @@ absl::StatusOr<StepTiming> StepEvaluator::Step(
       const double k = static_cast<double>(impl_->spec_k);
       const auto middle = static_cast<int64_t>(
           std::llround(decode_lengths / static_cast<double>(decoding) + k / 2));
-      StepTiming more = impl_->draft->impl_->Uniform(decoding, middle);
+      StepTiming more = draft->Uniform(decoding, middle);
       Impl::Scale(k - 1, &more);
       Impl::AddDraft(more, &st);
     }
