@@ -403,6 +403,115 @@ void SetConnectionOptions(const ServerConfig& cfg,
   builder.SetResourceQuota(quota);
 }
 
+namespace {
+
+// The HTTP/JSON frontend over the Backend `backend` will point to
+// (nullptr: none with --http-listen off or empty).
+absl::StatusOr<std::unique_ptr<HttpFrontend>> StartHttp(
+    const ServerConfig& cfg, BearerAuth& auth, Metrics& metrics,
+    const std::atomic<const Backend*>& backend) {
+  if (cfg.http_listen.empty() || cfg.http_listen == "off") return nullptr;
+  HttpOptions options;
+  options.tls = cfg.tls;  // HTTPS (and mTLS) with the gRPC port's files
+  options.auth = &auth;
+  options.listen = cfg.http_listen;
+  options.max_body_bytes = cfg.max_message_bytes;
+  options.timeout_seconds = cfg.http_timeout_seconds;
+  options.read_timeout_seconds = cfg.http_read_timeout_seconds;
+  options.max_connections = static_cast<int>(cfg.http_max_connections);
+  for (absl::string_view origin :
+       absl::StrSplit(cfg.http_allowed_origins, ',', absl::SkipWhitespace())) {
+    options.allowed_origins.emplace_back(absl::StripAsciiWhitespace(origin));
+  }
+  options.web_dir = cfg.web_dir.empty() ? DefaultWebDir() : cfg.web_dir;
+  auto http = std::make_unique<HttpFrontend>(
+      options, [&backend] { return backend.load(); }, &metrics);
+  absl::StatusOr<int> port = http->Start();
+  if (!port.ok()) return port.status();
+  Log(options.web_dir.empty()
+          ? std::string("no web UI folder found; serving the API only")
+          : absl::StrCat("web UI from ", options.web_dir));
+  std::printf("http listening on %s\n",
+              WithPort(cfg.http_listen, *port).c_str());
+  std::fflush(stdout);
+  return http;
+}
+
+// The gRPC server of `service` on cfg.listen (`port` the one bound), with
+// the metrics and call-counting interceptors (`calls`: owned by the
+// server); nullptr when it cannot listen.
+std::unique_ptr<grpc::Server> StartGrpc(const ServerConfig& cfg,
+                                        const StagedTlsFiles* staged_tls,
+                                        grpc::Service& service,
+                                        Metrics& metrics, int* port,
+                                        const CallCounter** calls) {
+  grpc::EnableDefaultHealthCheckService(true);
+  if (cfg.reflection)
+    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  // Linking the reflection library registers its plugin for every builder;
+  // --reflection=false removes it from this one.
+  if (!cfg.reflection) builder.SetOption(std::make_unique<NoReflection>());
+  builder.AddListeningPort(
+      cfg.listen,
+      ServerCredentialsFor(staged_tls != nullptr ? staged_tls->staged()
+                                                 : cfg.tls),
+      port);
+  builder.RegisterService(&service);
+  SetConnectionOptions(cfg, builder);
+  std::vector<
+      std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
+      interceptors;
+  interceptors.push_back(metrics.NewInterceptorFactory());
+  auto call_counter = std::make_unique<CallCounter>();
+  *calls = call_counter.get();
+  interceptors.push_back(std::move(call_counter));
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  return server != nullptr && *port != 0 ? std::move(server) : nullptr;
+}
+
+// Drains within cfg.shutdown_grace_seconds: new calls are refused, the
+// admitted unary calls finish, then the streams; a call still computing
+// well past the grace ends the process (`forced_exit`, until `exited`).
+void DrainAndShutdown(const ServerConfig& cfg, RidgelineServiceImpl& impl,
+                      const CallCounter& calls, grpc::Server& server,
+                      absl::Notification& exited, std::thread* forced_exit) {
+  const auto deadline =
+      std::chrono::system_clock::now() +
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          std::chrono::duration<double>(cfg.shutdown_grace_seconds));
+  // New calls get UNAVAILABLE (clients retry that elsewhere) while the
+  // admitted unary calls finish; gRPC's own Shutdown would cancel calls
+  // it had received but not yet dispatched (issue 14, defect 7).
+  impl.StartDraining();
+  while (impl.InFlight() > 0 && std::chrono::system_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // An engine call cannot be interrupted: if one still runs well past the
+  // grace, exit anyway rather than hold the pod in Terminating.
+  *forced_exit = std::thread([&impl, &exited, deadline] {
+    if (!exited.WaitForNotificationWithTimeout(
+            absl::FromChrono(deadline - std::chrono::system_clock::now()) +
+            absl::Seconds(2))) {
+      Log(absl::StrCat("forced exit: ", impl.InFlight(),
+                       " calls still computing past the grace period"));
+      std::fflush(nullptr);
+      _exit(0);
+    }
+  });
+  // Streams get what is left of the grace. Once no call is left, stop at
+  // once: gRPC's Shutdown sends GOAWAY but then waits for every client to
+  // close its connection, and an idle one held the exit for seconds
+  // (issue 26); past the deadline (or now) it closes them.
+  while (calls.calls() > 0 && std::chrono::system_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  server.Shutdown(std::min(deadline, std::chrono::system_clock::now()));
+}
+
+}  // namespace
+
 int RunServer(const ServerConfig& cfg) {
   const sigset_t handled = BlockHandledSignals();
   // gRPC's locks are absl::Mutex; Debian's absl builds with deadlock
@@ -471,35 +580,13 @@ int RunServer(const ServerConfig& cfg) {
   // The HTTP/JSON frontend over the same Backend (declared after it, so
   // destroyed first).
   std::atomic<const Backend*> http_backend{nullptr};
-  std::unique_ptr<HttpFrontend> http;
-  if (!cfg.http_listen.empty() && cfg.http_listen != "off") {
-    HttpOptions options;
-    options.tls = cfg.tls;  // HTTPS (and mTLS) with the gRPC port's files
-    options.auth = &auth;
-    options.listen = cfg.http_listen;
-    options.max_body_bytes = cfg.max_message_bytes;
-    options.timeout_seconds = cfg.http_timeout_seconds;
-    options.read_timeout_seconds = cfg.http_read_timeout_seconds;
-    options.max_connections = static_cast<int>(cfg.http_max_connections);
-    for (absl::string_view origin : absl::StrSplit(
-             cfg.http_allowed_origins, ',', absl::SkipWhitespace())) {
-      options.allowed_origins.emplace_back(absl::StripAsciiWhitespace(origin));
-    }
-    options.web_dir = cfg.web_dir.empty() ? DefaultWebDir() : cfg.web_dir;
-    http = std::make_unique<HttpFrontend>(
-        options, [&http_backend] { return http_backend.load(); }, &metrics);
-    absl::StatusOr<int> http_port = http->Start();
-    if (!http_port.ok()) {
-      Log(http_port.status().message());
-      return 1;
-    }
-    Log(options.web_dir.empty()
-            ? std::string("no web UI folder found; serving the API only")
-            : absl::StrCat("web UI from ", options.web_dir));
-    std::printf("http listening on %s\n",
-                WithPort(cfg.http_listen, *http_port).c_str());
-    std::fflush(stdout);
+  absl::StatusOr<std::unique_ptr<HttpFrontend>> http_started =
+      StartHttp(cfg, auth, metrics, http_backend);
+  if (!http_started.ok()) {
+    Log(http_started.status().message());
+    return 1;
   }
+  std::unique_ptr<HttpFrontend> http = *std::move(http_started);
 
   // llm-d's latency-predictor API on its own port (503 until the pod model
   // is built from the loaded plugins, below).
@@ -513,29 +600,11 @@ int RunServer(const ServerConfig& cfg) {
 
   std::unique_ptr<StagedTlsFiles> grpc_tls = StageGrpcTls(cfg.tls);
 
-  grpc::EnableDefaultHealthCheckService(true);
-  if (cfg.reflection) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  grpc::ServerBuilder builder;
-  // Linking the reflection library registers its plugin for every builder;
-  // --reflection=false removes it from this one.
-  if (!cfg.reflection) builder.SetOption(std::make_unique<NoReflection>());
   int port = 0;
-  builder.AddListeningPort(
-      cfg.listen,
-      ServerCredentialsFor(grpc_tls != nullptr ? grpc_tls->staged() : cfg.tls),
-      &port);
-  builder.RegisterService(&impl);
-  SetConnectionOptions(cfg, builder);
-  std::vector<
-      std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
-      interceptors;
-  interceptors.push_back(metrics.NewInterceptorFactory());
-  auto call_counter = std::make_unique<CallCounter>();
-  const CallCounter* calls = call_counter.get();  // owned by the server
-  interceptors.push_back(std::move(call_counter));
-  builder.experimental().SetInterceptorCreators(std::move(interceptors));
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || port == 0) {
+  const CallCounter* calls = nullptr;  // owned by the server
+  std::unique_ptr<grpc::Server> server =
+      StartGrpc(cfg, grpc_tls.get(), impl, metrics, &port, &calls);
+  if (server == nullptr) {
     Log(absl::StrCat("cannot listen on ", cfg.listen));
     return 1;
   }
@@ -618,37 +687,7 @@ int RunServer(const ServerConfig& cfg) {
     }
     if (http != nullptr) http->BeginDrain();
     stop.Notify();
-    const auto deadline =
-        std::chrono::system_clock::now() +
-        std::chrono::duration_cast<std::chrono::system_clock::duration>(
-            std::chrono::duration<double>(cfg.shutdown_grace_seconds));
-    // New calls get UNAVAILABLE (clients retry that elsewhere) while the
-    // admitted unary calls finish; gRPC's own Shutdown would cancel calls
-    // it had received but not yet dispatched (issue 14, defect 7).
-    impl.StartDraining();
-    while (impl.InFlight() > 0 && std::chrono::system_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    // An engine call cannot be interrupted: if one still runs well past the
-    // grace, exit anyway rather than hold the pod in Terminating.
-    forced_exit = std::thread([&, deadline] {
-      if (!exited.WaitForNotificationWithTimeout(
-              absl::FromChrono(deadline - std::chrono::system_clock::now()) +
-              absl::Seconds(2))) {
-        Log(absl::StrCat("forced exit: ", impl.InFlight(),
-                         " calls still computing past the grace period"));
-        std::fflush(nullptr);
-        _exit(0);
-      }
-    });
-    // Streams get what is left of the grace. Once no call is left, stop at
-    // once: gRPC's Shutdown sends GOAWAY but then waits for every client to
-    // close its connection, and an idle one held the exit for seconds
-    // (issue 26); past the deadline (or now) it closes them.
-    while (calls->calls() > 0 && std::chrono::system_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    server->Shutdown(std::min(deadline, std::chrono::system_clock::now()));
+    DrainAndShutdown(cfg, impl, *calls, *server, exited, &forced_exit);
   });
 
   server->Wait();

@@ -104,8 +104,9 @@ int64_t RoundedMean(const LengthDistribution& d) {
   return std::max<int64_t>(1, std::llround(d.Mean()));
 }
 
-Deployment Evaluate(const PlanInput& in, const Candidate& c,
-                    std::atomic<int>* simulations, absl::Status* fatal) {
+Deployment Evaluate(const PlanInput& in, const MeanPrompt& mean,
+                    const Candidate& c, std::atomic<int>* simulations,
+                    absl::Status* fatal) {
   const engine::Scenario& base = c.scenario;
   Deployment d;
   d.hardware_id = base.hardware.id;
@@ -119,8 +120,6 @@ Deployment Evaluate(const PlanInput& in, const Candidate& c,
   d.profile = base.efficiency.profile_name;
   d.profile_fallback = c.profile_fallback;
   const int64_t gen = RoundedMean(in.traffic.generated);
-  const MeanPrompt mean = MeanPromptOf(in.traffic, in.serving.prefix_caching,
-                                       in.serving.block_size);
   const int64_t prompt = mean.tokens;
   absl::StatusOr<KvCapacity> kv =
       ComputeKvCapacity(base, in.serving, prompt, gen);
@@ -413,6 +412,9 @@ absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
     bound_of[i] = jobs.size();
     jobs.push_back(std::move(pure));
   }
+  // Once for every candidate (a trace's ideal reuse walks all of it).
+  const MeanPrompt mean = MeanPromptOf(
+      input.traffic, input.serving.prefix_caching, input.serving.block_size);
   std::vector<Deployment> all(jobs.size());
   std::atomic<size_t> next{0};
   std::atomic<int> simulations{0};
@@ -421,7 +423,7 @@ absl::StatusOr<PlanResult> Plan(const PlanInput& input) {
   auto worker = [&] {
     for (size_t i = next++; i < jobs.size(); i = next++) {
       absl::Status f;
-      all[i] = Evaluate(input, jobs[i], &simulations, &f);
+      all[i] = Evaluate(input, mean, jobs[i], &simulations, &f);
       if (!f.ok()) {
         std::lock_guard<std::mutex> lock(mu);
         fatal = f;
