@@ -39,6 +39,7 @@
 #include "absl/strings/str_split.h"
 #include "client.h"
 #include "common.h"
+#include "decode_flags.h"
 #include "explore_sensitivity.h"
 #include "flags.h"
 #include "google/protobuf/util/json_util.h"
@@ -54,7 +55,7 @@ namespace ridgeline::cli {
 namespace {
 
 std::vector<FlagSpec> ExploreFlags() {
-  return {
+  std::vector<FlagSpec> flags = {
       {"model", "ID", "catalog model id"},
       {"model-config", "FILE.json", "a Hugging Face config.json instead"},
       {"hardware", "ID", "the base part: a platform id"},
@@ -74,7 +75,8 @@ std::vector<FlagSpec> ExploreFlags() {
        "an axis (repeat): a,b,c or lo:hi:n log-spaced; bandwidth_gbs "
        "peak_tflops[.TYPE] capacity_gb sram_mb sram_bandwidth_gbs tdp_w "
        "price_usd interconnect_gbs pim_bandwidth_gbs pim_tflops, *_x "
-       "multipliers, batch prompt gen weights activations kv tensor_parallel"},
+       "multipliers, batch prompt gen weights activations kv tensor_parallel "
+       "speculative_tokens acceptance_rate (with --speculative)"},
       {"objective", "METRIC[:max|:min]",
        "an objective (repeat, 2..6): decode_tok_s decode_tok_s_total "
        "prefill_tok_s ttft_ms tpot_ms e2e_ms j_per_token usd_per_mtoken "
@@ -104,6 +106,9 @@ std::vector<FlagSpec> ExploreFlags() {
       {"timeout", "SECONDS", "deadline with --server (default 600)"},
       {"help", "", "show this help"},
   };
+  flags.insert(flags.end(), DecodeVariantFlags().begin(),
+               DecodeVariantFlags().end());
+  return flags;
 }
 
 std::vector<FlagSpec> MergeFlags() {
@@ -294,6 +299,7 @@ std::optional<Failure> BuildRequest(const ParsedFlags& f,
   if (auto p = f.Get("profile")) req->mutable_calibration()->set_profile(*p);
   if (auto p = f.Get("framework")) req->mutable_calibration()->set_framework(*p);
   if (f.Has("pure-roofline")) req->mutable_options()->set_pure_roofline(true);
+  if (auto m = FillDecodeVariants(f, req->mutable_options())) return usage(*m);
   for (const auto& v : f.GetAll("vary")) req->add_vary(v);
   for (const auto& v : f.GetAll("objective")) req->add_objectives(v);
   for (const auto& v : f.GetAll("constraint")) req->add_constraints(v);

@@ -73,6 +73,20 @@ struct StepEvaluator::Impl {
       mix->keys[1] += internal::KeysSeen(added, len, window, chunked);
     }
   }
+  // True when every sequence's attention terms are affine in its context
+  // (no window, no top-k), so decode sequences can be summed as a count
+  // and a total context (AddDecodes) instead of one by one.
+  bool Affine() const { return window <= 0 && topk <= 0; }
+  // Adds `count` decode sequences of `added` new tokens each, over
+  // `contexts` cached tokens in all: AddToMix's sums for an affine
+  // geometry, exact in doubles while the sums are integers below 2^53.
+  static void AddDecodes(double count, double contexts, double added,
+                         internal::MixedAttention* mix) {
+    mix->tokens += count * added;
+    mix->pairs[0] += added * contexts + count * added * (added + 1) / 2;
+    mix->keys[0] += contexts + count * added;
+    mix->decode_sequences += count;
+  }
   // A mixed step of `n` sequences from its attention sums: one graph
   // whatever their number.
   StepTiming TimeMixed(const internal::MixedAttention& mix, int64_t n,
@@ -323,7 +337,11 @@ absl::StatusOr<StepTiming> StepEvaluator::Step(
   int64_t tokens = 0, longest = 0, draft_tokens = 0, draft_longest = 0;
   bool decode = true;
   int64_t decoding = 0;
-  double decode_lengths = 0;
+  double decode_contexts = 0;  // cached tokens of the decode sequences
+  // Decode sequences are summed as a count and their contexts when both
+  // geometries allow it (the common case, and most of a serving step).
+  const bool affine = impl_->Affine() && (draft == nullptr || draft->Affine());
+  const int64_t verified = draft != nullptr ? impl_->spec_k + 1 : 1;
   for (int64_t i = 0; i < n; ++i) {
     const StepSequence& q = sequences[static_cast<size_t>(i)];
     if (q.context_tokens < 0 || q.context_tokens > kMaxTokens) {
@@ -339,24 +357,34 @@ absl::StatusOr<StepTiming> StepEvaluator::Step(
     // A first token over an empty cache is a (one-token) prefill, as
     // Prefill(1, 1) counts it.
     const bool decodes = q.new_tokens == 1 && q.context_tokens > 0;
-    const int64_t new_tokens =
-        draft != nullptr && decodes ? impl_->spec_k + 1 : q.new_tokens;
-    if (decodes) {
-      ++decoding;
-      decode_lengths += static_cast<double>(q.context_tokens + 1);
-    }
-    impl_->AddToMix(static_cast<double>(new_tokens),
-                    static_cast<double>(q.context_tokens + new_tokens), decodes,
-                    &mix);
+    const int64_t new_tokens = decodes ? verified : q.new_tokens;
     tokens += new_tokens;
     longest = std::max(longest, q.context_tokens + new_tokens);
     decode = decode && decodes;
     if (draft != nullptr) {
+      draft_tokens += q.new_tokens;
+      draft_longest = std::max(draft_longest, q.context_tokens + q.new_tokens);
+    }
+    if (decodes) {
+      ++decoding;
+      decode_contexts += static_cast<double>(q.context_tokens);
+      if (affine) continue;
+    }
+    impl_->AddToMix(static_cast<double>(new_tokens),
+                    static_cast<double>(q.context_tokens + new_tokens), decodes,
+                    &mix);
+    if (draft != nullptr) {
       draft->AddToMix(static_cast<double>(q.new_tokens),
                       static_cast<double>(q.context_tokens + q.new_tokens),
                       decodes, &draft_mix);
-      draft_tokens += q.new_tokens;
-      draft_longest = std::max(draft_longest, q.context_tokens + q.new_tokens);
+    }
+  }
+  const double decode_count = static_cast<double>(decoding);
+  if (affine) {
+    Impl::AddDecodes(decode_count, decode_contexts,
+                     static_cast<double>(verified), &mix);
+    if (draft != nullptr) {
+      Impl::AddDecodes(decode_count, decode_contexts, 1, &draft_mix);
     }
   }
   StepTiming st = impl_->TimeMixed(mix, n, tokens, longest, decode, ops_out);
@@ -373,8 +401,8 @@ absl::StatusOr<StepTiming> StepEvaluator::Step(
       // while they share a roofline regime, attention being affine in the
       // keys) and counted k - 1 times: one evaluation whatever k.
       const double k = static_cast<double>(impl_->spec_k);
-      const auto middle = static_cast<int64_t>(
-          std::llround(decode_lengths / static_cast<double>(decoding) + k / 2));
+      const auto middle = static_cast<int64_t>(std::llround(
+          (decode_contexts + decode_count) / decode_count + k / 2));
       StepTiming more = draft->Uniform(decoding, middle);
       Impl::Scale(k - 1, &more);
       Impl::AddDraft(more, &st);

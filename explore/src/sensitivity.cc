@@ -19,7 +19,8 @@ using internal::Av;
 
 bool IntegerAxis(AxisKind k) {
   return k == AxisKind::kBatch || k == AxisKind::kPrompt ||
-         k == AxisKind::kGen || k == AxisKind::kTensorParallel;
+         k == AxisKind::kGen || k == AxisKind::kTensorParallel ||
+         k == AxisKind::kSpeculativeTokens;
 }
 
 // The point as a one-value-per-axis space, with axis `k` set to `v`.

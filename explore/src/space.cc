@@ -10,6 +10,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "av.h"
+#include "ridgeline/engine/ranges.h"
+#include "ridgeline/engine/speculative.h"
 
 namespace ridgeline::explore {
 
@@ -25,12 +27,14 @@ struct AxisName {
   std::string_view multiplier;  // "bandwidth_x"; "" for deployment axes
   AxisKind kind;
   // Allowed range of values (absolute or multiplier), integers only for
-  // the integer deployment axes.
+  // the integer deployment axes; lo itself allowed for integer axes and
+  // closed_lo ones (a rate of 0), excluded for the others (figures > 0).
   double lo, hi;
   bool integer;
+  bool closed_lo = false;
 };
 constexpr double kBig = 1e30;
-constexpr std::array<AxisName, 18> kAxes = {{
+constexpr std::array<AxisName, 20> kAxes = {{
     {"bandwidth_gbs", "bandwidth_x", AxisKind::kBandwidth, 0, kBig, false},
     {"peak_tflops", "peak_x", AxisKind::kPeak, 0, kBig, false},
     {"capacity_gb", "capacity_x", AxisKind::kCapacity, 0, kBig, false},
@@ -52,6 +56,12 @@ constexpr std::array<AxisName, 18> kAxes = {{
     {"activations", "", AxisKind::kActivations, 0, 0, false},
     {"kv", "", AxisKind::kKv, 0, 0, false},
     {"tensor_parallel", "", AxisKind::kTensorParallel, 1, 256, true},
+    {"speculative_tokens", "", AxisKind::kSpeculativeTokens,
+     engine::ranges::kSpeculativeTokens.lo,
+     engine::ranges::kSpeculativeTokens.hi, true},
+    {"acceptance_rate", "", AxisKind::kAcceptanceRate,
+     engine::ranges::kAcceptanceRate.lo, engine::ranges::kAcceptanceRate.hi,
+     false, true},
 }};
 
 std::string AllAxisNames() {
@@ -203,7 +213,7 @@ static absl::StatusOr<Axis> ParseAxisImpl(std::string_view spec, std::string_vie
     const double hi_ok = multiplier ? kBig : def->hi;
     // Hardware figures and multipliers: > 0; integer axes: whole numbers
     // in [lo, hi].
-    const bool open_lo = multiplier || !def->integer;
+    const bool open_lo = multiplier || (!def->integer && !def->closed_lo);
     auto check = [&](double v, std::string_view text) -> absl::Status {
       const bool in = (open_lo ? v > lo_ok : v >= lo_ok) && v <= hi_ok;
       const bool integral = !def->integer || multiplier || v == std::floor(v);
@@ -391,6 +401,29 @@ absl::Status ValidateSpace(const Space& space, std::string_view field) {
         if (a.multiplier && !hw.interconnect_bytes_per_second.has_value())
           return bad("has no interconnect bandwidth");
         break;
+      case AxisKind::kSpeculativeTokens:
+      case AxisKind::kAcceptanceRate: {
+        const engine::SpeculativeDecoding& spec =
+            space.base.options.speculative;
+        auto refuse = [&](std::string_view why) {
+          return internal::AtField(
+              absl::InvalidArgumentError(absl::StrCat(
+                  Av(field), "[", k, "]: axis ", a.name, ": ", Av(why))),
+              path);
+        };
+        if (!spec.enabled()) {
+          return refuse(
+              "the base scenario has no speculative decoding to vary (set "
+              "options.speculative, --speculative)");
+        }
+        if (!spec.acceptance_by_position.empty()) {
+          return refuse(
+              "the base scenario gives one acceptance rate per position "
+              "(options.speculative.acceptance_by_position); vary a single "
+              "acceptance_rate instead");
+        }
+        break;
+      }
       default:
         break;
     }
@@ -516,6 +549,12 @@ void ApplyDeploymentAxes(const Space& space, const uint64_t* digits,
         break;
       case AxisKind::kTensorParallel:
         s->parallelism.tensor_parallel = static_cast<int64_t>(a.values[d]);
+        break;
+      case AxisKind::kSpeculativeTokens:
+        s->options.speculative.tokens = static_cast<int64_t>(a.values[d]);
+        break;
+      case AxisKind::kAcceptanceRate:
+        s->options.speculative.acceptance_rate = a.values[d];
         break;
       default:
         break;

@@ -7,11 +7,12 @@ import { seconds, toCsv, download } from './format.js';
 import { paretoScatter } from './scatter.js';
 import { sortableTable, fieldFor } from './table.js';
 import { fitsText } from './spill.js';
+import { speculativeOption } from './analyze.js';
 
 const AXES = ['bandwidth_gbs', 'peak_tflops', 'peak_tflops.fp8', 'capacity_gb', 'sram_mb', 'sram_bandwidth_gbs', 'tdp_w',
   'price_usd', 'interconnect_gbs', 'pim_bandwidth_gbs', 'pim_tflops', 'bandwidth_x', 'peak_x', 'capacity_x', 'sram_x',
   'sram_bandwidth_x', 'tdp_x', 'price_x', 'interconnect_x', 'pim_bandwidth_x', 'pim_x', 'batch', 'prompt', 'gen',
-  'weights', 'activations', 'kv', 'tensor_parallel'];
+  'weights', 'activations', 'kv', 'tensor_parallel', 'speculative_tokens', 'acceptance_rate'];
 // Metric -> its natural direction and how a person reads it (docs/explore.md).
 const METRICS = {
   decode_tok_s: ['max', 'decode tok/s per sequence'],
@@ -36,13 +37,14 @@ const DEFAULTS = {
   // Formats as `ridgeline explore` defaults them (--weights, --activations,
   // --kv: bf16 each).
   model: 'llama-3-8b', hardware: 'nvidia-h100-sxm-80gb', batch: '1', prompt: '1024', gen: '256', weights: 'bf16', act: 'bf16', kv: 'bf16',
+  spec: '', acc: '0.7',
   vary: 'batch=1,2,4,8,16,32,64,128,256;bandwidth_gbs=1000:8000:4',
   objectives: 'decode_tok_s:max,usd_per_mtoken:min',
   constraints: 'tpot_ms<=50',
   x: '0', y: '1',
 };
 // The form's plain controls (URL key = control name).
-const CONTROLS = ['model', 'hardware', 'batch', 'prompt', 'gen', 'weights', 'act', 'kv', 'constraints'];
+const CONTROLS = ['model', 'hardware', 'batch', 'prompt', 'gen', 'weights', 'act', 'kv', 'spec', 'acc', 'constraints'];
 const FIELDS = [
   { key: 'model', paths: ['model'] },
   { key: 'hardware', paths: ['hardware'] },
@@ -52,6 +54,8 @@ const FIELDS = [
   { key: 'weights', paths: ['formats', 'formats.weights'] },
   { key: 'act', paths: ['formats.activations'] },
   { key: 'kv', paths: ['formats.kv_cache'] },
+  { key: 'spec', paths: ['options.speculative'] },
+  { key: 'acc', paths: ['options.speculative.acceptance_rate', 'options.speculative.acceptance_by_position'] },
   { key: 'constraints', paths: ['constraints'] },
 ];
 
@@ -77,6 +81,12 @@ const TEMPLATE = `
   <div class="field-error" data-for="weights"></div>
   <div class="field-error" data-for="act"></div>
   <div class="field-error" data-for="kv"></div>
+  <div class="row">
+    <label style="grid-column: span 2">Speculative decoding <input name="spec" placeholder="off, or draft:llama-3.2-1b:4 / mtp:1 / eagle:3"></label>
+    <label>Acceptance <input name="acc" placeholder="0.7"></label>
+  </div>
+  <div class="field-error" data-for="spec"></div>
+  <div class="field-error" data-for="acc"></div>
   <h3>Axes <span class="hint">values: a,b,c or lo:hi:n (log-spaced)</span></h3>
   <div data-role="axes"></div>
   <button type="button" class="small" data-role="add-axis">+ axis</button>
@@ -233,6 +243,7 @@ export class ExploreView {
       hardware: { platformId: s.hardware },
       workload: { batch: num(s.batch), promptTokens: num(s.prompt), generatedTokens: num(s.gen) },
       formats: { weights: s.weights, activations: s.act, kvCache: s.kv },
+      options: { speculative: speculativeOption(s.spec, s.acc) },
       vary,
       objectives: this.objectives(),
       constraints: parseList(s.constraints, ','),

@@ -372,6 +372,42 @@ TEST(ExploreCliTest, ErrorsNameTheFlag) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// --speculative sets the base scenario's draft, which the speculative axes
+// vary; without it they are refused naming the axis.
+TEST(ExploreCliTest, SpeculativeAxesVaryTheDraftOfSpeculative) {
+  const std::vector<std::string> base = {"explore",
+                                         "--plugin-dir",
+                                         RIDGELINE_TEST_PLUGIN_DIR,
+                                         "--model",
+                                         "llama-3-8b",
+                                         "--hardware",
+                                         "nvidia-h100-sxm-80gb",
+                                         "--vary",
+                                         "speculative_tokens=1,4",
+                                         "--vary",
+                                         "acceptance_rate=0,0.9",
+                                         "--objective",
+                                         "decode_tok_s:max",
+                                         "--objective",
+                                         "tpot_ms:min",
+                                         "--all",
+                                         "--format",
+                                         "csv"};
+  CliRun r = RunCliBinary(base);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("axis speculative_tokens: the base scenario "
+                               "has no speculative decoding"));
+  r = RunCliBinary(
+      With(base, {"--speculative", "eagle:2", "--acceptance", "0.7"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("speculative_tokens,acceptance_rate,"
+                               "decode_tok_s:max,tpot_ms:min,feasible"));
+  EXPECT_THAT(r.out, HasSubstr("\n4,0.9,"));
+  r = RunCliBinary(With(base, {"--acceptance", "0.7"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--acceptance needs --speculative"));
+}
+
 // The point (bandwidth 2000, peak 500) of a 2 x 2 grid is index 2.
 std::vector<std::string> SensitivityAt2() {
   return {"explore", "--plugin-dir", RIDGELINE_TEST_PLUGIN_DIR,

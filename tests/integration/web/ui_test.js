@@ -302,6 +302,33 @@ test('compare: a sweep over hardware x batch as charts and a sortable table', as
   await page.close();
 });
 
+test('explore: the speculative axes vary the draft the form names, as the CLI does', async () => {
+  const page = await newPage();
+  const vary = ['speculative_tokens=1,4', 'acceptance_rate=0,0.9'];
+  const objectives = ['decode_tok_s:max', 'tpot_ms:min'];
+  const q = new URLSearchParams({ view: 'explore', model: 'llama-3-8b', hardware: 'nvidia-h100-sxm-80gb', batch: '1',
+    prompt: '1024', gen: '256', weights: 'bf16', act: 'bf16', kv: 'bf16', spec: 'eagle:2', acc: '0.7',
+    vary: vary.join(';'), objectives: objectives.join(','), constraints: '', x: '0', y: '1' });
+  await page.goto(`http://127.0.0.1:${httpPort}/?${q}`);
+  await page.waitForFunction(() => document.getElementById('view-explore')?.dataset.state === 'ready', { timeout: 60000 });
+  const grpc = grpcExplore(['--model', 'llama-3-8b', '--hardware', 'nvidia-h100-sxm-80gb', '--batch', '1', '--prompt',
+    '1024', '--gen', '256', '--speculative', 'eagle:2', '--acceptance', '0.7', ...vary.flatMap((v) => ['--vary', v]),
+    ...objectives.flatMap((o) => ['--objective', o])]);
+  assert.equal(grpc.points.length, 4);
+  const front = grpc.points.filter((p) => p.pareto);
+  const rows = await page.$$eval('#view-explore [data-role=front] tbody tr', (trs) => trs.map((tr) => ({
+    id: tr.dataset.id, o: [0, 1].map((i) => Number(tr.querySelector(`td[data-key=o${i}]`).dataset.value)) })));
+  const byId = (list) => [...list].sort((a, b) => Number(a.id) - Number(b.id));
+  assert.deepEqual(byId(rows), byId(front.map((p) => ({ id: p.index, o: p.objectives }))));
+  // Without a draft the axis is refused, named at its row.
+  await page.$eval('#view-explore input[name=spec]', (e) => { e.value = ''; e.dispatchEvent(new Event('input', { bubbles: true })); e.dispatchEvent(new Event('change', { bubbles: true })); });
+  await page.waitForFunction(() => document.getElementById('view-explore').dataset.state === 'error', { timeout: 30000 });
+  const rowErrors = await page.$$eval('#view-explore .axis-row .field-error', (es) => es.map((e) => e.textContent));
+  assert.match(rowErrors[0], /the base scenario has no speculative decoding/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 // The gRPC stream for an exploration, through the real gRPC client: every
 // point (--all) as JSON lines, then the summary.
 function grpcExplore(args) {

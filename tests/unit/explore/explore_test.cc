@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "ridgeline/engine/analyze.h"
 #include "ridgeline/explore/grid.h"
 #include "ridgeline/explore/pareto.h"
 #include "test_hardware.h"
@@ -392,6 +393,67 @@ TEST(ExploreTest, BadSpecsNameTheField) {
   spec = Llama8B({"bandwidth_gbs=10"}, {"decode_tok_s"});
   st = Explore(spec).status();
   EXPECT_NE(st.message().find("objectives: want 2..6"), std::string::npos) << st;
+}
+
+// The speculative axes set k and the acceptance rate of the base scenario's
+// draft: every point is what Analyze gives for those settings, and at
+// acceptance 0 more draft tokens only add draft work (each step still
+// yields one token, ExpectedTokensPerStep = 1), so decode never gets faster
+// as k grows.
+TEST(ExploreTest, SpeculativeAxesSetTheBaseScenariosDraft) {
+  ExploreSpec spec =
+      Llama8B({"speculative_tokens=1,3", "acceptance_rate=0,0.8"},
+              {"decode_tok_s:max", "price_usd:min"});
+  spec.space.base.options.speculative = {
+      engine::DraftMethod::kEagle, "", 1, 0.5, {}};
+  spec.keep_all = true;
+  absl::StatusOr<ExploreResult> r = Explore(spec);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->rows.size(), 4u);
+  // Index = 2 x (k digit) + (acceptance digit), the last axis fastest.
+  const int64_t ks[] = {1, 3};
+  const double alphas[] = {0, 0.8};
+  for (const PointRow& row : r->rows) {
+    engine::Scenario s = spec.space.base;
+    s.options.speculative.tokens = ks[row.index / 2];
+    s.options.speculative.acceptance_rate = alphas[row.index % 2];
+    absl::StatusOr<engine::AnalysisResult> a = engine::Analyze(s);
+    ASSERT_TRUE(a.ok()) << a.status();
+    EXPECT_DOUBLE_EQ(row.objectives[0],
+                     a->decode_tokens_per_second_per_sequence)
+        << row.index;
+  }
+  EXPECT_LT(r->rows[2].objectives[0], r->rows[0].objectives[0]);  // alpha 0
+  EXPECT_GT(r->rows[1].objectives[0], r->rows[0].objectives[0]);  // 0.8 > 0
+}
+
+TEST(ExploreTest, SpeculativeAxesNeedASingleRateDraftAndTheirRanges) {
+  ExploreSpec plain = Llama8B({"speculative_tokens=1,2"},
+                              {"decode_tok_s:max", "price_usd:min"});
+  absl::Status st = Explore(plain).status();
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("vary[0]: axis speculative_tokens: the base "
+                              "scenario has no speculative decoding"),
+            std::string::npos)
+      << st;
+  ExploreSpec by_position = Llama8B({"acceptance_rate=0.5,0.9"},
+                                    {"decode_tok_s:max", "price_usd:min"});
+  by_position.space.base.options.speculative = {
+      engine::DraftMethod::kEagle, "", 2, 0, {0.8, 0.6}};
+  st = Explore(by_position).status();
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("acceptance_by_position"), std::string::npos)
+      << st;
+  // k in 1..16 (integers), a rate in [0, 1] (0 allowed: no draft token
+  // accepted).
+  EXPECT_TRUE(ParseAxis("acceptance_rate=0,1", "vary").ok());
+  for (const char* bad : {"speculative_tokens=0", "speculative_tokens=17",
+                          "speculative_tokens=1.5", "acceptance_rate=1.01",
+                          "acceptance_rate=-0.1"}) {
+    absl::Status e = ParseAxis(bad, "vary").status();
+    EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(e.message().find("out of range"), std::string::npos) << e;
+  }
 }
 
 }  // namespace

@@ -65,6 +65,9 @@ enum class AxisKind : uint8_t {
   kActivations,
   kKv,
   kTensorParallel,
+  // Speculative decoding of the base scenario: k and the acceptance rate.
+  kSpeculativeTokens,
+  kAcceptanceRate,
 };
 
 struct Axis {
