@@ -7,10 +7,12 @@ import { FormView } from './form_view.js';
 import { seconds, fixed, si, toCsv, download } from './format.js';
 import { paretoScatter } from './scatter.js';
 import { sortableTable } from './table.js';
+import { speculativeOption } from './analyze.js';
 
 const DEFAULTS = {
   model: 'llama-3.1-70b', hardware: 'nvidia-h100-sxm-80gb,nvidia-h200-sxm-141gb,amd-mi300x,nvidia-b200-180gb',
   rate: '20', prompt: '2048', gen: '512', ttft: '1000', tpot: '50', tp: '', formats: '', framework: '', requests: '',
+  spec: '', acc: '0.7',
 };
 const FRAMEWORKS = ['vllm', 'vllm-rocm', 'tensorrt-llm', 'flashinfer', 'aiter-ck', 'gaudi-sw', 'llama.cpp-cuda', 'llama.cpp-metal'];
 const FIELDS = [
@@ -25,6 +27,8 @@ const FIELDS = [
   { key: 'formats', paths: ['candidates.formats'] },
   { key: 'framework', paths: ['candidates.calibration'] },
   { key: 'requests', paths: ['requests', 'simulation'] },
+  { key: 'spec', paths: ['options.speculative'] },
+  { key: 'acc', paths: ['options.speculative.acceptance_rate', 'options.speculative.acceptance_by_position'] },
 ];
 const COLUMNS = [
   // The server's rank; ★ on the cost / latency front, ✗ SLO missed.
@@ -119,6 +123,12 @@ const TEMPLATE = `
   </div>
   <div class="field-error" data-for="framework"></div>
   <div class="field-error" data-for="requests"></div>
+  <div class="row2">
+    <label>Speculative decoding <input name="spec" placeholder="off, or draft:llama-3.2-1b:4 / mtp:1 / eagle:3"></label>
+    <label>Acceptance <input name="acc" placeholder="0.7 or 0.8,0.6,0.4"></label>
+  </div>
+  <div class="field-error" data-for="spec"></div>
+  <div class="field-error" data-for="acc"></div>
   <datalist id="plan-frameworks">${FRAMEWORKS.map((f) => `<option value="${f}">`).join('')}</datalist>
   <div class="general-error" data-for=""></div>
   <div class="buttons">
@@ -217,6 +227,8 @@ export class PlanView extends FormView {
     };
     if (s.framework) req.candidates.calibration = { framework: s.framework };
     if (s.requests) req.requests = s.requests;
+    const speculative = speculativeOption(s.spec, s.acc);
+    if (speculative) req.options = { speculative };
     return req;
   }
 

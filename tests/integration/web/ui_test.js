@@ -636,6 +636,37 @@ test('simulate: sessions and prefix-cache hits equal the RPC', async () => {
   await page.close();
 });
 
+test('simulate and plan: the speculative draft the form names reaches the RPC, as --speculative does', async () => {
+  const page = await newPage();
+  const common = ['--server', `127.0.0.1:${grpcPort}`];
+  const spec = ['--speculative', 'eagle:3', '--acceptance', '0.7'];
+  let q = new URLSearchParams({ view: 'simulate', model: 'llama-3-8b', hardware: 'nvidia-h100-sxm-80gb', arrivals: 'rate',
+    load: '5', prompt: '512', gen: '128', requests: '100', spec: 'eagle:3', acc: '0.7' });
+  await page.goto(`http://127.0.0.1:${httpPort}/?${q}`);
+  await page.waitForFunction(() => document.getElementById('view-simulate')?.dataset.state === 'ready', { timeout: 60000 });
+  const simArgs = [...common, 'simulate', '--model', 'llama-3-8b', '--hardware', 'nvidia-h100-sxm-80gb', '--rate', '5',
+    '--prompt', '512', '--gen', '128', '--requests', '100', '--format', 'json'];
+  const sim = JSON.parse(execFileSync(CLI_BIN, [...simArgs, ...spec], { encoding: 'utf8' }));
+  const plain = JSON.parse(execFileSync(CLI_BIN, simArgs, { encoding: 'utf8' }));
+  assert.ok(sim.tpot.p50Seconds < plain.tpot.p50Seconds, `speculation speeds decode: ${sim.tpot.p50Seconds} vs ${plain.tpot.p50Seconds}`);
+  const tpot = await page.$eval('#view-simulate [data-role=percentiles] tbody tr[data-id=tpot] td[data-key=p50]', (e) => Number(e.dataset.value));
+  assert.equal(tpot, sim.tpot.p50Seconds);
+
+  q = new URLSearchParams({ view: 'plan', model: 'llama-3-8b', hardware: 'nvidia-h100-sxm-80gb', rate: '5', prompt: '512',
+    gen: '128', ttft: '1000', tpot: '50', tp: '1', formats: 'bf16', requests: '100', spec: 'eagle:3', acc: '0.7' });
+  await page.goto(`http://127.0.0.1:${httpPort}/?${q}`);
+  await page.waitForFunction(() => document.getElementById('view-plan')?.dataset.state === 'ready', { timeout: 120000 });
+  const plan = JSON.parse(execFileSync(CLI_BIN, [...common, 'plan', '--model', 'llama-3-8b', '--hardware', 'nvidia-h100-sxm-80gb',
+    '--rate', '5', '--prompt', '512', '--gen', '128', '--ttft-p90-ms', '1000', '--tpot-p90-ms', '50', '--tensor-parallel', '1',
+    '--formats', 'bf16', '--requests', '100', ...spec, '--format', 'json'], { encoding: 'utf8' }));
+  const feasible = plan.deployments.filter((d) => d.feasible);
+  const rows = await page.$$eval('#view-plan [data-role=table] tbody tr', (trs) => trs.map((tr) =>
+    Number(tr.querySelector('td[data-key=e2eP90Seconds]').dataset.value)));
+  assert.deepEqual(rows, feasible.map((d) => d.e2eP90Seconds));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 // Every view at a phone's width (390 px) and a desktop's (1,400 px): the
 // form stacks above the results on the phone and sits beside them on the
 // desktop, nothing overflows the page sideways, and each chart takes (at
