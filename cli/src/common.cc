@@ -17,6 +17,9 @@ namespace {
 // Maps request field paths (or parts of them) to the flag that sets them,
 // so a user sees which flag to fix.
 constexpr std::pair<const char*, const char*> kFieldFlags[] = {
+    {"emit_draft_model", "--emit-draft-model"},
+    {"emit_model", "--emit-model"},
+    {"emit_row", "--emit-row"},
     {"workload.batch", "--batch"},
     {"workload.prompt_tokens", "--prompt"},
     {"workload.generated_tokens", "--gen"},

@@ -97,7 +97,11 @@ const std::vector<FlagSpec>& PlanFlags() {
         "official :latest)"},
        {"emit-model", "ID|PATH",
         "with --emit: the weights the engine loads (default: the catalog "
-        "model's Hugging Face repository; required with --model-config)"}},
+        "model's Hugging Face repository; required with --model-config)"},
+       {"emit-draft-model", "ID|PATH",
+        "with --emit and --speculative: the draft or EAGLE-3 head the engine "
+        "loads (default: a draft model's Hugging Face repository; required "
+        "for eagle)"}},
       ClientFlags("output format (default table)"),
   });
   return kFlags;
@@ -501,8 +505,8 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
     }
     req.set_emit(*e);
   }
-  for (const char* name :
-       {"emit-row", "emit-engine", "emit-image", "emit-model"}) {
+  for (const char* name : {"emit-row", "emit-engine", "emit-image",
+                           "emit-model", "emit-draft-model"}) {
     if (flags->Has(name) && req.emit().empty()) {
       return usage(absl::StrCat("--", name, " needs --emit"));
     }
@@ -518,6 +522,7 @@ int PlanCli(const std::vector<std::string>& args, std::ostream& out,
   }
   if (auto e = flags->Get("emit-image")) req.set_emit_image(*e);
   if (auto e = flags->Get("emit-model")) req.set_emit_model(*e);
+  if (auto e = flags->Get("emit-draft-model")) req.set_emit_draft_model(*e);
   absl::StatusOr<std::vector<int64_t>> emit_row =
       flags->GetIntList("emit-row", 1, 1 << 30);
   if (!emit_row.ok()) return usage(std::string(emit_row.status().message()));

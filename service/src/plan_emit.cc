@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "ridgeline/engine/field_path.h"
+#include "ridgeline/engine/model.h"
 #include "ridgeline/engine/status_macros.h"
 #include "ridgeline/service/request_scenario.h"
 #include "ridgeline/serving/deploy_emit.h"
@@ -62,6 +63,19 @@ absl::Status CheckEmit(const v1::PlanRequest& req,
                "a Hugging Face id or path of the weights (an inline config "
                "names none)",
                "\"\"");
+  }
+  const v1::SpeculativeDecoding& spec = req.options().speculative();
+  if (spec.method() == "eagle" && req.emit_draft_model().empty()) {
+    return Bad("emit_draft_model",
+               "a Hugging Face id or path of the EAGLE-3 head the engine "
+               "loads beside the model (options.speculative is eagle)",
+               "\"\"");
+  }
+  if (!req.emit_draft_model().empty() &&
+      (spec.method() != "draft" && spec.method() != "eagle")) {
+    return Bad("emit_draft_model",
+               "empty unless options.speculative.method is draft or eagle",
+               request::Quote(req.emit_draft_model()));
   }
   if (req.has_emit_row() && req.emit_row() < 1) {
     return Bad("emit_row", ">= 1 (a row of deployments)",
@@ -166,6 +180,20 @@ absl::Status EmitDeployment(const v1::PlanRequest& req,
 
   serving::DeployPlan plan;
   plan.model = req.emit_model().empty() ? model.source : req.emit_model();
+  if (const v1::SpeculativeDecoding& spec = req.options().speculative();
+      !spec.method().empty() && spec.method() != "none") {
+    serving::DeploySpeculation s;
+    s.method = spec.method();
+    s.tokens = spec.tokens();
+    s.draft_model = req.emit_draft_model();
+    if (s.method == "draft" && s.draft_model.empty()) {
+      // The catalog draft's repository (the plan already found it).
+      absl::StatusOr<engine::ModelConfig> draft =
+          engine::FindModel(spec.draft_model());
+      if (draft.ok()) s.draft_model = draft->source;
+    }
+    plan.speculative = s;
+  }
   plan.pools = std::move(pools);
   plan.image = req.emit_image();
   plan.notes.push_back(absl::StrCat(

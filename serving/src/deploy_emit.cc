@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
 
 namespace ridgeline::serving {
 namespace {
@@ -57,6 +58,40 @@ void Add(std::vector<std::string>* args, const std::string& flag,
 // "0.9" not "0.90000000000000002".
 std::string Number(double v) { return absl::StrFormat("%.6g", v); }
 
+// vLLM's --speculative-config: SpeculativeConfig's fields "method",
+// "model" and "num_speculative_tokens" as JSON (vllm/config/speculative.py;
+// methods "draft_model", "eagle3", "mtp").
+void AddVllmSpeculation(const DeploySpeculation& s,
+                        std::vector<std::string>* a) {
+  nlohmann::ordered_json config;
+  config["method"] = s.method == "draft"   ? "draft_model"
+                     : s.method == "eagle" ? "eagle3"
+                                           : "mtp";
+  if (s.method != "mtp") config["model"] = s.draft_model;
+  config["num_speculative_tokens"] = s.tokens;
+  // Invalid UTF-8 (none reaches here through the proto) is replaced, not
+  // thrown.
+  Add(a, "--speculative-config",
+      config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+// SGLang: --speculative-algorithm STANDALONE (a draft model), EAGLE3 or
+// NEXTN (the model's MTP layers); a chain of k drafts is k steps of top-1,
+// k + 1 draft tokens with the root.
+void AddSglangSpeculation(const DeploySpeculation& s,
+                          std::vector<std::string>* a) {
+  Add(a, "--speculative-algorithm",
+      s.method == "draft"   ? "STANDALONE"
+      : s.method == "eagle" ? "EAGLE3"
+                            : "NEXTN");
+  if (s.method != "mtp") {
+    Add(a, "--speculative-draft-model-path", s.draft_model);
+  }
+  Add(a, "--speculative-num-steps", absl::StrCat(s.tokens));
+  Add(a, "--speculative-eagle-topk", "1");
+  Add(a, "--speculative-num-draft-tokens", absl::StrCat(s.tokens + 1));
+}
+
 absl::StatusOr<std::vector<std::string>> VllmArgs(const DeployPlan& plan,
                                                   size_t i,
                                                   const NodePlace& place) {
@@ -101,6 +136,9 @@ absl::StatusOr<std::vector<std::string>> VllmArgs(const DeployPlan& plan,
   // CacheConfig.enable_prefix_caching is a bool: argparse's
   // BooleanOptionalAction gives the --no- form.
   if (!p.prefix_caching) a.push_back("--no-enable-prefix-caching");
+  if (plan.speculative && p.role != "prefill") {
+    AddVllmSpeculation(*plan.speculative, &a);
+  }
   if (!p.role.empty()) {
     // P/D disaggregation over NIXL (vLLM's NixlConnector: kv_both on
     // either side; the router decides who prefills).
@@ -154,6 +192,9 @@ absl::StatusOr<std::vector<std::string>> SglangArgs(const DeployPlan& plan,
   Add(&a, "--chunked-prefill-size", absl::StrCat(p.max_num_batched_tokens));
   Add(&a, "--page-size", absl::StrCat(p.block_size));
   if (!p.prefix_caching) a.push_back("--disable-radix-cache");
+  if (plan.speculative && p.role != "prefill") {
+    AddSglangSpeculation(*plan.speculative, &a);
+  }
   if (!p.role.empty()) Add(&a, "--disaggregation-mode", p.role);
   return a;
 }
@@ -167,6 +208,22 @@ absl::Status CheckPlan(const DeployPlan& plan) {
     return absl::InvalidArgumentError(
         absl::StrCat("pools: 1 (aggregated) or 2 (prefill, decode); got ",
                      plan.pools.size()));
+  }
+  if (const auto& s = plan.speculative; s.has_value()) {
+    if (s->method != "draft" && s->method != "eagle" && s->method != "mtp") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "speculative.method: \"draft\", \"eagle\" or \"mtp\"; got \"",
+          s->method, "\""));
+    }
+    if (s->tokens < 1 || s->tokens > 16) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("speculative.tokens: in [1, 16]; got ", s->tokens));
+    }
+    if (s->method != "mtp" && s->draft_model.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "speculative.draft_model: a Hugging Face id or a path of the ",
+          s->method == "draft" ? "draft model" : "EAGLE-3 head", "; got \"\""));
+    }
   }
   for (size_t i = 0; i < plan.pools.size(); ++i) {
     const DeployPool& p = plan.pools[i];

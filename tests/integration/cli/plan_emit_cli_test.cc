@@ -137,6 +137,37 @@ TEST(PlanEmitCli, SameTextInProcessAndOverGrpc) {
   }
 }
 
+// A plan timed with speculative decoding runs with it: the draft model's
+// repository (or the EAGLE-3 head named by --emit-draft-model) in vLLM's
+// --speculative-config and SGLang's --speculative-* flags.
+TEST(PlanEmitCli, SpeculationIsEmittedAsThePlanTimedIt) {
+  CliRun r = RunCliBinary(
+      InProcess(PlanArgs({"--speculative", "draft:llama-3.2-1b:4",
+                          "--acceptance", "0.7", "--emit", "vllm"})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out,
+              HasSubstr("--speculative-config '{\"method\":\"draft_model\","
+                        "\"model\":\"meta-llama/Llama-3.2-1B\","
+                        "\"num_speculative_tokens\":4}'"));
+  r = RunCliBinary(InProcess(
+      PlanArgs({"--speculative", "eagle:3", "--acceptance", "0.7", "--emit",
+                "sglang", "--emit-draft-model", "org/eagle3-head"})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("--speculative-algorithm EAGLE3"));
+  EXPECT_THAT(r.out,
+              HasSubstr("--speculative-draft-model-path org/eagle3-head"));
+  EXPECT_THAT(r.out, HasSubstr("--speculative-num-draft-tokens 4"));
+  // An EAGLE head is a checkpoint of its own: it must be named.
+  r = RunCliBinary(InProcess(PlanArgs(
+      {"--speculative", "eagle:3", "--acceptance", "0.7", "--emit", "vllm"})));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("emit_draft_model"));
+  EXPECT_THAT(r.err, HasSubstr("(flag --emit-draft-model)"));
+  r = RunCliBinary(InProcess(PlanArgs({"--emit-draft-model", "x"})));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--emit-draft-model needs --emit"));
+}
+
 TEST(PlanEmitCli, UsageAndFieldErrors) {
   CliRun r = RunCliBinary(InProcess(PlanArgs({"--emit", "helm"})));
   EXPECT_EQ(r.exit_code, 2);

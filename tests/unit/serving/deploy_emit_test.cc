@@ -3,6 +3,7 @@
 // (tests/fixtures/engine-flags/, with the source commits).
 #include "ridgeline/serving/deploy_emit.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -101,6 +102,15 @@ std::vector<DeployPlan> AllShapes() {
   decode.role = "decode";
   decode.replicas = 2;
   plans.push_back(Plan({prefill, decode}));
+  for (const char* method : {"draft", "eagle", "mtp"}) {
+    DeployPlan spec = Plan({Pool()});
+    spec.speculative = DeploySpeculation{method, 3, "org/draft"};
+    plans.push_back(spec);
+  }
+  DeployPlan split = Plan({prefill, decode});
+  split.speculative = DeploySpeculation{"mtp", 1, ""};
+  plans.push_back(split);
+  // Last: PrefixCachingOffIsWrittenOnlyWhenOff takes it.
   DeployPool no_prefix_cache = Pool();
   no_prefix_cache.prefix_caching = false;
   plans.push_back(Plan({no_prefix_cache}));
@@ -130,6 +140,65 @@ TEST(DeployEmitTest, SglangAggregatedArgs) {
           "--port", "30000", "--tp-size", "2", "--dtype", "bfloat16",
           "--mem-fraction-static", "0.9", "--max-running-requests", "256",
           "--chunked-prefill-size", "8192", "--page-size", "16"}));
+}
+
+// Speculative decoding: vLLM's --speculative-config JSON (SpeculativeConfig's
+// method, model, num_speculative_tokens), SGLang's algorithm with a top-1
+// chain of k steps and k + 1 draft tokens; only on replicas that decode.
+TEST(DeployEmitTest, SpeculationOnTheDecodingReplicas) {
+  DeployPlan plan = Plan({Pool()});
+  plan.speculative = DeploySpeculation{"draft", 4, "meta-llama/Llama-3.2-1B"};
+  auto v = EngineArgs(ServingEngine::kVllm, plan, 0);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_THAT(
+      *v,
+      Contains(
+          R"({"method":"draft_model","model":"meta-llama/Llama-3.2-1B","num_speculative_tokens":4})"));
+  auto s = EngineArgs(ServingEngine::kSglang, plan, 0);
+  ASSERT_TRUE(s.ok()) << s.status();
+  const std::vector<std::string> want = {
+      "--speculative-algorithm",        "STANDALONE",
+      "--speculative-draft-model-path", "meta-llama/Llama-3.2-1B",
+      "--speculative-num-steps",        "4",
+      "--speculative-eagle-topk",       "1",
+      "--speculative-num-draft-tokens", "5"};
+  EXPECT_TRUE(std::search(s->begin(), s->end(), want.begin(), want.end()) !=
+              s->end());
+  plan.speculative = DeploySpeculation{"eagle", 3, "org/eagle3-head"};
+  v = EngineArgs(ServingEngine::kVllm, plan, 0);
+  EXPECT_THAT(
+      *v,
+      Contains(
+          R"({"method":"eagle3","model":"org/eagle3-head","num_speculative_tokens":3})"));
+  s = EngineArgs(ServingEngine::kSglang, plan, 0);
+  EXPECT_THAT(*s, Contains("EAGLE3"));
+  plan.speculative = DeploySpeculation{"mtp", 1, ""};
+  v = EngineArgs(ServingEngine::kVllm, plan, 0);
+  EXPECT_THAT(*v, Contains(R"({"method":"mtp","num_speculative_tokens":1})"));
+  s = EngineArgs(ServingEngine::kSglang, plan, 0);
+  EXPECT_THAT(*s, Contains("NEXTN"));
+  EXPECT_THAT(*s, Not(Contains("--speculative-draft-model-path")));
+  // Disaggregated: the decode pool speculates, the prefill pool does not.
+  DeployPool prefill = Pool(), decode = Pool();
+  prefill.role = "prefill";
+  decode.role = "decode";
+  DeployPlan split = Plan({prefill, decode});
+  split.speculative = DeploySpeculation{"mtp", 1, ""};
+  EXPECT_THAT(*EngineArgs(ServingEngine::kVllm, split, 0),
+              Not(Contains("--speculative-config")));
+  EXPECT_THAT(*EngineArgs(ServingEngine::kVllm, split, 1),
+              Contains("--speculative-config"));
+  // Refused: a draft with no weights named, k outside 1..16, a method
+  // neither engine runs.
+  for (const auto& [bad, field] :
+       {std::pair{DeploySpeculation{"eagle", 3, ""}, "speculative.draft_model"},
+        std::pair{DeploySpeculation{"mtp", 17, ""}, "speculative.tokens"},
+        std::pair{DeploySpeculation{"medusa", 2, "x"}, "speculative.method"}}) {
+    plan.speculative = bad;
+    auto r = EmitCommands(ServingEngine::kVllm, plan);
+    ASSERT_FALSE(r.ok()) << field;
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr(field));
+  }
 }
 
 // Both engines cache prefixes by default; a plan without prefix caching

@@ -53,9 +53,22 @@ struct DeployPool {
   bool prefix_caching = true;
 };
 
+// Speculative decoding as the plan timed it (docs/speculative.md), written
+// on the replicas that decode (not on a prefill pool).
+struct DeploySpeculation {
+  // "draft" (a draft model), "eagle" (an EAGLE-3 head) or "mtp" (the
+  // model's own multi-token-prediction layers).
+  std::string method;
+  int64_t tokens = 1;  // k draft tokens per step, 1..16
+  // What the engine loads as the draft or head: a Hugging Face id or a
+  // path; required for draft and eagle, unused for mtp.
+  std::string draft_model;
+};
+
 struct DeployPlan {
   // What the engine loads: a Hugging Face repository id or a local path.
   std::string model;
+  std::optional<DeploySpeculation> speculative;
   std::vector<DeployPool> pools;  // 1..2
   // Comment lines printed first (what was planned, caveats); no '#'.
   std::vector<std::string> notes;
