@@ -8,7 +8,8 @@
 
 namespace ridgeline::engine::internal {
 
-// Appends Qwen3-Next, Nemotron-H, Nemotron-3 Nano and DeepSeek-V3.2.
+// Appends Qwen3-Next, Nemotron-H, Nemotron-3 Nano, DeepSeek-V3.2,
+// GLM-4.5-Air and MiniMax-M1.
 void AppendHybridModels(std::vector<ModelConfig>* catalog);
 
 }  // namespace ridgeline::engine::internal
