@@ -235,6 +235,29 @@ TEST(HybridMemoryTest, KvGrowsOnlyForFullAttentionLayers) {
   EXPECT_DOUBLE_EQ(short_ctx.required_bytes[kv], 4096 * 24576.0 + 39518208);
 }
 
+// MiniMax-M1: the KV grows for its 10 softmax layers only; the 70
+// lightning layers keep a dk x dv state per head and no conv window.
+TEST(HybridMemoryTest, MiniMaxKvGrowsOnlyForSoftmaxLayers) {
+  Scenario s = testing::MakeScenario("minimax-m1", H200Like());
+  s.precision.weights = ParseNumberFormat("fp8").value();
+  auto kv_at = [&](int64_t prompt) {
+    s.workload = {1, prompt, 1};
+    absl::StatusOr<StepEvaluator> ev = StepEvaluator::Create(s);
+    EXPECT_TRUE(ev.ok()) << ev.status();
+    return ev->memory();
+  };
+  const MemoryFootprint short_ctx = kv_at(4096), long_ctx = kv_at(65536);
+  // 10 x 2 (K, V) x 8 KV heads x 128 x 2 B = 40,960 B per token.
+  constexpr int kv = internal::kKv;
+  EXPECT_DOUBLE_EQ(
+      (long_ctx.required_bytes[kv] - short_ctx.required_bytes[kv]) /
+          (65536 - 4096),
+      40960);
+  // 70 x 64 heads x 128 x 128 x 2 B = 146,800,640 B, at any context.
+  EXPECT_DOUBLE_EQ(short_ctx.state_bytes, 146800640);
+  EXPECT_DOUBLE_EQ(long_ctx.state_bytes, 146800640);
+}
+
 double Tpot(const std::string& model, int64_t context) {
   Scenario s = testing::MakeScenario(model, H200Like());
   // FP8 weights and KV cache (Qwen/Qwen3-Next-80B-A3B-Instruct-FP8 fits one
