@@ -76,6 +76,7 @@ enum class Arch {
   kDeepseekV32,  // DeepSeek-V3 + DSA's lightning indexer
   kGlm4Moe,      // GLM-4.5 (hf_config_hybrid.cc)
   kMiniMax,      // MiniMax-M1 / Text-01: lightning + softmax attention, MoE
+  kJamba,        // Mamba-1 + attention, MoE every other layer
 };
 
 struct ArchName {
@@ -112,6 +113,7 @@ constexpr ArchName kArchs[] = {
     // The same remote-code class under its MiniMax-Text-01 name (vLLM maps
     // MiniMaxM1ForCausalLM to its MiniMaxText01ForCausalLM).
     {"MiniMaxText01ForCausalLM", "minimax_text_01", Arch::kMiniMax},
+    {"JambaForCausalLM", "jamba", Arch::kJamba},
 };
 
 std::string SupportedList() {
@@ -292,6 +294,8 @@ ClassDefaults DefaultsFor(Arch arch) {
       return {8, std::nullopt, 131072, false};
     case Arch::kMiniMax:  // MiniMaxM1Config (configuration_minimax_m1.py)
       return {8, std::nullopt, 4096 * 32, false};
+    case Arch::kJamba:  // JambaConfig
+      return {8, std::nullopt, 262144, false};
   }
   return {std::nullopt, std::nullopt, 2048, false};
 }
@@ -996,6 +1000,9 @@ absl::StatusOr<ModelConfig> ParseText(const Json& j, std::string_view id,
       break;
     case Arch::kMiniMax:
       RETURN_IF_ERROR(hf_internal::ParseMiniMax(j, r, m));
+      break;
+    case Arch::kJamba:
+      RETURN_IF_ERROR(hf_internal::ParseJamba(j, r, m));
       break;
     case Arch::kGptJ: {
       // GPT-J: LayerNorm, GELU MLP fc_in / fc_out with biases, one norm per

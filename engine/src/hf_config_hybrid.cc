@@ -121,4 +121,65 @@ absl::Status ParseMiniMax(const Json& j, const Reader& r, ModelConfig& m) {
   return absl::OkStatus();
 }
 
+// HF JambaForCausalLM (modeling_jamba.py, configuration_jamba.py): layer
+// i is attention (GQA, no positional encoding) when i % attn_layer_period
+// == attn_layer_offset, else a Mamba-1 mixer (JambaMambaMixer: d_inner =
+// mamba_expand x hidden, mamba_d_state, mamba_dt_rank ("auto": ceil(hidden
+// / 16)), with RMSNorms over dt, B and C); its FFN is the MoE
+// (num_experts gated experts of intermediate_size, a bias-free router)
+// when i % expert_layer_period == expert_layer_offset and num_experts > 1,
+// else a gated MLP of intermediate_size. Both layer kinds have an input
+// and a pre-FFN RMSNorm.
+absl::Status ParseJamba(const Json& j, const Reader& r, ModelConfig& m) {
+  Mamba1Dims d;
+  ASSIGN_OR_RETURN(int64_t expand, r.Int("mamba_expand", 2, 1, 64));
+  d.inner = expand * m.hidden_size;
+  ASSIGN_OR_RETURN(d.state_size, r.Int("mamba_d_state", 16, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(d.conv_kernel, r.Int("mamba_d_conv", 4, 1, 64));
+  const auto rank = j.find("mamba_dt_rank");
+  if (rank != j.end() && rank->is_string()) {
+    if (rank->get<std::string>() != "auto") {
+      return Bad(
+          absl::StrCat("mamba_dt_rank must be \"auto\" or an integer in [1, ",
+                       kMaxWidth, "], got ", Describe(*rank)));
+    }
+    d.dt_rank = (m.hidden_size + 15) / 16;  // JambaConfig: ceil(hidden / 16)
+  } else {
+    ASSIGN_OR_RETURN(d.dt_rank, r.Int("mamba_dt_rank",
+                                      (m.hidden_size + 15) / 16, 1, kMaxWidth));
+  }
+  ASSIGN_OR_RETURN(d.conv_bias, r.Bool("mamba_conv_bias", true));
+  ASSIGN_OR_RETURN(d.proj_bias, r.Bool("mamba_proj_bias", false));
+  d.inner_norms = true;
+  m.mamba1 = d;
+
+  ASSIGN_OR_RETURN(int64_t experts, r.Int("num_experts", 16, 1, kMaxExperts));
+  if (experts > 1) {
+    MoeDims moe;
+    moe.num_routed_experts = experts;
+    ASSIGN_OR_RETURN(moe.experts_per_token,
+                     r.Int(ExpertsPerTokenKey(r), 2, 1, experts));
+    moe.expert_intermediate_size = m.intermediate_size;
+    m.moe = moe;
+  }
+  ASSIGN_OR_RETURN(int64_t attn_period,
+                   r.Int("attn_layer_period", 8, 1, m.num_layers));
+  ASSIGN_OR_RETURN(int64_t attn_offset,
+                   r.Int("attn_layer_offset", 4, 0, attn_period - 1));
+  ASSIGN_OR_RETURN(int64_t expert_period,
+                   r.Int("expert_layer_period", 2, 1, m.num_layers));
+  ASSIGN_OR_RETURN(int64_t expert_offset,
+                   r.Int("expert_layer_offset", 1, 0, expert_period - 1));
+  m.layers.assign(static_cast<size_t>(m.num_layers), LayerSpec{});
+  for (int64_t i = 0; i < m.num_layers; ++i) {
+    LayerSpec& l = m.layers[static_cast<size_t>(i)];
+    l.attention = i % attn_period == attn_offset ? AttentionKind::kFull
+                                                 : AttentionKind::kMamba1;
+    l.ffn = m.moe.has_value() && i % expert_period == expert_offset
+                ? FfnLayerKind::kMoe
+                : FfnLayerKind::kDense;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace ridgeline::engine::hf_internal

@@ -1,7 +1,7 @@
 // Readers shared by the config.json parsers (hf_config.cc: the dense and
 // MoE transformer classes and Qwen3-Next / Nemotron-H / DeepSeek-V3.2;
-// hf_config_hybrid.cc: GLM-4.5 and MiniMax). Internal to the engine; every
-// error is INVALID_ARGUMENT prefixed "config.json: " and names the key.
+// hf_config_hybrid.cc: GLM-4.5, MiniMax and Jamba). Internal to the engine;
+// every error is INVALID_ARGUMENT prefixed "config.json: " and names the key.
 #pragma once
 
 #include <cstdint>
@@ -148,5 +148,9 @@ absl::Status ParseGlm4Moe(const Json& j, const Reader& r, ModelConfig& m);
 // MiniMax-M1 / MiniMax-Text-01: attn_type_list picks lightning (0) or
 // softmax (1) attention per layer; every layer's FFN is the MoE.
 absl::Status ParseMiniMax(const Json& j, const Reader& r, ModelConfig& m);
+
+// Jamba: Mamba-1 layers with attention every attn_layer_period-th layer
+// (from attn_layer_offset) and MoE every expert_layer_period-th.
+absl::Status ParseJamba(const Json& j, const Reader& r, ModelConfig& m);
 
 }  // namespace ridgeline::engine::hf_internal

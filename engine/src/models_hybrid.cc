@@ -238,6 +238,40 @@ void AppendHybridModels(std::vector<ModelConfig>* c) {
     }
     c->push_back(std::move(m));
   }
+  // ai21labs/AI21-Jamba-1.5-Mini: 32 layers; attention (32 heads of 128, 8
+  // KV heads, no positional encoding) at layers 4, 12, 20, 28, the others
+  // Mamba-1 (d_inner 8192, state 16, dt rank 256, conv 4 with bias); odd
+  // layers MoE of 16 experts (top 2) of 14336, even layers a dense MLP of
+  // 14336.
+  {
+    ModelConfig m = Base("jamba-1.5-mini", "Jamba-1.5-Mini", "JambaForCausalLM",
+                         "ai21labs/AI21-Jamba-1.5-Mini");
+    m.vocab_size = 65536;
+    m.hidden_size = 4096;
+    m.intermediate_size = 14336;
+    m.num_layers = 32;
+    m.num_attention_heads = 32;
+    m.num_kv_heads = 8;
+    m.head_dim = 128;
+    m.max_context = 262144;
+    m.mamba1 = Mamba1Dims{.inner = 8192,
+                          .state_size = 16,
+                          .dt_rank = 256,
+                          .conv_kernel = 4,
+                          .conv_bias = true,
+                          .proj_bias = false,
+                          .inner_norms = true};
+    m.moe = MoeDims{.num_routed_experts = 16,
+                    .experts_per_token = 2,
+                    .expert_intermediate_size = 14336};
+    m.layers.assign(32, LayerSpec{});
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+      m.layers[i].attention =
+          i % 8 == 4 ? AttentionKind::kFull : AttentionKind::kMamba1;
+      m.layers[i].ffn = i % 2 == 1 ? FfnLayerKind::kMoe : FfnLayerKind::kDense;
+    }
+    c->push_back(std::move(m));
+  }
 }
 
 }  // namespace ridgeline::engine::internal

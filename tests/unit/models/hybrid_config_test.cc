@@ -51,6 +51,16 @@ void ExpectSameHybridShape(const ModelConfig& a, const ModelConfig& b) {
     EXPECT_EQ(a.mamba->conv_kernel, b.mamba->conv_kernel);
     EXPECT_EQ(a.mamba->chunk_size, b.mamba->chunk_size);
   }
+  ASSERT_EQ(a.mamba1.has_value(), b.mamba1.has_value());
+  if (a.mamba1) {
+    EXPECT_EQ(a.mamba1->inner, b.mamba1->inner);
+    EXPECT_EQ(a.mamba1->state_size, b.mamba1->state_size);
+    EXPECT_EQ(a.mamba1->dt_rank, b.mamba1->dt_rank);
+    EXPECT_EQ(a.mamba1->conv_kernel, b.mamba1->conv_kernel);
+    EXPECT_EQ(a.mamba1->conv_bias, b.mamba1->conv_bias);
+    EXPECT_EQ(a.mamba1->proj_bias, b.mamba1->proj_bias);
+    EXPECT_EQ(a.mamba1->inner_norms, b.mamba1->inner_norms);
+  }
   ASSERT_EQ(a.linear_attention.has_value(), b.linear_attention.has_value());
   if (a.linear_attention) {
     EXPECT_EQ(a.linear_attention->num_key_heads,
@@ -108,7 +118,8 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{"nemotron-h-56b-base-8k.json", "nemotron-h-56b"},
                     Case{"deepseek-v3.2.json", "deepseek-v3.2"},
                     Case{"glm-4.5-air.json", "glm-4.5-air"},
-                    Case{"minimax-m1.json", "minimax-m1"}),
+                    Case{"minimax-m1.json", "minimax-m1"},
+                    Case{"jamba-1.5-mini.json", "jamba-1.5-mini"}),
     [](const testing::TestParamInfo<Case>& info) {
       std::string name = info.param.id;
       for (char& ch : name) {
@@ -246,6 +257,32 @@ TEST(HybridParameterTest, MiniMaxM1) {
   EXPECT_LT(Within(c.active_per_token - c.embedding - c.lm_head, 45.9e9), 0.03);
 }
 
+TEST(HybridParameterTest, Jamba15Mini) {
+  const ParameterCounts c =
+      CountParameters(FindModel("jamba-1.5-mini").value());
+  // Mamba-1 layer (d_inner 8192, N 16, R 256): in_proj 4096 x 16384 =
+  // 67,108,864; conv 8192 x (4 + 1) = 40,960; x_proj 8192 x 288 =
+  // 2,359,296; dt_proj 256 x 8192 + 8192 = 2,105,344; A_log 8192 x 16 =
+  // 131,072; D 8192; out_proj 8192 x 4096 = 33,554,432; dt/B/C norms 288
+  // -> 105,308,448; x 28 = 2,948,636,544.
+  // Attention layer: q, o 2 x 4096 x 4096 + k, v 2 x 4096 x 1024 =
+  // 41,943,040; x 4 = 167,772,160.
+  // FFN: dense and each expert 3 x 4096 x 14336 = 176,160,768; 16 dense
+  // layers 2,818,572,288; 16 MoE layers of router 4096 x 16 = 65,536 + 16
+  // experts = 2,818,637,824 -> 45,098,205,184.
+  // Norms 32 x 2 x 4096 = 262,144; embedding + LM head 2 x 65536 x 4096 =
+  // 536,870,912; final norm 4096.
+  EXPECT_DOUBLE_EQ(c.total, 51570323328.0);
+  // Published (ai21labs/AI21-Jamba-1.5-Mini model card; Jamba,
+  // arXiv:2403.19887): 52 B total, 12 B active.
+  EXPECT_LT(Within(c.total, 52e9), 0.01);
+  // Active MoE layer: 65,536 + 2 x 176,160,768 = 352,387,072; x 16 =
+  // 5,638,193,152. Active = 2,948,636,544 + 167,772,160 + 2,818,572,288 +
+  // 5,638,193,152 + 262,144 + 536,870,912 + 4096 = 12,110,311,296 (0.9 %).
+  EXPECT_DOUBLE_EQ(c.active_per_token, 12110311296.0);
+  EXPECT_LT(Within(c.active_per_token, 12e9), 0.03);
+}
+
 TEST(HybridTrapTest, FilesAsPublished) {
   // Infinity in Nemotron-H-56B's time_step_limit parses (as null; unused).
   const ModelConfig h56 = Parse("nemotron-h-56b-base-8k.json", "m");
@@ -299,6 +336,24 @@ TEST(HybridTrapTest, FilesAsPublished) {
               std::string("num_experts_per_tok").size(),
               "num_experts_per_token");
   EXPECT_EQ(ParseHuggingFaceConfig(tok, "m")->moe->experts_per_token, 8);
+  // Jamba: attention at i % 8 == 4, MoE at odd layers; d_inner = expand 2
+  // x 4096; no head_dim key (hidden / heads = 128); mamba_dt_rank "auto"
+  // is ceil(hidden / 16) = 256, as published.
+  const ModelConfig jamba = Parse("jamba-1.5-mini.json", "m");
+  EXPECT_EQ(jamba.layers[4].attention, AttentionKind::kFull);
+  EXPECT_EQ(jamba.layers[5].attention, AttentionKind::kMamba1);
+  EXPECT_EQ(jamba.layers[1].ffn, FfnLayerKind::kMoe);
+  EXPECT_EQ(jamba.layers[2].ffn, FfnLayerKind::kDense);
+  EXPECT_EQ(jamba.mamba1->inner, 8192);
+  EXPECT_EQ(jamba.head_dim, 128);
+  std::string autorank = Fixture("jamba-1.5-mini.json");
+  autorank.replace(autorank.find("\"mamba_dt_rank\": 256"),
+                   std::string("\"mamba_dt_rank\": 256").size(),
+                   "\"mamba_dt_rank\": \"auto\"");
+  absl::StatusOr<ModelConfig> autoparsed =
+      ParseHuggingFaceConfig(autorank, "m");
+  ASSERT_TRUE(autoparsed.ok()) << autoparsed.status();
+  EXPECT_EQ(autoparsed->mamba1->dt_rank, 256);
 }
 
 std::string Error(const std::string& json) {
@@ -401,6 +456,35 @@ TEST(HybridBadInputTest, MiniMaxAndGlmNameTheKeyExpectedAndFound) {
   EXPECT_NE(dense.find("first_k_dense_replace must be in [0, 45], got 46"),
             std::string::npos)
       << dense;
+}
+
+TEST(HybridBadInputTest, JambaNamesTheKeyExpectedAndFound) {
+  auto with = [](const std::string& from, const std::string& to) {
+    std::string json = Fixture("jamba-1.5-mini.json");
+    json.replace(json.find(from), from.size(), to);
+    return json;
+  };
+  const std::string offset =
+      Error(with("\"attn_layer_offset\": 4", "\"attn_layer_offset\": 8"));
+  EXPECT_NE(offset.find("attn_layer_offset must be in [0, 7], got 8"),
+            std::string::npos)
+      << offset;
+  const std::string period =
+      Error(with("\"attn_layer_period\": 8", "\"attn_layer_period\": 33"));
+  EXPECT_NE(period.find("attn_layer_period must be in [1, 32], got 33"),
+            std::string::npos)
+      << period;
+  const std::string experts =
+      Error(with("\"expert_layer_offset\": 1", "\"expert_layer_offset\": 2"));
+  EXPECT_NE(experts.find("expert_layer_offset must be in [0, 1], got 2"),
+            std::string::npos)
+      << experts;
+  const std::string rank =
+      Error(with("\"mamba_dt_rank\": 256", "\"mamba_dt_rank\": \"big\""));
+  EXPECT_NE(rank.find("mamba_dt_rank must be \"auto\" or an integer in [1, "
+                      "1048576], got \"big\""),
+            std::string::npos)
+      << rank;
 }
 
 }  // namespace
