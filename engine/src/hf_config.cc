@@ -17,22 +17,42 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hf_config_reader.h"
 #include "nlohmann/json.hpp"
 #include "ridgeline/engine/model.h"
 #include "ridgeline/engine/status_macros.h"
 
 namespace ridgeline::engine {
+
+namespace hf_internal {
+
+absl::Status ParseMtp(const Reader& r, ModelConfig& m) {
+  const char* key = r.Has("num_nextn_predict_layers")
+                        ? "num_nextn_predict_layers"
+                        : "mtp_num_hidden_layers";
+  ASSIGN_OR_RETURN(m.mtp_layers, r.Int(key, 0, 0, kMaxLayers));
+  return absl::OkStatus();
+}
+
+}  // namespace hf_internal
+
 namespace {
 
-using Json = nlohmann::json;
-
-constexpr int64_t kMaxVocab = int64_t{1} << 24;
-constexpr int64_t kMaxWidth = int64_t{1} << 20;
-constexpr int64_t kMaxLayers = 1024;
-constexpr int64_t kMaxHeads = 4096;
-constexpr int64_t kMaxHeadDim = 4096;
-constexpr int64_t kMaxContext = int64_t{1} << 26;
-constexpr int64_t kMaxExperts = 4096;
+using hf_internal::Bad;
+using hf_internal::Describe;
+using hf_internal::ExpertsPerTokenKey;
+using hf_internal::Json;
+using hf_internal::kMaxContext;
+using hf_internal::kMaxExperts;
+using hf_internal::kMaxHeadDim;
+using hf_internal::kMaxHeads;
+using hf_internal::kMaxLayers;
+using hf_internal::kMaxQuoted;
+using hf_internal::kMaxVocab;
+using hf_internal::kMaxWidth;
+using hf_internal::ParseMtp;
+using hf_internal::Prefix;
+using hf_internal::Reader;
 
 enum class Arch {
   kLlama,
@@ -54,6 +74,9 @@ enum class Arch {
   kQwen3Next,    // Gated DeltaNet 3 : 1 gated attention, MoE
   kNemotronH,    // hybrid_override_pattern of Mamba-2 / attention / MLP / MoE
   kDeepseekV32,  // DeepSeek-V3 + DSA's lightning indexer
+  kGlm4Moe,      // GLM-4.5 (hf_config_hybrid.cc)
+  kMiniMax,      // MiniMax-M1 / Text-01: lightning + softmax attention, MoE
+  kJamba,        // Mamba-1 + attention, MoE every other layer
 };
 
 struct ArchName {
@@ -85,6 +108,12 @@ constexpr ArchName kArchs[] = {
     {"Qwen3NextForCausalLM", "qwen3_next", Arch::kQwen3Next},
     {"NemotronHForCausalLM", "nemotron_h", Arch::kNemotronH},
     {"DeepseekV32ForCausalLM", "deepseek_v32", Arch::kDeepseekV32},
+    {"Glm4MoeForCausalLM", "glm4_moe", Arch::kGlm4Moe},
+    {"MiniMaxM1ForCausalLM", "minimax_m1", Arch::kMiniMax},
+    // The same remote-code class under its MiniMax-Text-01 name (vLLM maps
+    // MiniMaxM1ForCausalLM to its MiniMaxText01ForCausalLM).
+    {"MiniMaxText01ForCausalLM", "minimax_text_01", Arch::kMiniMax},
+    {"JambaForCausalLM", "jamba", Arch::kJamba},
 };
 
 std::string SupportedList() {
@@ -100,27 +129,6 @@ std::string SupportedList() {
 // limit keeps every recursive walk of a parsed value (dump, destruction)
 // far from the stack's end.
 constexpr int kMaxNesting = 64;
-// Longest piece of a client's value quoted back in an error.
-constexpr size_t kMaxQuoted = 64;
-
-// At most `max` bytes of `s`, cut on a UTF-8 character boundary (a status
-// message may travel in a proto string field, which must be valid UTF-8).
-std::string Prefix(std::string_view s, size_t max) {
-  if (s.size() <= max) return std::string(s);
-  size_t end = max;
-  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
-  return absl::StrCat(absl::string_view(s.data(), end), "... (", s.size(),
-                      " bytes)");
-}
-
-// A value as quoted in errors: short JSON text, or its kind and size.
-std::string Describe(const Json& v) {
-  if ((v.is_array() || v.is_object()) && v.size() > 8) {
-    return absl::StrCat("an ", v.type_name(), " of ", v.size(), " elements");
-  }
-  return Prefix(v.dump(-1, ' ', false, Json::error_handler_t::replace),
-                kMaxQuoted);
-}
 
 // Rejects nesting deeper than kMaxNesting before the JSON library sees the
 // text; brackets inside strings do not count.
@@ -169,80 +177,6 @@ bool ReplaceNonFinite(std::string_view json, std::string* out) {
   *out = std::move(result);
   return true;
 }
-
-absl::Status Bad(std::string_view msg) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("config.json: ", absl::string_view(msg.data(), msg.size())));
-}
-
-// Typed, range-checked access to the top-level object. A JSON null counts
-// as absent (published configs write "sliding_window": null).
-class Reader {
- public:
-  explicit Reader(const Json& j) : j_(j) {}
-
-  bool Contains(const char* key) const { return j_.contains(key); }
-
-  bool Has(const char* key) const {
-    const auto it = j_.find(key);
-    return it != j_.end() && !it->is_null();
-  }
-
-  absl::StatusOr<std::optional<int64_t>> OptInt(const char* key, int64_t lo,
-                                                int64_t hi) const {
-    const auto it = j_.find(key);
-    if (it == j_.end() || it->is_null()) return std::optional<int64_t>();
-    int64_t v = 0;
-    if (it->is_number_unsigned()) {
-      const uint64_t u = it->get<uint64_t>();
-      if (u > static_cast<uint64_t>(hi)) return Range(key, lo, hi, Describe(*it));
-      v = static_cast<int64_t>(u);
-    } else if (it->is_number_integer()) {
-      v = it->get<int64_t>();
-    } else {
-      return Bad(absl::StrCat(key, " must be an integer, got ", Describe(*it)));
-    }
-    if (v < lo || v > hi) return Range(key, lo, hi, absl::StrCat(v));
-    return std::optional<int64_t>(v);
-  }
-
-  // `def` nullopt: the field is required.
-  absl::StatusOr<int64_t> Int(const char* key, std::optional<int64_t> def,
-                              int64_t lo, int64_t hi) const {
-    ASSIGN_OR_RETURN(std::optional<int64_t> v, OptInt(key, lo, hi));
-    if (v.has_value()) return *v;
-    if (def.has_value()) return *def;
-    return Bad(absl::StrCat("missing required field ", key, " (integer in [",
-                            lo, ", ", hi, "])"));
-  }
-
-  absl::StatusOr<bool> Bool(const char* key, bool def) const {
-    const auto it = j_.find(key);
-    if (it == j_.end() || it->is_null()) return def;
-    if (!it->is_boolean()) {
-      return Bad(absl::StrCat(key, " must be true or false, got ", Describe(*it)));
-    }
-    return it->get<bool>();
-  }
-
-  absl::StatusOr<std::string> String(const char* key, std::string def) const {
-    const auto it = j_.find(key);
-    if (it == j_.end() || it->is_null()) return def;
-    if (!it->is_string()) {
-      return Bad(absl::StrCat(key, " must be a string, got ", Describe(*it)));
-    }
-    return it->get<std::string>();
-  }
-
- private:
-  static absl::Status Range(const char* key, int64_t lo, int64_t hi,
-                            const std::string& got) {
-    return Bad(
-        absl::StrCat(key, " must be in [", lo, ", ", hi, "], got ", got));
-  }
-
-  const Json& j_;
-};
 
 absl::StatusOr<Arch> DetectArch(const Json& j, std::string* architecture) {
   const auto archs = j.find("architectures");
@@ -356,6 +290,12 @@ ClassDefaults DefaultsFor(Arch arch) {
       return {8, 128, 4096, false};
     case Arch::kDeepseekV32:  // DeepseekV32Config (DeepseekV3Config's)
       return {std::nullopt, std::nullopt, 2048, false};
+    case Arch::kGlm4Moe:  // Glm4MoeConfig
+      return {8, std::nullopt, 131072, false};
+    case Arch::kMiniMax:  // MiniMaxM1Config (configuration_minimax_m1.py)
+      return {8, std::nullopt, 4096 * 32, false};
+    case Arch::kJamba:  // JambaConfig
+      return {8, std::nullopt, 262144, false};
   }
   return {std::nullopt, std::nullopt, 2048, false};
 }
@@ -628,17 +568,6 @@ absl::Status ParseGptOss(const Json& j, const Reader& r, ModelConfig& m) {
   return absl::OkStatus();
 }
 
-// Multi-token-prediction layers the checkpoint carries and the HF class drops
-// on load (DeepSeek / GLM num_nextn_predict_layers, Qwen3.5
-// mtp_num_hidden_layers).
-absl::Status ParseMtp(const Reader& r, ModelConfig& m) {
-  const char* key = r.Has("num_nextn_predict_layers")
-                        ? "num_nextn_predict_layers"
-                        : "mtp_num_hidden_layers";
-  ASSIGN_OR_RETURN(m.mtp_layers, r.Int(key, 0, 0, kMaxLayers));
-  return absl::OkStatus();
-}
-
 // Qwen3-Next: layer_types ("linear_attention" / "full_attention"), else
 // every full_attention_interval-th layer (1-based) is full attention.
 // Linear layers are Gated DeltaNet (linear_num_key_heads of
@@ -675,19 +604,10 @@ absl::Status ParseQwen3Next(const Json& j, const Reader& r, ModelConfig& m) {
   m.linear_attention = la;
   m.attention_output_gate = true;
   m.qk_norm = true;
-  const auto factor = j.find("partial_rotary_factor");
-  double rotary = 0.25;  // Qwen3NextConfig's default
-  if (factor != j.end() && !factor->is_null()) {
-    if (!factor->is_number() || !(factor->get<double>() > 0) ||
-        factor->get<double>() > 1) {
-      return Bad(
-          absl::StrCat("partial_rotary_factor must be a number in (0, 1], got ",
-                       Describe(*factor)));
-    }
-    rotary = factor->get<double>();
-  }
-  m.rotary_dim = static_cast<int64_t>(
-      std::llround(rotary * static_cast<double>(m.head_dim)));
+  // Qwen3NextConfig's default: 0.25.
+  ASSIGN_OR_RETURN(
+      m.rotary_dim,
+      hf_internal::RotaryDim(j, "partial_rotary_factor", 0.25, m.head_dim));
 
   const size_t n = static_cast<size_t>(m.num_layers);
   m.layers.assign(n, LayerSpec{});
@@ -796,9 +716,7 @@ absl::Status ParseNemotronH(const Json& j, const Reader& r, ModelConfig& m) {
     MoeDims moe;
     ASSIGN_OR_RETURN(moe.num_routed_experts,
                      r.Int("n_routed_experts", std::nullopt, 1, kMaxExperts));
-    // Both spellings occur in published configs.
-    const char* topk = r.Has("num_experts_per_tok") ? "num_experts_per_tok"
-                                                    : "num_experts_per_token";
+    const char* topk = ExpertsPerTokenKey(r);
     ASSIGN_OR_RETURN(moe.experts_per_token,
                      r.Int(topk, std::nullopt, 1, moe.num_routed_experts));
     ASSIGN_OR_RETURN(
@@ -1076,6 +994,15 @@ absl::StatusOr<ModelConfig> ParseText(const Json& j, std::string_view id,
     case Arch::kNemotronH:
       RETURN_IF_ERROR(ParseNemotronH(j, r, m));
       RETURN_IF_ERROR(ParseMtp(r, m));
+      break;
+    case Arch::kGlm4Moe:
+      RETURN_IF_ERROR(hf_internal::ParseGlm4Moe(j, r, m));
+      break;
+    case Arch::kMiniMax:
+      RETURN_IF_ERROR(hf_internal::ParseMiniMax(j, r, m));
+      break;
+    case Arch::kJamba:
+      RETURN_IF_ERROR(hf_internal::ParseJamba(j, r, m));
       break;
     case Arch::kGptJ: {
       // GPT-J: LayerNorm, GELU MLP fc_in / fc_out with biases, one norm per

@@ -81,6 +81,24 @@ double MambaParams(const ModelConfig& m) {
          3 * heads + di + di * h;
 }
 
+// A Mamba-1 mixer (HF JambaMambaMixer): in_proj to x and z (2 d_inner);
+// the depthwise conv1d over x; x_proj to dt (R), B and C (N each);
+// dt_proj (R -> d_inner, with bias); A_log (d_inner x N) and D; out_proj;
+// Jamba's dt / B / C RMSNorms; in/out_proj biases when proj_bias.
+double Mamba1Params(const ModelConfig& m) {
+  const Mamba1Dims& d = *m.mamba1;
+  const double h = m.hidden_size;
+  const double di = static_cast<double>(d.inner);
+  const double n = static_cast<double>(d.state_size);
+  const double r = static_cast<double>(d.dt_rank);
+  double p = h * 2 * di +
+             di * (static_cast<double>(d.conv_kernel) + (d.conv_bias ? 1 : 0)) +
+             di * (r + 2 * n) + (r * di + di) + di * n + di + di * h;
+  if (d.proj_bias) p += 2 * di + h;
+  if (d.inner_norms) p += r + 2 * n;
+  return p;
+}
+
 // Linear attention. Gated DeltaNet (HF Qwen3NextGatedDeltaNet):
 // in_proj_qkvz (q, k of Hk x dk; v, z of Hv x dv), in_proj_ba (beta and
 // the decay's input, one per value head), conv1d over q, k, v (no bias),
@@ -234,6 +252,9 @@ ParameterCounts CountParameters(const ModelConfig& m) {
       case AttentionKind::kMamba2:
         common += m.mamba.has_value() ? MambaParams(m) : 0;
         break;
+      case AttentionKind::kMamba1:
+        common += m.mamba1.has_value() ? Mamba1Params(m) : 0;
+        break;
       case AttentionKind::kLinearAttention:
         common += m.linear_attention.has_value() ? LinearAttentionParams(m) : 0;
         break;
@@ -291,6 +312,12 @@ double LayerStateElementsPerSequence(const ModelConfig& m, const LayerSpec& l) {
         static_cast<double>(d.inner() + 2 * d.n_groups * d.state_size);
     return static_cast<double>(d.inner() * d.state_size) +
            static_cast<double>(d.conv_kernel - 1) * conv_dim;
+  }
+  if (l.attention == AttentionKind::kMamba1 && m.mamba1.has_value()) {
+    const Mamba1Dims& d = *m.mamba1;
+    return static_cast<double>(d.inner * d.state_size) +
+           static_cast<double>(d.conv_kernel - 1) *
+               static_cast<double>(d.inner);
   }
   if (l.attention == AttentionKind::kLinearAttention &&
       m.linear_attention.has_value()) {
@@ -385,6 +412,11 @@ absl::Status ValidateModel(const ModelConfig& m) {
             at,
             ".attention is a Mamba-2 mixer but the model has no model.mamba"));
       }
+      if (l.attention == AttentionKind::kMamba1 && !m.mamba1.has_value()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            at,
+            ".attention is a Mamba-1 mixer but the model has no model.mamba1"));
+      }
       if (l.attention == AttentionKind::kLinearAttention &&
           !m.linear_attention.has_value()) {
         return absl::InvalidArgumentError(
@@ -431,6 +463,16 @@ absl::Status ValidateModel(const ModelConfig& m) {
         CheckRange("model.mamba.conv_kernel", d.conv_kernel, 1, 64));
     RETURN_IF_ERROR(
         CheckRange("model.mamba.chunk_size", d.chunk_size, 1, 65536));
+  }
+  if (m.mamba1.has_value()) {
+    const Mamba1Dims& d = *m.mamba1;
+    RETURN_IF_ERROR(CheckRange("model.mamba1.inner", d.inner, 1, kMaxWidth));
+    RETURN_IF_ERROR(
+        CheckRange("model.mamba1.state_size", d.state_size, 1, kMaxHeadDim));
+    RETURN_IF_ERROR(
+        CheckRange("model.mamba1.dt_rank", d.dt_rank, 1, kMaxWidth));
+    RETURN_IF_ERROR(
+        CheckRange("model.mamba1.conv_kernel", d.conv_kernel, 1, 64));
   }
   if (m.linear_attention.has_value()) {
     const LinearAttentionDims& d = *m.linear_attention;

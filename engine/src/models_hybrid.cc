@@ -173,6 +173,105 @@ void AppendHybridModels(std::vector<ModelConfig>* c) {
     m.mtp_layers = 1;
     c->push_back(std::move(m));
   }
+  // zai-org/GLM-4.5-Air: 46 layers of GQA (96 heads of 128, 8 KV heads,
+  // q/k/v biases, no q/k norms, RoPE on half of each head); layer 0 a
+  // dense gated MLP of 10944, layers 1-45 MoE of 128 experts (top 8) of
+  // 1408 plus one shared expert of 1408, sigmoid router with a score bias.
+  // The MTP layer (num_nextn_predict_layers 1) is not counted.
+  {
+    ModelConfig m = Base("glm-4.5-air", "GLM-4.5-Air", "Glm4MoeForCausalLM",
+                         "zai-org/GLM-4.5-Air");
+    m.vocab_size = 151552;
+    m.hidden_size = 4096;
+    m.intermediate_size = 10944;
+    m.num_layers = 46;
+    m.num_attention_heads = 96;
+    m.num_kv_heads = 8;
+    m.head_dim = 128;
+    m.max_context = 131072;
+    m.qkv_bias = true;
+    m.rotary_dim = 64;
+    m.moe = MoeDims{.num_routed_experts = 128,
+                    .experts_per_token = 8,
+                    .num_shared_experts = 1,
+                    .expert_intermediate_size = 1408,
+                    .shared_expert_intermediate_size = 1408,
+                    .first_dense_layers = 1,
+                    .router_score_bias = true};
+    m.mtp_layers = 1;
+    c->push_back(std::move(m));
+  }
+  // MiniMaxAI/MiniMax-M1-80k (config.json as in the MiniMax-AI/MiniMax-M1
+  // repository; -40k has the same shape): 80 layers, every 8th softmax
+  // attention (64 heads of 128, 8 KV heads, RoPE on 64 of 128), the others
+  // lightning attention (64 heads, dk = dv = 128, blocks of 256); every
+  // layer MoE of 32 experts (top 2) of 9216, no shared expert.
+  {
+    ModelConfig m = Base("minimax-m1", "MiniMax-M1", "MiniMaxM1ForCausalLM",
+                         "MiniMaxAI/MiniMax-M1-80k");
+    m.vocab_size = 200064;
+    m.hidden_size = 6144;
+    m.intermediate_size = 9216;
+    m.num_layers = 80;
+    m.num_attention_heads = 64;
+    m.num_kv_heads = 8;
+    m.head_dim = 128;
+    m.max_context = 10240000;
+    m.rotary_dim = 64;
+    m.moe = MoeDims{.num_routed_experts = 32,
+                    .experts_per_token = 2,
+                    .expert_intermediate_size = 9216};
+    m.linear_attention =
+        LinearAttentionDims{.kind = LinearAttentionKind::kLightning,
+                            .num_key_heads = 64,
+                            .key_head_dim = 128,
+                            .num_value_heads = 64,
+                            .value_head_dim = 128,
+                            .conv_kernel = 0,
+                            .chunk_size = 256};
+    m.layers.assign(80, LayerSpec{});
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+      m.layers[i].attention = (i + 1) % 8 == 0
+                                  ? AttentionKind::kFull
+                                  : AttentionKind::kLinearAttention;
+      m.layers[i].ffn = FfnLayerKind::kMoe;
+    }
+    c->push_back(std::move(m));
+  }
+  // ai21labs/AI21-Jamba-1.5-Mini: 32 layers; attention (32 heads of 128, 8
+  // KV heads, no positional encoding) at layers 4, 12, 20, 28, the others
+  // Mamba-1 (d_inner 8192, state 16, dt rank 256, conv 4 with bias); odd
+  // layers MoE of 16 experts (top 2) of 14336, even layers a dense MLP of
+  // 14336.
+  {
+    ModelConfig m = Base("jamba-1.5-mini", "Jamba-1.5-Mini", "JambaForCausalLM",
+                         "ai21labs/AI21-Jamba-1.5-Mini");
+    m.vocab_size = 65536;
+    m.hidden_size = 4096;
+    m.intermediate_size = 14336;
+    m.num_layers = 32;
+    m.num_attention_heads = 32;
+    m.num_kv_heads = 8;
+    m.head_dim = 128;
+    m.max_context = 262144;
+    m.mamba1 = Mamba1Dims{.inner = 8192,
+                          .state_size = 16,
+                          .dt_rank = 256,
+                          .conv_kernel = 4,
+                          .conv_bias = true,
+                          .proj_bias = false,
+                          .inner_norms = true};
+    m.moe = MoeDims{.num_routed_experts = 16,
+                    .experts_per_token = 2,
+                    .expert_intermediate_size = 14336};
+    m.layers.assign(32, LayerSpec{});
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+      m.layers[i].attention =
+          i % 8 == 4 ? AttentionKind::kFull : AttentionKind::kMamba1;
+      m.layers[i].ffn = i % 2 == 1 ? FfnLayerKind::kMoe : FfnLayerKind::kDense;
+    }
+    c->push_back(std::move(m));
+  }
 }
 
 }  // namespace ridgeline::engine::internal

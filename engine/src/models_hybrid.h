@@ -8,7 +8,8 @@
 
 namespace ridgeline::engine::internal {
 
-// Appends Qwen3-Next, Nemotron-H, Nemotron-3 Nano and DeepSeek-V3.2.
+// Appends Qwen3-Next, Nemotron-H, Nemotron-3 Nano, DeepSeek-V3.2,
+// GLM-4.5-Air, MiniMax-M1 and Jamba-1.5-Mini.
 void AppendHybridModels(std::vector<ModelConfig>* catalog);
 
 }  // namespace ridgeline::engine::internal

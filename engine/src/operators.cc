@@ -104,6 +104,9 @@ std::string_view InternedGroupName(const ModelConfig& m, const LayerSpec& l,
     case AttentionKind::kMamba2:
       name = "mamba2";
       break;
+    case AttentionKind::kMamba1:
+      name = "mamba1";
+      break;
     case AttentionKind::kLinearAttention:
       name = m.linear_attention.has_value() &&
                      m.linear_attention->kind == LinearAttentionKind::kLightning
@@ -318,6 +321,8 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
     e.Matmul(OpKind::kLinearReplacement, name, layers, T, h, h);
   } else if (spec.attention == AttentionKind::kMamba2) {
     EmitMamba2(g, grp, shape, e);
+  } else if (spec.attention == AttentionKind::kMamba1) {
+    EmitMamba1(g, grp, shape, e);
   } else if (spec.attention == AttentionKind::kLinearAttention) {
     EmitLinearAttention(g, grp, shape, e);
   } else if (m.mla.has_value()) {
@@ -677,6 +682,8 @@ ModelConfig TensorParallelShard(const ModelConfig& m, int64_t tp) {
     d.mamba->num_heads = split(m.mamba->num_heads);
     d.mamba->n_groups = std::max<int64_t>(1, m.mamba->n_groups / tp);
   }
+  // Mamba-1 shards its d_inner channels (vLLM's MambaMixer).
+  if (d.mamba1.has_value()) d.mamba1->inner = split(m.mamba1->inner);
   if (d.linear_attention.has_value()) {
     d.linear_attention->num_key_heads =
         split(m.linear_attention->num_key_heads);

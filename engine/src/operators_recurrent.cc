@@ -134,6 +134,58 @@ void EmitMamba2(const GraphContext& g, const LayerGroup& grp,
   e.Matmul(OpKind::kOutProjection, grp.name, grp.layers, T, di, h);
 }
 
+// Mamba-1 (Gu & Dao 2023, arXiv:2312.00752, Algorithm 2; the reference
+// selective_scan_ref in state-spaces/mamba
+// mamba_ssm/ops/selective_scan_interface.py, selective_state_update for
+// decode). Per token and channel of d_inner, state N: exp(dt A) 2N
+// (multiply, exp), dt u B N (dt u once per channel), h = dA h + dBu 2N,
+// y = C h 2N; then y + D u 2 and y * SiLU(z) 5: 7N + 7. The selective scan
+// is sequential in time with the state kept on chip, so prefill costs
+// what decode costs per token (no chunked form); each sequence reads its
+// d_inner x N state and writes it back once per layer.
+void EmitMamba1(const GraphContext& g, const LayerGroup& grp,
+                const StepShape& shape, Emitter& e) {
+  const ModelConfig& m = *g.model;
+  const Mamba1Dims& d = *m.mamba1;
+  const RecurrentSplit r = SplitRecurrent(shape);
+  const double T = Tokens(shape);
+  const double h = static_cast<double>(m.hidden_size);
+  const double di = static_cast<double>(d.inner);
+  const double N = static_cast<double>(d.state_size);
+  const double R = static_cast<double>(d.dt_rank);
+  const double ab = g.act_bytes;
+
+  // x and the gate z.
+  e.Matmul(OpKind::kMambaInProjection, grp.name, grp.layers, T, h, 2 * di);
+  EmitShortConv(g, grp, r, T, di, static_cast<double>(d.conv_kernel),
+                d.conv_bias, e);
+  // x_proj (dt, B, C) and dt_proj (its bias adds one FLOP per element).
+  e.Matmul(OpKind::kMambaInProjection, grp.name, grp.layers, T, di, R + 2 * N);
+  OpCost& dt =
+      e.Matmul(OpKind::kMambaInProjection, grp.name, grp.layers, T, R, di);
+  dt.flops += T * di * grp.layers;
+  dt.read[kWeights] += di * g.weight_bytes * grp.layers;
+  if (d.inner_norms) {
+    const double elems = T * (R + 2 * N);
+    e.Add(OpKind::kNorm, OpClass::kElementwise, grp.name, grp.layers, 3,
+          g.elementwise_math, T, kRmsNormFlopsPerElement * elems,
+          {.weights_read = (R + 2 * N) * ab,
+           .activations_read = elems * ab,
+           .activations_written = elems * ab});
+  }
+  const double state = di * N;  // elements per sequence
+  OpCost& scan =
+      e.Add(OpKind::kSsmScan, OpClass::kAttention, grp.name, grp.layers, 1,
+            g.attention_math, T, T * di * (7 * N + 7),
+            {.weights_read = (di * N + di) * ab,             // A_log, D
+             .activations_read = T * (3 * di + 2 * N) * ab,  // x, dt, z, B, C
+             .activations_written = T * di * ab,
+             .kv_read = r.seqs * state * g.kv_bytes,
+             .kv_written = r.seqs * state * g.kv_bytes});
+  scan.dominant = OperandClass::kKvCache;
+  e.Matmul(OpKind::kOutProjection, grp.name, grp.layers, T, di, h);
+}
+
 // Linear attention with a dk x dv state per value head, chunk C.
 // Gated DeltaNet (Yang, Kautz, Hatamizadeh 2024, arXiv:2412.06464; the
 // chunkwise WY form of Yang et al. 2024, arXiv:2406.06484; kernels

@@ -1,6 +1,6 @@
-// The ops of recurrent mixers (Mamba-2 / SSD, Gated DeltaNet, lightning
-// attention) and of DeepSeek Sparse Attention's indexer. Internal to the
-// engine; called by the operator graph (operators.cc).
+// The ops of recurrent mixers (Mamba-1, Mamba-2 / SSD, Gated DeltaNet,
+// lightning attention) and of DeepSeek Sparse Attention's indexer. Internal to
+// the engine; called by the operator graph (operators.cc).
 #pragma once
 
 #include "emitter.h"
@@ -22,6 +22,10 @@ RecurrentSplit SplitRecurrent(const StepShape& shape);
 // in_proj, conv1d, SSD scan / state update, gated norm, out_proj of one
 // group of Mamba-2 layers.
 void EmitMamba2(const GraphContext& g, const LayerGroup& grp,
+                const StepShape& shape, Emitter& e);
+// in_proj, conv1d, x_proj and dt_proj, selective scan, out_proj of one
+// group of Mamba-1 layers.
+void EmitMamba1(const GraphContext& g, const LayerGroup& grp,
                 const StepShape& shape, Emitter& e);
 // Projections, short conv, chunked / recurrent linear attention, gated
 // norm, out_proj of one group of linear-attention layers.

@@ -65,6 +65,19 @@ ModelConfig TinyMamba() {
   return m;
 }
 
+ModelConfig TinyMamba1() {
+  ModelConfig m = Tiny();
+  m.mamba1 = Mamba1Dims{.inner = 128,
+                        .state_size = 4,
+                        .dt_rank = 4,
+                        .conv_kernel = 4,
+                        .conv_bias = true,
+                        .inner_norms = true};
+  m.layers.assign(2, LayerSpec{.attention = AttentionKind::kMamba1,
+                               .ffn = FfnLayerKind::kNone});
+  return m;
+}
+
 ModelConfig TinyDeltaNet() {
   ModelConfig m = Tiny();
   m.linear_attention = LinearAttentionDims{.num_key_heads = 2,
@@ -157,6 +170,48 @@ TEST(Mamba2Test, ParametersAndConstantState) {
   EXPECT_DOUBLE_EQ(StateElementsPerSequence(m), 1408);
 }
 
+TEST(Mamba1Test, SelectiveScanGoldens) {
+  const Scenario s = With(TinyMamba1());
+  ASSERT_TRUE(ValidateModel(s.model).ok()) << ValidateModel(s.model);
+  // Decode, 2 sequences: per token and channel 7N + 7 = 35; x 128
+  // channels x 2 tokens x 2 layers = 17,920.
+  const std::vector<OpCost> dec = Ops(s, StepShape{2, 1, 100, -1});
+  const OpCost& step = Find(dec, OpKind::kSsmScan);
+  EXPECT_DOUBLE_EQ(step.flops, 17920);
+  // Each sequence reads and writes its d_inner x N = 512 state elements x
+  // 2 B per layer: 2 x 1024 x 2 layers = 4096 B.
+  EXPECT_DOUBLE_EQ(step.read[internal::kKv], 4096);
+  EXPECT_DOUBLE_EQ(step.write[internal::kKv], 4096);
+  EXPECT_DOUBLE_EQ(
+      Find(Ops(s, StepShape{2, 1, 10000, -1}), OpKind::kSsmScan).flops,
+      step.flops);
+  // Prefill costs per token what decode does (no chunked form): 35 x 128 x
+  // 16 tokens x 2 layers = 143,360.
+  const std::vector<OpCost> pre = Ops(s, StepShape{1, 16, 16, -1});
+  EXPECT_DOUBLE_EQ(Find(pre, OpKind::kSsmScan).flops, 143360);
+  // in_proj 64 -> 2 x 128: 2 x 16 x 64 x 256 x 2 layers = 1,048,576; then
+  // x_proj 128 -> 4 + 8: 2 x 16 x 128 x 12 x 2 = 98,304; dt_proj 4 -> 128
+  // and its bias: (2 x 4 + 1) x 16 x 128 x 2 = 36,864.
+  const OpCost in = Sum(pre, OpKind::kMambaInProjection);
+  EXPECT_DOUBLE_EQ(in.flops, 1048576 + 98304 + 36864);
+  // conv1d over the 128 x channels only, K = 4 with bias: (8 + 1 + 4) x 128
+  // x 16 x 2 = 53,248.
+  EXPECT_DOUBLE_EQ(Find(pre, OpKind::kShortConv).flops, 53248);
+}
+
+TEST(Mamba1Test, ParametersAndConstantState) {
+  const ModelConfig m = TinyMamba1();
+  // Mixer: in_proj 64 x 256 = 16,384; conv 128 x 5 = 640; x_proj 128 x 12
+  // = 1536; dt_proj 4 x 128 + 128 = 640; A_log 128 x 4 = 512; D 128;
+  // out_proj 128 x 64 = 8192; dt/B/C norms 4 + 8 = 12 -> 28,044. Layer + 1
+  // norm of 64 = 28,108; two layers 56,216 + embeddings 12,800 + final
+  // norm 64.
+  EXPECT_DOUBLE_EQ(CountParameters(m).total, 69080);
+  EXPECT_DOUBLE_EQ(KvElementsPerToken(m), 0);
+  // State: 128 x 4 = 512 + conv window 3 x 128 = 384 -> 896 per layer.
+  EXPECT_DOUBLE_EQ(StateElementsPerSequence(m), 1792);
+}
+
 TEST(GatedDeltaNetTest, ChunkedAndRecurrentGoldens) {
   const Scenario s = With(TinyDeltaNet());
   ASSERT_TRUE(ValidateModel(s.model).ok()) << ValidateModel(s.model);
@@ -233,6 +288,51 @@ TEST(HybridMemoryTest, KvGrowsOnlyForFullAttentionLayers) {
   EXPECT_DOUBLE_EQ(short_ctx.state_bytes, 39518208);
   EXPECT_DOUBLE_EQ(long_ctx.state_bytes, 39518208);
   EXPECT_DOUBLE_EQ(short_ctx.required_bytes[kv], 4096 * 24576.0 + 39518208);
+}
+
+// MiniMax-M1: the KV grows for its 10 softmax layers only; the 70
+// lightning layers keep a dk x dv state per head and no conv window.
+TEST(HybridMemoryTest, MiniMaxKvGrowsOnlyForSoftmaxLayers) {
+  Scenario s = testing::MakeScenario("minimax-m1", H200Like());
+  s.precision.weights = ParseNumberFormat("fp8").value();
+  auto kv_at = [&](int64_t prompt) {
+    s.workload = {1, prompt, 1};
+    absl::StatusOr<StepEvaluator> ev = StepEvaluator::Create(s);
+    EXPECT_TRUE(ev.ok()) << ev.status();
+    return ev->memory();
+  };
+  const MemoryFootprint short_ctx = kv_at(4096), long_ctx = kv_at(65536);
+  // 10 x 2 (K, V) x 8 KV heads x 128 x 2 B = 40,960 B per token.
+  constexpr int kv = internal::kKv;
+  EXPECT_DOUBLE_EQ(
+      (long_ctx.required_bytes[kv] - short_ctx.required_bytes[kv]) /
+          (65536 - 4096),
+      40960);
+  // 70 x 64 heads x 128 x 128 x 2 B = 146,800,640 B, at any context.
+  EXPECT_DOUBLE_EQ(short_ctx.state_bytes, 146800640);
+  EXPECT_DOUBLE_EQ(long_ctx.state_bytes, 146800640);
+}
+
+// Jamba-1.5-Mini: 4 attention layers of 32; the 28 Mamba-1 layers keep
+// d_inner x N plus the conv window, at any context.
+TEST(HybridMemoryTest, JambaKvGrowsOnlyForAttentionLayers) {
+  Scenario s = testing::MakeScenario("jamba-1.5-mini", H200Like());
+  auto kv_at = [&](int64_t prompt) {
+    s.workload = {1, prompt, 1};
+    absl::StatusOr<StepEvaluator> ev = StepEvaluator::Create(s);
+    EXPECT_TRUE(ev.ok()) << ev.status();
+    return ev->memory();
+  };
+  const MemoryFootprint short_ctx = kv_at(4096), long_ctx = kv_at(65536);
+  // 4 x 2 (K, V) x 8 KV heads x 128 x 2 B = 16,384 B per token.
+  constexpr int kv = internal::kKv;
+  EXPECT_DOUBLE_EQ(
+      (long_ctx.required_bytes[kv] - short_ctx.required_bytes[kv]) /
+          (65536 - 4096),
+      16384);
+  // 28 x (8192 x 16 + 3 x 8192 = 155,648) x 2 B = 8,716,288 B.
+  EXPECT_DOUBLE_EQ(short_ctx.state_bytes, 8716288);
+  EXPECT_DOUBLE_EQ(long_ctx.state_bytes, 8716288);
 }
 
 double Tpot(const std::string& model, int64_t context) {

@@ -37,6 +37,7 @@ void ExpectSameHybridShape(const ModelConfig& a, const ModelConfig& b) {
   EXPECT_EQ(a.max_context, b.max_context);
   EXPECT_EQ(a.ffn, b.ffn);
   EXPECT_EQ(a.qk_norm, b.qk_norm);
+  EXPECT_EQ(a.qkv_bias, b.qkv_bias);
   EXPECT_EQ(a.rotary_dim, b.rotary_dim);
   EXPECT_EQ(a.attention_output_gate, b.attention_output_gate);
   EXPECT_EQ(a.mtp_layers, b.mtp_layers);
@@ -50,6 +51,16 @@ void ExpectSameHybridShape(const ModelConfig& a, const ModelConfig& b) {
     EXPECT_EQ(a.mamba->conv_kernel, b.mamba->conv_kernel);
     EXPECT_EQ(a.mamba->chunk_size, b.mamba->chunk_size);
   }
+  ASSERT_EQ(a.mamba1.has_value(), b.mamba1.has_value());
+  if (a.mamba1) {
+    EXPECT_EQ(a.mamba1->inner, b.mamba1->inner);
+    EXPECT_EQ(a.mamba1->state_size, b.mamba1->state_size);
+    EXPECT_EQ(a.mamba1->dt_rank, b.mamba1->dt_rank);
+    EXPECT_EQ(a.mamba1->conv_kernel, b.mamba1->conv_kernel);
+    EXPECT_EQ(a.mamba1->conv_bias, b.mamba1->conv_bias);
+    EXPECT_EQ(a.mamba1->proj_bias, b.mamba1->proj_bias);
+    EXPECT_EQ(a.mamba1->inner_norms, b.mamba1->inner_norms);
+  }
   ASSERT_EQ(a.linear_attention.has_value(), b.linear_attention.has_value());
   if (a.linear_attention) {
     EXPECT_EQ(a.linear_attention->num_key_heads,
@@ -61,12 +72,22 @@ void ExpectSameHybridShape(const ModelConfig& a, const ModelConfig& b) {
     EXPECT_EQ(a.linear_attention->value_head_dim,
               b.linear_attention->value_head_dim);
     EXPECT_EQ(a.linear_attention->conv_kernel, b.linear_attention->conv_kernel);
+    EXPECT_EQ(a.linear_attention->kind, b.linear_attention->kind);
+    EXPECT_EQ(a.linear_attention->chunk_size, b.linear_attention->chunk_size);
   }
   ASSERT_EQ(a.dsa.has_value(), b.dsa.has_value());
   if (a.dsa) {
     EXPECT_EQ(a.dsa->index_heads, b.dsa->index_heads);
     EXPECT_EQ(a.dsa->index_head_dim, b.dsa->index_head_dim);
     EXPECT_EQ(a.dsa->index_topk, b.dsa->index_topk);
+  }
+  ASSERT_EQ(a.moe.has_value(), b.moe.has_value());
+  if (a.moe) {
+    EXPECT_EQ(a.moe->num_routed_experts, b.moe->num_routed_experts);
+    EXPECT_EQ(a.moe->experts_per_token, b.moe->experts_per_token);
+    EXPECT_EQ(a.moe->num_shared_experts, b.moe->num_shared_experts);
+    EXPECT_EQ(a.moe->first_dense_layers, b.moe->first_dense_layers);
+    EXPECT_EQ(a.moe->router_score_bias, b.moe->router_score_bias);
   }
   EXPECT_DOUBLE_EQ(CountParameters(a).total, CountParameters(b).total);
   EXPECT_DOUBLE_EQ(CountParameters(a).active_per_token,
@@ -95,7 +116,10 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{"nemotron-3-nano-30b-a3b.json",
                          "nemotron-3-nano-30b-a3b"},
                     Case{"nemotron-h-56b-base-8k.json", "nemotron-h-56b"},
-                    Case{"deepseek-v3.2.json", "deepseek-v3.2"}),
+                    Case{"deepseek-v3.2.json", "deepseek-v3.2"},
+                    Case{"glm-4.5-air.json", "glm-4.5-air"},
+                    Case{"minimax-m1.json", "minimax-m1"},
+                    Case{"jamba-1.5-mini.json", "jamba-1.5-mini"}),
     [](const testing::TestParamInfo<Case>& info) {
       std::string name = info.param.id;
       for (char& ch : name) {
@@ -186,6 +210,79 @@ TEST(HybridParameterTest, DeepseekV32AddsTheIndexer) {
   EXPECT_LT(Within(v32.active_per_token - v32.embedding, 37e9), 0.03);
 }
 
+TEST(HybridParameterTest, Glm45Air) {
+  const ParameterCounts c = CountParameters(FindModel("glm-4.5-air").value());
+  // Attention layer (96 heads of 128 = 12288, 8 KV heads = 1024): q, o 2 x
+  // 4096 x 12288 = 100,663,296; k, v 2 x 4096 x 1024 = 8,388,608; q/k/v
+  // biases 12288 + 2048 = 14,336 -> 109,066,240 + 2 norms 8192; x 46 =
+  // 5,017,423,872.
+  // Layer 0 dense: 3 x 4096 x 10944 = 134,479,872.
+  // MoE layer: router 4096 x 128 + 128 score bias = 524,416; shared and
+  // each of 128 experts 3 x 4096 x 1408 = 17,301,504 -> 2,232,418,432; x 45
+  // = 100,458,829,440.
+  // Embedding + LM head 2 x 151552 x 4096 = 1,241,513,984; final norm 4096.
+  EXPECT_DOUBLE_EQ(c.total, 106852251264.0);
+  // Published: 106 B total, 12 B active (zai-org/GLM-4.5 README and the
+  // transformers Glm4Moe docs; the Hugging Face page's 110 B adds the MTP
+  // layer, which the HF class drops): 0.8 % over.
+  EXPECT_LT(Within(c.total, 106e9), 0.01);
+  // Active MoE layer: 524,416 + 9 x 17,301,504 = 156,237,952; x 45 =
+  // 7,030,707,840. Active = 5,017,423,872 + 134,479,872 + 7,030,707,840 +
+  // 1,241,513,984 + 4096 = 13,424,129,664; the published 12 B counts
+  // neither the embedding nor the LM head: 12,182,615,680 (1.5 % over).
+  EXPECT_DOUBLE_EQ(c.active_per_token, 13424129664.0);
+  EXPECT_LT(Within(c.active_per_token - c.embedding - c.lm_head, 12e9), 0.03);
+}
+
+TEST(HybridParameterTest, MiniMaxM1) {
+  const ParameterCounts c = CountParameters(FindModel("minimax-m1").value());
+  // Lightning layer (64 heads x 128 = 8192): qkv_proj 6144 x 24576 +
+  // output_gate 6144 x 8192 + norm 8192 + out_proj 8192 x 6144 =
+  // 251,666,432; x 70 = 17,616,650,240.
+  // Softmax layer: q, o 2 x 6144 x 8192 + k, v 2 x 6144 x 1024 =
+  // 113,246,208; x 10 = 1,132,462,080.
+  // MoE layer: router 6144 x 32 = 196,608; 32 experts x 3 x 6144 x 9216 =
+  // 32 x 169,869,312 -> 5,436,014,592 + 2 norms 12,288; x 80 =
+  // 434,882,150,400.
+  // Embedding + LM head 2 x 200064 x 6144 = 2,458,386,432; final norm 6144.
+  EXPECT_DOUBLE_EQ(c.total, 456089655296.0);
+  // Published (MiniMax-AI/MiniMax-M1 README, MiniMax-01 arXiv:2501.08313):
+  // 456 B total, 45.9 B activated per token.
+  EXPECT_LT(Within(c.total, 456e9), 0.01);
+  // Active MoE layer: 196,608 + 2 x 169,869,312 = 339,935,232 + 12,288; x
+  // 80 = 27,195,801,600. Active = 17,616,650,240 + 1,132,462,080 +
+  // 27,195,801,600 + 2,458,386,432 + 6144 = 48,403,306,496; the 45.9 B
+  // counts neither the embedding nor the LM head: 45,944,920,064 (0.1 %).
+  EXPECT_DOUBLE_EQ(c.active_per_token, 48403306496.0);
+  EXPECT_LT(Within(c.active_per_token - c.embedding - c.lm_head, 45.9e9), 0.03);
+}
+
+TEST(HybridParameterTest, Jamba15Mini) {
+  const ParameterCounts c =
+      CountParameters(FindModel("jamba-1.5-mini").value());
+  // Mamba-1 layer (d_inner 8192, N 16, R 256): in_proj 4096 x 16384 =
+  // 67,108,864; conv 8192 x (4 + 1) = 40,960; x_proj 8192 x 288 =
+  // 2,359,296; dt_proj 256 x 8192 + 8192 = 2,105,344; A_log 8192 x 16 =
+  // 131,072; D 8192; out_proj 8192 x 4096 = 33,554,432; dt/B/C norms 288
+  // -> 105,308,448; x 28 = 2,948,636,544.
+  // Attention layer: q, o 2 x 4096 x 4096 + k, v 2 x 4096 x 1024 =
+  // 41,943,040; x 4 = 167,772,160.
+  // FFN: dense and each expert 3 x 4096 x 14336 = 176,160,768; 16 dense
+  // layers 2,818,572,288; 16 MoE layers of router 4096 x 16 = 65,536 + 16
+  // experts = 2,818,637,824 -> 45,098,205,184.
+  // Norms 32 x 2 x 4096 = 262,144; embedding + LM head 2 x 65536 x 4096 =
+  // 536,870,912; final norm 4096.
+  EXPECT_DOUBLE_EQ(c.total, 51570323328.0);
+  // Published (ai21labs/AI21-Jamba-1.5-Mini model card; Jamba,
+  // arXiv:2403.19887): 52 B total, 12 B active.
+  EXPECT_LT(Within(c.total, 52e9), 0.01);
+  // Active MoE layer: 65,536 + 2 x 176,160,768 = 352,387,072; x 16 =
+  // 5,638,193,152. Active = 2,948,636,544 + 167,772,160 + 2,818,572,288 +
+  // 5,638,193,152 + 262,144 + 536,870,912 + 4096 = 12,110,311,296 (0.9 %).
+  EXPECT_DOUBLE_EQ(c.active_per_token, 12110311296.0);
+  EXPECT_LT(Within(c.active_per_token, 12e9), 0.03);
+}
+
 TEST(HybridTrapTest, FilesAsPublished) {
   // Infinity in Nemotron-H-56B's time_step_limit parses (as null; unused).
   const ModelConfig h56 = Parse("nemotron-h-56b-base-8k.json", "m");
@@ -209,6 +306,54 @@ TEST(HybridTrapTest, FilesAsPublished) {
   EXPECT_DOUBLE_EQ(total - CountParameters(next).total, 12.0 * 2048 * 4096);
   // DeepSeek-V3.2's MTP layer is recorded, not counted.
   EXPECT_EQ(Parse("deepseek-v3.2.json", "m").mtp_layers, 1);
+  // GLM-4.5-Air: head_dim 128 given (hidden / heads = 42.7), the MTP layer
+  // recorded, q/k/v biases, RoPE on half of each head, no q/k norms.
+  const ModelConfig air = Parse("glm-4.5-air.json", "m");
+  EXPECT_EQ(air.head_dim, 128);
+  EXPECT_EQ(air.mtp_layers, 1);
+  EXPECT_TRUE(air.qkv_bias);
+  EXPECT_FALSE(air.qk_norm);
+  EXPECT_EQ(air.rotary_dim, 64);
+  // MiniMax-M1: attn_type_list 1 = softmax attention on 10 of 80 layers;
+  // lightning heads are the attention heads (64 of 128), no conv.
+  const ModelConfig m1 = Parse("minimax-m1.json", "m");
+  EXPECT_EQ(m1.layers[7].attention, AttentionKind::kFull);
+  EXPECT_EQ(m1.layers[0].attention, AttentionKind::kLinearAttention);
+  EXPECT_EQ(m1.linear_attention->kind, LinearAttentionKind::kLightning);
+  EXPECT_EQ(m1.linear_attention->conv_kernel, 0);
+  // MiniMax-Text-01's class name is the same class.
+  std::string text01 = Fixture("minimax-m1.json");
+  text01.replace(text01.find("MiniMaxM1ForCausalLM"),
+                 std::string("MiniMaxM1ForCausalLM").size(),
+                 "MiniMaxText01ForCausalLM");
+  absl::StatusOr<ModelConfig> t = ParseHuggingFaceConfig(text01, "m");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->architecture, "MiniMaxText01ForCausalLM");
+  EXPECT_DOUBLE_EQ(CountParameters(*t).total, CountParameters(m1).total);
+  // Both spellings of the top-k key.
+  std::string tok = Fixture("glm-4.5-air.json");
+  tok.replace(tok.find("num_experts_per_tok"),
+              std::string("num_experts_per_tok").size(),
+              "num_experts_per_token");
+  EXPECT_EQ(ParseHuggingFaceConfig(tok, "m")->moe->experts_per_token, 8);
+  // Jamba: attention at i % 8 == 4, MoE at odd layers; d_inner = expand 2
+  // x 4096; no head_dim key (hidden / heads = 128); mamba_dt_rank "auto"
+  // is ceil(hidden / 16) = 256, as published.
+  const ModelConfig jamba = Parse("jamba-1.5-mini.json", "m");
+  EXPECT_EQ(jamba.layers[4].attention, AttentionKind::kFull);
+  EXPECT_EQ(jamba.layers[5].attention, AttentionKind::kMamba1);
+  EXPECT_EQ(jamba.layers[1].ffn, FfnLayerKind::kMoe);
+  EXPECT_EQ(jamba.layers[2].ffn, FfnLayerKind::kDense);
+  EXPECT_EQ(jamba.mamba1->inner, 8192);
+  EXPECT_EQ(jamba.head_dim, 128);
+  std::string autorank = Fixture("jamba-1.5-mini.json");
+  autorank.replace(autorank.find("\"mamba_dt_rank\": 256"),
+                   std::string("\"mamba_dt_rank\": 256").size(),
+                   "\"mamba_dt_rank\": \"auto\"");
+  absl::StatusOr<ModelConfig> autoparsed =
+      ParseHuggingFaceConfig(autorank, "m");
+  ASSERT_TRUE(autoparsed.ok()) << autoparsed.status();
+  EXPECT_EQ(autoparsed->mamba1->dt_rank, 256);
 }
 
 std::string Error(const std::string& json) {
@@ -275,6 +420,71 @@ TEST(HybridBadInputTest, PatternsNameTheKeyExpectedAndFound) {
   EXPECT_NE(interval.find("full_attention_interval must be in [1, 2], got 3"),
             std::string::npos)
       << interval;
+}
+
+std::string MiniMax(const std::string& types, int layers) {
+  return R"({"architectures": ["MiniMaxM1ForCausalLM"], "vocab_size": 1000,
+    "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 64, "num_local_experts": 4,
+    "num_hidden_layers": )" +
+         std::to_string(layers) + R"(, "attn_type_list": )" + types + "}";
+}
+
+TEST(HybridBadInputTest, MiniMaxAndGlmNameTheKeyExpectedAndFound) {
+  EXPECT_TRUE(ParseHuggingFaceConfig(MiniMax("[0, 1]", 2), "m").ok());
+  const std::string len = Error(MiniMax("[0, 0, 1]", 2));
+  EXPECT_NE(len.find("attn_type_list must be an array of num_hidden_layers "
+                     "(2) entries 0 (lightning attention) or 1 (softmax "
+                     "attention), got [0,0,1]"),
+            std::string::npos)
+      << len;
+  const std::string type = Error(MiniMax("[0, 2]", 2));
+  EXPECT_NE(type.find("attn_type_list[1] must be 0 (lightning attention) or "
+                      "1 (softmax attention), got 2"),
+            std::string::npos)
+      << type;
+  const std::string missing = Error(MiniMax("null", 2));
+  EXPECT_NE(missing.find("attn_type_list must be an array of "
+                         "num_hidden_layers (2) entries"),
+            std::string::npos)
+      << missing;
+  std::string glm = Fixture("glm-4.5-air.json");
+  glm.replace(glm.find("\"first_k_dense_replace\": 1"),
+              std::string("\"first_k_dense_replace\": 1").size(),
+              "\"first_k_dense_replace\": 46");
+  const std::string dense = Error(glm);
+  EXPECT_NE(dense.find("first_k_dense_replace must be in [0, 45], got 46"),
+            std::string::npos)
+      << dense;
+}
+
+TEST(HybridBadInputTest, JambaNamesTheKeyExpectedAndFound) {
+  auto with = [](const std::string& from, const std::string& to) {
+    std::string json = Fixture("jamba-1.5-mini.json");
+    json.replace(json.find(from), from.size(), to);
+    return json;
+  };
+  const std::string offset =
+      Error(with("\"attn_layer_offset\": 4", "\"attn_layer_offset\": 8"));
+  EXPECT_NE(offset.find("attn_layer_offset must be in [0, 7], got 8"),
+            std::string::npos)
+      << offset;
+  const std::string period =
+      Error(with("\"attn_layer_period\": 8", "\"attn_layer_period\": 33"));
+  EXPECT_NE(period.find("attn_layer_period must be in [1, 32], got 33"),
+            std::string::npos)
+      << period;
+  const std::string experts =
+      Error(with("\"expert_layer_offset\": 1", "\"expert_layer_offset\": 2"));
+  EXPECT_NE(experts.find("expert_layer_offset must be in [0, 1], got 2"),
+            std::string::npos)
+      << experts;
+  const std::string rank =
+      Error(with("\"mamba_dt_rank\": 256", "\"mamba_dt_rank\": \"big\""));
+  EXPECT_NE(rank.find("mamba_dt_rank must be \"auto\" or an integer in [1, "
+                      "1048576], got \"big\""),
+            std::string::npos)
+      << rank;
 }
 
 }  // namespace

@@ -60,6 +60,21 @@ struct MambaDims {
   int64_t inner() const { return num_heads * head_dim; }
 };
 
+// Mamba-1 mixer (Gu & Dao 2023, "Mamba: Linear-Time Sequence Modeling with
+// Selective State Spaces", arXiv:2312.00752; HF JambaMambaMixer /
+// MambaMixer): a selective scan over d_inner channels, each with its own
+// state of N, and input-dependent dt, B, C from x_proj.
+struct Mamba1Dims {
+  int64_t inner = 0;        // d_inner = mamba_expand x hidden
+  int64_t state_size = 0;   // mamba_d_state (N)
+  int64_t dt_rank = 0;      // mamba_dt_rank (R): x_proj's low-rank dt
+  int64_t conv_kernel = 4;  // mamba_d_conv (K)
+  bool conv_bias = true;    // mamba_conv_bias
+  bool proj_bias = false;   // mamba_proj_bias: in_proj and out_proj biases
+  // Jamba: RMSNorms over dt (R), B (N) and C (N) after x_proj.
+  bool inner_norms = false;
+};
+
 // Linear attention with a constant-size state per head (dk x dv).
 enum class LinearAttentionKind : uint8_t {
   // Gated DeltaNet (Yang, Kautz, Hatamizadeh 2024, arXiv:2412.06464):
@@ -97,6 +112,7 @@ enum class AttentionKind : uint8_t {
   kNone,             // no-op: the layer has no attention and no KV cache
   kLinear,           // replaced by one hidden x hidden matmul, no KV cache
   kMamba2,           // the model's `mamba` mixer: constant state, no KV cache
+  kMamba1,           // the model's `mamba1` mixer: constant state
   kLinearAttention,  // the model's `linear_attention`: constant state
 };
 enum class FfnLayerKind : uint8_t {
@@ -152,6 +168,7 @@ struct ModelConfig {
   // Recurrent mixers of the kMamba2 / kLinearAttention layers, and DSA on
   // the full-attention (MLA) layers.
   std::optional<MambaDims> mamba;
+  std::optional<Mamba1Dims> mamba1;
   std::optional<LinearAttentionDims> linear_attention;
   std::optional<DsaDims> dsa;
   // Qwen3-Next gated attention: q_proj also emits a per-element output gate
@@ -230,7 +247,8 @@ double KvElementsPerToken(const ModelConfig& model);
 double LayerKvElementsPerToken(const ModelConfig& model, const LayerSpec& layer);
 // Recurrent state elements one sequence keeps in one layer, whatever its
 // context: Mamba-2 SSM state (heads x head_dim x state) plus the conv
-// window (K - 1 positions of the conv channels); linear attention's
+// window (K - 1 positions of the conv channels); Mamba-1 d_inner x N plus
+// (K - 1) x d_inner; linear attention's
 // dk x dv per value head plus its conv window. 0 for other layers.
 double LayerStateElementsPerSequence(const ModelConfig& model,
                                      const LayerSpec& layer);
@@ -249,7 +267,8 @@ absl::StatusOr<ModelConfig> FindModel(std::string_view id);
 // (Llama, Mistral, Mixtral, Qwen2, Qwen2-MoE, Qwen3, Qwen3-MoE, DeepSeek-V2/V3
 // and Kimi-K2, Gemma, Gemma-2, Phi-3, Nemotron NAS (DeciLM block_configs),
 // Llama 4 (text config), gpt-oss, GPT-J, and the hybrid classes
-// Qwen3-Next, Nemotron-H, DeepSeek-V3.2, GLM-4.5 (MoE), Mamba-2). `id` becomes
+// Qwen3-Next, Nemotron-H, DeepSeek-V3.2, GLM-4.5, MiniMax-M1 / Text-01,
+// Jamba). `id` becomes
 // ModelConfig::id. Errors name the JSON field.
 absl::StatusOr<ModelConfig> ParseHuggingFaceConfig(std::string_view json,
                                                    std::string_view id);

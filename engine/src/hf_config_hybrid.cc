@@ -1,0 +1,185 @@
+// config.json -> ModelConfig for GLM-4.5 and MiniMax-M1 / MiniMax-Text-01
+// (hf_config.cc reads the fields every class shares first: vocab, hidden,
+// layers, heads, head_dim, context, tied embeddings).
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "hf_config_reader.h"
+#include "ridgeline/engine/model.h"
+#include "ridgeline/engine/status_macros.h"
+
+namespace ridgeline::engine::hf_internal {
+
+absl::StatusOr<int64_t> RotaryDim(const Json& j, const char* key, double def,
+                                  int64_t head_dim) {
+  double factor = def;
+  const auto it = j.find(key);
+  if (it != j.end() && !it->is_null()) {
+    if (!it->is_number() || !(it->get<double>() > 0) ||
+        it->get<double>() > 1) {
+      return Bad(absl::StrCat(key, " must be a number in (0, 1], got ",
+                              Describe(*it)));
+    }
+    factor = it->get<double>();
+  }
+  return static_cast<int64_t>(
+      std::llround(factor * static_cast<double>(head_dim)));
+}
+
+// HF Glm4MoeForCausalLM (modeling_glm4_moe.py): q/k/v projections with
+// bias when attention_bias (o_proj never), q_norm / k_norm over head_dim
+// when use_qk_norm (GLM-4.5: true, GLM-4.5-Air: false), RoPE on
+// partial_rotary_factor of each head. Layers before first_k_dense_replace
+// have a gated MLP of intermediate_size; the others Glm4MoeMoE: a
+// DeepseekV3TopkRouter (weight and e_score_correction_bias per expert),
+// n_routed_experts of moe_intermediate_size and one shared MLP of
+// n_shared_experts x moe_intermediate_size (counted as n_shared experts of
+// moe width, as for DeepSeek). The num_nextn_predict_layers MTP layer is
+// dropped on load: recorded, not counted.
+absl::Status ParseGlm4Moe(const Json& j, const Reader& r, ModelConfig& m) {
+  ASSIGN_OR_RETURN(m.qkv_bias, r.Bool("attention_bias", false));
+  ASSIGN_OR_RETURN(m.qk_norm, r.Bool("use_qk_norm", false));
+  ASSIGN_OR_RETURN(m.rotary_dim,
+                   RotaryDim(j, "partial_rotary_factor", 0.5, m.head_dim));
+  MoeDims moe;
+  ASSIGN_OR_RETURN(moe.num_routed_experts,
+                   r.Int("n_routed_experts", 128, 1, kMaxExperts));
+  ASSIGN_OR_RETURN(moe.experts_per_token, r.Int(ExpertsPerTokenKey(r), 8, 1,
+                                                moe.num_routed_experts));
+  ASSIGN_OR_RETURN(moe.expert_intermediate_size,
+                   r.Int("moe_intermediate_size", 1408, 1, kMaxWidth));
+  ASSIGN_OR_RETURN(moe.num_shared_experts,
+                   r.Int("n_shared_experts", 1, 0, kMaxExperts));
+  moe.shared_expert_intermediate_size = moe.expert_intermediate_size;
+  ASSIGN_OR_RETURN(moe.first_dense_layers,
+                   r.Int("first_k_dense_replace", 1, 0, m.num_layers - 1));
+  moe.router_score_bias = true;
+  m.moe = moe;
+  return ParseMtp(r, m);
+}
+
+// MiniMax-M1 (MiniMax-AI/MiniMax-M1 modeling_minimax_m1.py; MiniMax-01,
+// arXiv:2501.08313): attn_type_list[i] 0 is lightning attention
+// (MiniMaxM1LightningAttention: qkv_proj and output_gate from the hidden
+// state, an RMSNorm over heads x head_dim, out_proj; num_attention_heads
+// heads of head_dim for q, k and v; no short conv; blocks of BLOCK = 256
+// tokens), 1 is softmax GQA with RoPE on rotary_dim of each head. Every
+// layer's FFN is the block-sparse MoE: num_local_experts gated experts of
+// intermediate_size, top num_experts_per_tok; shared_intermediate_size > 0
+// adds one shared MLP of intermediate_size (sic: MiniMaxM1MLP reads
+// intermediate_size) scaled by a sigmoid coefficient (hidden -> 1).
+absl::Status ParseMiniMax(const Json& j, const Reader& r, ModelConfig& m) {
+  ASSIGN_OR_RETURN(m.rotary_dim,
+                   r.Int("rotary_dim", m.head_dim, 1, m.head_dim));
+  MoeDims moe;
+  ASSIGN_OR_RETURN(moe.num_routed_experts,
+                   r.Int("num_local_experts", 8, 1, kMaxExperts));
+  ASSIGN_OR_RETURN(moe.experts_per_token, r.Int(ExpertsPerTokenKey(r), 2, 1,
+                                                moe.num_routed_experts));
+  moe.expert_intermediate_size = m.intermediate_size;
+  ASSIGN_OR_RETURN(int64_t shared,
+                   r.Int("shared_intermediate_size", 0, 0, kMaxWidth));
+  if (shared > 0) {
+    moe.num_shared_experts = 1;
+    moe.shared_expert_intermediate_size = m.intermediate_size;
+    moe.shared_expert_gate = true;
+  }
+  m.moe = moe;
+  LinearAttentionDims la;
+  la.kind = LinearAttentionKind::kLightning;
+  la.num_key_heads = la.num_value_heads = m.num_attention_heads;
+  la.key_head_dim = la.value_head_dim = m.head_dim;
+  la.conv_kernel = 0;
+  la.chunk_size = 256;
+  m.linear_attention = la;
+
+  const auto types = j.find("attn_type_list");
+  const size_t n = static_cast<size_t>(m.num_layers);
+  if (types == j.end() || !types->is_array() || types->size() != n) {
+    return Bad(absl::StrCat(
+        "attn_type_list must be an array of num_hidden_layers (", n,
+        ") entries 0 (lightning attention) or 1 (softmax attention), got ",
+        types == j.end() ? std::string("nothing") : Describe(*types)));
+  }
+  m.layers.assign(n, LayerSpec{});
+  for (size_t i = 0; i < n; ++i) {
+    const Json& t = (*types)[i];
+    if (!t.is_number_integer() || (t.get<int64_t>() != 0 && t.get<int64_t>() != 1)) {
+      return Bad(absl::StrCat("attn_type_list[", i,
+                              "] must be 0 (lightning attention) or 1 "
+                              "(softmax attention), got ",
+                              Describe(t)));
+    }
+    m.layers[i].attention = t.get<int64_t>() == 0
+                                ? AttentionKind::kLinearAttention
+                                : AttentionKind::kFull;
+    m.layers[i].ffn = FfnLayerKind::kMoe;
+  }
+  return absl::OkStatus();
+}
+
+// HF JambaForCausalLM (modeling_jamba.py, configuration_jamba.py): layer
+// i is attention (GQA, no positional encoding) when i % attn_layer_period
+// == attn_layer_offset, else a Mamba-1 mixer (JambaMambaMixer: d_inner =
+// mamba_expand x hidden, mamba_d_state, mamba_dt_rank ("auto": ceil(hidden
+// / 16)), with RMSNorms over dt, B and C); its FFN is the MoE
+// (num_experts gated experts of intermediate_size, a bias-free router)
+// when i % expert_layer_period == expert_layer_offset and num_experts > 1,
+// else a gated MLP of intermediate_size. Both layer kinds have an input
+// and a pre-FFN RMSNorm.
+absl::Status ParseJamba(const Json& j, const Reader& r, ModelConfig& m) {
+  Mamba1Dims d;
+  ASSIGN_OR_RETURN(int64_t expand, r.Int("mamba_expand", 2, 1, 64));
+  d.inner = expand * m.hidden_size;
+  ASSIGN_OR_RETURN(d.state_size, r.Int("mamba_d_state", 16, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(d.conv_kernel, r.Int("mamba_d_conv", 4, 1, 64));
+  const auto rank = j.find("mamba_dt_rank");
+  if (rank != j.end() && rank->is_string()) {
+    if (rank->get<std::string>() != "auto") {
+      return Bad(
+          absl::StrCat("mamba_dt_rank must be \"auto\" or an integer in [1, ",
+                       kMaxWidth, "], got ", Describe(*rank)));
+    }
+    d.dt_rank = (m.hidden_size + 15) / 16;  // JambaConfig: ceil(hidden / 16)
+  } else {
+    ASSIGN_OR_RETURN(d.dt_rank, r.Int("mamba_dt_rank",
+                                      (m.hidden_size + 15) / 16, 1, kMaxWidth));
+  }
+  ASSIGN_OR_RETURN(d.conv_bias, r.Bool("mamba_conv_bias", true));
+  ASSIGN_OR_RETURN(d.proj_bias, r.Bool("mamba_proj_bias", false));
+  d.inner_norms = true;
+  m.mamba1 = d;
+
+  ASSIGN_OR_RETURN(int64_t experts, r.Int("num_experts", 16, 1, kMaxExperts));
+  if (experts > 1) {
+    MoeDims moe;
+    moe.num_routed_experts = experts;
+    ASSIGN_OR_RETURN(moe.experts_per_token,
+                     r.Int(ExpertsPerTokenKey(r), 2, 1, experts));
+    moe.expert_intermediate_size = m.intermediate_size;
+    m.moe = moe;
+  }
+  ASSIGN_OR_RETURN(int64_t attn_period,
+                   r.Int("attn_layer_period", 8, 1, m.num_layers));
+  ASSIGN_OR_RETURN(int64_t attn_offset,
+                   r.Int("attn_layer_offset", 4, 0, attn_period - 1));
+  ASSIGN_OR_RETURN(int64_t expert_period,
+                   r.Int("expert_layer_period", 2, 1, m.num_layers));
+  ASSIGN_OR_RETURN(int64_t expert_offset,
+                   r.Int("expert_layer_offset", 1, 0, expert_period - 1));
+  m.layers.assign(static_cast<size_t>(m.num_layers), LayerSpec{});
+  for (int64_t i = 0; i < m.num_layers; ++i) {
+    LayerSpec& l = m.layers[static_cast<size_t>(i)];
+    l.attention = i % attn_period == attn_offset ? AttentionKind::kFull
+                                                 : AttentionKind::kMamba1;
+    l.ffn = m.moe.has_value() && i % expert_period == expert_offset
+                ? FfnLayerKind::kMoe
+                : FfnLayerKind::kDense;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ridgeline::engine::hf_internal
