@@ -133,7 +133,9 @@ class Evaluator {
     const double peak =
         hw_.peak_ops_per_second[static_cast<int>(op.math)].value_or(0);
     l.compute = peak > 0 ? op.flops / (peak * eta_c) : 0;
-    l.memory = mem_raw / eta_m;
+    // A divide per op is a step's critical path; at eta 1 (the bound) it
+    // is skipped, exactly.
+    l.memory = eta_m == 1 ? mem_raw : mem_raw / eta_m;
     if (op.pim_candidate) PimLines(op, eta_c, eta_m, mem_raw, &l);
     l.overhead =
         per_kernel * op.kernels_per_layer * static_cast<double>(op.layers);
