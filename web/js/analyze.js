@@ -28,6 +28,23 @@ const FIELDS = [
   { key: 'acc', paths: ['options.speculative.acceptance_rate', 'options.speculative.acceptance_by_position'], def: '0.7' },
 ];
 
+// The speculative-decoding controls every view shares (method as
+// --speculative spells it, acceptance as --acceptance) in a `row` (three
+// columns: the method spans two) or a `row2`, and their field paths.
+export function speculativeControls(rowClass) {
+  const span = rowClass === 'row' ? ' style="grid-column: span 2"' : '';
+  return `<div class="${rowClass}">
+    <label${span}>Speculative decoding <input name="spec" placeholder="off, or draft:llama-3.2-1b:4 / mtp:1 / eagle:3"></label>
+    <label>Acceptance <input name="acc" placeholder="0.7 or 0.8,0.6,0.4"></label>
+  </div>
+  <div class="field-error" data-for="spec"></div>
+  <div class="field-error" data-for="acc"></div>`;
+}
+export const SPECULATIVE_FIELDS = [
+  { key: 'spec', paths: ['options.speculative'] },
+  { key: 'acc', paths: ['options.speculative.acceptance_rate', 'options.speculative.acceptance_by_position'] },
+];
+
 // "draft:MODEL:k", "mtp:k", "eagle:k" (as --speculative) into the request's
 // options.speculative; the service checks k and the acceptance rate.
 export function speculativeOption(text, acceptance) {
@@ -84,12 +101,7 @@ const TEMPLATE = `
   </div>
   <div class="field-error" data-for="tp"></div>
   <div class="field-error" data-for="framework"></div>
-  <div class="row">
-    <label style="grid-column: span 2">Speculative decoding <input name="spec" placeholder="off, or draft:llama-3.2-1b:4 / mtp:1 / eagle:3"></label>
-    <label>Acceptance <input name="acc" placeholder="0.7 or 0.8,0.6,0.4"></label>
-  </div>
-  <div class="field-error" data-for="spec"></div>
-  <div class="field-error" data-for="acc"></div>
+${speculativeControls('row')}
   <datalist id="formats-list">${FORMATS.map((f) => `<option value="${f}">`).join('')}</datalist>
   <datalist id="frameworks-list">${FRAMEWORKS.map((f) => `<option value="${f}">`).join('')}</datalist>
   <div class="general-error" data-for=""></div>

@@ -7,7 +7,7 @@ import { seconds, toCsv, download } from './format.js';
 import { paretoScatter } from './scatter.js';
 import { sortableTable, fieldFor } from './table.js';
 import { fitsText } from './spill.js';
-import { speculativeOption } from './analyze.js';
+import { speculativeOption, speculativeControls, SPECULATIVE_FIELDS } from './analyze.js';
 
 const AXES = ['bandwidth_gbs', 'peak_tflops', 'peak_tflops.fp8', 'capacity_gb', 'sram_mb', 'sram_bandwidth_gbs', 'tdp_w',
   'price_usd', 'interconnect_gbs', 'pim_bandwidth_gbs', 'pim_tflops', 'bandwidth_x', 'peak_x', 'capacity_x', 'sram_x',
@@ -54,8 +54,7 @@ const FIELDS = [
   { key: 'weights', paths: ['formats', 'formats.weights'] },
   { key: 'act', paths: ['formats.activations'] },
   { key: 'kv', paths: ['formats.kv_cache'] },
-  { key: 'spec', paths: ['options.speculative'] },
-  { key: 'acc', paths: ['options.speculative.acceptance_rate', 'options.speculative.acceptance_by_position'] },
+  ...SPECULATIVE_FIELDS,
   { key: 'constraints', paths: ['constraints'] },
 ];
 
@@ -81,12 +80,7 @@ const TEMPLATE = `
   <div class="field-error" data-for="weights"></div>
   <div class="field-error" data-for="act"></div>
   <div class="field-error" data-for="kv"></div>
-  <div class="row">
-    <label style="grid-column: span 2">Speculative decoding <input name="spec" placeholder="off, or draft:llama-3.2-1b:4 / mtp:1 / eagle:3"></label>
-    <label>Acceptance <input name="acc" placeholder="0.7"></label>
-  </div>
-  <div class="field-error" data-for="spec"></div>
-  <div class="field-error" data-for="acc"></div>
+  ${speculativeControls('row')}
   <h3>Axes <span class="hint">values: a,b,c or lo:hi:n (log-spaced)</span></h3>
   <div data-role="axes"></div>
   <button type="button" class="small" data-role="add-axis">+ axis</button>

@@ -7,7 +7,7 @@ import { FormView } from './form_view.js';
 import { seconds, fixed, si, toCsv, download } from './format.js';
 import { paretoScatter } from './scatter.js';
 import { sortableTable } from './table.js';
-import { speculativeOption } from './analyze.js';
+import { speculativeOption, speculativeControls, SPECULATIVE_FIELDS } from './analyze.js';
 
 const DEFAULTS = {
   model: 'llama-3.1-70b', hardware: 'nvidia-h100-sxm-80gb,nvidia-h200-sxm-141gb,amd-mi300x,nvidia-b200-180gb',
@@ -27,8 +27,7 @@ const FIELDS = [
   { key: 'formats', paths: ['candidates.formats'] },
   { key: 'framework', paths: ['candidates.calibration'] },
   { key: 'requests', paths: ['requests', 'simulation'] },
-  { key: 'spec', paths: ['options.speculative'] },
-  { key: 'acc', paths: ['options.speculative.acceptance_rate', 'options.speculative.acceptance_by_position'] },
+  ...SPECULATIVE_FIELDS,
 ];
 const COLUMNS = [
   // The server's rank; ★ on the cost / latency front, ✗ SLO missed.
@@ -123,12 +122,7 @@ const TEMPLATE = `
   </div>
   <div class="field-error" data-for="framework"></div>
   <div class="field-error" data-for="requests"></div>
-  <div class="row2">
-    <label>Speculative decoding <input name="spec" placeholder="off, or draft:llama-3.2-1b:4 / mtp:1 / eagle:3"></label>
-    <label>Acceptance <input name="acc" placeholder="0.7 or 0.8,0.6,0.4"></label>
-  </div>
-  <div class="field-error" data-for="spec"></div>
-  <div class="field-error" data-for="acc"></div>
+  ${speculativeControls('row2')}
   <datalist id="plan-frameworks">${FRAMEWORKS.map((f) => `<option value="${f}">`).join('')}</datalist>
   <div class="general-error" data-for=""></div>
   <div class="buttons">

@@ -11,7 +11,7 @@ import { seconds, si, fixed, toCsv, download } from './format.js';
 import { lines } from './charts.js';
 import { sortableTable } from './table.js';
 import { tokenLengths, formatSet } from './plan.js';
-import { speculativeOption } from './analyze.js';
+import { speculativeOption, speculativeControls, SPECULATIVE_FIELDS } from './analyze.js';
 
 const DEFAULTS = {
   model: 'llama-3-8b', hardware: 'nvidia-h100-sxm-80gb', formats: '', tp: '', arrivals: 'rate', load: '10',
@@ -37,8 +37,7 @@ const FIELDS = [
   { key: 'prefixCaching', paths: ['serving.prefix_caching'] },
   { key: 'kvOffload', paths: ['serving.kv_offload'] },
   { key: 'preemption', paths: ['serving.preemption'] },
-  { key: 'spec', paths: ['options.speculative'] },
-  { key: 'acc', paths: ['options.speculative.acceptance_rate', 'options.speculative.acceptance_by_position'] },
+  ...SPECULATIVE_FIELDS,
 ];
 const LATENCIES = [['ttft', 'TTFT'], ['tpot', 'TPOT'], ['itl', 'inter-token'], ['e2e', 'end-to-end'], ['queue', 'queue wait']];
 
@@ -89,12 +88,7 @@ const TEMPLATE = `
   <div class="field-error" data-for="prefixCaching"></div>
   <div class="field-error" data-for="kvOffload"></div>
   <div class="field-error" data-for="preemption"></div>
-  <div class="row2">
-    <label>Speculative decoding <input name="spec" placeholder="off, or draft:llama-3.2-1b:4 / mtp:1 / eagle:3"></label>
-    <label>Acceptance <input name="acc" placeholder="0.7 or 0.8,0.6,0.4"></label>
-  </div>
-  <div class="field-error" data-for="spec"></div>
-  <div class="field-error" data-for="acc"></div>
+  ${speculativeControls('row2')}
   <datalist id="simulate-frameworks">${FRAMEWORKS.map((f) => `<option value="${f}">`).join('')}</datalist>
   <div class="general-error" data-for=""></div>
   <div class="buttons">
