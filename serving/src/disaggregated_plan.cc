@@ -31,9 +31,15 @@ class PrefilledStepCost final : public StepCost {
       : inner_(inner), offset_(offset) {}
   absl::StatusOr<StepTime> Time(
       std::span<const SequenceInStep> sequences) const override {
+    return TimeFolded(sequences, {});
+  }
+  bool folds_decodes() const override { return inner_.folds_decodes(); }
+  absl::StatusOr<StepTime> TimeFolded(std::span<const SequenceInStep> sequences,
+                                      FoldedDecodes folded) const override {
     shifted_.assign(sequences.begin(), sequences.end());
     for (SequenceInStep& s : shifted_) s.context_tokens += offset_;
-    return inner_.Time(shifted_);
+    folded.context_sum += folded.count * offset_;
+    return inner_.TimeFolded(shifted_, folded);
   }
 
  private:

@@ -37,12 +37,13 @@ engine::Workload EngineStepCost::ServingWorkload(int64_t sequences,
   return {sequences, prompt, context - prompt};
 }
 
-absl::StatusOr<StepTime> EngineStepCost::Time(
-    std::span<const SequenceInStep> sequences) const {
+absl::StatusOr<StepTime> EngineStepCost::TimeFolded(
+    std::span<const SequenceInStep> sequences, FoldedDecodes folded) const {
   constexpr int64_t q = kContextQuantum;
   auto nearest = [](int64_t v) { return (v + q / 2) / q * q; };
-  int64_t decode = 0;
-  double context_sum = 0;
+  int64_t decode = folded.count;
+  // Exact in doubles (integers below 2^53), whatever the order.
+  double context_sum = static_cast<double>(folded.context_sum);
   key_.assign(2, 0);
   for (const SequenceInStep& s : sequences) {
     if (s.new_tokens == 1 && s.context_tokens > 0) {

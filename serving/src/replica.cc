@@ -23,7 +23,10 @@ Replica::Replica(const StepCost& cost, const ServingLimits& limits,
       running_(static_cast<size_t>(limits.pipeline_stages)),
       batches_(static_cast<size_t>(limits.pipeline_stages)),
       done_at_(static_cast<size_t>(limits.pipeline_stages), -1),
-      step_seconds_(static_cast<size_t>(limits.pipeline_stages), 0) {
+      step_seconds_(static_cast<size_t>(limits.pipeline_stages), 0),
+      cohorts_(static_cast<size_t>(limits.pipeline_stages)),
+      use_cohort_(limits.preemption == Preemption::kOff &&
+                  cost.folds_decodes()) {
   // Idle until the first request.
   now_ = std::numeric_limits<double>::infinity();
   wakes_on_arrival_ = true;
@@ -52,15 +55,50 @@ void Replica::FoldItl() {
   itl_fold_at_ = std::max<size_t>(1 << 16, 2 * w);
 }
 
-// The micro-batch of slot k leaves the last stage at done_at_[k].
+// The micro-batch of slot k leaves the last stage at done_at_[k]. Members
+// are retired in batch order; the cohort's finishers in running order
+// among the decode pass's members.
 void Replica::Retire(size_t k) {
   const double t = done_at_[k];
   done_at_[k] = -1;
+  const Batch& batch = batches_[k];
+  DecodeCohort& cohort = cohorts_[k];
   int64_t decoded = 0;
   double gap = 0;
   bool any_finished = false;
-  for (const BatchMember& m : batches_[k].members) {
+  auto finish = [&](int64_t i) {
+    RequestState& r = reqs_[i];
+    r.finish = t;
+    // Every token's KV but the last one's is written: a later turn's
+    // prompt finds the answer too.
+    kv_.Register(i, r, r.prompt + r.generated - 1, t);
+    kv_.Release(i, r, t);
+    --running_total_;
+    any_finished = true;
+    on_stage_done_(i, t, step_seconds_[k]);
+  };
+  cohort_finished_.clear();
+  if (batch.cohort.count > 0) {
+    itl_.emplace_back(t - cohort.last_token(), batch.cohort.count);
+    outstanding_ -= batch.cohort.count;
+    cohort.Advance(t, reqs_, cohort_finished_);
+  }
+  size_t f = 0;
+  auto cohort_finishers_before = [&](int64_t order) {
+    while (f < cohort_finished_.size() &&
+           reqs_[cohort_finished_[f]].running_order < order) {
+      finish(cohort_finished_[f++]);
+    }
+  };
+  constexpr int64_t kAll = std::numeric_limits<int64_t>::max();
+  for (size_t j = 0; j < batch.members.size(); ++j) {
+    const BatchMember& m = batch.members[j];
     RequestState& r = reqs_[m.request];
+    if (j >= batch.decodes_begin && j < batch.decodes_end) {
+      cohort_finishers_before(r.running_order);
+    } else if (j == batch.decodes_end) {
+      cohort_finishers_before(kAll);
+    }
     if (m.decode) {
       const double g = t - r.last_token;
       if (decoded > 0 && g != gap) {
@@ -94,20 +132,24 @@ void Replica::Retire(size_t k) {
     }
     if (r.generated == r.stage_target && r.finish < 0 &&
         r.prefilled == r.prompt) {
-      r.finish = t;
-      // Every token's KV but the last one's is written: a later turn's
-      // prompt finds the answer too.
-      kv_.Register(m.request, r, r.prompt + r.generated - 1, t);
-      kv_.Release(m.request, r, t);
-      --running_total_;
-      any_finished = true;
-      on_stage_done_(m.request, t, step_seconds_[k]);
+      finish(m.request);
     }
   }
+  cohort_finishers_before(kAll);
   if (decoded > 0) itl_.emplace_back(gap, decoded);
   if (itl_.size() >= itl_fold_at_) FoldItl();
-  if (any_finished) {
-    std::erase_if(running_[k], [&](int64_t i) { return reqs_[i].finish >= 0; });
+  // Decoders whose token came with the cohort's (or who start one) join
+  // it: from the next step on they cost nothing one by one.
+  const bool joins =
+      use_cohort_ && (cohort.size() == 0 || cohort.last_token() == t);
+  if (any_finished || joins) {
+    std::erase_if(running_[k], [&](int64_t i) {
+      const RequestState& r = reqs_[i];
+      if (r.finish >= 0) return true;
+      if (!joins || InPrefill(r) || r.last_token != t) return false;
+      cohort.Join(i, r);
+      return true;
+    });
   }
 }
 
@@ -143,8 +185,15 @@ absl::Status Replica::Iterate() {
     const size_t k = (next_slot_ + j) % slots;
     if (done_at_[k] >= 0) continue;  // its micro-batch is in flight
     any_free = true;
-    SchedulerView view{reqs_,          running_[k], waiting_, head_,
-                       running_total_, kv_,         now_};
+    SchedulerView view{reqs_,
+                       running_[k],
+                       waiting_,
+                       head_,
+                       running_total_,
+                       admissions_,
+                       kv_,
+                       use_cohort_ ? &cohorts_[k] : nullptr,
+                       now_};
     const int64_t hits_before = kv_.hit_tokens();
     scheduler_.Schedule(sched, view, batches_[k]);
     // Cached prompt tokens are not computed; preempted ones are again.
@@ -177,7 +226,10 @@ absl::Status Replica::Iterate() {
   }
   ++stats_.steps;
   const Batch& batch = batches_[launched];
-  ASSIGN_OR_RETURN(StepTime t, cost_.Time(batch.sequences));
+  ASSIGN_OR_RETURN(StepTime t,
+                   batch.cohort.count > 0
+                       ? cost_.TimeFolded(batch.sequences, batch.cohort)
+                       : cost_.Time(batch.sequences));
   // Blocks reloaded from an offload tier, and swapped KV, move before the
   // step computes past them (kv_offload.h).
   if (const double reload = kv_.TakeTransferSeconds(); reload > 0) {
@@ -200,8 +252,7 @@ absl::Status Replica::Iterate() {
   next_slot_ = (launched + 1) % slots;
   stats_.busy_seconds += done_at_[launched] - std::max(now_, busy_until_);
   busy_until_ = std::max(busy_until_, done_at_[launched]);
-  stats_.running_seconds +=
-      static_cast<double>(batch.sequences.size()) * t.seconds;
+  stats_.running_seconds += static_cast<double>(batch.size()) * t.seconds;
   stats_.kv_usage_peak = std::max(stats_.kv_usage_peak, kv_.usage());
   return absl::OkStatus();
 }

@@ -50,11 +50,33 @@ void PreemptLast(const SchedulerLimits& limits, SchedulerView& v, Batch& batch,
   }
 }
 
-// One decode token for each running request past its prefill; with lazy
+// One decode token for each running request past its prefill (the
+// cohort's all at once when the budget holds every decoder; else it
+// dissolves and they go one by one, in running order); with lazy
 // allocation its KV slot first, preempting the last admitted if need be.
+// A request admitted by this step has its token from Admit.
 void AddDecodes(const SchedulerLimits& limits, SchedulerView& v, Batch& batch,
                 int64_t& budget) {
-  for (size_t k = 0; k < v.running.size(); ++k) {
+  batch.decodes_begin = batch.members.size();
+  auto listed = [&] { return std::min(v.running.size(), v.admitted_from); };
+  if (v.cohort != nullptr && v.cohort->size() > 0 && budget > 0) {
+    int64_t decoders = v.cohort->size();
+    for (size_t k = 0; k < listed(); ++k) {
+      if (!InPrefill(v.requests[v.running[k]])) ++decoders;
+    }
+    if (decoders <= budget) {
+      batch.cohort = {v.cohort->size(), v.cohort->context_sum()};
+      budget -= v.cohort->size();
+    } else {
+      const int64_t members = v.cohort->size();
+      v.cohort->Dissolve(v.requests, v.running);
+      // They rank before this step's admissions.
+      if (v.admitted_from != SIZE_MAX) {
+        v.admitted_from += static_cast<size_t>(members);
+      }
+    }
+  }
+  for (size_t k = 0; k < listed(); ++k) {
     const int64_t i = v.running[k];
     RequestState& r = v.requests[i];
     if (InPrefill(r) || budget == 0) continue;
@@ -71,6 +93,7 @@ void AddDecodes(const SchedulerLimits& limits, SchedulerView& v, Batch& batch,
     batch.members.push_back({i, 1, true});
     --budget;
   }
+  batch.decodes_end = batch.members.size();
 }
 
 // The next chunk of each running request still in its prefill.
@@ -90,6 +113,7 @@ void AddPrefillChunks(SchedulerView& v, Batch& batch, int64_t& budget) {
 void Admit(const SchedulerLimits& limits, SchedulerView& v, Batch& batch,
            int64_t& budget) {
   if (v.preemptions > 0) return;  // vLLM admits nothing in such a step
+  v.admitted_from = std::min(v.admitted_from, v.running.size());
   while (v.head < v.waiting.size() && budget > 0 &&
          v.running_total < limits.max_num_seqs) {
     const int64_t i = v.waiting[v.head];
@@ -103,6 +127,7 @@ void Admit(const SchedulerLimits& limits, SchedulerView& v, Batch& batch,
     // FIFO; a cached prefix is taken here (r.prefilled moves past it).
     if (!v.kv.TryAdmit(i, r, v.now)) break;
     if (r.admitted < 0) r.admitted = v.now;
+    r.running_order = v.admissions++;
     v.running.push_back(i);
     ++v.running_total;
     if (InPrefill(r)) {

@@ -213,10 +213,11 @@ TEST(Scheduler, DecodeFirstAndPrefillFirstSpendTheBudgetDifferently) {
     std::vector<RequestState> r = reqs;
     std::vector<int64_t> running = {0}, waiting = {1};
     size_t head = 0;
-    int64_t running_total = 1;
+    int64_t running_total = 1, admissions = 1;
     KvBlockCache kv(100, 1);
     ASSERT_TRUE(kv.TryAdmit(0, r[0], 0));  // r0 holds its 6 slots
-    SchedulerView view{r, running, waiting, head, running_total, kv, 0.02};
+    SchedulerView view{r,          running, waiting, head, running_total,
+                       admissions, kv,      nullptr, 0.02};
     Batch batch;
     if (policy == 0) {
       DecodeFirstScheduler().Schedule({4, 4}, view, batch);

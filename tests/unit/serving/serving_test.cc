@@ -1,13 +1,17 @@
 // Serving model goldens, derived by hand beside each assertion.
 #include <cmath>
+#include <initializer_list>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "ridgeline/engine/model.h"
 #include "ridgeline/engine/speculative.h"
 #include "ridgeline/serving/capacity.h"
+#include "ridgeline/serving/deployment.h"
 #include "ridgeline/serving/engine_step_cost.h"
+#include "ridgeline/serving/scheduler.h"
 #include "ridgeline/serving/simulate.h"
 #include "ridgeline/serving/slo_search.h"
 #include "ridgeline/serving/throughput.h"
@@ -600,6 +604,70 @@ TEST(EngineStepCost, IsTheEngineMixedStep) {
   const double later =
       (*cost)->Time(std::vector<SequenceInStep>{{4096, 512}})->seconds;
   EXPECT_GT(later, first);
+}
+
+// Decoders in lockstep step as a cohort (decode_cohort.h) when the step
+// model folds decodes; a model that times them one by one (the same
+// engine cost, its fold hidden) takes the per-sequence path. Both are the
+// same simulation: every request's times equal, the steps and the
+// summaries too (the inter-token mean to rounding: its weighted sum is
+// added in another grouping). Decode-first and prefill-first, with
+// prefix caching and varied lengths.
+class OneByOne final : public StepCost {
+ public:
+  explicit OneByOne(const StepCost& inner) : inner_(inner) {}
+  absl::StatusOr<StepTime> Time(
+      std::span<const SequenceInStep> sequences) const override {
+    return inner_.Time(sequences);
+  }
+
+ private:
+  const StepCost& inner_;
+};
+
+TEST(Simulate, DecodeCohortIsTheOneByOneSimulation) {
+  engine::Scenario s = Llama8bFp8OnH100();
+  s.workload = {64, 2048, 512};
+  absl::StatusOr<std::unique_ptr<EngineStepCost>> cost =
+      EngineStepCost::Create(s);
+  ASSERT_TRUE(cost.ok()) << cost.status();
+  ASSERT_TRUE((*cost)->folds_decodes());
+  const OneByOne one_by_one(**cost);
+  ASSERT_FALSE(one_by_one.folds_decodes());
+  const DecodeFirstScheduler decode_first;
+  const PrefillFirstScheduler prefill_first;
+  for (const Scheduler* policy :
+       std::initializer_list<const Scheduler*>{&decode_first, &prefill_first}) {
+    SimulationConfig c = PoissonConfig(40, 600);
+    ServingLimits limits = c.limits;
+    limits.max_num_batched_tokens = 512;  // chunked prefills, partial steps
+    limits.prefix_caching = true;
+    c.shared_prefix_tokens = 64;
+    auto run = [&](const StepCost& cost) {
+      DeploymentSpec d;
+      d.pools.push_back({"", &cost, limits, 2, "least-loaded", policy});
+      return SimulateDeployment(d, c);
+    };
+    absl::StatusOr<DeploymentResult> cohort = run(**cost);
+    absl::StatusOr<DeploymentResult> each = run(one_by_one);
+    ASSERT_TRUE(cohort.ok()) << cohort.status();
+    ASSERT_TRUE(each.ok()) << each.status();
+    const SimulationResult& a = cohort->overall;
+    const SimulationResult& b = each->overall;
+    const std::string_view name = policy->name();
+    EXPECT_EQ(a.steps, b.steps) << name;
+    EXPECT_GT(a.steps, 1000) << name;
+    EXPECT_EQ(a.ttft.p90, b.ttft.p90) << name;
+    EXPECT_EQ(a.tpot.p90, b.tpot.p90) << name;
+    EXPECT_EQ(a.tpot.mean, b.tpot.mean) << name;
+    EXPECT_EQ(a.e2e.p99, b.e2e.p99) << name;
+    EXPECT_EQ(a.itl.p50, b.itl.p50) << name;
+    EXPECT_EQ(a.itl.p99, b.itl.p99) << name;
+    EXPECT_NEAR(a.itl.mean, b.itl.mean, 1e-12 * b.itl.mean) << name;
+    EXPECT_EQ(a.duration_seconds, b.duration_seconds) << name;
+    EXPECT_EQ(a.prefix_hit_rate, b.prefix_hit_rate) << name;
+    EXPECT_EQ(a.mean_running, b.mean_running) << name;
+  }
 }
 
 }  // namespace

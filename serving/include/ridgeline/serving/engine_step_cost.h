@@ -36,7 +36,12 @@ class EngineStepCost final : public StepCost {
       const engine::Scenario& scenario);
 
   absl::StatusOr<StepTime> Time(
-      std::span<const SequenceInStep> sequences) const override;
+      std::span<const SequenceInStep> sequences) const override {
+    return TimeFolded(sequences, {});
+  }
+  bool folds_decodes() const override { return true; }
+  absl::StatusOr<StepTime> TimeFolded(std::span<const SequenceInStep> sequences,
+                                      FoldedDecodes folded) const override;
 
   // The workload whose placement matches a serving replica: the KV cache of
   // `sequences` sequences at prompt + generated - 1 tokens, and activations

@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "ridgeline/serving/capacity.h"
+#include "ridgeline/serving/decode_cohort.h"
 #include "ridgeline/serving/kv_cache.h"
 #include "ridgeline/serving/prompt_content.h"
 #include "ridgeline/serving/request_state.h"
@@ -95,13 +96,18 @@ class Replica {
 
   std::vector<int64_t> waiting_;
   size_t head_ = 0;
-  // Per slot: running requests, the micro-batch in flight, when it leaves
-  // the last stage (< 0: none in flight) and its step time.
+  // Per slot: running requests (less its cohort's), the micro-batch in flight,
+  // when it leaves the last stage (< 0: none in flight) and its step time.
   std::vector<std::vector<int64_t>> running_;
   std::vector<Batch> batches_;
   std::vector<double> done_at_;
   std::vector<double> step_seconds_;
+  // Per slot: its decoders in lockstep (decode_cohort.h), when used.
+  std::vector<DecodeCohort> cohorts_;
+  bool use_cohort_ = false;
+  std::vector<int64_t> cohort_finished_;  // reused per Retire
   int64_t running_total_ = 0;
+  int64_t admissions_ = 0;  // the next running order
   int64_t outstanding_ = 0;
 
   double now_ = 0;

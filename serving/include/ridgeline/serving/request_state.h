@@ -38,6 +38,9 @@ struct RequestState {
   // preempted (0 when none), and how often its KV was swapped out.
   int64_t swapped_tokens = 0;
   int64_t swaps = 0;
+  // Its place in the current replica's running order: the replica's
+  // admission count when it was (last) admitted.
+  int64_t running_order = 0;
 };
 
 // The tokens a request's prefill computes: its prompt, and after a

@@ -22,12 +22,14 @@
 // Stateless between calls; thread-compatible.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "ridgeline/serving/decode_cohort.h"
 #include "ridgeline/serving/kv_cache.h"
 #include "ridgeline/serving/preemption.h"
 #include "ridgeline/serving/request_state.h"
@@ -43,28 +45,44 @@ struct BatchMember {
 };
 
 // The step a scheduler builds: members and, in the same order, the shapes
-// the StepCost times.
+// the StepCost times, plus, when `cohort` > 0, every member of the slot's
+// DecodeCohort (one token each). The decode pass's members are
+// members[decodes_begin, decodes_end), where the cohort's stand among
+// them in running order.
 struct Batch {
   std::vector<BatchMember> members;
   std::vector<SequenceInStep> sequences;
+  FoldedDecodes cohort;
+  size_t decodes_begin = 0, decodes_end = 0;
   void Clear() {
     members.clear();
     sequences.clear();
+    cohort = {};
+    decodes_begin = decodes_end = 0;
   }
-  bool empty() const { return sequences.empty(); }
+  bool empty() const { return sequences.empty() && cohort.count == 0; }
+  int64_t size() const {
+    return static_cast<int64_t>(sequences.size()) + cohort.count;
+  }
 };
 
 // What a scheduler reads and changes: the replica's requests, the running
-// requests of the slot (micro-batch) being built, the replica's FIFO queue
-// (waiting[head..] not yet admitted), its KV cache and its running count.
+// requests of the slot (micro-batch) being built (in running order; those
+// in the slot's cohort, when it has one, are not listed), the replica's
+// FIFO queue (waiting[head..] not yet admitted), its KV cache, its running
+// count and admission count (the next running order).
 struct SchedulerView {
   std::vector<RequestState>& requests;
   std::vector<int64_t>& running;
   std::vector<int64_t>& waiting;
   size_t& head;
   int64_t& running_total;
+  int64_t& admissions;
   KvBlockCache& kv;
+  DecodeCohort* cohort = nullptr;  // null: every decoder listed in running
   double now = 0;
+  // running[admitted_from..] were admitted by this step (set by Admit).
+  size_t admitted_from = SIZE_MAX;
   // Out: tokens to compute again for the requests this step preempted.
   int64_t preempted_tokens = 0;
   int64_t preemptions = 0;

@@ -31,6 +31,13 @@ struct StepTime {
   double interval_seconds = 0;
 };
 
+// Decode sequences given by their count and summed context (a
+// DecodeCohort's), besides those listed one by one.
+struct FoldedDecodes {
+  int64_t count = 0;
+  int64_t context_sum = 0;  // their tokens already in the KV cache
+};
+
 // Implementations must be thread-compatible (one simulation at a time per
 // object); they may cache.
 class StepCost {
@@ -40,6 +47,16 @@ class StepCost {
   // naming the field, UNIMPLEMENTED).
   virtual absl::StatusOr<StepTime> Time(
       std::span<const SequenceInStep> sequences) const = 0;
+
+  // Whether the step time depends on the decode sequences (new_tokens 1)
+  // only through their count and summed context, so that TimeFolded
+  // takes decodes folded: the replica then steps its decoders as a cohort.
+  virtual bool folds_decodes() const { return false; }
+  // `sequences` plus `folded` decodes (non-empty together); only called
+  // when folds_decodes(). The default: Time(sequences) when none is
+  // folded, else FAILED_PRECONDITION.
+  virtual absl::StatusOr<StepTime> TimeFolded(
+      std::span<const SequenceInStep> sequences, FoldedDecodes folded) const;
 };
 
 }  // namespace ridgeline::serving
