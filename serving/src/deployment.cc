@@ -317,17 +317,23 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
     }
   }
   constexpr double kNever = std::numeric_limits<double>::infinity();
-  while (control.done < n) {
-    double arrival_at =
-        !closed_loop && next_arrival < n ? reqs[next_arrival].arrival : kNever;
-    // A later turn goes before a first turn at the same time.
-    int64_t arriving = next_arrival;
-    if (!follow_ups.empty() && follow_ups.top().first <= arrival_at) {
-      arrival_at = follow_ups.top().first;
-      arriving = follow_ups.top().second;
+  // The next arrival (time, request); a later turn goes before a first
+  // turn at the same time.
+  auto next_arrival_of = [&] {
+    std::pair<double, int64_t> a{
+        !closed_loop && next_arrival < n ? reqs[next_arrival].arrival : kNever,
+        next_arrival};
+    if (!follow_ups.empty() && follow_ups.top().first <= a.first) {
+      a = follow_ups.top();
     }
-    const double landing_at =
-        landing.empty() ? kNever : std::get<0>(landing.top());
+    return a;
+  };
+  auto landing_of = [&] {
+    return landing.empty() ? kNever : std::get<0>(landing.top());
+  };
+  while (control.done < n) {
+    const auto [arrival_at, arriving] = next_arrival_of();
+    const double landing_at = landing_of();
     Replica* next = nullptr;
     double next_at = kNever;
     for (Pool& pool : pools) {
@@ -362,6 +368,18 @@ absl::StatusOr<DeploymentResult> SimulateDeployment(
     RETURN_IF_ERROR(next->Iterate());
     for (const Done& d : handoffs) hand_off(d);
     handoffs.clear();
+    // Its lone cohort steps on until anything else would happen first.
+    if (next->Coasts()) {
+      double horizon = std::min(next_arrival_of().first, landing_of());
+      for (Pool& pool : pools) {
+        for (auto& rep : pool.replicas) {
+          if (rep.get() != next) {
+            horizon = std::min(horizon, rep->NextEventTime());
+          }
+        }
+      }
+      RETURN_IF_ERROR(next->Coast(horizon));
+    }
   }
 
   // Results.

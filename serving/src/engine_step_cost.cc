@@ -39,6 +39,13 @@ engine::Workload EngineStepCost::ServingWorkload(int64_t sequences,
 
 absl::StatusOr<StepTime> EngineStepCost::TimeFolded(
     std::span<const SequenceInStep> sequences, FoldedDecodes folded) const {
+  // A lone cohort's next step (one more token each) mostly has the last
+  // decode-only step's key: answered without building or hashing one.
+  if (sequences.empty() && folded.count == last_decode_.count &&
+      folded.context_sum >= last_decode_.context_sum_from &&
+      folded.context_sum < last_decode_.context_sum_to) {
+    return last_decode_.time;
+  }
   constexpr int64_t q = kContextQuantum;
   auto nearest = [](int64_t v) { return (v + q / 2) / q * q; };
   int64_t decode = folded.count;
@@ -54,11 +61,13 @@ absl::StatusOr<StepTime> EngineStepCost::TimeFolded(
       key_.push_back((s.new_tokens + q - 1) / q * q);
     }
   }
+  // The decodes' mean context, rounded (at least 1 in the key).
+  const int64_t mean_context =
+      decode > 0 ? nearest(static_cast<int64_t>(
+                       context_sum / static_cast<double>(decode)))
+                 : 0;
   key_[0] = decode;
-  key_[1] = decode > 0 ? std::max<int64_t>(
-                             1, nearest(static_cast<int64_t>(
-                                    context_sum / static_cast<double>(decode))))
-                       : 0;
+  key_[1] = decode > 0 ? std::max<int64_t>(1, mean_context) : 0;
   if (key_.size() > 4) {  // chunks as (context, tokens) pairs, sorted
     std::vector<std::pair<int64_t, int64_t>> chunks;
     for (size_t i = 2; i < key_.size(); i += 2) {
@@ -70,7 +79,18 @@ absl::StatusOr<StepTime> EngineStepCost::TimeFolded(
       key_[3 + 2 * i] = chunks[i].second;
     }
   }
-  if (auto it = cache_.find(key_); it != cache_.end()) return it->second;
+  const bool decode_only = key_.size() == 2;
+  // Decode-only steps of this count whose summed context S gives this key:
+  // floor(S / count) in [mean - q/2, mean + q/2).
+  auto remember = [&](const StepTime& t) {
+    if (!decode_only || decode == 0) return;
+    last_decode_ = {decode, (mean_context - q / 2) * decode,
+                    (mean_context + q / 2) * decode, t};
+  };
+  if (auto it = cache_.find(key_); it != cache_.end()) {
+    remember(it->second);
+    return it->second;
+  }
   batch_.assign(static_cast<size_t>(decode),
                 engine::StepSequence{key_[1], 1});
   for (size_t i = 2; i < key_.size(); i += 2) {
@@ -82,7 +102,6 @@ absl::StatusOr<StepTime> EngineStepCost::TimeFolded(
   // token (its time / E): TPOT and throughput in expectation. A step with
   // prefill chunks is charged in full (TTFT exact; its decode tokens are
   // then counted as one each, a pessimistic bound for them).
-  const bool decode_only = key_.size() == 2;
   const double per_token = decode_only ? t.accepted_tokens_per_sequence : 1;
   StepTime out{t.seconds / per_token, t.bound,
                t.pipeline_interval_seconds / per_token};
@@ -98,6 +117,7 @@ absl::StatusOr<StepTime> EngineStepCost::TimeFolded(
                  b.pipeline_interval_seconds / b_per / min_speed_fraction_);
   }
   cache_.emplace(key_, out);
+  remember(out);
   return out;
 }
 

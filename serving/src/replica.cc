@@ -40,6 +40,16 @@ void Replica::Enqueue(int64_t request, double at) {
   if (wakes_on_arrival_) now_ = std::min(now_, std::max(at, iteration_time_));
 }
 
+// A gap equal to the last one adds to it: steps of one shape repeat their
+// time, so most gaps come in runs.
+void Replica::AddGap(double gap, int64_t tokens) {
+  if (!itl_.empty() && itl_.back().first == gap) {
+    itl_.back().second += tokens;
+  } else {
+    itl_.emplace_back(gap, tokens);
+  }
+}
+
 void Replica::FoldItl() {
   std::sort(itl_.begin(), itl_.end());
   size_t w = 0;
@@ -79,7 +89,7 @@ void Replica::Retire(size_t k) {
   };
   cohort_finished_.clear();
   if (batch.cohort.count > 0) {
-    itl_.emplace_back(t - cohort.last_token(), batch.cohort.count);
+    AddGap(t - cohort.last_token(), batch.cohort.count);
     outstanding_ -= batch.cohort.count;
     cohort.Advance(t, reqs_, cohort_finished_);
   }
@@ -102,7 +112,7 @@ void Replica::Retire(size_t k) {
     if (m.decode) {
       const double g = t - r.last_token;
       if (decoded > 0 && g != gap) {
-        itl_.emplace_back(gap, decoded);
+        AddGap(gap, decoded);
         decoded = 0;
       }
       gap = g;
@@ -121,7 +131,7 @@ void Replica::Retire(size_t k) {
         } else {
           // A preempted request caught up: its next token, after the gap
           // the preemption made (in the inter-token gaps and TPOT).
-          itl_.emplace_back(t - r.last_token, 1);
+          AddGap(t - r.last_token, 1);
           ++r.generated;
           r.prefilled = r.prompt;
           r.recompute = 0;
@@ -136,7 +146,7 @@ void Replica::Retire(size_t k) {
     }
   }
   cohort_finishers_before(kAll);
-  if (decoded > 0) itl_.emplace_back(gap, decoded);
+  if (decoded > 0) AddGap(gap, decoded);
   if (itl_.size() >= itl_fold_at_) FoldItl();
   // Decoders whose token came with the cohort's (or who start one) join
   // it: from the next step on they cost nothing one by one.
@@ -212,6 +222,12 @@ absl::Status Replica::Iterate() {
     now_ = std::max(now_, next);
     return absl::OkStatus();
   }
+  return Launch(launched);
+}
+
+// The micro-batch just scheduled in `slot` starts now: counted against the
+// step cap, timed, and in flight until now + its step time.
+absl::Status Replica::Launch(size_t slot) {
   if (++control_.steps > control_.max_steps) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "simulation stopped after ", control_.max_steps, " steps (the limit, ",
@@ -225,7 +241,7 @@ absl::Status Replica::Iterate() {
                      " requests finished): deadline exceeded or cancelled"));
   }
   ++stats_.steps;
-  const Batch& batch = batches_[launched];
+  const Batch& batch = batches_[slot];
   ASSIGN_OR_RETURN(StepTime t,
                    batch.cohort.count > 0
                        ? cost_.TimeFolded(batch.sequences, batch.cohort)
@@ -246,14 +262,34 @@ absl::Status Replica::Iterate() {
   const double interval = t.interval_seconds > 0
                               ? std::min(t.interval_seconds, t.seconds)
                               : t.seconds;
-  done_at_[launched] = now_ + t.seconds;
-  step_seconds_[launched] = t.seconds;
+  done_at_[slot] = now_ + t.seconds;
+  step_seconds_[slot] = t.seconds;
   next_launch_ = now_ + interval;
-  next_slot_ = (launched + 1) % slots;
-  stats_.busy_seconds += done_at_[launched] - std::max(now_, busy_until_);
-  busy_until_ = std::max(busy_until_, done_at_[launched]);
+  next_slot_ = (slot + 1) % done_at_.size();
+  stats_.busy_seconds += done_at_[slot] - std::max(now_, busy_until_);
+  busy_until_ = std::max(busy_until_, done_at_[slot]);
   stats_.running_seconds += static_cast<double>(batch.size()) * t.seconds;
   stats_.kv_usage_peak = std::max(stats_.kv_usage_peak, kv_.usage());
+  return absl::OkStatus();
+}
+
+bool Replica::Coasts() const {
+  // Launches back to back (the interval is the step), nothing but the
+  // cohort running, and its next retire finishes nobody.
+  return use_cohort_ && done_at_.size() == 1 && done_at_[0] >= 0 &&
+         done_at_[0] == next_launch_ && batches_[0].sequences.empty() &&
+         batches_[0].cohort.count > 0 && running_[0].empty() &&
+         cohorts_[0].steps_to_next_finish() > 1;
+}
+
+absl::Status Replica::Coast(double horizon) {
+  while (Coasts() && done_at_[0] < horizon) {
+    now_ = iteration_time_ = done_at_[0];
+    Retire(0);
+    // What the scheduler would build again: the same cohort, one token on.
+    batches_[0].cohort.context_sum = cohorts_[0].context_sum();
+    RETURN_IF_ERROR(Launch(0));
+  }
   return absl::OkStatus();
 }
 

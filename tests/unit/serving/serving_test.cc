@@ -2,7 +2,9 @@
 #include <cmath>
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -606,13 +608,55 @@ TEST(EngineStepCost, IsTheEngineMixedStep) {
   EXPECT_GT(later, first);
 }
 
+// A lone cohort's next step reuses the last decode-only step's time while
+// its key is the same (EngineStepCost::TimeFolded's memo), and only then.
+// Key: {count, nearest(floor(S / count)) to the 16-token quantum}, nearest(v)
+// = (v + 8) / 16 * 16. Three decoders: S = 69 -> floor 23 -> 16; S = 71 ->
+// 23 -> 16 (the memo's range [(16 - 8) * 3, (16 + 8) * 3) = [24, 72)); S =
+// 72 -> 24 -> 32, a new key: more context, a longer step.
+TEST(EngineStepCost, ALoneCohortsNextStepReusesItsKeysTime) {
+  engine::Scenario s = Llama8bFp8OnH100();
+  s.workload = {64, 2048, 512};
+  absl::StatusOr<std::unique_ptr<EngineStepCost>> memo =
+      EngineStepCost::Create(s);
+  absl::StatusOr<std::unique_ptr<EngineStepCost>> plain =
+      EngineStepCost::Create(s);
+  ASSERT_TRUE(memo.ok()) << memo.status();
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  // `plain` is asked another count first each time: never its memo.
+  auto fresh = [&](int64_t count, int64_t sum) {
+    (void)(*plain)->TimeFolded({}, FoldedDecodes{count + 1, sum});
+    return (*plain)->TimeFolded({}, FoldedDecodes{count, sum})->seconds;
+  };
+  const double at69 = (*memo)->TimeFolded({}, FoldedDecodes{3, 69})->seconds;
+  EXPECT_EQ((*memo)->TimeFolded({}, FoldedDecodes{3, 71})->seconds, at69);
+  EXPECT_EQ(fresh(3, 71), at69);
+  const double at72 = (*memo)->TimeFolded({}, FoldedDecodes{3, 72})->seconds;
+  EXPECT_EQ(at72, fresh(3, 72));
+  EXPECT_GT(at72, at69);
+  // Another count with the same sum is another key.
+  EXPECT_EQ((*memo)->TimeFolded({}, FoldedDecodes{4, 72})->seconds,
+            fresh(4, 72));
+  // A cohort stepping on (the sum grows by its count) through many quanta
+  // is timed as without the memo, step by step.
+  for (int64_t count : {1, 3, 7}) {
+    for (int64_t sum = count * 2000; sum < count * 2100; sum += count) {
+      EXPECT_EQ((*memo)->TimeFolded({}, FoldedDecodes{count, sum})->seconds,
+                fresh(count, sum))
+          << count << " decoders, context sum " << sum;
+    }
+  }
+}
+
 // Decoders in lockstep step as a cohort (decode_cohort.h) when the step
 // model folds decodes; a model that times them one by one (the same
 // engine cost, its fold hidden) takes the per-sequence path. Both are the
 // same simulation: every request's times equal, the steps and the
 // summaries too (the inter-token mean to rounding: its weighted sum is
 // added in another grouping). Decode-first and prefill-first, with
-// prefix caching and varied lengths.
+// prefix caching and varied lengths, on one replica (whose lone cohort
+// steps on between events without the event loop: Replica::Coast) and on
+// two behind a router.
 class OneByOne final : public StepCost {
  public:
   explicit OneByOne(const StepCost& inner) : inner_(inner) {}
@@ -636,16 +680,21 @@ TEST(Simulate, DecodeCohortIsTheOneByOneSimulation) {
   ASSERT_FALSE(one_by_one.folds_decodes());
   const DecodeFirstScheduler decode_first;
   const PrefillFirstScheduler prefill_first;
-  for (const Scheduler* policy :
-       std::initializer_list<const Scheduler*>{&decode_first, &prefill_first}) {
-    SimulationConfig c = PoissonConfig(40, 600);
+  for (const auto& [policy, replicas] :
+       std::initializer_list<std::pair<const Scheduler*, int>>{
+           {&decode_first, 1},
+           {&decode_first, 2},
+           {&prefill_first, 1},
+           {&prefill_first, 2}}) {
+    SimulationConfig c = PoissonConfig(40 / (3 - replicas), 600);
     ServingLimits limits = c.limits;
     limits.max_num_batched_tokens = 512;  // chunked prefills, partial steps
     limits.prefix_caching = true;
     c.shared_prefix_tokens = 64;
     auto run = [&](const StepCost& cost) {
       DeploymentSpec d;
-      d.pools.push_back({"", &cost, limits, 2, "least-loaded", policy});
+      d.pools.push_back(
+          {"", &cost, limits, replicas, "least-loaded", policy});
       return SimulateDeployment(d, c);
     };
     absl::StatusOr<DeploymentResult> cohort = run(**cost);
@@ -654,7 +703,8 @@ TEST(Simulate, DecodeCohortIsTheOneByOneSimulation) {
     ASSERT_TRUE(each.ok()) << each.status();
     const SimulationResult& a = cohort->overall;
     const SimulationResult& b = each->overall;
-    const std::string_view name = policy->name();
+    const std::string name =
+        std::string(policy->name()) + " x" + std::to_string(replicas);
     EXPECT_EQ(a.steps, b.steps) << name;
     EXPECT_GT(a.steps, 1000) << name;
     EXPECT_EQ(a.ttft.p90, b.ttft.p90) << name;

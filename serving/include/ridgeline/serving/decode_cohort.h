@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <queue>
 #include <tuple>
 #include <vector>
@@ -31,6 +32,12 @@ class DecodeCohort {
   int64_t context_sum() const { return context_sum_; }
   // When the members' latest token appeared (-1: never stepped).
   double last_token() const { return last_token_; }
+  // Steps until its first member finishes (Advance returns it); INT64_MAX
+  // when empty.
+  int64_t steps_to_next_finish() const {
+    return finishing_.empty() ? std::numeric_limits<int64_t>::max()
+                              : std::get<0>(finishing_.top()) - steps_;
+  }
 
   // Whether request `r`, decoding and not finished, can join now: its
   // latest token appeared with the members' (or the cohort is empty).

@@ -69,6 +69,14 @@ class EngineStepCost final : public StepCost {
   // prefill chunk, sorted}.
   mutable absl::flat_hash_map<std::vector<int64_t>, StepTime> cache_;
   mutable std::vector<int64_t> key_;                 // reused per call
+  // The last decode-only step: its count, the summed contexts
+  // [from, to) that share its key, and its time.
+  struct LastDecode {
+    int64_t count = -1;
+    int64_t context_sum_from = 0, context_sum_to = 0;
+    StepTime time;
+  };
+  mutable LastDecode last_decode_;
   mutable std::vector<engine::StepSequence> batch_;  // reused per miss
 };
 

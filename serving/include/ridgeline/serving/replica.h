@@ -72,6 +72,16 @@ class Replica {
   // DEADLINE_EXCEEDED when `control.stop` says so, INTERNAL on a step time
   // that is not finite and > 0, the StepCost's.
   absl::Status Iterate();
+  // Runs on, after an Iterate, the iterations that can only repeat its
+  // batch: one slot whose cohort steps alone (nobody else running, nobody
+  // admitted, nobody finishing at the next retire), launches back to back,
+  // each before `horizon` (the deployment's next arrival, KV landing or
+  // other replica's iteration). They are exactly the iterations the event
+  // loop would run next, without asking the scheduler again (the
+  // Scheduler's contract: the same state builds the same batch).
+  absl::Status Coast(double horizon);
+  // Whether the next iteration is such a one (whatever the horizon).
+  bool Coasts() const;
 
   // Tokens still to compute for its requests (prompt left + tokens left).
   int64_t outstanding_tokens() const { return outstanding_; }
@@ -82,8 +92,10 @@ class Replica {
   std::vector<std::pair<double, int64_t>>& itl() { return itl_; }
 
  private:
+  absl::Status Launch(size_t slot);
   void Retire(size_t slot);
   void RetireUntil(double t);
+  void AddGap(double gap, int64_t tokens);
   void FoldItl();
 
   const StepCost& cost_;

@@ -100,7 +100,9 @@ class Scheduler {
   virtual std::string_view name() const = 0;
   // Fills `batch` (cleared first) for one step at view.now; admits from the
   // queue (KV allocated, `admitted` set on a first admission). Empty:
-  // nothing to run.
+  // nothing to run. A function of the view's state, not of view.now: the
+  // same requests, queue, KV and cohort build the same batch (a replica
+  // steps a lone cohort on without asking again, Replica::Coast).
   virtual void Schedule(const SchedulerLimits& limits, SchedulerView& view,
                         Batch& batch) const = 0;
 };
