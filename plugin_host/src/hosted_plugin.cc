@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "hook_cache.h"
 #include "host_wire.h"
 
 extern char** environ;
@@ -38,151 +37,6 @@ Clock::time_point After(double seconds) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(
                             std::chrono::duration<double>(seconds));
 }
-
-// What the hook answered: a value (nullopt: no opinion) or a fault, which is
-// reported again on every hit so the fault counter still counts uses.
-struct Answer {
-  std::optional<engine::OpEfficiency> value;
-  absl::Status fault;
-};
-
-// Hook answers by (platform, op shape), the doubles compared by their bits.
-// An analysis asks the hook once per op per decode step, and an in-process
-// hook costs nanoseconds, so a hit must cost about as much: readers take no
-// lock. Open addressing with a per-slot sequence number (a seqlock): the one
-// writer (under the host's mutex) makes the number odd, writes, makes it
-// even; a reader that sees it change, or odd, treats the slot as a miss.
-// Slots are never evicted: once a probe window is full, shapes that would
-// land there go to the host every time. Faults (rare) live in a side list
-// behind a mutex.
-class HookCache {
- public:
-  // Zero pages from the kernel: a slot of all zeros is empty, and only the
-  // pages slots land in become resident.
-  explicit HookCache(size_t entries) {
-    size_t n = 1024;
-    while (n < entries) n <<= 1;
-    void* p = ::mmap(nullptr, n * sizeof(Slot), PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p != MAP_FAILED) {
-      slots_ = static_cast<Slot*>(p);
-      mask_ = n - 1;
-    }
-  }
-  ~HookCache() {
-    if (slots_ != nullptr) ::munmap(slots_, (mask_ + 1) * sizeof(Slot));
-  }
-  HookCache(const HookCache&) = delete;
-  HookCache& operator=(const HookCache&) = delete;
-
-  bool Find(uint32_t index, const engine::OpShape& shape, Answer* out) {
-    if (slots_ == nullptr) return false;
-    const Key k = KeyOf(index, shape);
-    const size_t h = Hash(k);
-    for (size_t probe = 0; probe < kProbes; ++probe) {
-      const Slot& s = slots_[(h + probe) & mask_];
-      const uint64_t v1 = s.version.load(std::memory_order_acquire);
-      if (v1 == 0) return false;  // empty: the shape was never stored
-      if (v1 & 1) return false;   // being written
-      const Key got{s.key[0].load(std::memory_order_relaxed),
-                    s.key[1].load(std::memory_order_relaxed),
-                    s.key[2].load(std::memory_order_relaxed),
-                    s.key[3].load(std::memory_order_relaxed)};
-      const uint64_t compute = s.value[0].load(std::memory_order_relaxed);
-      const uint64_t memory = s.value[1].load(std::memory_order_relaxed);
-      const uint64_t flags = s.value[2].load(std::memory_order_relaxed);
-      std::atomic_thread_fence(std::memory_order_acquire);
-      if (s.version.load(std::memory_order_relaxed) != v1) return false;
-      if (got != k) continue;
-      if (flags & kHasValue) {
-        out->value = engine::OpEfficiency{FromBits(compute), FromBits(memory)};
-      } else {
-        out->value = std::nullopt;
-      }
-      out->fault = absl::OkStatus();
-      if (const uint64_t fault = flags >> 1; fault != 0) {
-        std::lock_guard<std::mutex> lock(faults_mu_);
-        out->fault = faults_[fault - 1];
-      }
-      return true;
-    }
-    return false;
-  }
-
-  // Brings the slot a shape would start probing at into the CPU cache.
-  void Prefetch(uint32_t index, const engine::OpShape& shape) const {
-    if (slots_ == nullptr) return;
-    __builtin_prefetch(&slots_[Hash(KeyOf(index, shape)) & mask_]);
-  }
-
-  // Only ever called by one thread at a time (the host's mutex).
-  void Insert(uint32_t index, const engine::OpShape& shape,
-              const Answer& answer) {
-    if (slots_ == nullptr) return;
-    const Key k = KeyOf(index, shape);
-    const size_t h = Hash(k);
-    for (size_t probe = 0; probe < kProbes; ++probe) {
-      Slot& s = slots_[(h + probe) & mask_];
-      if (s.version.load(std::memory_order_relaxed) != 0) continue;
-      uint64_t flags = answer.value.has_value() ? kHasValue : 0;
-      if (!answer.fault.ok()) {
-        std::lock_guard<std::mutex> lock(faults_mu_);
-        faults_.push_back(answer.fault);
-        flags |= uint64_t{faults_.size()} << 1;
-      }
-      s.version.store(1, std::memory_order_relaxed);
-      std::atomic_thread_fence(std::memory_order_release);
-      for (int i = 0; i < 4; ++i) {
-        s.key[i].store(k[i], std::memory_order_relaxed);
-      }
-      const engine::OpEfficiency v =
-          answer.value.value_or(engine::OpEfficiency{0, 0});
-      s.value[0].store(ToBits(v.compute), std::memory_order_relaxed);
-      s.value[1].store(ToBits(v.memory), std::memory_order_relaxed);
-      s.value[2].store(flags, std::memory_order_relaxed);
-      s.version.store(2, std::memory_order_release);
-      return;
-    }
-  }
-
- private:
-  using Key = std::array<uint64_t, 4>;
-  static constexpr size_t kProbes = 8;
-  static constexpr uint64_t kHasValue = 1;
-  struct alignas(64) Slot {
-    std::atomic<uint64_t> version;  // 0 empty, 1 being written, 2 full
-    std::atomic<uint64_t> key[4];
-    std::atomic<uint64_t> value[3];  // compute, memory, flags
-  };
-  static_assert(sizeof(Slot) == 64);
-  static_assert(std::atomic<uint64_t>::is_always_lock_free);
-
-  static uint64_t ToBits(double d) {
-    uint64_t u;
-    std::memcpy(&u, &d, 8);
-    return u;
-  }
-  static double FromBits(uint64_t u) {
-    double d;
-    std::memcpy(&d, &u, 8);
-    return d;
-  }
-  static Key KeyOf(uint32_t index, const engine::OpShape& shape) {
-    return {uint64_t{index} << 16 |
-                uint64_t{static_cast<uint8_t>(shape.op_class)} << 8 |
-                static_cast<uint8_t>(shape.math),
-            static_cast<uint64_t>(shape.tokens), ToBits(shape.flops),
-            ToBits(shape.bytes)};
-  }
-  static size_t Hash(const Key& k) {
-    return absl::HashOf(k[0], k[1], k[2], k[3]);
-  }
-
-  Slot* slots_ = nullptr;  // mask_ + 1 of them, mmap'ed
-  size_t mask_ = 0;
-  std::mutex faults_mu_;
-  std::vector<absl::Status> faults_;  // flags >> 1 is 1 + an index here
-};
 
 // One plugin's host process and the parent's side of its socket. The
 // mutex serialises calls on the socket (and restarts); cache hits never
@@ -215,54 +69,46 @@ class PluginHost {
 
   std::optional<engine::OpEfficiency> Efficiency(uint32_t index,
                                                  const engine::OpShape& shape) {
-    PrefetchNextStep(index, shape);
-    Answer answer;
-    if (!cache_.Find(index, shape, &answer)) {
+    uint32_t& near = NearFor(index, shape);
+    HookAnswer answer;
+    if (!cache_.Find(index, shape, &answer, &near)) {
       std::lock_guard<std::mutex> lock(mu_);
-      if (!cache_.Find(index, shape, &answer)) {
-        absl::StatusOr<Answer> fresh = CallLocked(index, shape);
+      if (!cache_.Find(index, shape, &answer, &near)) {
+        absl::StatusOr<HookAnswer> fresh = CallLocked(index, shape);
         if (!fresh.ok()) {
           ReportHookFault(name_, "host_failed", fresh.status().message());
           return std::nullopt;
         }
         answer = *std::move(fresh);
-        cache_.Insert(index, shape, answer);
+        if (const uint32_t e = cache_.Insert(index, shape, answer);
+            e != HookCache::kNoEntry) {
+          near = e;
+        }
       }
     }
     if (!answer.fault.ok()) ReportHookFault(name_, answer.fault);
     return answer.value;
   }
 
-  // A long decode asks, step after step, for the shape of one op with its
-  // FLOPs and bytes grown by the same amount (affine in the KV length), each
-  // a new slot at random in a table of megabytes: a cache miss per call, 5x
-  // the in-process hook. So guess the next step's shape from the last two of
-  // this op (same platform, class, math and tokens) and prefetch its slot;
-  // a wrong guess only costs the prefetch.
-  void PrefetchNextStep(uint32_t index, const engine::OpShape& shape) {
+  // Where this thread's last answer of this op (same platform, class, math
+  // and tokens: its FLOPs and bytes grow step after step) was in the cache
+  // (HookCache::Find's `near`). A hint only: a stale one is a miss there.
+  uint32_t& NearFor(uint32_t index, const engine::OpShape& shape) {
     struct Stream {
       const PluginHost* host = nullptr;
       uint64_t key = 0;  // platform, class, math
       int64_t tokens = -1;
-      double flops = 0, bytes = 0;
+      uint32_t near = HookCache::kNoEntry;
     };
     static thread_local std::array<Stream, 8> streams;
     const uint64_t key = uint64_t{index} << 16 |
                          uint64_t{static_cast<uint8_t>(shape.op_class)} << 8 |
                          static_cast<uint8_t>(shape.math);
     Stream& st = streams[(key ^ static_cast<uint64_t>(shape.tokens)) & 7];
-    if (st.host == this && st.key == key && st.tokens == shape.tokens) {
-      const double df = shape.flops - st.flops, db = shape.bytes - st.bytes;
-      if (df != 0 || db != 0) {
-        // Far enough ahead for the line to arrive before it is read.
-        constexpr double kAhead = 4;  // steps; measured best of 1, 2, 4, 8
-        engine::OpShape next = shape;
-        next.flops += kAhead * df;
-        next.bytes += kAhead * db;
-        cache_.Prefetch(index, next);
-      }
+    if (st.host != this || st.key != key || st.tokens != shape.tokens) {
+      st = Stream{this, key, shape.tokens, HookCache::kNoEntry};
     }
-    st = Stream{this, key, shape.tokens, shape.flops, shape.bytes};
+    return st.near;
   }
 
   absl::Status Health() const {
@@ -294,7 +140,7 @@ class PluginHost {
 
   // One hook call: on the running host, restarting it after a crash or a
   // timeout, until it answers or has failed max_failures times in a row.
-  absl::StatusOr<Answer> CallLocked(uint32_t index,
+  absl::StatusOr<HookAnswer> CallLocked(uint32_t index,
                                     const engine::OpShape& shape) {
     for (;;) {
       if (failed_.load(std::memory_order_relaxed)) return Health();
@@ -327,7 +173,7 @@ class PluginHost {
         continue;
       }
       failures_ = 0;
-      Answer answer;
+      HookAnswer answer;
       if (reply->code != 0) {
         answer.fault =
             reply->code > 0 && reply->code <= 16
