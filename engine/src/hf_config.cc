@@ -77,6 +77,7 @@ enum class Arch {
   kGlm4Moe,      // GLM-4.5 (hf_config_hybrid.cc)
   kMiniMax,      // MiniMax-M1 / Text-01: lightning + softmax attention, MoE
   kJamba,        // Mamba-1 + attention, MoE every other layer
+  kMamba2,       // Mamba-2 blocks only (hf_config_hybrid.cc)
 };
 
 struct ArchName {
@@ -114,6 +115,7 @@ constexpr ArchName kArchs[] = {
     // MiniMaxM1ForCausalLM to its MiniMaxText01ForCausalLM).
     {"MiniMaxText01ForCausalLM", "minimax_text_01", Arch::kMiniMax},
     {"JambaForCausalLM", "jamba", Arch::kJamba},
+    {"Mamba2ForCausalLM", "mamba2", Arch::kMamba2},
 };
 
 std::string SupportedList() {
@@ -296,6 +298,8 @@ ClassDefaults DefaultsFor(Arch arch) {
       return {8, std::nullopt, 4096 * 32, false};
     case Arch::kJamba:  // JambaConfig
       return {8, std::nullopt, 262144, false};
+    case Arch::kMamba2:  // Mamba2Config: parsed apart (ParseMamba2)
+      return {std::nullopt, std::nullopt, kMaxContext, false};
   }
   return {std::nullopt, std::nullopt, 2048, false};
 }
@@ -775,6 +779,12 @@ absl::StatusOr<ModelConfig> Parse(const Json& j, std::string_view id) {
                        Reader(j).Bool("tie_word_embeddings", false));
     }
     return inner;
+  }
+  if (arch == Arch::kMamba2) {
+    if (j.contains("_name_or_path") && j["_name_or_path"].is_string()) {
+      m.source = j["_name_or_path"].get<std::string>();
+    }
+    return hf_internal::ParseMamba2(Reader(j), std::move(m));
   }
   return ParseText(j, id, arch, m.architecture);
 }

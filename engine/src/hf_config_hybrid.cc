@@ -1,4 +1,5 @@
-// config.json -> ModelConfig for GLM-4.5 and MiniMax-M1 / MiniMax-Text-01
+// config.json -> ModelConfig for GLM-4.5, MiniMax-M1 / MiniMax-Text-01,
+// Jamba and Mamba-2
 // (hf_config.cc reads the fields every class shares first: vocab, hidden,
 // layers, heads, head_dim, context, tied embeddings).
 #include <cmath>
@@ -180,6 +181,64 @@ absl::Status ParseJamba(const Json& j, const Reader& r, ModelConfig& m) {
                 : FfnLayerKind::kDense;
   }
   return absl::OkStatus();
+}
+
+// HF Mamba2ForCausalLM (modeling_mamba2.py, configuration_mamba2.py; the
+// class of mistralai/Mamba-Codestral-7B-v0.1): num_hidden_layers blocks of
+// one RMSNorm and a Mamba2Mixer each (in_proj to z, x, B, C and dt of
+// 2 d_inner + 2 n_groups state_size + num_heads, the depthwise conv1d over
+// x, B, C, dt_bias / A_log / D per head, the gated RMSNorm, out_proj), then
+// the final norm and the LM head. d_inner = num_heads x head_dim (the
+// config's intermediate_size and expand x hidden_size say the same for
+// Codestral; neither is read). No attention layer, so no KV cache and no
+// position limit: the attention fields hold the mixer's heads (unused), and
+// max_context is the engine's maximum.
+absl::StatusOr<ModelConfig> ParseMamba2(const Reader& r, ModelConfig m) {
+  ASSIGN_OR_RETURN(m.vocab_size,
+                   r.Int("vocab_size", std::nullopt, 1, kMaxVocab));
+  ASSIGN_OR_RETURN(m.hidden_size,
+                   r.Int("hidden_size", std::nullopt, 1, kMaxWidth));
+  ASSIGN_OR_RETURN(m.num_layers,
+                   r.Int("num_hidden_layers", std::nullopt, 1, kMaxLayers));
+  // Mamba2Config's default.
+  ASSIGN_OR_RETURN(m.tie_word_embeddings,
+                   r.Bool("tie_word_embeddings", false));
+  ASSIGN_OR_RETURN(const bool rms_norm, r.Bool("rms_norm", true));
+  if (!rms_norm) {
+    return Bad(
+        "rms_norm must be true (the Mamba-2 mixer without its gated "
+        "RMSNorm is not supported), got false");
+  }
+  ASSIGN_OR_RETURN(const bool bias, r.Bool("use_bias", false));
+  if (bias) {
+    return Bad(
+        "use_bias must be false (in_proj and out_proj biases are not "
+        "counted), got true");
+  }
+  MambaDims d;
+  ASSIGN_OR_RETURN(d.num_heads, r.Int("num_heads", 128, 1, kMaxHeads));
+  ASSIGN_OR_RETURN(d.head_dim, r.Int("head_dim", 64, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(d.state_size, r.Int("state_size", 128, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(d.n_groups, r.Int("n_groups", 8, 1, d.num_heads));
+  ASSIGN_OR_RETURN(d.conv_kernel, r.Int("conv_kernel", 4, 1, 64));
+  ASSIGN_OR_RETURN(d.chunk_size, r.Int("chunk_size", 256, 1, 65536));
+  ASSIGN_OR_RETURN(d.conv_bias, r.Bool("use_conv_bias", true));
+  if (d.num_heads % d.n_groups != 0) {
+    return Bad(absl::StrCat("n_groups must divide num_heads (", d.num_heads,
+                            "), got ", d.n_groups));
+  }
+  m.mamba = d;
+  m.num_attention_heads = m.num_kv_heads = d.num_heads;
+  m.head_dim = d.head_dim;
+  m.intermediate_size = 0;
+  m.max_context = kMaxContext;
+  m.layers.assign(static_cast<size_t>(m.num_layers),
+                  LayerSpec{.attention = AttentionKind::kMamba2,
+                            .ffn = FfnLayerKind::kNone});
+  if (absl::Status s = ValidateModel(m); !s.ok()) {
+    return Bad(std::string(s.message()));
+  }
+  return m;
 }
 
 }  // namespace ridgeline::engine::hf_internal

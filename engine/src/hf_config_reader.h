@@ -153,4 +153,9 @@ absl::Status ParseMiniMax(const Json& j, const Reader& r, ModelConfig& m);
 // (from attn_layer_offset) and MoE every expert_layer_period-th.
 absl::Status ParseJamba(const Json& j, const Reader& r, ModelConfig& m);
 
+// Mamba2ForCausalLM: a whole model of Mamba-2 blocks (no attention, no
+// FFN), so none of the fields the other classes share but vocab, hidden,
+// layers and tied embeddings; hf_config_hybrid.cc.
+absl::StatusOr<ModelConfig> ParseMamba2(const Reader& r, ModelConfig m);
+
 }  // namespace ridgeline::engine::hf_internal

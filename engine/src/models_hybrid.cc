@@ -272,6 +272,31 @@ ModelConfig Jamba15Mini() {
   return m;
 }
 
+// mistralai/Mamba-Codestral-7B-v0.1: 64 Mamba-2 blocks (128 heads x 64,
+// state 128, 8 groups, conv 4, chunk 256), no attention and no FFN; LM
+// head untied. No position limit (the engine's maximum context).
+ModelConfig MambaCodestral7B() {
+  ModelConfig m = Base("mamba-codestral-7b", "Mamba-Codestral-7B",
+                       "Mamba2ForCausalLM", "mistralai/Mamba-Codestral-7B-v0.1");
+  m.vocab_size = 32768;
+  m.hidden_size = 4096;
+  m.intermediate_size = 0;
+  m.num_layers = 64;
+  m.num_attention_heads = 128;  // the mixer's heads; no layer attends
+  m.num_kv_heads = 128;
+  m.head_dim = 64;
+  m.max_context = int64_t{1} << 26;
+  m.mamba = MambaDims{.num_heads = 128,
+                      .head_dim = 64,
+                      .state_size = 128,
+                      .n_groups = 8,
+                      .conv_kernel = 4,
+                      .chunk_size = 256};
+  m.layers.assign(64, LayerSpec{.attention = AttentionKind::kMamba2,
+                                .ffn = FfnLayerKind::kNone});
+  return m;
+}
+
 }  // namespace
 
 void AppendHybridModels(std::vector<ModelConfig>* c) {
@@ -282,6 +307,7 @@ void AppendHybridModels(std::vector<ModelConfig>* c) {
   c->push_back(Glm45Air());
   c->push_back(MiniMaxM1());
   c->push_back(Jamba15Mini());
+  c->push_back(MambaCodestral7B());
 }
 
 }  // namespace ridgeline::engine::internal

@@ -12,6 +12,7 @@
 #include "operators.h"
 #include "pipeline.h"
 #include "prepare.h"
+#include "ridgeline/engine/ranges.h"
 #include "ridgeline/engine/status_macros.h"
 #include "roofline.h"
 #include "speculative_draft.h"
@@ -243,7 +244,7 @@ absl::StatusOr<StepEvaluator> StepEvaluator::Create(
                                           capacity.max_sequences, 1, 65536));
   RETURN_IF_ERROR(internal::CheckIntRange("capacity.max_context_tokens",
                                           capacity.max_context_tokens, 1,
-                                          10'000'000));
+                                          ranges::kPromptTokens.hi));
   RETURN_IF_ERROR(internal::CheckIntRange(
       "capacity.max_step_tokens", capacity.max_step_tokens, 1, 10'000'000));
   Scenario s = scenario;

@@ -684,8 +684,12 @@ absl::Status Backend::ResolveStepScenario(const v1::StepScenario& in,
                                       &s->hardware));
   s->workload = engine::Workload();
   s->workload.batch = 1;
+  // The model's context, at most the longest prompt a request may give
+  // (MiniMax-M1's 10.24 M and a state-space model's unlimited one are more).
   s->workload.prompt_tokens =
-      s->model.max_context > 0 ? s->model.max_context : 4096;
+      s->model.max_context > 0
+          ? std::min(s->model.max_context, engine::ranges::kPromptTokens.hi)
+          : 4096;
   s->workload.generated_tokens = 0;
   if (in.capacity().has_max_sequences()) {
     RETURN_IF_ERROR(CheckInt(at("capacity.max_sequences"),

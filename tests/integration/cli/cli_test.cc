@@ -790,6 +790,25 @@ TEST_F(CliTest, KernelErrorsNameTheFlag) {
   EXPECT_THAT(usage.err, HasSubstr("ridgeline kernel attention|gemm"));
 }
 
+// A step's default capacity is the model's context, at most the longest
+// prompt (10 M tokens): models whose context is longer (MiniMax-M1's
+// 10.24 M, a state-space model's unlimited one) step without a capacity
+// flag. A pure state-space step costs the same at any context.
+TEST_F(CliTest, StepOfModelsWithContextsPastTheLongestPrompt) {
+  auto seconds = [&](const std::string& model, const std::string& seq) {
+    CliRun r = RunCliBinary(
+        Local({"step", "--model", model, "--hardware", "nvidia-h200-sxm-141gb",
+               "--weights", "fp8", "--seq", seq, "--format", "json"}));
+    EXPECT_EQ(r.exit_code, 0) << model << ": " << r.err;
+    if (r.exit_code != 0) return -1.0;
+    return nlohmann::json::parse(r.out)["steps"][0]["seconds"].get<double>();
+  };
+  EXPECT_GT(seconds("minimax-m1", "4096:1"), 0);
+  const double short_ctx = seconds("mamba-codestral-7b", "4096:1");
+  EXPECT_GT(short_ctx, 0);
+  EXPECT_DOUBLE_EQ(seconds("mamba-codestral-7b", "1000000:1"), short_ctx);
+}
+
 // `ridgeline step` (the example: one step of three sequences) prints
 // the same both ways; JSON is the proto3 JSON of StepTimeResponse with the
 // step total in `seconds`; a pipelined step shows its latency and its

@@ -335,6 +335,24 @@ TEST(HybridMemoryTest, JambaKvGrowsOnlyForAttentionLayers) {
   EXPECT_DOUBLE_EQ(long_ctx.state_bytes, 8716288);
 }
 
+// Mamba-Codestral-7B: no attention layer, so no KV grows at all; its 64
+// Mamba-2 layers keep (128 x 64 x 128 + 3 x 10,240) = 1,079,296 elements
+// each: 69,074,944 x 2 B = 138,149,888 B per sequence at any context.
+TEST(HybridMemoryTest, Mamba2KeepsOnlyItsState) {
+  Scenario s = testing::MakeScenario("mamba-codestral-7b", H200Like());
+  auto at = [&](int64_t prompt) {
+    s.workload = {1, prompt, 1};
+    absl::StatusOr<StepEvaluator> ev = StepEvaluator::Create(s);
+    EXPECT_TRUE(ev.ok()) << ev.status();
+    return ev->memory();
+  };
+  const MemoryFootprint short_ctx = at(4096), long_ctx = at(131072);
+  constexpr int kv = internal::kKv;
+  EXPECT_DOUBLE_EQ(long_ctx.required_bytes[kv], short_ctx.required_bytes[kv]);
+  EXPECT_DOUBLE_EQ(short_ctx.state_bytes, 138149888);
+  EXPECT_DOUBLE_EQ(long_ctx.state_bytes, 138149888);
+}
+
 double Tpot(const std::string& model, int64_t context) {
   Scenario s = testing::MakeScenario(model, H200Like());
   // FP8 weights and KV cache (Qwen/Qwen3-Next-80B-A3B-Instruct-FP8 fits one
@@ -352,6 +370,15 @@ double Tpot(const std::string& model, int64_t context) {
 // 4 k TPOT (batch 1, H200); a dense model of about its active size
 // (Llama-3.2-3B: 3.2 B against Qwen3-Next's 3.6 B active without the input
 // embedding) does not. docs/hybrid.md shows both.
+// A pure state-space model's decode step does not grow with the context at
+// all: every step reads the same weights and the same state.
+TEST(HybridMemoryTest, Mamba2DecodeDoesNotGrowWithContext) {
+  const double at4k = Tpot("mamba-codestral-7b", 4096);
+  const double at128k = Tpot("mamba-codestral-7b", 131072);
+  EXPECT_GT(at4k, 0);
+  EXPECT_NEAR(at128k, at4k, 1e-12 * at4k);
+}
+
 TEST(HybridMemoryTest, Qwen3NextDecodeBarelyGrowsWithContext) {
   const double q4 = Tpot("qwen3-next-80b-a3b", 4096);
   const double q128 = Tpot("qwen3-next-80b-a3b", 131072);

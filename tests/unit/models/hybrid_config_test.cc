@@ -119,7 +119,8 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{"deepseek-v3.2.json", "deepseek-v3.2"},
                     Case{"glm-4.5-air.json", "glm-4.5-air"},
                     Case{"minimax-m1.json", "minimax-m1"},
-                    Case{"jamba-1.5-mini.json", "jamba-1.5-mini"}),
+                    Case{"jamba-1.5-mini.json", "jamba-1.5-mini"},
+                    Case{"mamba-codestral-7b.json", "mamba-codestral-7b"}),
     [](const testing::TestParamInfo<Case>& info) {
       std::string name = info.param.id;
       for (char& ch : name) {
@@ -283,6 +284,28 @@ TEST(HybridParameterTest, Jamba15Mini) {
   EXPECT_LT(Within(c.active_per_token, 12e9), 0.03);
 }
 
+TEST(HybridParameterTest, MambaCodestral7B) {
+  const ModelConfig m = FindModel("mamba-codestral-7b").value();
+  const ParameterCounts c = CountParameters(m);
+  // Mamba-2 block (hidden 4096, d_inner 128 x 64 = 8192, G 8, N 128, 128
+  // heads, K 4): conv_dim = 8192 + 2 x 8 x 128 = 10,240; in_proj 4096 x
+  // (8192 + 10,240 + 128) = 76,021,760; conv1d 10,240 x (4 + 1) = 51,200;
+  // dt_bias, A_log, D 3 x 128 = 384; gated norm 8192; out_proj 8192 x
+  // 4096 = 33,554,432; block RMSNorm 4096 -> 109,640,064; x 64 =
+  // 7,016,964,096. Embedding and untied LM head 2 x 32,768 x 4096 =
+  // 268,435,456; final norm 4096. Total 7,285,403,648.
+  EXPECT_DOUBLE_EQ(c.total, 7285403648.0);
+  EXPECT_DOUBLE_EQ(c.active_per_token, c.total);
+  // Published: "an instructed model, with 7,285,403,648 parameters"
+  // (Mistral AI, "Codestral Mamba", 2024-07-16): exact.
+  EXPECT_EQ(c.total, 7285403648.0);
+  // No attention layer: no KV cache grows; the state per sequence is the
+  // conv window (K - 1) x conv_dim + heads x head_dim x N per layer =
+  // (3 x 10,240 + 128 x 64 x 128) x 64 = 69,074,944 elements.
+  EXPECT_DOUBLE_EQ(KvElementsPerToken(m), 0.0);
+  EXPECT_DOUBLE_EQ(StateElementsPerSequence(m), 69074944.0);
+}
+
 TEST(HybridTrapTest, FilesAsPublished) {
   // Infinity in Nemotron-H-56B's time_step_limit parses (as null; unused).
   const ModelConfig h56 = Parse("nemotron-h-56b-base-8k.json", "m");
@@ -339,6 +362,13 @@ TEST(HybridTrapTest, FilesAsPublished) {
   // Jamba: attention at i % 8 == 4, MoE at odd layers; d_inner = expand 2
   // x 4096; no head_dim key (hidden / heads = 128); mamba_dt_rank "auto"
   // is ceil(hidden / 16) = 256, as published.
+  // Mamba-2 (Codestral): d_inner = num_heads 128 x head_dim 64; the
+  // config's intermediate_size (8192, the mixer's width) builds no FFN,
+  // and no attention key is needed; the Infinity of time_step_limit parses.
+  const ModelConfig codestral = Parse("mamba-codestral-7b.json", "m");
+  EXPECT_EQ(codestral.mamba->inner(), 8192);
+  EXPECT_EQ(codestral.layers[0].ffn, FfnLayerKind::kNone);
+  EXPECT_EQ(codestral.source, "/raid/pablo/codestral-hf-good/");
   const ModelConfig jamba = Parse("jamba-1.5-mini.json", "m");
   EXPECT_EQ(jamba.layers[4].attention, AttentionKind::kFull);
   EXPECT_EQ(jamba.layers[5].attention, AttentionKind::kMamba1);
@@ -456,6 +486,34 @@ TEST(HybridBadInputTest, MiniMaxAndGlmNameTheKeyExpectedAndFound) {
   EXPECT_NE(dense.find("first_k_dense_replace must be in [0, 45], got 46"),
             std::string::npos)
       << dense;
+}
+
+TEST(HybridBadInputTest, Mamba2NamesTheKeyExpectedAndFound) {
+  auto with = [](const std::string& from, const std::string& to) {
+    std::string json = Fixture("mamba-codestral-7b.json");
+    json.replace(json.find(from), from.size(), to);
+    return json;
+  };
+  const std::string groups =
+      Error(with("\"n_groups\": 8", "\"n_groups\": 3"));
+  EXPECT_NE(groups.find("n_groups must divide num_heads (128), got 3"),
+            std::string::npos)
+      << groups;
+  const std::string heads =
+      Error(with("\"num_heads\": 128", "\"num_heads\": 0"));
+  EXPECT_NE(heads.find("num_heads must be in [1, "), std::string::npos)
+      << heads;
+  const std::string bias =
+      Error(with("\"use_bias\": false", "\"use_bias\": true"));
+  EXPECT_NE(bias.find("use_bias must be false"), std::string::npos) << bias;
+  const std::string norm =
+      Error(with("\"rms_norm\": true", "\"rms_norm\": false"));
+  EXPECT_NE(norm.find("rms_norm must be true"), std::string::npos) << norm;
+  const std::string layers = Error(
+      with("\"num_hidden_layers\": 64", "\"num_hidden_layers\": \"64\""));
+  EXPECT_NE(layers.find("num_hidden_layers must be an integer, got \"64\""),
+            std::string::npos)
+      << layers;
 }
 
 TEST(HybridBadInputTest, JambaNamesTheKeyExpectedAndFound) {

@@ -84,6 +84,30 @@ TEST(KvCapacity, HybridReservesTheRecurrentStatePerSequence) {
   EXPECT_GE(kv->kv_capacity_tokens, seqs * kv->tokens_per_sequence);
 }
 
+// A pure state-space model (Mamba-Codestral-7B): no KV grows, so the
+// sequences are what their constant states allow, and the block pool is
+// exactly their tokens (nothing is ever short of a block).
+TEST(KvCapacity, PureMambaHoldsStatesOnly) {
+  engine::Scenario s = Llama8bFp8OnH100();
+  s.model = engine::FindModel("mamba-codestral-7b").value();
+  ServingConfig config;
+  config.max_num_seqs = 4096;
+  absl::StatusOr<KvCapacity> kv = ComputeKvCapacity(s, config, 2048, 512);
+  ASSERT_TRUE(kv.ok()) << kv.status();
+  EXPECT_DOUBLE_EQ(kv->kv_bytes_per_token, 0.0);
+  // 64 layers x (128 heads x 64 x 128 + conv window 3 x (8192 + 2 x 8 x
+  // 128)) = 69,074,944 elements x 1 B (fp8).
+  EXPECT_DOUBLE_EQ(kv->state_bytes_per_sequence, 69'074'944.0);
+  const double free_bytes =
+      0.9 * 80e9 - kv->weights_bytes - kv->activations_bytes;
+  const auto seqs =
+      static_cast<int64_t>(std::floor(free_bytes / 69'074'944.0));
+  EXPECT_EQ(kv->max_concurrency, seqs);
+  EXPECT_EQ(kv->limited_by, "kv_capacity");
+  // 2560 tokens a sequence (2048 + 512, whole blocks of 16).
+  EXPECT_EQ(kv->kv_capacity_tokens, seqs * 2560);
+}
+
 TEST(KvCapacity, Llama31_8bFp8OnH100At2048Plus512) {
   ServingConfig config;  // fraction 0.9, 256 seqs, 8192 tokens, blocks of 16
   config.max_num_seqs = 1024;  // let the KV cache be the limit
