@@ -244,6 +244,41 @@ LinearFit FitOverheadAndEta(const std::vector<double>& x,
   return out;
 }
 
+std::optional<std::vector<double>> WeightedLeastSquares(
+    const std::vector<std::vector<double>>& features,
+    const std::vector<double>& y, const std::vector<double>& w) {
+  if (features.empty()) return std::nullopt;
+  const size_t k = features.front().size();
+  // The normal equations [A | b], A = X^T W X, b = X^T W y.
+  std::vector<std::vector<double>> a(k, std::vector<double>(k + 1, 0));
+  for (size_t i = 0; i < features.size() && i < y.size() && i < w.size();
+       ++i) {
+    for (size_t r = 0; r < k; ++r) {
+      for (size_t c = 0; c < k; ++c) {
+        a[r][c] += w[i] * features[i][r] * features[i][c];
+      }
+      a[r][k] += w[i] * features[i][r] * y[i];
+    }
+  }
+  // Gauss-Jordan with partial pivoting.
+  for (size_t col = 0; col < k; ++col) {
+    size_t pivot = col;
+    for (size_t r = col + 1; r < k; ++r) {
+      if (std::abs(a[r][col]) > std::abs(a[pivot][col])) pivot = r;
+    }
+    if (!(std::abs(a[pivot][col]) > 1e-300)) return std::nullopt;
+    std::swap(a[col], a[pivot]);
+    for (size_t r = 0; r < k; ++r) {
+      if (r == col) continue;
+      const double f = a[r][col] / a[col][col];
+      for (size_t c = col; c <= k; ++c) a[r][c] -= f * a[col][c];
+    }
+  }
+  std::vector<double> out(k);
+  for (size_t r = 0; r < k; ++r) out[r] = a[r][k] / a[r][r];
+  return out;
+}
+
 engine::Efficiency FitEfficiency(const std::vector<const PreparedRow*>& rows,
                                  const engine::Efficiency& base,
                                  const FitOptions& options) {

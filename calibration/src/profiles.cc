@@ -116,9 +116,16 @@ absl::Status ReadKernelModel(const json& k, std::string_view file,
         std::pair{"attention_memory", &m.attention_memory},
         std::pair{"attention_cta_bandwidth_share",
                   &m.attention_cta_bandwidth_share},
+        std::pair{"attention_seconds_per_cta", &m.attention_seconds_per_cta},
+        std::pair{"attention_seconds_per_query_head",
+                  &m.attention_seconds_per_query_head},
+        std::pair{"attention_8bit_kv_per_call_seconds",
+                  &m.attention_8bit_kv_per_call_seconds},
         std::pair{"elementwise_memory", &m.elementwise_memory}}) {
     if (auto st = number(k, "kernel_model.", key, v); !st.ok()) return st;
   }
+  // Present: fitted on 8-bit KV rows (absent: per_call_seconds.attention).
+  m.attention_8bit_kv_fitted = k.contains("attention_8bit_kv_per_call_seconds");
   if (absl::Status st = engine::ValidateKernelModel(m, "kernel_model");
       !st.ok()) {
     return absl::InvalidArgumentError(
@@ -151,8 +158,15 @@ json KernelModelToJson(const engine::KernelModel& m) {
             {"attention_compute", m.attention_compute},
             {"attention_memory", m.attention_memory},
             {"attention_cta_bandwidth_share", m.attention_cta_bandwidth_share},
+            {"attention_seconds_per_cta", m.attention_seconds_per_cta},
+            {"attention_seconds_per_query_head",
+             m.attention_seconds_per_query_head},
             {"elementwise_memory", m.elementwise_memory}};
   if (m.gemm_fp8_fitted) j["gemm_fp8"] = gemm(m.gemm_fp8);
+  if (m.attention_8bit_kv_fitted) {
+    j["attention_8bit_kv_per_call_seconds"] =
+        m.attention_8bit_kv_per_call_seconds;
+  }
   return j;
 }
 

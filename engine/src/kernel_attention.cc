@@ -183,7 +183,15 @@ void ApplyKernelModel(const KernelModel& km, const Hardware& hw,
                                          km.attention_cta_bandwidth_share));
         }
       }
-      overhead = km.per_call_seconds[static_cast<int>(KernelClass::kAttention)];
+      const DecodeAttentionShape& a = in.attention;
+      overhead =
+          a.dtype.bits <= 8 && km.attention_8bit_kv_fitted
+              ? km.attention_8bit_kv_per_call_seconds
+              : km.per_call_seconds[static_cast<int>(KernelClass::kAttention)];
+      overhead += km.attention_seconds_per_cta *
+                      static_cast<double>(a.batch * a.num_kv_heads) +
+                  km.attention_seconds_per_query_head *
+                      static_cast<double>(a.batch * a.num_q_heads);
       break;
     }
     case KernelClass::kElementwise:

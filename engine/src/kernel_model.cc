@@ -97,6 +97,14 @@ absl::Status ValidateKernelModel(const KernelModel& m,
         std::pair{"elementwise_memory", m.elementwise_memory}}) {
     if (!InUnit(v)) return Bad(prefix, name, "(0, 1]", v);
   }
+  for (const auto& [name, v] :
+       {std::pair{"attention_seconds_per_cta", m.attention_seconds_per_cta},
+        std::pair{"attention_seconds_per_query_head",
+                  m.attention_seconds_per_query_head},
+        std::pair{"attention_8bit_kv_per_call_seconds",
+                  m.attention_8bit_kv_per_call_seconds}}) {
+    if (!(v >= 0 && v <= 1)) return Bad(prefix, name, "[0, 1]", v);
+  }
   if (!(m.attention_cta_bandwidth_share >= 0 &&
         m.attention_cta_bandwidth_share <= 1e6)) {
     return Bad(prefix, "attention_cta_bandwidth_share",

@@ -3,6 +3,7 @@
 #include "ridgeline/calibration/fit.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,40 @@ TEST(FitOverheadAndEta, ClampsANegativeInterceptToZero) {
   const LinearFit fit = FitOverheadAndEta({1, 2, 3, 4}, {1, 3, 5, 7}, 0.01);
   EXPECT_EQ(fit.overhead_seconds, 0);
   EXPECT_NEAR(fit.eta, 1 / 1.5833333333, 1e-6);
+}
+
+TEST(WeightedLeastSquares, RecoversAnExactRelation) {
+  // Rows exactly on y = 8 + 1.25 x + 0.002 n (a floor, a slope, a cost per
+  // unit n): (x, n) = (0, 0), (0, 1000), (100, 0), (10, 500) ->
+  // y = 8, 10, 133, 21.5. Exact rows solve the normal equations exactly,
+  // whatever the weights (here 1 / y^2).
+  const std::vector<std::vector<double>> x = {
+      {1, 0, 0}, {1, 0, 1000}, {1, 100, 0}, {1, 10, 500}};
+  const std::vector<double> y = {8, 10, 133, 21.5};
+  std::vector<double> w;
+  for (double v : y) w.push_back(1 / (v * v));
+  const std::optional<std::vector<double>> c = WeightedLeastSquares(x, y, w);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_NEAR((*c)[0], 8, 1e-9);
+  EXPECT_NEAR((*c)[1], 1.25, 1e-12);
+  EXPECT_NEAR((*c)[2], 0.002, 1e-14);
+}
+
+TEST(WeightedLeastSquares, WeighsRowsByTheirWeights) {
+  // One unknown (a constant) over y = 8 and 12: with weights 1 / y^2 the
+  // estimate is sum(w y) / sum(w) = (8/64 + 12/144) / (1/64 + 1/144) =
+  // (0.125 + 0.0833333) / (0.015625 + 0.0069444) = 0.2083333 / 0.0225694
+  // = 9.2308 (= 120 / 13), nearer the smaller row, where plain least squares
+  // gives the mean, 10.
+  const std::optional<std::vector<double>> c =
+      WeightedLeastSquares({{1}, {1}}, {8, 12}, {1.0 / 64, 1.0 / 144});
+  ASSERT_TRUE(c.has_value());
+  EXPECT_NEAR((*c)[0], 120.0 / 13, 1e-12);
+  EXPECT_NEAR((*WeightedLeastSquares({{1}, {1}}, {8, 12}, {1, 1}))[0], 10,
+              1e-12);
+  // A feature no row varies (always 0) is not pinned down: nullopt.
+  EXPECT_FALSE(
+      WeightedLeastSquares({{1, 0}, {1, 0}}, {8, 12}, {1, 1}).has_value());
 }
 
 TEST(Fit, RecoversEfficienciesAndOverheadFromEngineRows) {

@@ -139,6 +139,48 @@ TEST(KernelModel, FewCtaAttentionCannotStreamAtFullBandwidth) {
   EXPECT_NEAR(c->seconds, 266240.0 / 1e12 * 100 / 4 + 7e-6, 1e-15);
 }
 
+// Per CTA and per query head of a sequence, and another floor over an
+// 8-bit KV cache (the fitted H100 values, rounded).
+TEST(KernelModel, AttentionPaysPerCtaPerQueryHeadAndItsKvFormatsFloor) {
+  engine::Hardware hw = RoundGpu();  // 1 TB/s
+  hw.compute_units = 100;
+  engine::Efficiency eff;
+  eff.kernel = Model();
+  eff.kernel.attention_cta_bandwidth_share = 0;
+  eff.kernel.attention_seconds_per_cta = 7e-9;
+  eff.kernel.attention_seconds_per_query_head = 0.6e-9;
+  eff.kernel.attention_8bit_kv_per_call_seconds = 5.5e-6;
+  eff.kernel.attention_8bit_kv_fitted = true;
+  engine::DecodeAttentionShape a;
+  a.batch = 64;
+  a.num_q_heads = 32;
+  a.num_kv_heads = 8;
+  a.head_dim = 128;
+  a.kv_length = 2;
+  a.dtype = {"bf16", 16, engine::MathType::kBf16};
+  // 64 x 8 = 512 CTAs, 64 x 32 = 2048 query heads: 512 x 7 ns + 2048 x
+  // 0.6 ns = 3.584 + 1.2288 = 4.8128 us on the 7 us floor = 11.8128 us.
+  // Bytes: K and V of 64 sequences x 8 KV heads x 2 tokens x 128 x 2 B =
+  // 524,288; q and out 2 x 64 x 32 x 128 x 2 = 1,048,576: 1,572,864 B /
+  // (1e12 x 0.8) = 1.96608 us.
+  absl::StatusOr<engine::KernelCost> c =
+      engine::DecodeAttentionKernel(a, hw, eff);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_NEAR(c->overhead_seconds, 7e-6 + 4.8128e-6, 1e-15);
+  EXPECT_NEAR(c->memory_seconds, 1.96608e-6, 1e-15);
+  EXPECT_NEAR(c->seconds, 1.96608e-6 + 11.8128e-6, 1e-15);
+  // The same shape over an fp8 KV cache: the 8-bit floor, 5.5 us.
+  a.dtype = {"fp8", 8, engine::MathType::kFp8};
+  c = engine::DecodeAttentionKernel(a, hw, eff);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_NEAR(c->overhead_seconds, 5.5e-6 + 4.8128e-6, 1e-15);
+  // Not fitted on 8-bit rows: the one floor.
+  eff.kernel.attention_8bit_kv_fitted = false;
+  c = engine::DecodeAttentionKernel(a, hw, eff);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_NEAR(c->overhead_seconds, 7e-6 + 4.8128e-6, 1e-15);
+}
+
 TEST(KernelModel, WithoutComputeUnitsThePlainFormSaysSo) {
   const engine::Hardware hw = RoundGpu();  // no compute-unit count
   engine::Efficiency eff;
@@ -168,6 +210,13 @@ TEST(KernelModel, ValidationNamesTheField) {
       << st.message();
   EXPECT_NE(st.message().find("(0, 1]"), std::string::npos);
   EXPECT_NE(st.message().find("1.5"), std::string::npos);
+  m = Model();
+  m.attention_seconds_per_cta = -1e-9;
+  const absl::Status cta = engine::ValidateKernelModel(m, "kernel_model");
+  EXPECT_NE(cta.message().find("kernel_model.attention_seconds_per_cta: must "
+                               "be in [0, 1], got -1e-09"),
+            std::string::npos)
+      << cta.message();
 }
 
 }  // namespace

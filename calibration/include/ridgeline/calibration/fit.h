@@ -3,6 +3,7 @@
 // engine::Analyze many times (seconds, not minutes, for a few hundred rows).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,11 @@ struct FitOptions {
 //   efficiencies   = per GEMM regime (M <= 16, <= 128, > 128) and for
 //                    attention / memory streams: median of roof / (measured -
 //                    floor) over the rows that roof dominates above the floor;
+//   attention      = its per-call costs (16-bit and 8-bit KV), memory
+//                    efficiency and costs per CTA and per query head
+//                    together, by WeightedLeastSquares for relative error
+//                    on the memory-bound rows (floors clamped into [0,
+//                    shortest call of their KV format]);
 //   shape          = the wave tail share (0, .25, .5, .75, 1) and the CTA
 //                    bandwidth share (off, .5, 1, 2, 4) with the smallest
 //                    median error.
@@ -58,6 +64,15 @@ struct LinearFit {
 };
 LinearFit FitOverheadAndEta(const std::vector<double>& x,
                             const std::vector<double>& y, double min_eta);
+
+// Weighted least squares: the coefficients c minimising
+// sum_i w_i (features_i . c - y_i)^2, by the normal equations (a few
+// unknowns). With w = 1 / measured^2 the residuals count relative to each
+// row's own time, so a 10 us call off by 3 us weighs as much as a 1 ms call
+// off by 0.3 ms. nullopt when the rows do not pin every coefficient.
+std::optional<std::vector<double>> WeightedLeastSquares(
+    const std::vector<std::vector<double>>& features,
+    const std::vector<double>& y, const std::vector<double>& w);
 
 // Fits one efficiency to rows that share hardware (or family) and framework.
 // Parameters the rows cannot pin down keep their value from `base`:

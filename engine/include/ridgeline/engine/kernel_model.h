@@ -67,6 +67,18 @@ struct KernelModel {
   // share (bandwidth / compute units), > 0: calls with fewer CTAs than
   // units cannot reach the full bandwidth. 0 = not limited.
   double attention_cta_bandwidth_share = 0;
+  // What a decode-attention call pays per unit of its shape beyond the
+  // stream, seconds: per CTA (a sequence x KV head: its setup, the new
+  // token's K and V appended, its output and split-KV merge) and per query
+  // head of a sequence (the fused RoPE of the query and its softmax
+  // normaliser). Small calls of many sequences or heads measure several
+  // times the floor with almost nothing to stream.
+  double attention_seconds_per_cta = 0;
+  double attention_seconds_per_query_head = 0;
+  // The per-call cost of decode attention over an 8-bit KV cache (another
+  // kernel: TensorRT-LLM's fp8 XQA), when fitted; else per_call_seconds'.
+  double attention_8bit_kv_per_call_seconds = 0;
+  bool attention_8bit_kv_fitted = false;
   double elementwise_memory = 1;
 };
 
