@@ -78,6 +78,7 @@ enum class Arch {
   kMiniMax,      // MiniMax-M1 / Text-01: lightning + softmax attention, MoE
   kJamba,        // Mamba-1 + attention, MoE every other layer
   kMamba2,       // Mamba-2 blocks only (hf_config_hybrid.cc)
+  kFalconH1,     // attention and Mamba-2 side by side in every layer
 };
 
 struct ArchName {
@@ -116,6 +117,7 @@ constexpr ArchName kArchs[] = {
     {"MiniMaxText01ForCausalLM", "minimax_text_01", Arch::kMiniMax},
     {"JambaForCausalLM", "jamba", Arch::kJamba},
     {"Mamba2ForCausalLM", "mamba2", Arch::kMamba2},
+    {"FalconH1ForCausalLM", "falcon_h1", Arch::kFalconH1},
 };
 
 std::string SupportedList() {
@@ -300,6 +302,8 @@ ClassDefaults DefaultsFor(Arch arch) {
       return {8, std::nullopt, 262144, false};
     case Arch::kMamba2:  // Mamba2Config: parsed apart (ParseMamba2)
       return {std::nullopt, std::nullopt, kMaxContext, false};
+    case Arch::kFalconH1:  // FalconH1Config
+      return {8, std::nullopt, 8192, false};
   }
   return {std::nullopt, std::nullopt, 2048, false};
 }
@@ -1013,6 +1017,9 @@ absl::StatusOr<ModelConfig> ParseText(const Json& j, std::string_view id,
       break;
     case Arch::kJamba:
       RETURN_IF_ERROR(hf_internal::ParseJamba(j, r, m));
+      break;
+    case Arch::kFalconH1:
+      RETURN_IF_ERROR(hf_internal::ParseFalconH1(j, r, m));
       break;
     case Arch::kGptJ: {
       // GPT-J: LayerNorm, GELU MLP fc_in / fc_out with biases, one norm per

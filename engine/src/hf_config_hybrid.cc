@@ -1,9 +1,10 @@
 // config.json -> ModelConfig for GLM-4.5, MiniMax-M1 / MiniMax-Text-01,
-// Jamba and Mamba-2
+// Jamba, Mamba-2 and Falcon-H1
 // (hf_config.cc reads the fields every class shares first: vocab, hidden,
 // layers, heads, head_dim, context, tied embeddings).
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -239,6 +240,67 @@ absl::StatusOr<ModelConfig> ParseMamba2(const Reader& r, ModelConfig m) {
     return Bad(std::string(s.message()));
   }
   return m;
+}
+
+// HF FalconH1ForCausalLM (modeling_falcon_h1.py / vLLM falcon_h1.py,
+// FalconH1ParallelHybrid): every layer runs GQA attention (RoPE) and a
+// Mamba-2 mixer on the same normed input and adds their outputs, then a
+// gated SiLU MLP of intermediate_size after its own RMSNorm (two norms a
+// layer). The mixer: mamba_n_heads x mamba_d_head (= d_ssm), state
+// mamba_d_state, mamba_n_groups, conv mamba_d_conv (with bias when
+// mamba_conv_bias), chunk mamba_chunk_size, its gated RMSNorm only when
+// mamba_rms_norm. The multipliers (embedding, attention/ssm in and out,
+// key, MLP, LM head) scale activations and cost nothing. Not modelled:
+// biases on the projections or the MLP, attention on some layers only
+// (attn_layer_indices), no MLP (mamba_use_mlp false): refused.
+absl::Status ParseFalconH1(const Json& j, const Reader& r, ModelConfig& m) {
+  for (const char* key : {"mamba_proj_bias", "projectors_bias", "mlp_bias",
+                          "attention_bias"}) {
+    ASSIGN_OR_RETURN(const bool bias, r.Bool(key, false));
+    if (bias) {
+      return Bad(absl::StrCat(key, " must be false (its biases are not "
+                              "counted), got true"));
+    }
+  }
+  ASSIGN_OR_RETURN(const bool mlp, r.Bool("mamba_use_mlp", true));
+  if (!mlp) {
+    return Bad("mamba_use_mlp must be true (layers without an MLP are not "
+               "modelled), got false");
+  }
+  if (const auto it = j.find("attn_layer_indices");
+      it != j.end() && !it->is_null()) {
+    return Bad(absl::StrCat(
+        "attn_layer_indices must be null (attention in every layer), got ",
+        Describe(*it)));
+  }
+  MambaDims d;
+  ASSIGN_OR_RETURN(d.num_heads, r.Int("mamba_n_heads", 128, 1, kMaxHeads));
+  ASSIGN_OR_RETURN(d.head_dim, r.Int("mamba_d_head", 64, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(d.state_size, r.Int("mamba_d_state", 256, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(d.n_groups, r.Int("mamba_n_groups", 1, 1, d.num_heads));
+  ASSIGN_OR_RETURN(d.conv_kernel, r.Int("mamba_d_conv", 4, 1, 64));
+  ASSIGN_OR_RETURN(d.chunk_size, r.Int("mamba_chunk_size", 256, 1, 65536));
+  ASSIGN_OR_RETURN(d.conv_bias, r.Bool("mamba_conv_bias", true));
+  ASSIGN_OR_RETURN(d.gated_norm, r.Bool("mamba_rms_norm", false));
+  if (d.num_heads % d.n_groups != 0) {
+    return Bad(absl::StrCat("mamba_n_groups must divide mamba_n_heads (",
+                            d.num_heads, "), got ", d.n_groups));
+  }
+  // The scan runs heads x head_dim channels; a d_ssm saying otherwise
+  // would be a model the mixer cannot run.
+  ASSIGN_OR_RETURN(std::optional<int64_t> d_ssm,
+                   r.OptInt("mamba_d_ssm", 1, kMaxWidth));
+  if (d_ssm.has_value() && *d_ssm != d.inner()) {
+    return Bad(absl::StrCat("mamba_d_ssm must equal mamba_n_heads x "
+                            "mamba_d_head (",
+                            d.num_heads, " x ", d.head_dim, " = ", d.inner(),
+                            "), got ", *d_ssm));
+  }
+  m.mamba = d;
+  m.layers.assign(static_cast<size_t>(m.num_layers),
+                  LayerSpec{.attention = AttentionKind::kFull,
+                            .parallel_mamba = true});
+  return absl::OkStatus();
 }
 
 }  // namespace ridgeline::engine::hf_internal

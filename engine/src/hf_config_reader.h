@@ -158,4 +158,7 @@ absl::Status ParseJamba(const Json& j, const Reader& r, ModelConfig& m);
 // layers and tied embeddings; hf_config_hybrid.cc.
 absl::StatusOr<ModelConfig> ParseMamba2(const Reader& r, ModelConfig m);
 
+// FalconH1ForCausalLM: every layer attention and Mamba-2 side by side.
+absl::Status ParseFalconH1(const Json& j, const Reader& r, ModelConfig& m);
+
 }  // namespace ridgeline::engine::hf_internal

@@ -78,7 +78,7 @@ double MambaParams(const ModelConfig& m) {
   return h * (2 * di + 2 * gn + heads) +
          conv_dim *
              (static_cast<double>(d.conv_kernel) + (d.conv_bias ? 1 : 0)) +
-         3 * heads + di + di * h;
+         3 * heads + (d.gated_norm ? di : 0) + di * h;
 }
 
 // A Mamba-1 mixer (HF JambaMambaMixer): in_proj to x and z (2 d_inner);
@@ -245,6 +245,7 @@ ParameterCounts CountParameters(const ModelConfig& m) {
         common += AttentionParams(m, static_cast<double>(
                                          l.num_kv_heads > 0 ? l.num_kv_heads
                                                             : m.num_kv_heads));
+        if (l.parallel_mamba && m.mamba.has_value()) common += MambaParams(m);
         break;
       case AttentionKind::kLinear:
         common += h * h;
@@ -306,7 +307,8 @@ double LayerKvElementsPerToken(const ModelConfig& m, const LayerSpec& l) {
 }
 
 double LayerStateElementsPerSequence(const ModelConfig& m, const LayerSpec& l) {
-  if (l.attention == AttentionKind::kMamba2 && m.mamba.has_value()) {
+  if ((l.attention == AttentionKind::kMamba2 || l.parallel_mamba) &&
+      m.mamba.has_value()) {
     const MambaDims& d = *m.mamba;
     const double conv_dim =
         static_cast<double>(d.inner() + 2 * d.n_groups * d.state_size);
@@ -406,6 +408,12 @@ absl::Status ValidateModel(const ModelConfig& m) {
         return absl::InvalidArgumentError(absl::StrCat(
             at, ".chunked needs ", at,
             ".attention to be the model's attention, got a layer without it"));
+      }
+      if (l.parallel_mamba && (l.attention != AttentionKind::kFull ||
+                               !m.mamba.has_value())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            at, ".parallel_mamba needs ", at,
+            ".attention to be full attention and a model.mamba mixer"));
       }
       if (l.attention == AttentionKind::kMamba2 && !m.mamba.has_value()) {
         return absl::InvalidArgumentError(absl::StrCat(

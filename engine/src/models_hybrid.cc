@@ -297,6 +297,34 @@ ModelConfig MambaCodestral7B() {
   return m;
 }
 
+// tiiuae/Falcon-H1-0.5B-Base: 36 layers, each GQA attention (8 heads of
+// 64, 2 KV heads, RoPE) beside a Mamba-2 mixer (24 heads x 64, state 128,
+// 1 group, conv 4 with bias, chunk 128, no gated norm), then a gated SiLU
+// MLP of 2048; LM head untied.
+ModelConfig FalconH1_0_5B() {
+  ModelConfig m = Base("falcon-h1-0.5b", "Falcon-H1-0.5B",
+                       "FalconH1ForCausalLM", "tiiuae/Falcon-H1-0.5B-Base");
+  m.vocab_size = 32784;
+  m.hidden_size = 1024;
+  m.intermediate_size = 2048;
+  m.num_layers = 36;
+  m.num_attention_heads = 8;
+  m.num_kv_heads = 2;
+  m.head_dim = 64;
+  m.max_context = 16384;
+  m.mamba = MambaDims{.num_heads = 24,
+                      .head_dim = 64,
+                      .state_size = 128,
+                      .n_groups = 1,
+                      .conv_kernel = 4,
+                      .chunk_size = 128,
+                      .conv_bias = true,
+                      .gated_norm = false};
+  m.layers.assign(36, LayerSpec{.attention = AttentionKind::kFull,
+                                .parallel_mamba = true});
+  return m;
+}
+
 }  // namespace
 
 void AppendHybridModels(std::vector<ModelConfig>* c) {
@@ -308,6 +336,7 @@ void AppendHybridModels(std::vector<ModelConfig>* c) {
   c->push_back(MiniMaxM1());
   c->push_back(Jamba15Mini());
   c->push_back(MambaCodestral7B());
+  c->push_back(FalconH1_0_5B());
 }
 
 }  // namespace ridgeline::engine::internal

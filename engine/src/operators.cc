@@ -94,6 +94,7 @@ std::string_view InternedGroupName(const ModelConfig& m, const LayerSpec& l,
       if (l.num_kv_heads > 0 && l.num_kv_heads != m.num_kv_heads) {
         absl::StrAppend(&name, "-kv", l.num_kv_heads);
       }
+      if (l.parallel_mamba) absl::StrAppend(&name, "+mamba2");
       break;
     case AttentionKind::kNone:
       name = "attn-none";
@@ -438,6 +439,8 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
       o.read[kWeights] += h * g.weight_bytes * layers;
     }
   }
+  // Falcon-H1: a Mamba-2 mixer beside the attention, on the same input.
+  if (spec.parallel_mamba) EmitMamba2(g, grp, shape, e);
 
   // FFN.
   const bool gated = m.ffn == FfnKind::kGated;

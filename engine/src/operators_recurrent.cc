@@ -130,7 +130,7 @@ void EmitMamba2(const GraphContext& g, const LayerGroup& grp,
              .kv_read = r.seqs * state * g.kv_bytes,
              .kv_written = r.seqs * state * g.kv_bytes});
   scan.dominant = OperandClass::kKvCache;
-  EmitGatedNorm(g, grp, T, di, di, e);
+  if (d.gated_norm) EmitGatedNorm(g, grp, T, di, di, e);
   e.Matmul(OpKind::kOutProjection, grp.name, grp.layers, T, di, h);
 }
 

@@ -353,6 +353,28 @@ TEST(HybridMemoryTest, Mamba2KeepsOnlyItsState) {
   EXPECT_DOUBLE_EQ(long_ctx.state_bytes, 138149888);
 }
 
+// Falcon-H1-0.5B: attention in every layer, so the KV grows for all 36
+// (2 KV heads x 64 x (K, V) x 2 B = 512 B a layer, 18,432 B a token), and
+// beside it the Mamba-2 state of every layer: 7,271,424 x 2 B =
+// 14,542,848 B per sequence at any context.
+TEST(HybridMemoryTest, FalconH1KeepsKvAndStateInEveryLayer) {
+  Scenario s = testing::MakeScenario("falcon-h1-0.5b", H200Like());
+  auto at = [&](int64_t prompt) {
+    s.workload = {1, prompt, 1};
+    absl::StatusOr<StepEvaluator> ev = StepEvaluator::Create(s);
+    EXPECT_TRUE(ev.ok()) << ev.status();
+    return ev->memory();
+  };
+  const MemoryFootprint short_ctx = at(4096), long_ctx = at(16000);
+  constexpr int kv = internal::kKv;
+  EXPECT_DOUBLE_EQ(
+      (long_ctx.required_bytes[kv] - short_ctx.required_bytes[kv]) /
+          (16000 - 4096),
+      18432);
+  EXPECT_DOUBLE_EQ(short_ctx.state_bytes, 14542848);
+  EXPECT_DOUBLE_EQ(long_ctx.state_bytes, 14542848);
+}
+
 double Tpot(const std::string& model, int64_t context) {
   Scenario s = testing::MakeScenario(model, H200Like());
   // FP8 weights and KV cache (Qwen/Qwen3-Next-80B-A3B-Instruct-FP8 fits one

@@ -120,7 +120,8 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{"glm-4.5-air.json", "glm-4.5-air"},
                     Case{"minimax-m1.json", "minimax-m1"},
                     Case{"jamba-1.5-mini.json", "jamba-1.5-mini"},
-                    Case{"mamba-codestral-7b.json", "mamba-codestral-7b"}),
+                    Case{"mamba-codestral-7b.json", "mamba-codestral-7b"},
+                    Case{"falcon-h1-0.5b.json", "falcon-h1-0.5b"}),
     [](const testing::TestParamInfo<Case>& info) {
       std::string name = info.param.id;
       for (char& ch : name) {
@@ -306,6 +307,29 @@ TEST(HybridParameterTest, MambaCodestral7B) {
   EXPECT_DOUBLE_EQ(StateElementsPerSequence(m), 69074944.0);
 }
 
+TEST(HybridParameterTest, FalconH1_0_5B) {
+  const ModelConfig m = FindModel("falcon-h1-0.5b").value();
+  const ParameterCounts c = CountParameters(m);
+  // A layer (hidden 1024): attention q 1024 x 512 + k, v 2 x 1024 x 128 +
+  // o 512 x 1024 = 1,310,720; beside it the Mamba-2 mixer (d_ssm 24 x 64 =
+  // 1536, G 1, N 128, 24 heads, K 4): conv_dim 1536 + 2 x 128 = 1792;
+  // in_proj 1024 x (1536 + 1792 + 24) = 3,432,448; conv 1792 x (4 + 1) =
+  // 8960; dt_bias, A_log, D 72; no gated norm (mamba_rms_norm false);
+  // out_proj 1536 x 1024 = 1,572,864 -> 5,014,344; MLP 3 x 1024 x 2048 =
+  // 6,291,456; two RMSNorms 2048 -> 12,618,568; x 36 = 454,268,448.
+  // Embedding and untied LM head 2 x 32,784 x 1024 = 67,141,632; final
+  // norm 1024. Total 521,411,104.
+  EXPECT_DOUBLE_EQ(c.total, 521411104.0);
+  // Published: "0.5B" (tiiuae/Falcon-H1 README, the sizes "500M, 1.5B,
+  // ..."): no exact count is published; the name is 4.3 % under.
+  EXPECT_LT(Within(c.total, 0.5e9), 0.05);
+  // The KV grows for all 36 attention layers (2 KV heads of 64): 36 x 2
+  // x 2 x 64 = 9216 elements a token; beside it each layer keeps the
+  // mixer's state, 24 x 64 x 128 + 3 x 1792 = 201,984, x 36 = 7,271,424.
+  EXPECT_DOUBLE_EQ(KvElementsPerToken(m), 9216.0);
+  EXPECT_DOUBLE_EQ(StateElementsPerSequence(m), 7271424.0);
+}
+
 TEST(HybridTrapTest, FilesAsPublished) {
   // Infinity in Nemotron-H-56B's time_step_limit parses (as null; unused).
   const ModelConfig h56 = Parse("nemotron-h-56b-base-8k.json", "m");
@@ -369,6 +393,15 @@ TEST(HybridTrapTest, FilesAsPublished) {
   EXPECT_EQ(codestral.mamba->inner(), 8192);
   EXPECT_EQ(codestral.layers[0].ffn, FfnLayerKind::kNone);
   EXPECT_EQ(codestral.source, "/raid/pablo/codestral-hf-good/");
+  // Falcon-H1: the copy has no mamba_d_ssm; d_ssm = mamba_n_heads x
+  // mamba_d_head = 24 x 64 = 1536 (not mamba_expand 2 x hidden 1024 =
+  // 2048, nor FalconH1Config's default 1024); every layer has attention
+  // and the mixer; no gated norm (mamba_rms_norm false).
+  const ModelConfig falcon = Parse("falcon-h1-0.5b.json", "m");
+  EXPECT_EQ(falcon.mamba->inner(), 1536);
+  EXPECT_EQ(falcon.layers[0].attention, AttentionKind::kFull);
+  EXPECT_TRUE(falcon.layers[35].parallel_mamba);
+  EXPECT_FALSE(falcon.mamba->gated_norm);
   const ModelConfig jamba = Parse("jamba-1.5-mini.json", "m");
   EXPECT_EQ(jamba.layers[4].attention, AttentionKind::kFull);
   EXPECT_EQ(jamba.layers[5].attention, AttentionKind::kMamba1);
@@ -512,6 +545,34 @@ TEST(HybridBadInputTest, Mamba2NamesTheKeyExpectedAndFound) {
   const std::string layers = Error(
       with("\"num_hidden_layers\": 64", "\"num_hidden_layers\": \"64\""));
   EXPECT_NE(layers.find("num_hidden_layers must be an integer, got \"64\""),
+            std::string::npos)
+      << layers;
+}
+
+TEST(HybridBadInputTest, FalconH1NamesTheKeyExpectedAndFound) {
+  auto with = [](const std::string& from, const std::string& to) {
+    std::string json = Fixture("falcon-h1-0.5b.json");
+    json.replace(json.find(from), from.size(), to);
+    return json;
+  };
+  const std::string ssm = Error(
+      with("\"mamba_d_head\": 64,", "\"mamba_d_head\": 64, \"mamba_d_ssm\": 2048,"));
+  EXPECT_NE(ssm.find("mamba_d_ssm must equal mamba_n_heads x mamba_d_head "
+                     "(24 x 64 = 1536), got 2048"),
+            std::string::npos)
+      << ssm;
+  const std::string groups =
+      Error(with("\"mamba_n_groups\": 1", "\"mamba_n_groups\": 5"));
+  EXPECT_NE(groups.find("mamba_n_groups must divide mamba_n_heads (24), got 5"),
+            std::string::npos)
+      << groups;
+  const std::string bias =
+      Error(with("\"mlp_bias\": false", "\"mlp_bias\": true"));
+  EXPECT_NE(bias.find("mlp_bias must be false"), std::string::npos) << bias;
+  const std::string layers = Error(
+      with("\"attn_layer_indices\": null", "\"attn_layer_indices\": [0, 2]"));
+  EXPECT_NE(layers.find("attn_layer_indices must be null (attention in every "
+                        "layer), got [0,2]"),
             std::string::npos)
       << layers;
 }

@@ -57,6 +57,9 @@ struct MambaDims {
   int64_t conv_kernel = 4;   // depthwise causal conv1d width (K)
   int64_t chunk_size = 256;  // SSD prefill chunk (Q)
   bool conv_bias = true;     // use_conv_bias
+  // The gated RMSNorm over d_inner before out_proj (Mamba-2 and Nemotron-H
+  // always; Falcon-H1 when mamba_rms_norm).
+  bool gated_norm = true;
   int64_t inner() const { return num_heads * head_dim; }
 };
 
@@ -132,6 +135,11 @@ struct LayerSpec {
   bool chunked = false;
   FfnLayerKind ffn = FfnLayerKind::kDense;
   int64_t intermediate_size = 0;  // dense width; 0: the model's
+  // The model's `mamba` mixer runs beside this layer's full attention, on
+  // the same normed input, their outputs added (Falcon-H1's parallel
+  // hybrid): both its weights and its constant state, and the attention's
+  // KV cache.
+  bool parallel_mamba = false;
   bool operator==(const LayerSpec&) const = default;
 };
 
