@@ -704,12 +704,16 @@ TEST(Simulate, DecodeCohortIsTheOneByOneSimulation) {
   ASSERT_FALSE(one_by_one.folds_decodes());
   const DecodeFirstScheduler decode_first;
   const PrefillFirstScheduler prefill_first;
-  for (const auto& [policy, replicas] :
+  for (const std::pair<const Scheduler*, int>& setup :
        std::initializer_list<std::pair<const Scheduler*, int>>{
            {&decode_first, 1},
            {&decode_first, 2},
            {&prefill_first, 1},
            {&prefill_first, 2}}) {
+    // Not a structured binding: clang 14 (the sanitizer build) cannot
+    // capture one in a lambda.
+    const Scheduler* policy = setup.first;
+    const int replicas = setup.second;
     SimulationConfig c = PoissonConfig(40 / (3 - replicas), 600);
     ServingLimits limits = c.limits;
     limits.max_num_batched_tokens = 512;  // chunked prefills, partial steps
