@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
@@ -92,7 +93,11 @@ std::optional<int64_t> FindInt(const std::string& text, const std::regex& re,
                                int group = 1) {
   std::smatch m;
   if (!std::regex_search(text, m, re)) return std::nullopt;
-  return std::stoll(m[group].str());
+  // SimpleAtoi, not stoll: a number past int64 in a note is a bad row (not
+  // found), not an uncaught out_of_range (found by fuzz_measurements_csv).
+  int64_t v = 0;
+  if (!absl::SimpleAtoi(m[group].str(), &v)) return std::nullopt;
+  return v;
 }
 
 }  // namespace
