@@ -180,7 +180,11 @@ void FitAttention(const std::vector<const Row*>& rows, double theil_sen_floor,
         if (has16) f.push_back(s.kv8 ? 0 : 1);
         if (has8) f.push_back(s.kv8 ? 1 : 0);
       }
-      f.insert(f.end(), {s.memory, s.ctas, s.query_heads});
+      // One at a time: GCC 12 at -O3 reports a false -Warray-bounds on an
+      // initializer-list insert here (the image build is -Werror).
+      f.push_back(s.memory);
+      f.push_back(s.ctas);
+      f.push_back(s.query_heads);
       x.push_back(std::move(f));
       y.push_back(target);
       w.push_back(1 / (s.measured * s.measured));
