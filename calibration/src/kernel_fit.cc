@@ -161,11 +161,13 @@ void FitAttention(const std::vector<const Row*>& rows, double theil_sen_floor,
     shortest[kv8] = std::min(shortest[kv8], r->measured * 1e6);
   }
   const bool has16 = shortest[0] < INFINITY, has8 = shortest[1] < INFINITY;
-  if (samples.size() < 5) {
+  // Too few rows, or rows that do not pin every term (one shape): the
+  // Theil-Sen floor alone.
+  auto floor_only = [&] {
     m->per_call_seconds[static_cast<int>(engine::KernelClass::kAttention)] =
         theil_sen_floor;
-    return;
-  }
+  };
+  if (samples.size() < 5) return floor_only();
   // Unknowns: [floor16?, floor8?, slope, per_cta, per_query_head].
   auto solve = [&](const std::optional<std::array<double, 2>>& floors)
       -> std::optional<std::vector<double>> {
@@ -192,7 +194,7 @@ void FitAttention(const std::vector<const Row*>& rows, double theil_sen_floor,
     return WeightedLeastSquares(x, y, w);
   };
   std::optional<std::vector<double>> c = solve(std::nullopt);
-  if (!c) return;
+  if (!c) return floor_only();
   std::array<double, 2> floors = {0, 0};
   size_t i = 0;
   if (has16) floors[0] = (*c)[i++];
@@ -203,7 +205,7 @@ void FitAttention(const std::vector<const Row*>& rows, double theil_sen_floor,
   if (clamped != floors) {
     floors = clamped;
     c = solve(floors);
-    if (!c) return;
+    if (!c) return floor_only();
     i = 0;
   }
   const double slope = (*c)[i], per_cta = (*c)[i + 1], per_head = (*c)[i + 2];
