@@ -34,6 +34,31 @@ absl::Status ParseMtp(const Reader& r, ModelConfig& m) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<MlaDims> ParseMlaDims(const Reader& r,
+                                     int64_t q_lora_rank_when_absent,
+                                     bool dims_required) {
+  MlaDims mla;
+  ASSIGN_OR_RETURN(std::optional<int64_t> q_lora,
+                   r.OptInt("q_lora_rank", 1, kMaxWidth));
+  // A null q_lora_rank (V2-Lite, Kimi-Linear) means a direct q_proj.
+  mla.q_lora_rank =
+      r.Contains("q_lora_rank") ? q_lora.value_or(0) : q_lora_rank_when_absent;
+  auto dim = [&](const char* key, int64_t deepseek_default, int64_t lo,
+                 int64_t hi) {
+    return r.Int(key,
+                 dims_required ? std::nullopt
+                               : std::optional<int64_t>(deepseek_default),
+                 lo, hi);
+  };
+  ASSIGN_OR_RETURN(mla.kv_lora_rank, dim("kv_lora_rank", 512, 1, kMaxWidth));
+  ASSIGN_OR_RETURN(mla.qk_nope_head_dim,
+                   dim("qk_nope_head_dim", 128, 0, kMaxHeadDim));
+  ASSIGN_OR_RETURN(mla.qk_rope_head_dim,
+                   dim("qk_rope_head_dim", 64, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(mla.v_head_dim, dim("v_head_dim", 128, 1, kMaxHeadDim));
+  return mla;
+}
+
 }  // namespace hf_internal
 
 namespace {
@@ -79,6 +104,7 @@ enum class Arch {
   kJamba,        // Mamba-1 + attention, MoE every other layer
   kMamba2,       // Mamba-2 blocks only (hf_config_hybrid.cc)
   kFalconH1,     // attention and Mamba-2 side by side in every layer
+  kKimiLinear,   // Kimi Delta Attention 3 : 1 MLA, MoE
 };
 
 struct ArchName {
@@ -118,13 +144,21 @@ constexpr ArchName kArchs[] = {
     {"JambaForCausalLM", "jamba", Arch::kJamba},
     {"Mamba2ForCausalLM", "mamba2", Arch::kMamba2},
     {"FalconH1ForCausalLM", "falcon_h1", Arch::kFalconH1},
+    {"KimiLinearForCausalLM", "kimi_linear", Arch::kKimiLinear},
 };
 
-std::string SupportedList() {
+// Every class with its model_type; or, for an unknown model_type, the
+// model_types alone (an error that quotes a client's value stays well under
+// gRPC's 8 KiB metadata limit as the list grows).
+std::string SupportedList(bool model_types_only = false) {
   std::string out;
   for (const ArchName& a : kArchs) {
-    absl::StrAppend(&out, out.empty() ? "" : ", ", a.architecture, " (",
-                    a.model_type, ")");
+    if (model_types_only) {
+      absl::StrAppend(&out, out.empty() ? "" : ", ", a.model_type);
+    } else {
+      absl::StrAppend(&out, out.empty() ? "" : ", ", a.architecture, " (",
+                      a.model_type, ")");
+    }
   }
   return out;
 }
@@ -218,7 +252,8 @@ absl::StatusOr<Arch> DetectArch(const Json& j, std::string* architecture) {
     }
   }
   return Bad(absl::StrCat("model_type \"", Prefix(name, kMaxQuoted),
-                          "\" is not supported; supported: ", SupportedList()));
+                          "\" is not supported; supported model_type values: ",
+                          SupportedList(/*model_types_only=*/true)));
 }
 
 // Qwen2-MoE / Qwen3-MoE: only "every layer sparse" is supported.
@@ -304,23 +339,16 @@ ClassDefaults DefaultsFor(Arch arch) {
       return {std::nullopt, std::nullopt, kMaxContext, false};
     case Arch::kFalconH1:  // FalconH1Config
       return {8, std::nullopt, 8192, false};
+    case Arch::kKimiLinear:  // KimiLinearConfig: no position key (below)
+      return {std::nullopt, std::nullopt, kMaxContext, false};
   }
   return {std::nullopt, std::nullopt, 2048, false};
 }
 
 absl::Status ParseDeepseek(const Reader& r, Arch arch, ModelConfig& m) {
-  MlaDims mla;
-  ASSIGN_OR_RETURN(std::optional<int64_t> q_lora,
-                   r.OptInt("q_lora_rank", 1, kMaxWidth));
-  // A null q_lora_rank (V2-Lite) means a direct q_proj; absent takes the
-  // class default 1536.
-  mla.q_lora_rank = r.Contains("q_lora_rank") ? q_lora.value_or(0) : 1536;
-  ASSIGN_OR_RETURN(mla.kv_lora_rank, r.Int("kv_lora_rank", 512, 1, kMaxWidth));
-  ASSIGN_OR_RETURN(mla.qk_nope_head_dim,
-                   r.Int("qk_nope_head_dim", 128, 0, kMaxHeadDim));
-  ASSIGN_OR_RETURN(mla.qk_rope_head_dim,
-                   r.Int("qk_rope_head_dim", 64, 1, kMaxHeadDim));
-  ASSIGN_OR_RETURN(mla.v_head_dim, r.Int("v_head_dim", 128, 1, kMaxHeadDim));
+  // An absent q_lora_rank takes DeepseekV2Config's default 1536; absent
+  // dims take the class defaults.
+  ASSIGN_OR_RETURN(const MlaDims mla, hf_internal::ParseMlaDims(r, 1536, false));
   m.mla = mla;
   m.head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
 
@@ -1020,6 +1048,10 @@ absl::StatusOr<ModelConfig> ParseText(const Json& j, std::string_view id,
       break;
     case Arch::kFalconH1:
       RETURN_IF_ERROR(hf_internal::ParseFalconH1(j, r, m));
+      break;
+    case Arch::kKimiLinear:
+      RETURN_IF_ERROR(hf_internal::ParseKimiLinear(j, r, m));
+      RETURN_IF_ERROR(ParseMtp(r, m));
       break;
     case Arch::kGptJ: {
       // GPT-J: LayerNorm, GELU MLP fc_in / fc_out with biases, one norm per

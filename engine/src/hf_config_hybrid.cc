@@ -1,11 +1,12 @@
 // config.json -> ModelConfig for GLM-4.5, MiniMax-M1 / MiniMax-Text-01,
-// Jamba, Mamba-2 and Falcon-H1
+// Jamba, Mamba-2, Falcon-H1 and Kimi-Linear
 // (hf_config.cc reads the fields every class shares first: vocab, hidden,
 // layers, heads, head_dim, context, tied embeddings).
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -300,6 +301,129 @@ absl::Status ParseFalconH1(const Json& j, const Reader& r, ModelConfig& m) {
   m.layers.assign(static_cast<size_t>(m.num_layers),
                   LayerSpec{.attention = AttentionKind::kFull,
                             .parallel_mamba = true});
+  return absl::OkStatus();
+}
+
+// One of linear_attn_config's 1-based layer lists: every entry a layer
+// number, none twice; marks its layers `kind` in `owner` (0: unclaimed).
+static absl::Status ClaimLayers(const Json& cfg, const char* key, int kind,
+                         std::vector<int>& owner) {
+  const int64_t n = static_cast<int64_t>(owner.size());
+  const auto it = cfg.find(key);
+  if (it == cfg.end() || it->is_null() || !it->is_array()) {
+    return Bad(absl::StrCat(
+        "linear_attn_config.", key,
+        " must be an array of 1-based layer numbers in [1, ", n, "], got ",
+        it == cfg.end() ? std::string("nothing") : Describe(*it)));
+  }
+  for (size_t i = 0; i < it->size(); ++i) {
+    const Json& v = (*it)[i];
+    if (!v.is_number_integer() || v.get<int64_t>() < 1 ||
+        v.get<int64_t>() > n) {
+      return Bad(absl::StrCat("linear_attn_config.", key, "[", i,
+                              "] must be a 1-based layer number in [1, ", n,
+                              "], got ", Describe(v)));
+    }
+    int& o = owner[static_cast<size_t>(v.get<int64_t>() - 1)];
+    if (o != 0) {
+      return Bad(absl::StrCat(
+          "linear_attn_config.", key, "[", i, "]: layer ", v.get<int64_t>(),
+          " is listed twice (in kda_layers and full_attn_layers, or twice "
+          "in one)"));
+    }
+    o = kind;
+  }
+  return absl::OkStatus();
+}
+
+// Kimi-Linear (vLLM model_executor/models/kimi_linear.py with
+// transformers_utils/configs/kimi_linear.py KimiLinearConfig; Kimi Linear,
+// arXiv:2510.26692). Layer i (1-based) is Kimi Delta Attention when listed
+// in linear_attn_config.kda_layers (num_heads heads of head_dim for q, k
+// and v, short_conv_kernel_size convs), MLA when in full_attn_layers
+// (KimiMLAAttention: q_proj without q_lora, the DeepSeek latent KV; with
+// mla_use_nope no rotary is applied, the qk_rope part is still cached, and
+// the engine's small RoPE op stands for that copy). Every layer listed in
+// exactly one. Layers from first_k_dense_replace on are KimiMoE
+// (num_experts of moe_intermediate_size, top num_experts_per_token, a gate
+// with e_score_correction_bias, num_shared_experts x moe_intermediate_size
+// shared), earlier ones a gated MLP of intermediate_size. Context: the
+// class has no position key; model_max_length is the published one.
+absl::Status ParseKimiLinear(const Json& j, const Reader& r, ModelConfig& m) {
+  ASSIGN_OR_RETURN(const MlaDims mla, ParseMlaDims(r, 0, true));
+  m.mla = mla;
+  m.head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
+  ASSIGN_OR_RETURN(m.max_context,
+                   r.Int("model_max_length", m.max_context, 1, kMaxContext));
+
+  ASSIGN_OR_RETURN(std::optional<int64_t> experts,
+                   r.OptInt("num_experts", 1, kMaxExperts));
+  std::optional<MoeDims> moe;
+  if (experts.has_value()) {
+    MoeDims d;
+    d.num_routed_experts = *experts;
+    ASSIGN_OR_RETURN(d.experts_per_token, r.Int(ExpertsPerTokenKey(r),
+                                                std::nullopt, 1, *experts));
+    ASSIGN_OR_RETURN(d.expert_intermediate_size,
+                     r.Int("moe_intermediate_size", std::nullopt, 1, kMaxWidth));
+    ASSIGN_OR_RETURN(d.num_shared_experts,
+                     r.Int("num_shared_experts", 0, 0, kMaxExperts));
+    d.shared_expert_intermediate_size = d.expert_intermediate_size;
+    ASSIGN_OR_RETURN(d.first_dense_layers,
+                     r.Int("first_k_dense_replace", 0, 0, m.num_layers - 1));
+    ASSIGN_OR_RETURN(const int64_t freq,
+                     r.Int("moe_layer_freq", 1, 1, kMaxLayers));
+    if (freq != 1) {
+      return Bad(absl::StrCat(
+          "moe_layer_freq must be 1 (every layer from first_k_dense_replace "
+          "on is MoE; other patterns are not supported), got ",
+          freq));
+    }
+    d.router_score_bias = true;  // KimiMoE's gate.e_score_correction_bias
+    moe = d;
+  }
+  m.moe = moe;
+
+  const size_t n = static_cast<size_t>(m.num_layers);
+  std::vector<int> owner(n, 0);  // 1: KDA, 2: MLA
+  const auto cfg = j.find("linear_attn_config");
+  if (cfg != j.end() && !cfg->is_null()) {
+    if (!cfg->is_object()) {
+      return Bad(absl::StrCat("linear_attn_config must be an object, got ",
+                              Describe(*cfg)));
+    }
+    const Reader lr(*cfg, "linear_attn_config.");
+    LinearAttentionDims la;
+    la.kind = LinearAttentionKind::kKimiDelta;
+    ASSIGN_OR_RETURN(la.num_key_heads,
+                     lr.Int("num_heads", std::nullopt, 1, kMaxHeads));
+    ASSIGN_OR_RETURN(la.key_head_dim,
+                     lr.Int("head_dim", std::nullopt, 1, kMaxHeadDim));
+    la.num_value_heads = la.num_key_heads;
+    la.value_head_dim = la.key_head_dim;
+    ASSIGN_OR_RETURN(la.conv_kernel,
+                     lr.Int("short_conv_kernel_size", std::nullopt, 1, 64));
+    m.linear_attention = la;
+    RETURN_IF_ERROR(ClaimLayers(*cfg, "kda_layers", 1, owner));
+    RETURN_IF_ERROR(ClaimLayers(*cfg, "full_attn_layers", 2, owner));
+    for (size_t i = 0; i < n; ++i) {
+      if (owner[i] == 0) {
+        return Bad(absl::StrCat(
+            "layer ", i + 1, " of num_hidden_layers (", n,
+            ") is in neither linear_attn_config.kda_layers nor "
+            "full_attn_layers (every layer must be in exactly one)"));
+      }
+    }
+  }
+  m.layers.assign(n, LayerSpec{});
+  for (size_t i = 0; i < n; ++i) {
+    m.layers[i].attention = owner[i] == 1 ? AttentionKind::kLinearAttention
+                                          : AttentionKind::kFull;
+    m.layers[i].ffn = moe.has_value() && static_cast<int64_t>(i) >=
+                                             moe->first_dense_layers
+                          ? FfnLayerKind::kMoe
+                          : FfnLayerKind::kDense;
+  }
   return absl::OkStatus();
 }
 

@@ -1,6 +1,7 @@
 // Readers shared by the config.json parsers (hf_config.cc: the dense and
 // MoE transformer classes and Qwen3-Next / Nemotron-H / DeepSeek-V3.2;
-// hf_config_hybrid.cc: GLM-4.5, MiniMax and Jamba). Internal to the engine;
+// hf_config_hybrid.cc: GLM-4.5, MiniMax, Jamba, Mamba-2, Falcon-H1 and
+// Kimi-Linear). Internal to the engine;
 // every error is INVALID_ARGUMENT prefixed "config.json: " and names the key.
 #pragma once
 
@@ -8,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -55,11 +57,13 @@ inline absl::Status Bad(std::string_view msg) {
       absl::StrCat("config.json: ", absl::string_view(msg.data(), msg.size())));
 }
 
-// Typed, range-checked access to the top-level object. A JSON null counts
-// as absent (published configs write "sliding_window": null).
+// Typed, range-checked access to the top-level object (or to a nested one,
+// whose keys errors name after `path`, e.g. "linear_attn_config."). A JSON
+// null counts as absent (published configs write "sliding_window": null).
 class Reader {
  public:
-  explicit Reader(const Json& j) : j_(j) {}
+  explicit Reader(const Json& j, std::string path = "")
+      : j_(j), path_(std::move(path)) {}
 
   bool Contains(const char* key) const { return j_.contains(key); }
 
@@ -80,7 +84,8 @@ class Reader {
     } else if (it->is_number_integer()) {
       v = it->get<int64_t>();
     } else {
-      return Bad(absl::StrCat(key, " must be an integer, got ", Describe(*it)));
+      return Bad(absl::StrCat(path_, key, " must be an integer, got ",
+                              Describe(*it)));
     }
     if (v < lo || v > hi) return Range(key, lo, hi, absl::StrCat(v));
     return std::optional<int64_t>(v);
@@ -92,15 +97,16 @@ class Reader {
     ASSIGN_OR_RETURN(std::optional<int64_t> v, OptInt(key, lo, hi));
     if (v.has_value()) return *v;
     if (def.has_value()) return *def;
-    return Bad(absl::StrCat("missing required field ", key, " (integer in [",
-                            lo, ", ", hi, "])"));
+    return Bad(absl::StrCat("missing required field ", path_, key,
+                            " (integer in [", lo, ", ", hi, "])"));
   }
 
   absl::StatusOr<bool> Bool(const char* key, bool def) const {
     const auto it = j_.find(key);
     if (it == j_.end() || it->is_null()) return def;
     if (!it->is_boolean()) {
-      return Bad(absl::StrCat(key, " must be true or false, got ", Describe(*it)));
+      return Bad(absl::StrCat(path_, key, " must be true or false, got ",
+                              Describe(*it)));
     }
     return it->get<bool>();
   }
@@ -109,19 +115,21 @@ class Reader {
     const auto it = j_.find(key);
     if (it == j_.end() || it->is_null()) return def;
     if (!it->is_string()) {
-      return Bad(absl::StrCat(key, " must be a string, got ", Describe(*it)));
+      return Bad(absl::StrCat(path_, key, " must be a string, got ",
+                              Describe(*it)));
     }
     return it->get<std::string>();
   }
 
  private:
-  static absl::Status Range(const char* key, int64_t lo, int64_t hi,
-                            const std::string& got) {
-    return Bad(
-        absl::StrCat(key, " must be in [", lo, ", ", hi, "], got ", got));
+  absl::Status Range(const char* key, int64_t lo, int64_t hi,
+                     const std::string& got) const {
+    return Bad(absl::StrCat(path_, key, " must be in [", lo, ", ", hi,
+                            "], got ", got));
   }
 
   const Json& j_;
+  std::string path_;
 };
 
 // Multi-token-prediction layers the checkpoint carries and the HF class drops
@@ -160,5 +168,18 @@ absl::StatusOr<ModelConfig> ParseMamba2(const Reader& r, ModelConfig m);
 
 // FalconH1ForCausalLM: every layer attention and Mamba-2 side by side.
 absl::Status ParseFalconH1(const Json& j, const Reader& r, ModelConfig& m);
+
+// KimiLinearForCausalLM: linear_attn_config's 1-based kda_layers (Kimi
+// Delta Attention) and full_attn_layers (MLA); MoE after
+// first_k_dense_replace dense layers.
+absl::Status ParseKimiLinear(const Json& j, const Reader& r, ModelConfig& m);
+
+// MLA dims (DeepSeek-V2/V3, Kimi-Linear): q_lora_rank (null: a direct
+// q_proj; absent: `q_lora_rank_when_absent`), kv_lora_rank,
+// qk_nope_head_dim, qk_rope_head_dim, v_head_dim (required when
+// `dims_required`, else DeepseekV2Config's defaults).
+absl::StatusOr<MlaDims> ParseMlaDims(const Reader& r,
+                                     int64_t q_lora_rank_when_absent,
+                                     bool dims_required);
 
 }  // namespace ridgeline::engine::hf_internal

@@ -105,6 +105,11 @@ double Mamba1Params(const ModelConfig& m) {
 // dt_bias and A_log per value head, the gated RMSNorm over dv, out_proj.
 // Lightning (HF MiniMaxText01LightningAttention): qkv_proj, output_gate,
 // the norm over heads x dv, out_proj.
+// KDA (vLLM kda.py KimiDeltaAttention): q, k, v projections, b_proj (beta
+// per head), the decay gate f_a (hidden -> dk) and f_b (dk -> heads x
+// dk) with dt_bias per key channel and A_log per head, the output gate
+// g_a (hidden -> dk) and g_b (dk -> heads x dv), the q, k, v short convs
+// (no bias), o_norm over dv, o_proj.
 double LinearAttentionParams(const ModelConfig& m) {
   const LinearAttentionDims& d = *m.linear_attention;
   const double h = m.hidden_size;
@@ -118,6 +123,13 @@ double LinearAttentionParams(const ModelConfig& m) {
              static_cast<double>(d.value_head_dim) + v * h;
     case LinearAttentionKind::kLightning:
       return h * (2 * qk + v) + h * v + v + v * h;
+    case LinearAttentionKind::kKimiDelta: {
+      const double rank = static_cast<double>(d.key_head_dim);
+      return h * (2 * qk + v) + h * hv + (h * rank + rank * qk) + qk + hv +
+             (h * rank + rank * v) +
+             (2 * qk + v) * static_cast<double>(d.conv_kernel) +
+             static_cast<double>(d.value_head_dim) + v * h;
+    }
   }
   return 0;
 }

@@ -325,6 +325,56 @@ ModelConfig FalconH1_0_5B() {
   return m;
 }
 
+// moonshotai/Kimi-Linear-48B-A3B-Instruct: 27 layers, MLA (32 heads, no
+// q_lora, KV latent 512, qk 128 + 64, v 128, no rotary) at the 1-based
+// layers 4, 8, 12, 16, 20, 24, 27, Kimi Delta Attention (32 heads, dk = dv
+// = 128, short convs of 4) at the others; layer 1 a gated MLP of 9216,
+// layers 2-27 MoE of 256 experts (top 8) of 1024 plus one shared expert of
+// 1024, sigmoid router with a score bias; LM head untied; 1 M context
+// (model_max_length).
+ModelConfig KimiLinear48B() {
+  ModelConfig m =
+      Base("kimi-linear-48b-a3b", "Kimi-Linear-48B-A3B", "KimiLinearForCausalLM",
+           "moonshotai/Kimi-Linear-48B-A3B-Instruct");
+  m.vocab_size = 163840;
+  m.hidden_size = 2304;
+  m.intermediate_size = 9216;
+  m.num_layers = 27;
+  m.num_attention_heads = 32;
+  m.num_kv_heads = 32;
+  m.max_context = 1048576;
+  m.mla = MlaDims{.q_lora_rank = 0,
+                  .kv_lora_rank = 512,
+                  .qk_nope_head_dim = 128,
+                  .qk_rope_head_dim = 64,
+                  .v_head_dim = 128};
+  m.head_dim = 128 + 64;
+  m.moe = MoeDims{.num_routed_experts = 256,
+                  .experts_per_token = 8,
+                  .num_shared_experts = 1,
+                  .expert_intermediate_size = 1024,
+                  .shared_expert_intermediate_size = 1024,
+                  .first_dense_layers = 1,
+                  .router_score_bias = true};
+  m.linear_attention =
+      LinearAttentionDims{.kind = LinearAttentionKind::kKimiDelta,
+                          .num_key_heads = 32,
+                          .key_head_dim = 128,
+                          .num_value_heads = 32,
+                          .value_head_dim = 128,
+                          .conv_kernel = 4,
+                          .chunk_size = 64};
+  m.layers.assign(27, LayerSpec{});
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    const size_t layer = i + 1;  // the config's 1-based numbering
+    m.layers[i].attention = layer % 4 == 0 || layer == 27
+                                ? AttentionKind::kFull
+                                : AttentionKind::kLinearAttention;
+    m.layers[i].ffn = i == 0 ? FfnLayerKind::kDense : FfnLayerKind::kMoe;
+  }
+  return m;
+}
+
 }  // namespace
 
 void AppendHybridModels(std::vector<ModelConfig>* c) {
@@ -337,6 +387,7 @@ void AppendHybridModels(std::vector<ModelConfig>* c) {
   c->push_back(Jamba15Mini());
   c->push_back(MambaCodestral7B());
   c->push_back(FalconH1_0_5B());
+  c->push_back(KimiLinear48B());
 }
 
 }  // namespace ridgeline::engine::internal

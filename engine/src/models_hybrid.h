@@ -9,7 +9,8 @@
 namespace ridgeline::engine::internal {
 
 // Appends Qwen3-Next, Nemotron-H, Nemotron-3 Nano, DeepSeek-V3.2,
-// GLM-4.5-Air, MiniMax-M1 and Jamba-1.5-Mini.
+// GLM-4.5-Air, MiniMax-M1, Jamba-1.5-Mini, Mamba-Codestral, Falcon-H1 and
+// Kimi-Linear.
 void AppendHybridModels(std::vector<ModelConfig>* catalog);
 
 }  // namespace ridgeline::engine::internal

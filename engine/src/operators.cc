@@ -109,9 +109,11 @@ std::string_view InternedGroupName(const ModelConfig& m, const LayerSpec& l,
       name = "mamba1";
       break;
     case AttentionKind::kLinearAttention:
-      name = m.linear_attention.has_value() &&
-                     m.linear_attention->kind == LinearAttentionKind::kLightning
+      name = !m.linear_attention.has_value() ? "gated-deltanet"
+             : m.linear_attention->kind == LinearAttentionKind::kLightning
                  ? "lightning"
+             : m.linear_attention->kind == LinearAttentionKind::kKimiDelta
+                 ? "kda"
                  : "gated-deltanet";
       break;
   }

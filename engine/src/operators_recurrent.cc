@@ -201,6 +201,13 @@ void EmitMamba1(const GraphContext& g, const LayerGroup& grp,
 // - chunked: intra-chunk Q K^T 2C dk and x V 2C dv, inter-chunk Q (KV)
 //   2 dk dv, the KV update K^T V 2 dk dv: 2C(dk + dv) + 4 dk dv;
 // - recurrent: decay dk dv, k^T v 2 dk dv, q S 2 dk dv: 5 dk dv.
+// Kimi Delta Attention (Kimi Linear, arXiv:2510.26692, section 3; kernels
+// fla/ops/kda) is Gated DeltaNet's chunkwise WY form with the scalar decay
+// made a diagonal one, a decay per key channel: the same matmuls, plus the
+// cumulative decay applied to q and k and its inverse to k before the
+// chunk products, 3 dk per token and head; the recurrent decay of dk x dv
+// is already counted. Its gates are a low-rank projection (f_a: hidden ->
+// dk, f_b: dk -> heads x dk; likewise g_a, g_b for the output gate).
 void EmitLinearAttention(const GraphContext& g, const LayerGroup& grp,
                          const StepShape& shape, Emitter& e) {
   const ModelConfig& m = *g.model;
@@ -215,31 +222,49 @@ void EmitLinearAttention(const GraphContext& g, const LayerGroup& grp,
   const double qk = static_cast<double>(d.num_key_heads) * dk;
   const double v = hv * dv;
   const double ab = g.act_bytes;
-  const bool delta = d.kind == LinearAttentionKind::kGatedDeltaNet;
+  const bool kda = d.kind == LinearAttentionKind::kKimiDelta;
+  const bool delta = d.kind == LinearAttentionKind::kGatedDeltaNet || kda;
 
-  // Gated DeltaNet: q, k, v, z (in_proj_qkvz) and beta, a (in_proj_ba).
-  // Lightning: q, k, v (qkv_proj) and the output gate (output_gate).
-  const double in_width = delta ? 2 * qk + 2 * v + 2 * hv : 2 * qk + 2 * v;
-  e.Matmul(OpKind::kLinearAttentionInProjection, grp.name, grp.layers, T, h,
-           in_width)
-      .kernels_per_layer = 2;
+  if (kda) {
+    // q, k, v, b and the gates' first halves f_a, g_a (rank dk), then f_b
+    // and g_b from those ranks.
+    e.Matmul(OpKind::kLinearAttentionInProjection, grp.name, grp.layers, T, h,
+             2 * qk + v + hv + 2 * dk)
+        .kernels_per_layer = 6;
+    e.Matmul(OpKind::kLinearAttentionInProjection, grp.name, grp.layers, T, dk,
+             qk + v)
+        .kernels_per_layer = 2;
+  } else {
+    // Gated DeltaNet: q, k, v, z (in_proj_qkvz) and beta, a (in_proj_ba).
+    // Lightning: q, k, v (qkv_proj) and the output gate (output_gate).
+    const double in_width = delta ? 2 * qk + 2 * v + 2 * hv : 2 * qk + 2 * v;
+    e.Matmul(OpKind::kLinearAttentionInProjection, grp.name, grp.layers, T, h,
+             in_width)
+        .kernels_per_layer = 2;
+  }
   if (d.conv_kernel > 0) {
     EmitShortConv(g, grp, r, T, 2 * qk + v, static_cast<double>(d.conv_kernel),
                   false, e);
   }
   const double per_chunked =
-      delta ? C * (6 * dk + 4 * dv) + 2 * C * C / 3 + 6 * dk * dv
+      delta ? C * (6 * dk + 4 * dv) + 2 * C * C / 3 + 6 * dk * dv +
+                  (kda ? 3 * dk : 0)
             : 2 * C * (dk + dv) + 4 * dk * dv;
   const double per_recurrent = (delta ? 7 : 5) * dk * dv;
   const double flops =
       hv * (r.chunked_tokens * per_chunked + r.decode_tokens * per_recurrent);
   const double state = hv * dk * dv;
   const double chunk_states = r.chunked_tokens / C * state * ab;
-  const double gates = delta ? 2 * hv : 0;  // beta and the decay per head
+  // Beta and the decay: one each per head (Gated DeltaNet), the decay per
+  // key channel (KDA).
+  const double gates = kda ? hv + qk : delta ? 2 * hv : 0;
+  // A_log and dt_bias: per head (Gated DeltaNet); A_log per head and
+  // dt_bias per key channel (KDA).
+  const double gate_weights = kda ? hv + qk : delta ? 2 * hv : 0;
   OpCost& op =
       e.Add(OpKind::kLinearAttention, OpClass::kAttention, grp.name, grp.layers,
             1, g.attention_math, T, flops,
-            {.weights_read = (delta ? 2 * hv : 0) * ab,  // A_log, dt_bias
+            {.weights_read = gate_weights * ab,
              .activations_read = T * (2 * qk + v + gates) * ab + chunk_states,
              .activations_written = T * v * ab + chunk_states,
              .kv_read = r.seqs * state * g.kv_bytes,

@@ -82,23 +82,26 @@ TEST(PlanCli, CsvHasTheNamedColumnsOneRowPerDeployment) {
   }
 }
 
-// A pure state-space model (issue 25) is planned like any other: one row
-// per part, each meeting the SLO or saying why not.
-TEST(PlanCli, APureStateSpaceModelIsPlanned) {
-  std::vector<std::string> args = PlanArgs({"--format", "csv"});
-  args[2] = "mamba-codestral-7b";
-  CliRun r = RunCliBinary(InProcess(args));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::vector<std::string> lines =
-      absl::StrSplit(r.out, '\n', absl::SkipEmpty());
-  ASSERT_EQ(lines.size(), 3u) << r.out;  // header + H100 + MI300X
-  std::vector<std::string> header = absl::StrSplit(lines[0], ',');
-  const size_t meets =
-      std::find(header.begin(), header.end(), "meets_slo") - header.begin();
-  for (size_t i = 1; i < lines.size(); ++i) {
-    std::vector<std::string> cells = absl::StrSplit(lines[i], ',');
-    ASSERT_GT(cells.size(), meets);
-    EXPECT_EQ(cells[meets], "1") << lines[i];
+// A pure state-space model and a Kimi Delta Attention / MLA / MoE hybrid
+// (issue 25) are planned like any other: one row per part, each meeting
+// the SLO.
+TEST(PlanCli, StateSpaceAndLinearAttentionHybridsArePlanned) {
+  for (const char* model : {"mamba-codestral-7b", "kimi-linear-48b-a3b"}) {
+    std::vector<std::string> args = PlanArgs({"--format", "csv"});
+    args[2] = model;
+    CliRun r = RunCliBinary(InProcess(args));
+    ASSERT_EQ(r.exit_code, 0) << model << ": " << r.err;
+    std::vector<std::string> lines =
+        absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+    ASSERT_EQ(lines.size(), 3u) << r.out;  // header + H100 + MI300X
+    std::vector<std::string> header = absl::StrSplit(lines[0], ',');
+    const size_t meets =
+        std::find(header.begin(), header.end(), "meets_slo") - header.begin();
+    for (size_t i = 1; i < lines.size(); ++i) {
+      std::vector<std::string> cells = absl::StrSplit(lines[i], ',');
+      ASSERT_GT(cells.size(), meets);
+      EXPECT_EQ(cells[meets], "1") << model << ": " << lines[i];
+    }
   }
 }
 

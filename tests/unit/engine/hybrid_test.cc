@@ -90,6 +90,22 @@ ModelConfig TinyDeltaNet() {
   return m;
 }
 
+// Kimi Delta Attention: 2 heads, dk = dv = 8 (heads = key heads = value
+// heads), the low-rank gates of rank dk.
+ModelConfig TinyKda() {
+  ModelConfig m = Tiny();
+  m.linear_attention =
+      LinearAttentionDims{.kind = LinearAttentionKind::kKimiDelta,
+                          .num_key_heads = 2,
+                          .key_head_dim = 8,
+                          .num_value_heads = 2,
+                          .value_head_dim = 8,
+                          .conv_kernel = 4,
+                          .chunk_size = 8};
+  m.layers.assign(2, LayerSpec{.attention = AttentionKind::kLinearAttention});
+  return m;
+}
+
 const OpCost& Find(const std::vector<OpCost>& ops, OpKind kind) {
   for (const OpCost& op : ops) {
     if (op.kind == kind) return op;
@@ -237,6 +253,40 @@ TEST(GatedDeltaNetTest, ChunkedAndRecurrentGoldens) {
   EXPECT_DOUBLE_EQ(CountParameters(s.model).total, 80224);
   // State per layer 4 x 8 x 8 = 256 + 3 x 64 conv = 448; 2 layers.
   EXPECT_DOUBLE_EQ(StateElementsPerSequence(s.model), 896);
+}
+
+TEST(KimiDeltaTest, ChunkedAndRecurrentGoldens) {
+  const Scenario s = With(TinyKda());
+  ASSERT_TRUE(ValidateModel(s.model).ok()) << ValidateModel(s.model);
+  // Recurrent, as Gated DeltaNet's: 7 dk dv = 448 per head; x 2 heads x 1
+  // token x 2 layers = 1792.
+  const std::vector<OpCost> dec = Ops(s, StepShape{1, 1, 5000, -1});
+  EXPECT_DOUBLE_EQ(Find(dec, OpKind::kLinearAttention).flops, 1792);
+  // Chunked, C = 8: Gated DeltaNet's C(6 dk + 4 dv) + 2C^2/3 + 6 dk dv =
+  // 640 + 128/3 + 384, plus the per-channel decay on q, k and 1/k 3 dk =
+  // 24: 3272/3 per token and head; x 2 heads x 16 tokens x 2 layers =
+  // 209,408 / 3.
+  const std::vector<OpCost> pre = Ops(s, StepShape{1, 16, 16, -1});
+  EXPECT_DOUBLE_EQ(Find(pre, OpKind::kLinearAttention).flops, 209408.0 / 3);
+  // Inputs q, k 16 + 16, v 16, beta 2 and the decay per key channel 16:
+  // 66 x 16 tokens x 2 B x 2 layers = 4224 B; each chunk's state (2 x 8 x
+  // 8 = 128 elements, 256 B) written and read back: 2 chunks x 256 B x 2
+  // layers = 1024 B.
+  EXPECT_DOUBLE_EQ(Find(pre, OpKind::kLinearAttention).read[internal::kAct],
+                   4224 + 1024);
+  // Projections: q, k, v, b, f_a, g_a from the hidden state, 64 x (16 +
+  // 16 + 16 + 2 + 8 + 8 = 66), then f_b, g_b from rank 8 to 16 + 16:
+  // 2 x 16 tokens x 2 layers x (64 x 66 + 8 x 32) = 286,720 FLOPs.
+  EXPECT_DOUBLE_EQ(Sum(pre, OpKind::kLinearAttentionInProjection).flops,
+                   286720);
+  // Layer: q, k, v 64 x 48 = 3072, b 64 x 2 = 128, f_a + f_b 64 x 8 + 8 x
+  // 16 = 640, dt_bias 16, A_log 2, g_a + g_b 640, convs 48 x 4 = 192,
+  // o_norm 8, o_proj 16 x 64 = 1024 -> 5722; + MLP 3 x 64 x 128 = 24,576
+  // + 2 norms 128 = 30,426; x 2 = 60,852 + embedding and LM head 12,800
+  // + final norm 64 = 73,716.
+  EXPECT_DOUBLE_EQ(CountParameters(s.model).total, 73716);
+  // State per layer 2 x 8 x 8 = 128 + 3 x 48 conv = 272; 2 layers.
+  EXPECT_DOUBLE_EQ(StateElementsPerSequence(s.model), 544);
 }
 
 TEST(DsaTest, IndexerScoresEveryKeyAttentionReadsTopK) {
@@ -388,10 +438,29 @@ double Tpot(const std::string& model, int64_t context) {
   return r->tpot_mean_seconds;
 }
 
-// The target: Qwen3-Next's decode at 128 k stays within 1.5x its
-// 4 k TPOT (batch 1, H200); a dense model of about its active size
-// (Llama-3.2-3B: 3.2 B against Qwen3-Next's 3.6 B active without the input
-// embedding) does not. docs/hybrid.md shows both.
+// Kimi-Linear: the KV grows for its 7 MLA layers only (latent and rope
+// key); the 20 KDA layers keep a constant state.
+TEST(HybridMemoryTest, KimiLinearKvGrowsOnlyForMlaLayers) {
+  Scenario s = testing::MakeScenario("kimi-linear-48b-a3b", H200Like());
+  s.precision.weights = ParseNumberFormat("fp8").value();
+  auto kv_at = [&](int64_t prompt) {
+    s.workload = {1, prompt, 1};
+    absl::StatusOr<StepEvaluator> ev = StepEvaluator::Create(s);
+    EXPECT_TRUE(ev.ok()) << ev.status();
+    return ev->memory();
+  };
+  const MemoryFootprint short_ctx = kv_at(4096), long_ctx = kv_at(65536);
+  // 7 x (512 + 64) x 2 B = 8064 B per token.
+  constexpr int kv = internal::kKv;
+  EXPECT_DOUBLE_EQ(
+      (long_ctx.required_bytes[kv] - short_ctx.required_bytes[kv]) /
+          (65536 - 4096),
+      8064);
+  // 20 x (32 x 128 x 128 + 3 x 3 x 4096) x 2 B = 22,446,080 B.
+  EXPECT_DOUBLE_EQ(short_ctx.state_bytes, 22446080);
+  EXPECT_DOUBLE_EQ(long_ctx.state_bytes, 22446080);
+}
+
 // A pure state-space model's decode step does not grow with the context at
 // all: every step reads the same weights and the same state.
 TEST(HybridMemoryTest, Mamba2DecodeDoesNotGrowWithContext) {
@@ -401,6 +470,10 @@ TEST(HybridMemoryTest, Mamba2DecodeDoesNotGrowWithContext) {
   EXPECT_NEAR(at128k, at4k, 1e-12 * at4k);
 }
 
+// The target: Qwen3-Next's decode at 128 k stays within 1.5x its
+// 4 k TPOT (batch 1, H200); a dense model of about its active size
+// (Llama-3.2-3B: 3.2 B against Qwen3-Next's 3.6 B active without the input
+// embedding) does not. docs/hybrid.md shows both.
 TEST(HybridMemoryTest, Qwen3NextDecodeBarelyGrowsWithContext) {
   const double q4 = Tpot("qwen3-next-80b-a3b", 4096);
   const double q128 = Tpot("qwen3-next-80b-a3b", 131072);
@@ -414,6 +487,16 @@ TEST(HybridMemoryTest, Qwen3NextDecodeBarelyGrowsWithContext) {
   RecordProperty("qwen3_next_tpot_128k_us", std::to_string(q128 * 1e6));
   RecordProperty("llama_3_2_3b_tpot_4k_us", std::to_string(d4 * 1e6));
   RecordProperty("llama_3_2_3b_tpot_128k_us", std::to_string(d128 * 1e6));
+}
+
+// Kimi-Linear likewise: 20 of 27 layers keep a constant state.
+TEST(HybridMemoryTest, KimiLinearDecodeBarelyGrowsWithContext) {
+  const double k4 = Tpot("kimi-linear-48b-a3b", 4096);
+  const double k128 = Tpot("kimi-linear-48b-a3b", 131072);
+  EXPECT_LT(k128, 1.5 * k4) << k4 << " " << k128;
+  EXPECT_GT(k128, k4);  // the MLA layers' latents still grow
+  RecordProperty("kimi_linear_tpot_4k_us", std::to_string(k4 * 1e6));
+  RecordProperty("kimi_linear_tpot_128k_us", std::to_string(k128 * 1e6));
 }
 
 }  // namespace

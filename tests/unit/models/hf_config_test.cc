@@ -336,9 +336,12 @@ TEST(HfConfigTest, DeepNestingIsRefusedByDepthNotByTheStack) {
 TEST(HfConfigTest, ErrorsQuoteAShortPrefixOfLongValues) {
   const std::string big(8192, 'x');
   std::string msg = ParseError(Config(R"("model_type": ")" + big + "\""));
-  // The list of supported classes (about 600 bytes) plus the short quote:
-  // far below the 8 KiB value.
+  // The supported model_type values (about 300 bytes) plus the short
+  // quote: far below the 8 KiB value.
   EXPECT_LT(msg.size(), 1000u) << msg.size();
+  EXPECT_NE(msg.find("supported model_type values: llama, mistral"),
+            std::string::npos)
+      << msg;
   // 64 bytes of the value, then its size: 8192 bytes.
   EXPECT_NE(msg.find("model_type \"" + std::string(64, 'x') +
                      "... (8192 bytes)\""),

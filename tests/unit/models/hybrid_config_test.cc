@@ -121,7 +121,8 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{"minimax-m1.json", "minimax-m1"},
                     Case{"jamba-1.5-mini.json", "jamba-1.5-mini"},
                     Case{"mamba-codestral-7b.json", "mamba-codestral-7b"},
-                    Case{"falcon-h1-0.5b.json", "falcon-h1-0.5b"}),
+                    Case{"falcon-h1-0.5b.json", "falcon-h1-0.5b"},
+                    Case{"kimi-linear-48b-a3b.json", "kimi-linear-48b-a3b"}),
     [](const testing::TestParamInfo<Case>& info) {
       std::string name = info.param.id;
       for (char& ch : name) {
@@ -330,6 +331,45 @@ TEST(HybridParameterTest, FalconH1_0_5B) {
   EXPECT_DOUBLE_EQ(StateElementsPerSequence(m), 7271424.0);
 }
 
+TEST(HybridParameterTest, KimiLinear48B) {
+  const ModelConfig m = FindModel("kimi-linear-48b-a3b").value();
+  const ParameterCounts c = CountParameters(m);
+  // KDA layer (hidden 2304, 32 heads x 128 = 4096): q, k, v 3 x 2304 x
+  // 4096 = 28,311,552; b_proj 2304 x 32 = 73,728; f_a 2304 x 128 + f_b
+  // 128 x 4096 = 819,200; dt_bias 4096; A_log 32; g_a + g_b 819,200;
+  // q, k, v convs 3 x 4096 x 4 = 49,152; o_norm 128; o_proj 4096 x 2304
+  // = 9,437,184 -> 39,514,272; x 20 = 790,285,440.
+  // MLA layer (32 heads, no q_lora): q_proj 2304 x 32 x 192 = 14,155,776;
+  // kv_a_proj_with_mqa 2304 x 576 = 1,327,104; kv_a_layernorm 512;
+  // kv_b_proj 512 x 32 x 256 = 4,194,304; o_proj 4096 x 2304 = 9,437,184
+  // -> 29,114,880; x 7 = 203,804,160.
+  // Two RMSNorms a layer: 27 x 4608 = 124,416.
+  // MoE layer: 256 experts x 3 x 2304 x 1024 = 1,811,939,328; shared
+  // expert 7,077,888; gate 2304 x 256 = 589,824; e_score_correction_bias
+  // 256 -> 1,819,607,296; x 26 = 47,309,789,696. Layer 1's MLP 3 x 2304
+  // x 9216 = 63,700,992.
+  // Embedding and untied LM head 2 x 163,840 x 2304 = 754,974,720; final
+  // norm 2304. Total 49,122,681,728.
+  EXPECT_DOUBLE_EQ(c.total, 49122681728.0);
+  // Published: the checkpoint's safetensors total, 49,122,681,728
+  // (Hugging Face's `safetensors.total` for
+  // moonshotai/Kimi-Linear-48B-A3B-Instruct; the model card rounds it to
+  // "48B"): exact.
+  EXPECT_EQ(c.total, 49122681728.0);
+  // Active: 248 of 256 experts idle in 26 layers: 49,122,681,728 - 248 x
+  // 26 x 7,077,888 = 3,484,459,904; without the input embedding
+  // 3,106,972,544. The model card's "3B activated" is rounded to one
+  // digit, so the golden is the hand count.
+  EXPECT_DOUBLE_EQ(c.active_per_token, 3484459904.0);
+  EXPECT_LT(Within(c.active_per_token - c.embedding, 3e9), 0.04);
+  // The KV grows for the 7 MLA layers: latent 512 + rope key 64 = 576
+  // elements a token each, 4032. Each KDA layer keeps 32 x 128 x 128 =
+  // 524,288 state elements plus the convs' window 3 x 3 x 4096 = 36,864:
+  // 561,152 x 20 = 11,223,040.
+  EXPECT_DOUBLE_EQ(KvElementsPerToken(m), 4032.0);
+  EXPECT_DOUBLE_EQ(StateElementsPerSequence(m), 11223040.0);
+}
+
 TEST(HybridTrapTest, FilesAsPublished) {
   // Infinity in Nemotron-H-56B's time_step_limit parses (as null; unused).
   const ModelConfig h56 = Parse("nemotron-h-56b-base-8k.json", "m");
@@ -402,6 +442,21 @@ TEST(HybridTrapTest, FilesAsPublished) {
   EXPECT_EQ(falcon.layers[0].attention, AttentionKind::kFull);
   EXPECT_TRUE(falcon.layers[35].parallel_mamba);
   EXPECT_FALSE(falcon.mamba->gated_norm);
+  // Kimi-Linear: the layer lists are 1-based (full_attn_layers 4 is the
+  // fourth layer, index 3); head_dim 72 (hidden / heads) is not the MLA
+  // head (128 + 64); num_experts_per_token; q_lora_rank null is a direct
+  // q_proj; the first layer dense.
+  const ModelConfig kimi = Parse("kimi-linear-48b-a3b.json", "m");
+  EXPECT_EQ(kimi.layers[3].attention, AttentionKind::kFull);
+  EXPECT_EQ(kimi.layers[26].attention, AttentionKind::kFull);
+  EXPECT_EQ(kimi.layers[4].attention, AttentionKind::kLinearAttention);
+  EXPECT_EQ(kimi.linear_attention->kind, LinearAttentionKind::kKimiDelta);
+  EXPECT_EQ(kimi.head_dim, 192);
+  EXPECT_EQ(kimi.mla->q_lora_rank, 0);
+  EXPECT_EQ(kimi.moe->experts_per_token, 8);
+  EXPECT_EQ(kimi.layers[0].ffn, FfnLayerKind::kDense);
+  EXPECT_EQ(kimi.layers[1].ffn, FfnLayerKind::kMoe);
+  EXPECT_EQ(kimi.max_context, 1048576);
   const ModelConfig jamba = Parse("jamba-1.5-mini.json", "m");
   EXPECT_EQ(jamba.layers[4].attention, AttentionKind::kFull);
   EXPECT_EQ(jamba.layers[5].attention, AttentionKind::kMamba1);
@@ -575,6 +630,50 @@ TEST(HybridBadInputTest, FalconH1NamesTheKeyExpectedAndFound) {
                         "layer), got [0,2]"),
             std::string::npos)
       << layers;
+}
+
+TEST(HybridBadInputTest, KimiLinearNamesTheKeyExpectedAndFound) {
+  auto with = [](const std::string& from, const std::string& to) {
+    std::string json = Fixture("kimi-linear-48b-a3b.json");
+    json.replace(json.find(from), from.size(), to);
+    return json;
+  };
+  const std::string past =
+      Error(with("      27\n    ],", "      28\n    ],"));
+  EXPECT_NE(past.find("linear_attn_config.full_attn_layers[6] must be a "
+                      "1-based layer number in [1, 27], got 28"),
+            std::string::npos)
+      << past;
+  const std::string zero =
+      Error(with("      1,\n      2,\n", "      0,\n      2,\n"));
+  EXPECT_NE(zero.find("linear_attn_config.kda_layers[0] must be a 1-based "
+                      "layer number in [1, 27], got 0"),
+            std::string::npos)
+      << zero;
+  const std::string twice =
+      Error(with("      26\n    ],", "      26,\n      27\n    ],"));
+  EXPECT_NE(twice.find("linear_attn_config.full_attn_layers[6]: layer 27 is "
+                       "listed twice"),
+            std::string::npos)
+      << twice;
+  const std::string neither =
+      Error(with("      25,\n      26\n", "      25\n"));
+  EXPECT_NE(neither.find("layer 26 of num_hidden_layers (27) is in neither "
+                         "linear_attn_config.kda_layers nor full_attn_layers"),
+            std::string::npos)
+      << neither;
+  const std::string heads = Error(with("\"num_heads\": 32,\n", ""));
+  EXPECT_NE(heads.find("missing required field linear_attn_config.num_heads"),
+            std::string::npos)
+      << heads;
+  const std::string freq =
+      Error(with("\"moe_layer_freq\": 1", "\"moe_layer_freq\": 2"));
+  EXPECT_NE(freq.find("moe_layer_freq must be 1"), std::string::npos) << freq;
+  const std::string list = Error(with("\"kda_layers\": [", "\"kda_layers\": 3, \"x\": ["));
+  EXPECT_NE(list.find("linear_attn_config.kda_layers must be an array of "
+                      "1-based layer numbers in [1, 27], got 3"),
+            std::string::npos)
+      << list;
 }
 
 TEST(HybridBadInputTest, JambaNamesTheKeyExpectedAndFound) {

@@ -86,6 +86,11 @@ enum class LinearAttentionKind : uint8_t {
   // Lightning attention (Qin et al. 2024, arXiv:2401.04658; MiniMax-01,
   // arXiv:2501.08313): decayed linear attention, no short convolution.
   kLightning,
+  // Kimi Delta Attention (Kimi Linear, arXiv:2510.26692; vLLM
+  // model_executor/layers/kda.py): Gated DeltaNet with a decay per key
+  // channel from a low-rank gate (f_a, f_b) and a low-rank output gate
+  // (g_a, g_b), rank key_head_dim; heads = key heads = value heads.
+  kKimiDelta,
 };
 struct LinearAttentionDims {
   LinearAttentionKind kind = LinearAttentionKind::kGatedDeltaNet;
@@ -276,7 +281,7 @@ absl::StatusOr<ModelConfig> FindModel(std::string_view id);
 // and Kimi-K2, Gemma, Gemma-2, Phi-3, Nemotron NAS (DeciLM block_configs),
 // Llama 4 (text config), gpt-oss, GPT-J, and the hybrid classes
 // Qwen3-Next, Nemotron-H, DeepSeek-V3.2, GLM-4.5, MiniMax-M1 / Text-01,
-// Jamba). `id` becomes
+// Jamba, Mamba-2, Falcon-H1, Kimi-Linear). `id` becomes
 // ModelConfig::id. Errors name the JSON field.
 absl::StatusOr<ModelConfig> ParseHuggingFaceConfig(std::string_view json,
                                                    std::string_view id);
