@@ -383,10 +383,11 @@ absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
       if (key != "compute" && key != "memory" &&
           key != "per_step_overhead_seconds" &&
           key != "per_request_overhead_seconds" &&
-          key != "per_kernel_overhead_seconds") {
+          key != "per_kernel_overhead_seconds" && key != "link") {
         return Bad(file, absl::StrCat("efficiency.", key),
                    "one of compute, memory, per_step_overhead_seconds, "
-                   "per_request_overhead_seconds, per_kernel_overhead_seconds",
+                   "per_request_overhead_seconds, per_kernel_overhead_seconds, "
+                   "link",
                    json(key));
       }
     }
@@ -414,6 +415,13 @@ absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
                                &p.efficiency.per_kernel_overhead_seconds);
         !st.ok())
       return st;
+    if (e.contains("link")) {
+      const json& v = e["link"];
+      if (!v.is_number() || !(v.get<double>() > 0 && v.get<double>() <= 1)) {
+        return Bad(file, "efficiency.link", "a share in (0, 1]", v);
+      }
+      p.efficiency.link = v.get<double>();
+    }
   }
   if (j.contains("kernel_model")) {
     if (auto st =
@@ -448,6 +456,8 @@ std::string ProfileToJson(const Profile& p) {
       {"per_request_overhead_seconds",
        p.efficiency.per_request_overhead_seconds},
       {"per_kernel_overhead_seconds", p.efficiency.per_kernel_overhead_seconds}};
+  // Only where fitted (serving profiles): other profiles stay as they were.
+  if (p.efficiency.link != 1) j["efficiency"]["link"] = p.efficiency.link;
   if (p.efficiency.kernel.present) {
     j["kernel_model"] = KernelModelToJson(p.efficiency.kernel);
   }

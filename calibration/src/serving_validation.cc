@@ -283,7 +283,12 @@ std::vector<ServingRowResult> EvaluateServingRows(
   // a grid of 0.1 steps, and a per-step overhead beside them (a fixed cost
   // per forward pass: folded into the efficiencies, vLLM's batch-1 rows on
   // 8 x MI300X read as 0.3 of the bandwidth, which then slowed every part's
-  // bandwidth-bound steps 3.3x); each row's prediction at each grid point is
+  // bandwidth-bound steps 3.3x), and the share of the published link
+  // bandwidth the runtime's collectives reach (with the link at its full
+  // rate, Llama-3.1-70B fp8 on H100 under TensorRT-LLM was predicted to
+  // gain 3.5x from TP 2 to TP 8 where it measured 2.8x; the share also absorbs
+  // what else grows with the TP degree, so it is an effective figure, not
+  // NCCL's bus bandwidth); each row's prediction at each grid point is
   // computed once, then every fold picks the point with the lowest median
   // error on the other platforms' rows.
   std::vector<double> grid;
@@ -291,7 +296,9 @@ std::vector<ServingRowResult> EvaluateServingRows(
   const size_t g = grid.size();
   const std::vector<double>& overheads = ServingStepOverheadGrid();
   const size_t no = overheads.size();
-  const size_t points = g * g * no;  // k = (o * g + c) * g + m
+  // k = ((o * g + l) * g + c) * g + m: overhead, link, compute, memory.
+  const size_t g3 = g * g * g;
+  const size_t points = g3 * no;
   std::vector<double> all_ape;
   for (auto& entry : by_key) {
     // Not a structured binding: clang 14 (the fuzz and sanitizer builds)
@@ -379,20 +386,29 @@ std::vector<ServingRowResult> EvaluateServingRows(
         if (!train.empty()) needed[overhead_index(train)] = true;
       }
     }
-    // pred[row][(o * g + c) * g + m]
+    // pred[row][((o * g + l) * g + c) * g + m]; a row without collectives
+    // (one device a replica) is the same at every link share.
     std::vector<std::vector<double>> pred(idx.size(),
                                           std::vector<double>(points, 0));
     for (size_t a = 0; a < idx.size(); ++a) {
       const size_t i = idx[a];
       std::optional<PreparedRow> prepared;
       if (a >= n_max) prepared = *PrepareRow(rows[i], lookup);
+      const bool collectives = rows[i].tensor_parallel.value_or(1) > 1;
       for (size_t o = 0; o < no; ++o) {
         if (!needed[o]) continue;
+        for (size_t l = g; l-- > 0;) {
         for (size_t c = 0; c < g; ++c) {
           for (size_t m = 0; m < g; ++m) {
+            const size_t k = ((o * g + l) * g + c) * g + m;
+            if (!collectives && l + 1 < g) {
+              pred[a][k] = pred[a][k + (g - 1 - l) * g * g];
+              continue;
+            }
             engine::Efficiency eff;
             eff.compute.fill(grid[c]);
             eff.memory.fill(grid[m]);
+            eff.link = grid[l];
             eff.per_step_overhead_seconds = overheads[o];
             eff.profile_name = "serving-fit";
             absl::StatusOr<double> v = absl::InternalError("");
@@ -404,8 +420,9 @@ std::vector<ServingRowResult> EvaluateServingRows(
               std::string mode;
               v = ServingMetric(rows[i], "max", sc, out[i].replicas, &mode);
             }
-            pred[a][(o * g + c) * g + m] = v.ok() ? *v : 0;
+            pred[a][k] = v.ok() ? *v : 0;
           }
+        }
         }
       }
     }
@@ -417,13 +434,13 @@ std::vector<ServingRowResult> EvaluateServingRows(
     // == memory, then to the higher efficiencies.
     auto best_point = [&](const std::vector<size_t>& train) {
       const size_t o = overhead_index(train);
-      size_t best = (o * g + g - 1) * g + g - 1;
+      size_t best = (o + 1) * g3 - 1;
       double best_err = 1e300;
       auto skew = [&](size_t k) {
         return std::abs(static_cast<int>((k / g) % g) -
                         static_cast<int>(k % g));
       };
-      for (size_t k = o * g * g; k < (o + 1) * g * g; ++k) {
+      for (size_t k = o * g3; k < (o + 1) * g3; ++k) {
         std::vector<double> e;
         for (size_t a : train) e.push_back(error_at(a, k));
         const double med = Median(e);
@@ -439,12 +456,14 @@ std::vector<ServingRowResult> EvaluateServingRows(
     };
     auto eta_c = [&](size_t k) { return grid[(k / g) % g]; };
     auto eta_m = [&](size_t k) { return grid[k % g]; };
-    auto step_overhead = [&](size_t k) { return overheads[k / (g * g)]; };
+    auto eta_link = [&](size_t k) { return grid[(k / (g * g)) % g]; };
+    auto step_overhead = [&](size_t k) { return overheads[k / g3]; };
     std::vector<size_t> everyone(idx.size());
     for (size_t a = 0; a < idx.size(); ++a) everyone[a] = a;
     const size_t all_k = best_point(everyone);
     f.eta_all = eta_c(all_k);
     f.eta_memory_all = eta_m(all_k);
+    f.eta_link_all = eta_link(all_k);
     f.step_overhead_all = step_overhead(all_k);
     std::vector<double> in_sample;
     for (size_t a = 0; a < idx.size(); ++a) in_sample.push_back(error_at(a, all_k));
@@ -466,8 +485,10 @@ std::vector<ServingRowResult> EvaluateServingRows(
         r.ape = error_at(a, all_k);
         r.in_sample = true;
         r.profile = absl::StrFormat(
-            "in-sample eta compute %.1f memory %.1f, step overhead %g ms",
-            f.eta_all, f.eta_memory_all, f.step_overhead_all * 1e3);
+            "in-sample eta compute %.1f memory %.1f link %.1f, step overhead "
+            "%g ms",
+            f.eta_all, f.eta_memory_all, f.eta_link_all,
+            f.step_overhead_all * 1e3);
         r.status = absl::StrCat(
             "ok (in-sample: fitted on this row; no other platform of ", key,
             " to cross-validate)");
@@ -478,8 +499,8 @@ std::vector<ServingRowResult> EvaluateServingRows(
       r.ape = error_at(a, k);
       r.in_sample = false;
       r.profile = absl::StrFormat(
-          "lopo eta compute %.1f memory %.1f, step overhead %g ms", eta_c(k),
-          eta_m(k), step_overhead(k) * 1e3);
+          "lopo eta compute %.1f memory %.1f link %.1f, step overhead %g ms",
+          eta_c(k), eta_m(k), eta_link(k), step_overhead(k) * 1e3);
       if (a < n_max) {
         apes.push_back(*r.ape);
         all_ape.push_back(*r.ape);
@@ -554,10 +575,11 @@ absl::Status ReadServingRows(const std::filesystem::path& first,
 std::string FitLine(const ServingSummary::Framework& f) {
   std::string line = absl::StrFormat(
       "%-16s fit on all %d rows (%d max-throughput, %d static batches, "
-      "platforms: %s): eta compute %.1f, memory %.1f, step overhead %g ms; ",
+      "platforms: %s): eta compute %.1f, memory %.1f, link %.1f, step "
+      "overhead %g ms; ",
       f.key, f.max_rows + f.static_rows, f.max_rows, f.static_rows,
       absl::StrJoin(f.platforms, ", "), f.eta_all, f.eta_memory_all,
-      f.step_overhead_all * 1e3);
+      f.eta_link_all, f.step_overhead_all * 1e3);
   if (f.median_ape) {
     absl::StrAppend(&line, absl::StrFormat(
                                "LOPO median error %.1f%% over %d max-throughput "
@@ -678,6 +700,7 @@ std::vector<Profile> ServingProfiles(const ServingSummary& summary,
     p.framework = f.key;
     p.efficiency.compute.fill(f.eta_all);
     p.efficiency.memory.fill(f.eta_memory_all);
+    p.efficiency.link = f.eta_link_all;
     p.efficiency.per_step_overhead_seconds = f.step_overhead_all;
     p.serving_fit.hardware = f.platforms;
     p.serving_fit.tensor_parallel = f.tensor_parallel;
@@ -702,7 +725,8 @@ std::vector<Profile> ServingProfiles(const ServingSummary& summary,
     p.fitted_from = absl::StrFormat(
         "ridgeline calibrate %s: serving model (offline maximum throughput; "
         "static batches on the engine), one compute and one memory efficiency "
-        "for all op classes on a 0.1 grid, lowest median error over %s, at a "
+        "for all op classes and the share of the link bandwidth its "
+        "collectives reach, on a 0.1 grid, lowest median error over %s, at a "
         "per-step overhead fitted first (Theil-Sen intercept of the static "
         "batches <= 8, on ServingStepOverheadGrid; 0 without them); slowest "
         "fit "

@@ -1,6 +1,6 @@
 // Roofline timing of ops and steps: an op takes
 //   max(FLOPs / (peak x eta_c), sum over tiers of bytes / (bandwidth x eta_m),
-//       link bytes / link bandwidth) + kernel overheads,
+//       link bytes / (link bandwidth x eta_link)) + kernel overheads,
 // with near-memory execution where a PIM tier is faster, and a step is the
 // sum of its ops plus its fixed costs. The one timing rule of the engine.
 //
@@ -76,6 +76,7 @@ class Evaluator {
     }
     per_step_ = e.per_step_overhead_seconds;
     per_request_ = e.per_request_overhead_seconds;
+    link_eta_ = e.link;
   }
 
   // A plugin hook makes the efficiency depend on each op's shape, so times
@@ -87,7 +88,7 @@ class Evaluator {
   double prefill_fixed() const { return per_step_ + per_request_; }
   bool pure() const {
     if (use_hook_ || kernel_.has_value() || per_kernel_ > 0 || per_step_ > 0 ||
-        per_request_ > 0)
+        per_request_ > 0 || link_eta_ != 1)
       return false;
     for (int i = 0; i < kOpClassCount; ++i) {
       if (eta_c_[i] != 1 || eta_m_[i] != 1) return false;
@@ -144,7 +145,8 @@ class Evaluator {
     // bound on speed (and the analysis says so in a warning).
     if (op.collective != Collective::kNone) {
       l.link = op.calls * CollectiveSeconds(op.collective, op.call_bytes,
-                                            op.group, LinkFor(hw_, op.group));
+                                            op.group, LinkFor(hw_, op.group)) /
+               link_eta_;
     }
     return l;
   }
@@ -248,6 +250,7 @@ class Evaluator {
   double per_kernel_ = 0;
   double per_step_ = 0;
   double per_request_ = 0;
+  double link_eta_ = 1;  // share of the link bandwidth collectives reach
 };
 
 // Bytes one op moves over all tiers: the sum MakeOpResult reports and

@@ -236,6 +236,7 @@ absl::Status ValidateScenario(const Scenario& s) {
                                 e.per_request_overhead_seconds, true));
   RETURN_IF_ERROR(CheckPositive("efficiency.per_kernel_overhead_seconds",
                                 e.per_kernel_overhead_seconds, true));
+  RETURN_IF_ERROR(CheckRange("efficiency.link", e.link, ranges::kEfficiency));
   if (e.kernel.present) {
     RETURN_IF_ERROR(ValidateKernelModel(e.kernel, "efficiency.kernel"));
   }

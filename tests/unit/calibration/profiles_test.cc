@@ -34,6 +34,21 @@ TEST(ProfileJson, RoundTrip) {
   EXPECT_EQ(back->efficiency.per_request_overhead_seconds, 0.005);
   EXPECT_TRUE(back->fp16_accumulation);
   EXPECT_EQ(back->efficiency.profile_name, p.name);
+  // The link share is written only where fitted (serving profiles).
+  EXPECT_EQ(back->efficiency.link, 1);
+  EXPECT_EQ(ProfileToJson(p).find("\"link\""), std::string::npos);
+  p.efficiency.link = 0.3;
+  auto linked = ParseProfileJson(ProfileToJson(p), "x.json");
+  ASSERT_TRUE(linked.ok()) << linked.status();
+  EXPECT_EQ(linked->efficiency.link, 0.3);
+  auto bad_link = ParseProfileJson(
+      R"({"format_version":1,"name":"a","family":"nvidia",
+          "efficiency":{"link":1.5}})",
+      "l.json");
+  ASSERT_EQ(bad_link.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(Msg(bad_link.status()).find("efficiency.link"), std::string::npos)
+      << bad_link.status();
+  EXPECT_NE(Msg(bad_link.status()).find("(0, 1]"), std::string::npos);
 }
 
 TEST(ProfileJson, ErrorsNameFileFieldRangeAndValue) {

@@ -835,6 +835,27 @@ TEST(AnalyzeTest, TensorParallelShardsWeightsAndAllReducesOverTheLink) {
   EXPECT_NEAR(*two->economy.decode_joules, 2 * 400 * two->decode.totals.seconds, 1e-9);
   EXPECT_TRUE(two->warnings.empty());
 
+  // A profile whose collectives reach a quarter of the link (efficiency.
+  // link 0.25): each all-reduce takes 4x as long, 4 x 1.7749 us; nothing
+  // else moves over the link.
+  Scenario quarter = s;
+  quarter.parallelism.tensor_parallel = 2;
+  quarter.efficiency.link = 0.25;
+  absl::StatusOr<AnalysisResult> slow_link = Analyze(quarter);
+  ASSERT_TRUE(slow_link.ok()) << slow_link.status();
+  EXPECT_NEAR(slow_link->decode_first_step.totals.interconnect_seconds,
+              4 * 1064960.0 / 600e9, 1e-15);
+  // The pure roofline ignores it.
+  quarter.options.pure_roofline = true;
+  EXPECT_NEAR(Analyze(quarter)->decode_first_step.totals.interconnect_seconds,
+              1064960.0 / 600e9, 1e-15);
+  quarter.options.pure_roofline = false;
+  quarter.efficiency.link = 0;
+  EXPECT_NE(std::string(Analyze(quarter).status().message())
+                .find("efficiency.link must be in (0, 1], got 0"),
+            std::string::npos)
+      << Analyze(quarter).status();
+
   // No published link: the all-reduces cost no time (still a bound) and a
   // warning says so.
   s.hardware.interconnect_bytes_per_second.reset();

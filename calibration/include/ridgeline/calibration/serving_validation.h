@@ -50,6 +50,8 @@ struct ServingSummary {
     std::optional<double> median_ape;  // LOPO, max-throughput rows
     double eta_all = 0;         // compute efficiency fitted on all rows
     double eta_memory_all = 0;  // memory efficiency fitted on all rows
+    // Share of the link bandwidth its collectives reach, fitted on all rows.
+    double eta_link_all = 1;
     // Per-step overhead fitted on all rows, seconds: the runtime's fixed
     // cost per forward pass (scheduling, sampling, launches, the
     // collectives' latency), fitted beside the efficiencies so a

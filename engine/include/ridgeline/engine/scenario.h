@@ -52,6 +52,10 @@ struct Efficiency {
   // the first sampling sync): part of TTFT, not of the decode steps.
   double per_request_overhead_seconds = 0;
   double per_kernel_overhead_seconds = 0;  // per op instance per layer
+  // (0, 1]: the share of the published link bandwidth a runtime's
+  // collectives reach (NCCL's bus bandwidth runs below the link's rate);
+  // collective time is divided by it. Fitted by serving profiles.
+  double link = 1;
   // Per-call costs and shape efficiencies fitted from kernel tables
   // (kernel_model.h); when present they replace the per-class etas and the
   // per-kernel overhead for the kernels and the operator graph.
