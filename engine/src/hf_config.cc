@@ -59,6 +59,33 @@ absl::StatusOr<MlaDims> ParseMlaDims(const Reader& r,
   return mla;
 }
 
+absl::StatusOr<MoeDims> ParseRoutedMoe(const Reader& r, int64_t experts,
+                                       const char* top_k_key,
+                                       const char* shared_key,
+                                       const ModelConfig& m) {
+  MoeDims moe;
+  moe.num_routed_experts = experts;
+  ASSIGN_OR_RETURN(moe.experts_per_token,
+                   r.Int(top_k_key, std::nullopt, 1, experts));
+  ASSIGN_OR_RETURN(moe.num_shared_experts,
+                   r.Int(shared_key, 0, 0, kMaxExperts));
+  ASSIGN_OR_RETURN(moe.expert_intermediate_size,
+                   r.Int("moe_intermediate_size", std::nullopt, 1, kMaxWidth));
+  // The shared experts are one MLP of n_shared x moe width; counted here as
+  // n_shared experts of moe width (same parameters and FLOPs).
+  moe.shared_expert_intermediate_size = moe.expert_intermediate_size;
+  ASSIGN_OR_RETURN(moe.first_dense_layers,
+                   r.Int("first_k_dense_replace", 0, 0, m.num_layers - 1));
+  ASSIGN_OR_RETURN(int64_t freq, r.Int("moe_layer_freq", 1, 1, kMaxLayers));
+  if (freq != 1) {
+    return Bad(absl::StrCat(
+        "moe_layer_freq must be 1 (every layer from first_k_dense_replace on "
+        "is MoE; other patterns are not supported), got ",
+        freq));
+  }
+  return moe;
+}
+
 }  // namespace hf_internal
 
 namespace {
@@ -356,26 +383,9 @@ absl::Status ParseDeepseek(const Reader& r, Arch arch, ModelConfig& m) {
   ASSIGN_OR_RETURN(std::optional<int64_t> routed,
                    r.OptInt("n_routed_experts", 1, kMaxExperts));
   if (!routed.has_value()) return absl::OkStatus();
-  MoeDims moe;
-  moe.num_routed_experts = *routed;
-  ASSIGN_OR_RETURN(moe.experts_per_token,
-                   r.Int("num_experts_per_tok", std::nullopt, 1, *routed));
-  ASSIGN_OR_RETURN(moe.num_shared_experts,
-                   r.Int("n_shared_experts", 0, 0, kMaxExperts));
-  ASSIGN_OR_RETURN(moe.expert_intermediate_size,
-                   r.Int("moe_intermediate_size", std::nullopt, 1, kMaxWidth));
-  // DeepSeek's shared experts are one MLP of n_shared x moe width; counted
-  // here as n_shared experts of moe width (same parameters and FLOPs).
-  moe.shared_expert_intermediate_size = moe.expert_intermediate_size;
-  ASSIGN_OR_RETURN(moe.first_dense_layers,
-                   r.Int("first_k_dense_replace", 0, 0, m.num_layers - 1));
-  ASSIGN_OR_RETURN(int64_t freq, r.Int("moe_layer_freq", 1, 1, kMaxLayers));
-  if (freq != 1) {
-    return Bad(absl::StrCat(
-        "moe_layer_freq must be 1 (every layer after first_k_dense_replace is "
-        "MoE; other patterns are not supported), got ",
-        freq));
-  }
+  ASSIGN_OR_RETURN(MoeDims moe,
+                   hf_internal::ParseRoutedMoe(r, *routed, "num_experts_per_tok",
+                                               "n_shared_experts", m));
   // noaux_tc routing adds e_score_correction_bias to the gate.
   ASSIGN_OR_RETURN(std::string topk_method,
                    r.String("topk_method",
@@ -690,17 +700,19 @@ absl::Status ParseNemotronH(const Json& j, const Reader& r, ModelConfig& m) {
                      r.Int("attention_head_dim", 128, 1, kMaxHeadDim));
   }
   m.ffn = FfnKind::kPlain;
-  MambaDims mamba;
-  ASSIGN_OR_RETURN(mamba.num_heads,
-                   r.Int("mamba_num_heads", 128, 1, kMaxHeads));
-  ASSIGN_OR_RETURN(mamba.head_dim, r.Int("mamba_head_dim", 64, 1, kMaxHeadDim));
-  ASSIGN_OR_RETURN(mamba.state_size,
-                   r.Int("ssm_state_size", 128, 1, kMaxHeadDim));
-  ASSIGN_OR_RETURN(mamba.n_groups, r.Int("n_groups", 8, 1, mamba.num_heads));
-  ASSIGN_OR_RETURN(mamba.conv_kernel, r.Int("conv_kernel", 4, 1, 64));
-  ASSIGN_OR_RETURN(mamba.chunk_size, r.Int("chunk_size", 128, 1, 65536));
-  ASSIGN_OR_RETURN(mamba.conv_bias, r.Bool("use_conv_bias", true));
-  m.mamba = mamba;
+  // NemotronHConfig's defaults.
+  ASSIGN_OR_RETURN(
+      m.mamba,
+      hf_internal::ReadMambaDims(
+          r,
+          {"mamba_num_heads", "mamba_head_dim", "ssm_state_size", "n_groups",
+           "conv_kernel", "chunk_size", "use_conv_bias"},
+          MambaDims{.num_heads = 128,
+                    .head_dim = 64,
+                    .state_size = 128,
+                    .n_groups = 8,
+                    .conv_kernel = 4,
+                    .chunk_size = 128}));
   if (r.Has("moe_latent_size")) {
     return Bad(
         "moe_latent_size is set: latent MoE (Nemotron-3 Super) is not "

@@ -185,6 +185,28 @@ absl::Status ParseJamba(const Json& j, const Reader& r, ModelConfig& m) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<MambaDims> ReadMambaDims(const Reader& r, const MambaKeys& k,
+                                        const MambaDims& defaults) {
+  MambaDims d = defaults;
+  ASSIGN_OR_RETURN(d.num_heads, r.Int(k.heads, defaults.num_heads, 1, kMaxHeads));
+  ASSIGN_OR_RETURN(d.head_dim,
+                   r.Int(k.head_dim, defaults.head_dim, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(d.state_size,
+                   r.Int(k.state_size, defaults.state_size, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(d.n_groups,
+                   r.Int(k.n_groups, defaults.n_groups, 1, d.num_heads));
+  ASSIGN_OR_RETURN(d.conv_kernel,
+                   r.Int(k.conv_kernel, defaults.conv_kernel, 1, 64));
+  ASSIGN_OR_RETURN(d.chunk_size,
+                   r.Int(k.chunk_size, defaults.chunk_size, 1, 65536));
+  ASSIGN_OR_RETURN(d.conv_bias, r.Bool(k.conv_bias, defaults.conv_bias));
+  if (d.num_heads % d.n_groups != 0) {
+    return Bad(absl::StrCat(k.n_groups, " must divide ", k.heads, " (",
+                            d.num_heads, "), got ", d.n_groups));
+  }
+  return d;
+}
+
 // HF Mamba2ForCausalLM (modeling_mamba2.py, configuration_mamba2.py; the
 // class of mistralai/Mamba-Codestral-7B-v0.1): num_hidden_layers blocks of
 // one RMSNorm and a Mamba2Mixer each (in_proj to z, x, B, C and dt of
@@ -217,18 +239,18 @@ absl::StatusOr<ModelConfig> ParseMamba2(const Reader& r, ModelConfig m) {
         "use_bias must be false (in_proj and out_proj biases are not "
         "counted), got true");
   }
-  MambaDims d;
-  ASSIGN_OR_RETURN(d.num_heads, r.Int("num_heads", 128, 1, kMaxHeads));
-  ASSIGN_OR_RETURN(d.head_dim, r.Int("head_dim", 64, 1, kMaxHeadDim));
-  ASSIGN_OR_RETURN(d.state_size, r.Int("state_size", 128, 1, kMaxHeadDim));
-  ASSIGN_OR_RETURN(d.n_groups, r.Int("n_groups", 8, 1, d.num_heads));
-  ASSIGN_OR_RETURN(d.conv_kernel, r.Int("conv_kernel", 4, 1, 64));
-  ASSIGN_OR_RETURN(d.chunk_size, r.Int("chunk_size", 256, 1, 65536));
-  ASSIGN_OR_RETURN(d.conv_bias, r.Bool("use_conv_bias", true));
-  if (d.num_heads % d.n_groups != 0) {
-    return Bad(absl::StrCat("n_groups must divide num_heads (", d.num_heads,
-                            "), got ", d.n_groups));
-  }
+  // Mamba2Config's defaults.
+  ASSIGN_OR_RETURN(
+      const MambaDims d,
+      ReadMambaDims(r,
+                    {"num_heads", "head_dim", "state_size", "n_groups",
+                     "conv_kernel", "chunk_size", "use_conv_bias"},
+                    MambaDims{.num_heads = 128,
+                              .head_dim = 64,
+                              .state_size = 128,
+                              .n_groups = 8,
+                              .conv_kernel = 4,
+                              .chunk_size = 256}));
   m.mamba = d;
   m.num_attention_heads = m.num_kv_heads = d.num_heads;
   m.head_dim = d.head_dim;
@@ -274,19 +296,20 @@ absl::Status ParseFalconH1(const Json& j, const Reader& r, ModelConfig& m) {
         "attn_layer_indices must be null (attention in every layer), got ",
         Describe(*it)));
   }
-  MambaDims d;
-  ASSIGN_OR_RETURN(d.num_heads, r.Int("mamba_n_heads", 128, 1, kMaxHeads));
-  ASSIGN_OR_RETURN(d.head_dim, r.Int("mamba_d_head", 64, 1, kMaxHeadDim));
-  ASSIGN_OR_RETURN(d.state_size, r.Int("mamba_d_state", 256, 1, kMaxHeadDim));
-  ASSIGN_OR_RETURN(d.n_groups, r.Int("mamba_n_groups", 1, 1, d.num_heads));
-  ASSIGN_OR_RETURN(d.conv_kernel, r.Int("mamba_d_conv", 4, 1, 64));
-  ASSIGN_OR_RETURN(d.chunk_size, r.Int("mamba_chunk_size", 256, 1, 65536));
-  ASSIGN_OR_RETURN(d.conv_bias, r.Bool("mamba_conv_bias", true));
+  // FalconH1Config's defaults.
+  ASSIGN_OR_RETURN(
+      MambaDims d,
+      ReadMambaDims(r,
+                    {"mamba_n_heads", "mamba_d_head", "mamba_d_state",
+                     "mamba_n_groups", "mamba_d_conv", "mamba_chunk_size",
+                     "mamba_conv_bias"},
+                    MambaDims{.num_heads = 128,
+                              .head_dim = 64,
+                              .state_size = 256,
+                              .n_groups = 1,
+                              .conv_kernel = 4,
+                              .chunk_size = 256}));
   ASSIGN_OR_RETURN(d.gated_norm, r.Bool("mamba_rms_norm", false));
-  if (d.num_heads % d.n_groups != 0) {
-    return Bad(absl::StrCat("mamba_n_groups must divide mamba_n_heads (",
-                            d.num_heads, "), got ", d.n_groups));
-  }
   // The scan runs heads x head_dim channels; a d_ssm saying otherwise
   // would be a model the mixer cannot run.
   ASSIGN_OR_RETURN(std::optional<int64_t> d_ssm,
@@ -360,27 +383,9 @@ absl::Status ParseKimiLinear(const Json& j, const Reader& r, ModelConfig& m) {
                    r.OptInt("num_experts", 1, kMaxExperts));
   std::optional<MoeDims> moe;
   if (experts.has_value()) {
-    MoeDims d;
-    d.num_routed_experts = *experts;
-    ASSIGN_OR_RETURN(d.experts_per_token, r.Int(ExpertsPerTokenKey(r),
-                                                std::nullopt, 1, *experts));
-    ASSIGN_OR_RETURN(d.expert_intermediate_size,
-                     r.Int("moe_intermediate_size", std::nullopt, 1, kMaxWidth));
-    ASSIGN_OR_RETURN(d.num_shared_experts,
-                     r.Int("num_shared_experts", 0, 0, kMaxExperts));
-    d.shared_expert_intermediate_size = d.expert_intermediate_size;
-    ASSIGN_OR_RETURN(d.first_dense_layers,
-                     r.Int("first_k_dense_replace", 0, 0, m.num_layers - 1));
-    ASSIGN_OR_RETURN(const int64_t freq,
-                     r.Int("moe_layer_freq", 1, 1, kMaxLayers));
-    if (freq != 1) {
-      return Bad(absl::StrCat(
-          "moe_layer_freq must be 1 (every layer from first_k_dense_replace "
-          "on is MoE; other patterns are not supported), got ",
-          freq));
-    }
-    d.router_score_bias = true;  // KimiMoE's gate.e_score_correction_bias
-    moe = d;
+    ASSIGN_OR_RETURN(moe, ParseRoutedMoe(r, *experts, ExpertsPerTokenKey(r),
+                                         "num_shared_experts", m));
+    moe->router_score_bias = true;  // KimiMoE's gate.e_score_correction_bias
   }
   m.moe = moe;
 

@@ -161,6 +161,22 @@ absl::Status ParseMiniMax(const Json& j, const Reader& r, ModelConfig& m);
 // (from attn_layer_offset) and MoE every expert_layer_period-th.
 absl::Status ParseJamba(const Json& j, const Reader& r, ModelConfig& m);
 
+// The keys one class spells a Mamba-2 mixer's dims with (Nemotron-H
+// mamba_num_heads, Mamba-2 num_heads, Falcon-H1 mamba_n_heads, ...).
+struct MambaKeys {
+  const char* heads;
+  const char* head_dim;
+  const char* state_size;
+  const char* n_groups;
+  const char* conv_kernel;
+  const char* chunk_size;
+  const char* conv_bias;
+};
+// The mixer's dims under `keys`, absent ones from `defaults` (the class's);
+// n_groups must divide the heads (the error names both keys).
+absl::StatusOr<MambaDims> ReadMambaDims(const Reader& r, const MambaKeys& keys,
+                                        const MambaDims& defaults);
+
 // Mamba2ForCausalLM: a whole model of Mamba-2 blocks (no attention, no
 // FFN), so none of the fields the other classes share but vocab, hidden,
 // layers and tied embeddings; hf_config_hybrid.cc.
@@ -173,6 +189,16 @@ absl::Status ParseFalconH1(const Json& j, const Reader& r, ModelConfig& m);
 // Delta Attention) and full_attn_layers (MLA); MoE after
 // first_k_dense_replace dense layers.
 absl::Status ParseKimiLinear(const Json& j, const Reader& r, ModelConfig& m);
+
+// DeepSeek-style routed MoE (DeepSeek-V2/V3, Kimi-Linear): `experts`
+// routed experts, top-k (`top_k_key`, required), moe_intermediate_size
+// (required), `shared_key` shared experts of that
+// width, first_k_dense_replace dense layers, moe_layer_freq 1 (others
+// refused). The router bias is the caller's.
+absl::StatusOr<MoeDims> ParseRoutedMoe(const Reader& r, int64_t experts,
+                                       const char* top_k_key,
+                                       const char* shared_key,
+                                       const ModelConfig& m);
 
 // MLA dims (DeepSeek-V2/V3, Kimi-Linear): q_lora_rank (null: a direct
 // q_proj; absent: `q_lora_rank_when_absent`), kv_lora_rank,
