@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -254,10 +258,15 @@ void PrintCsv(const v1::PlanResponse& r, std::ostream& out) {
 std::string ShapeLabel(const v1::PlanDeployment& d) {
   if (d.mode() == "disaggregated") {
     const bool hetero = d.prefill_hardware_id() != d.decode_hardware_id();
+    // An infeasible candidate has no replica count: its shape alone.
+    auto pool = [](int64_t replicas, int64_t tp) {
+      return replicas > 0 ? absl::StrCat(replicas, "xTP", tp)
+                          : absl::StrCat("TP", tp);
+    };
     return absl::StrCat(
-        "P ", d.prefill_replicas(), "xTP", d.prefill_tensor_parallel(),
+        "P ", pool(d.prefill_replicas(), d.prefill_tensor_parallel()),
         hetero ? absl::StrCat(" ", d.prefill_hardware_id()) : "", " + D ",
-        d.decode_replicas(), "xTP", d.decode_tensor_parallel(),
+        pool(d.decode_replicas(), d.decode_tensor_parallel()),
         hetero ? absl::StrCat(" ", d.decode_hardware_id()) : "");
   }
   std::string s = d.expert_parallel() > 1
@@ -294,11 +303,17 @@ void PrintText(const v1::PlanResponse& r, std::ostream& out) {
     header.push_back(">kv transfer");
   }
   Table t(header);
-  std::vector<std::string> why;
+  // Infeasible candidates, one line per part (or pair) and reason: a plan
+  // over several parts has hundreds of pool shapes, most of them refused
+  // for one reason (e.g. no known link between two parts).
+  std::vector<std::pair<std::string, std::string>> why_keys;
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> why;
   for (const v1::PlanDeployment& d : r.deployments()) {
     if (!d.feasible()) {
-      why.push_back(absl::StrCat(d.hardware_id(), " ", ShapeLabel(d), " ",
-                                 d.formats(), ": ", d.why()));
+      const auto key = std::make_pair(d.hardware_id(), d.why());
+      auto [it, fresh] = why.try_emplace(key);
+      if (fresh) why_keys.push_back(key);
+      it->second.push_back(absl::StrCat(ShapeLabel(d), " ", d.formats()));
       continue;
     }
     std::vector<std::string> row = {
@@ -312,7 +327,10 @@ void PrintText(const v1::PlanResponse& r, std::ostream& out) {
     }
     const std::vector<std::string> rest = {
          d.formats(), absl::StrCat(d.replicas()), absl::StrCat(d.devices()),
-         absl::StrFormat("%.2f req/s", d.max_rate_per_replica()),
+         // A disaggregated deployment's pools have no one replica rate.
+         d.mode() == "disaggregated"
+             ? std::string("-")
+             : absl::StrFormat("%.2f req/s", d.max_rate_per_replica()),
          Seconds(d.ttft_p90_seconds()), Seconds(d.tpot_p90_seconds()),
          d.has_usd_per_mtoken() ? absl::StrFormat("%.3f", d.usd_per_mtoken())
                                 : "unknown",
@@ -336,8 +354,23 @@ void PrintText(const v1::PlanResponse& r, std::ostream& out) {
   }
   if (!t.rows.empty()) PrintTable(t, TableStyle::kText, out);
   if (!why.empty()) {
+    constexpr size_t kShapesShown = 3;
     out << "\ninfeasible:\n";
-    for (const std::string& w : why) out << "  " << w << "\n";
+    for (const auto& key : why_keys) {
+      const std::vector<std::string>& shapes = why[key];
+      if (shapes.size() == 1) {
+        out << "  " << key.first << " " << shapes[0] << ": " << key.second
+            << "\n";
+        continue;
+      }
+      const std::vector<std::string> shown(
+          shapes.begin(),
+          shapes.begin() + std::min(shapes.size(), kShapesShown));
+      out << "  " << key.first << ", " << shapes.size() << " candidates ("
+          << absl::StrJoin(shown, "; ")
+          << (shapes.size() > kShapesShown ? "; ..." : "") << "): "
+          << key.second << "\n";
+    }
   }
   for (const std::string& n : r.notes()) out << "\nnote: " << n;
   out << "\n";

@@ -105,6 +105,35 @@ TEST(PlanCli, StateSpaceAndLinearAttentionHybridsArePlanned) {
   }
 }
 
+// Candidates refused for one reason print as one line per part or pair:
+// H100 prefill with MI300X decode has no known link at any of its 2 x 2
+// pool shapes in 2 formats, so 8 candidates share one line (and likewise
+// the other way round), showing 3 shapes, without a replica count.
+TEST(PlanCli, InfeasibleCandidatesAreGroupedByReason) {
+  std::vector<std::string> args = PlanArgs();
+  args.erase(args.end() - 2, args.end());  // --disaggregated off
+  for (std::string& a : args) {
+    if (a == "1") a = "1,2";           // --tensor-parallel
+    if (a == "fp8") a = "fp8,bf16";    // --formats
+  }
+  CliRun r = RunCliBinary(InProcess(args));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t start = r.out.find("\ninfeasible:\n");
+  ASSERT_NE(start, std::string::npos) << r.out;
+  const std::string section =
+      r.out.substr(start, r.out.find("\n\n", start + 1) - start);
+  EXPECT_THAT(section,
+              HasSubstr("  nvidia-h100-sxm-80gb+amd-mi300x, 8 candidates (P "
+                        "TP1 nvidia-h100-sxm-80gb + D TP1 amd-mi300x "
+                        "fp8/fp8/fp8; "));
+  EXPECT_THAT(section, HasSubstr("; ...): no known link between "
+                                 "nvidia-h100-sxm-80gb and amd-mi300x"));
+  EXPECT_THAT(section, HasSubstr("  amd-mi300x+nvidia-h100-sxm-80gb, 8 "
+                                 "candidates (P TP1 amd-mi300x"));
+  // One line per group: nothing else is refused here.
+  EXPECT_EQ(std::count(section.begin(), section.end(), '\n'), 3) << section;
+}
+
 TEST(PlanCli, SameAnswerInProcessAndOverGrpc) {
   ServerProcess server;
   ASSERT_TRUE(server.ok()) << server.error();
