@@ -1,5 +1,6 @@
-// config.json -> ModelConfig for GLM-4.5, MiniMax-M1 / MiniMax-Text-01,
-// Jamba, Mamba-2, Falcon-H1 and Kimi-Linear
+// config.json -> ModelConfig for the hybrid and sparse-attention classes:
+// Qwen3-Next, Nemotron-H, DeepSeek-V3.2's indexer, GLM-4.5, MiniMax-M1 /
+// MiniMax-Text-01, Jamba, Mamba-2, Falcon-H1 and Kimi-Linear
 // (hf_config.cc reads the fields every class shares first: vocab, hidden,
 // layers, heads, head_dim, context, tied embeddings).
 #include <cmath>
@@ -30,6 +31,185 @@ absl::StatusOr<int64_t> RotaryDim(const Json& j, const char* key, double def,
   }
   return static_cast<int64_t>(
       std::llround(factor * static_cast<double>(head_dim)));
+}
+
+// Qwen3-Next: layer_types ("linear_attention" / "full_attention"), else
+// every full_attention_interval-th layer (1-based) is full attention.
+// Linear layers are Gated DeltaNet (linear_num_key_heads of
+// linear_key_head_dim for q and k, linear_num_value_heads of
+// linear_value_head_dim for v, a linear_conv_kernel_dim short conv); full
+// layers are gated attention (q_proj emits the output gate too) with
+// q/k norms and partial RoPE. Every layer's FFN is the MoE (the config's
+// intermediate_size is unused).
+absl::Status ParseQwen3Next(const Json& j, const Reader& r, ModelConfig& m) {
+  RETURN_IF_ERROR(CheckAllLayersSparse(j, r));
+  MoeDims moe;
+  ASSIGN_OR_RETURN(moe.num_routed_experts,
+                   r.Int("num_experts", 512, 1, kMaxExperts));
+  ASSIGN_OR_RETURN(moe.experts_per_token,
+                   r.Int("num_experts_per_tok", 10, 1, moe.num_routed_experts));
+  ASSIGN_OR_RETURN(moe.expert_intermediate_size,
+                   r.Int("moe_intermediate_size", 512, 1, kMaxWidth));
+  ASSIGN_OR_RETURN(moe.shared_expert_intermediate_size,
+                   r.Int("shared_expert_intermediate_size", 512, 0, kMaxWidth));
+  moe.num_shared_experts = moe.shared_expert_intermediate_size > 0 ? 1 : 0;
+  moe.shared_expert_gate = moe.num_shared_experts > 0;
+  m.moe = moe;
+  LinearAttentionDims la;
+  la.kind = LinearAttentionKind::kGatedDeltaNet;
+  ASSIGN_OR_RETURN(la.num_key_heads,
+                   r.Int("linear_num_key_heads", 16, 1, kMaxHeads));
+  ASSIGN_OR_RETURN(la.key_head_dim,
+                   r.Int("linear_key_head_dim", 128, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(la.num_value_heads,
+                   r.Int("linear_num_value_heads", 32, 1, kMaxHeads));
+  ASSIGN_OR_RETURN(la.value_head_dim,
+                   r.Int("linear_value_head_dim", 128, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(la.conv_kernel, r.Int("linear_conv_kernel_dim", 4, 1, 64));
+  m.linear_attention = la;
+  m.attention_output_gate = true;
+  m.qk_norm = true;
+  // Qwen3NextConfig's default: 0.25.
+  ASSIGN_OR_RETURN(
+      m.rotary_dim,
+      RotaryDim(j, "partial_rotary_factor", 0.25, m.head_dim));
+
+  const size_t n = static_cast<size_t>(m.num_layers);
+  m.layers.assign(n, LayerSpec{});
+  const auto types = j.find("layer_types");
+  const bool listed = types != j.end() && !types->is_null();
+  if (listed && (!types->is_array() || types->size() != n)) {
+    return Bad(
+        absl::StrCat("layer_types must be an array of num_hidden_layers (", n,
+                     ") strings, got ", Describe(*types)));
+  }
+  ASSIGN_OR_RETURN(int64_t interval,
+                   r.Int("full_attention_interval", 4, 1, m.num_layers));
+  for (size_t i = 0; i < n; ++i) {
+    bool full = (static_cast<int64_t>(i) + 1) % interval == 0;
+    if (listed) {
+      const Json& t = (*types)[i];
+      if (t == "full_attention") {
+        full = true;
+      } else if (t == "linear_attention") {
+        full = false;
+      } else {
+        return Bad(absl::StrCat("layer_types[", i,
+                                "] must be \"linear_attention\" or "
+                                "\"full_attention\", got ",
+                                Describe(t)));
+      }
+    }
+    m.layers[i].attention =
+        full ? AttentionKind::kFull : AttentionKind::kLinearAttention;
+    m.layers[i].ffn = FfnLayerKind::kMoe;
+  }
+  return absl::OkStatus();
+}
+
+// Nemotron-H: one mixer per layer after one RMSNorm, as
+// hybrid_override_pattern spells it (NemotronHConfig): M Mamba-2, *
+// attention (no RoPE), - MLP, E MoE. The MLP and the experts are relu^2
+// with two matrices (up, down). The Mamba inner width is mamba_num_heads x
+// mamba_head_dim (the config's `expand` disagrees for Nemotron-3 Nano:
+// 2 x 2688 != 64 x 64). head_dim may be named attention_head_dim.
+absl::Status ParseNemotronH(const Json& j, const Reader& r, ModelConfig& m) {
+  if (!r.Has("head_dim") && r.Has("attention_head_dim")) {
+    ASSIGN_OR_RETURN(m.head_dim,
+                     r.Int("attention_head_dim", 128, 1, kMaxHeadDim));
+  }
+  m.ffn = FfnKind::kPlain;
+  // NemotronHConfig's defaults.
+  ASSIGN_OR_RETURN(
+      m.mamba,
+      ReadMambaDims(
+          r,
+          {"mamba_num_heads", "mamba_head_dim", "ssm_state_size", "n_groups",
+           "conv_kernel", "chunk_size", "use_conv_bias"},
+          MambaDims{.num_heads = 128,
+                    .head_dim = 64,
+                    .state_size = 128,
+                    .n_groups = 8,
+                    .conv_kernel = 4,
+                    .chunk_size = 128}));
+  if (r.Has("moe_latent_size")) {
+    return Bad(
+        "moe_latent_size is set: latent MoE (Nemotron-3 Super) is not "
+        "supported; expected it absent or null");
+  }
+
+  const auto pat = j.find("hybrid_override_pattern");
+  if (pat == j.end() || !pat->is_string()) {
+    return Bad(absl::StrCat(
+        "hybrid_override_pattern must be a string of num_hidden_layers (",
+        m.num_layers, ") letters M, *, - or E, got ",
+        pat == j.end() ? std::string("nothing") : Describe(*pat)));
+  }
+  const std::string pattern = pat->get<std::string>();
+  if (static_cast<int64_t>(pattern.size()) != m.num_layers) {
+    return Bad(
+        absl::StrCat("hybrid_override_pattern must have num_hidden_layers (",
+                     m.num_layers, ") letters, got ", pattern.size()));
+  }
+  m.layers.assign(pattern.size(), LayerSpec{});
+  bool any_moe = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    LayerSpec& l = m.layers[i];
+    l.attention = AttentionKind::kNone;
+    l.ffn = FfnLayerKind::kNone;
+    switch (pattern[i]) {
+      case 'M':
+        l.attention = AttentionKind::kMamba2;
+        break;
+      case '*':
+        l.attention = AttentionKind::kFull;
+        break;
+      case '-':
+        l.ffn = FfnLayerKind::kDense;
+        break;
+      case 'E':
+        l.ffn = FfnLayerKind::kMoe;
+        any_moe = true;
+        break;
+      default:
+        return Bad(absl::StrCat("hybrid_override_pattern[", i,
+                                "] must be one of M (Mamba-2), * (attention), "
+                                "- (MLP), E (MoE), got \"",
+                                Prefix(pattern.substr(i, 1), kMaxQuoted),
+                                "\""));
+    }
+  }
+  if (any_moe) {
+    MoeDims moe;
+    ASSIGN_OR_RETURN(moe.num_routed_experts,
+                     r.Int("n_routed_experts", std::nullopt, 1, kMaxExperts));
+    const char* topk = ExpertsPerTokenKey(r);
+    ASSIGN_OR_RETURN(moe.experts_per_token,
+                     r.Int(topk, std::nullopt, 1, moe.num_routed_experts));
+    ASSIGN_OR_RETURN(
+        moe.expert_intermediate_size,
+        r.Int("moe_intermediate_size", std::nullopt, 1, kMaxWidth));
+    ASSIGN_OR_RETURN(moe.num_shared_experts,
+                     r.Int("n_shared_experts", 0, 0, kMaxExperts));
+    ASSIGN_OR_RETURN(moe.shared_expert_intermediate_size,
+                     r.Int("moe_shared_expert_intermediate_size",
+                           moe.expert_intermediate_size, 1, kMaxWidth));
+    // NemotronHTopkRouter keeps e_score_correction_bias per expert.
+    moe.router_score_bias = true;
+    m.moe = moe;
+  }
+  return absl::OkStatus();
+}
+
+// DeepSeek-V3.2: DeepSeek-V3 plus the lightning indexer on every layer.
+absl::Status ParseDsa(const Reader& r, ModelConfig& m) {
+  DsaDims d;
+  ASSIGN_OR_RETURN(d.index_heads, r.Int("index_n_heads", 64, 1, kMaxHeads));
+  ASSIGN_OR_RETURN(d.index_head_dim,
+                   r.Int("index_head_dim", 128, 1, kMaxHeadDim));
+  ASSIGN_OR_RETURN(d.index_topk, r.Int("index_topk", 2048, 1, kMaxContext));
+  m.dsa = d;
+  return absl::OkStatus();
 }
 
 // HF Glm4MoeForCausalLM (modeling_glm4_moe.py): q/k/v projections with

@@ -1,6 +1,6 @@
 // Readers shared by the config.json parsers (hf_config.cc: the dense and
-// MoE transformer classes and Qwen3-Next / Nemotron-H / DeepSeek-V3.2;
-// hf_config_hybrid.cc: GLM-4.5, MiniMax, Jamba, Mamba-2, Falcon-H1 and
+// MoE transformer classes; hf_config_hybrid.cc: Qwen3-Next, Nemotron-H,
+// DeepSeek-V3.2's indexer, GLM-4.5, MiniMax, Jamba, Mamba-2, Falcon-H1 and
 // Kimi-Linear). Internal to the engine;
 // every error is INVALID_ARGUMENT prefixed "config.json: " and names the key.
 #pragma once
@@ -148,6 +148,18 @@ inline const char* ExpertsPerTokenKey(const Reader& r) {
 // default `def`) x head_dim, rounded (GLM-4.5: 0.5 x 128 = 64).
 absl::StatusOr<int64_t> RotaryDim(const Json& j, const char* key, double def,
                                   int64_t head_dim);
+
+// Qwen2-MoE / Qwen3-MoE / Qwen3-Next: every layer sparse
+// (decoder_sparse_step 1, no mlp_only_layers), else INVALID_ARGUMENT.
+absl::Status CheckAllLayersSparse(const Json& j, const Reader& r);
+
+// Qwen3-Next: Gated DeltaNet and gated attention by layer_types (else every
+// full_attention_interval-th layer), every layer MoE.
+absl::Status ParseQwen3Next(const Json& j, const Reader& r, ModelConfig& m);
+// Nemotron-H: hybrid_override_pattern of Mamba-2, attention, MLP and MoE.
+absl::Status ParseNemotronH(const Json& j, const Reader& r, ModelConfig& m);
+// DeepSeek-V3.2's lightning indexer (on a DeepSeek-V3 shape).
+absl::Status ParseDsa(const Reader& r, ModelConfig& m);
 
 // GLM-4.5 (Glm4MoeForCausalLM): GQA with q/k/v biases, optional q/k norms,
 // partial RoPE; DeepSeek-V3-style MoE after first_k_dense_replace dense
