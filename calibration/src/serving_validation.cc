@@ -386,6 +386,11 @@ std::vector<ServingRowResult> EvaluateServingRows(
         if (!train.empty()) needed[overhead_index(train)] = true;
       }
     }
+    // The grid point of index k.
+    auto eta_c = [&](size_t k) { return grid[(k / g) % g]; };
+    auto eta_m = [&](size_t k) { return grid[k % g]; };
+    auto eta_link = [&](size_t k) { return grid[(k / (g * g)) % g]; };
+    auto step_overhead = [&](size_t k) { return overheads[k / g3]; };
     // pred[row][((o * g + l) * g + c) * g + m]; a row without collectives
     // (one device a replica) is the same at every link share.
     std::vector<std::vector<double>> pred(idx.size(),
@@ -397,32 +402,29 @@ std::vector<ServingRowResult> EvaluateServingRows(
       const bool collectives = rows[i].tensor_parallel.value_or(1) > 1;
       for (size_t o = 0; o < no; ++o) {
         if (!needed[o]) continue;
-        for (size_t l = g; l-- > 0;) {
-        for (size_t c = 0; c < g; ++c) {
-          for (size_t m = 0; m < g; ++m) {
-            const size_t k = ((o * g + l) * g + c) * g + m;
-            if (!collectives && l + 1 < g) {
-              pred[a][k] = pred[a][k + (g - 1 - l) * g * g];
-              continue;
-            }
-            engine::Efficiency eff;
-            eff.compute.fill(grid[c]);
-            eff.memory.fill(grid[m]);
-            eff.link = grid[l];
-            eff.per_step_overhead_seconds = overheads[o];
-            eff.profile_name = "serving-fit";
-            absl::StatusOr<double> v = absl::InternalError("");
-            if (prepared) {
-              v = PredictRow(*prepared, eff, /*pure=*/false);
-            } else {
-              engine::Scenario sc = scenarios[i];
-              sc.efficiency = eff;
-              std::string mode;
-              v = ServingMetric(rows[i], "max", sc, out[i].replicas, &mode);
-            }
-            pred[a][k] = v.ok() ? *v : 0;
+        // Downwards, so the full link share (l = g - 1) comes first.
+        for (size_t k = (o + 1) * g3; k-- > o * g3;) {
+          const size_t l = (k / (g * g)) % g;
+          if (!collectives && l + 1 < g) {
+            pred[a][k] = pred[a][k + (g - 1 - l) * g * g];
+            continue;
           }
-        }
+          engine::Efficiency eff;
+          eff.compute.fill(eta_c(k));
+          eff.memory.fill(eta_m(k));
+          eff.link = eta_link(k);
+          eff.per_step_overhead_seconds = step_overhead(k);
+          eff.profile_name = "serving-fit";
+          absl::StatusOr<double> v = absl::InternalError("");
+          if (prepared) {
+            v = PredictRow(*prepared, eff, /*pure=*/false);
+          } else {
+            engine::Scenario sc = scenarios[i];
+            sc.efficiency = eff;
+            std::string mode;
+            v = ServingMetric(rows[i], "max", sc, out[i].replicas, &mode);
+          }
+          pred[a][k] = v.ok() ? *v : 0;
         }
       }
     }
@@ -454,10 +456,6 @@ std::vector<ServingRowResult> EvaluateServingRows(
       }
       return best;
     };
-    auto eta_c = [&](size_t k) { return grid[(k / g) % g]; };
-    auto eta_m = [&](size_t k) { return grid[k % g]; };
-    auto eta_link = [&](size_t k) { return grid[(k / (g * g)) % g]; };
-    auto step_overhead = [&](size_t k) { return overheads[k / g3]; };
     std::vector<size_t> everyone(idx.size());
     for (size_t a = 0; a < idx.size(); ++a) everyone[a] = a;
     const size_t all_k = best_point(everyone);

@@ -80,6 +80,18 @@ LayerSpec SpecOfLayer(const ModelConfig& m, int64_t layer) {
   return spec;
 }
 
+const char* LinearAttentionName(LinearAttentionKind kind) {
+  switch (kind) {
+    case LinearAttentionKind::kGatedDeltaNet:
+      return "gated-deltanet";
+    case LinearAttentionKind::kLightning:
+      return "lightning";
+    case LinearAttentionKind::kKimiDelta:
+      return "kda";
+  }
+  return "linear-attention";
+}
+
 // A per-layer group's label, e.g. "attn-none ffn-5632" (OpResult keeps
 // string_views, so labels live for the process; there are few distinct
 // shapes per model).
@@ -109,12 +121,9 @@ std::string_view InternedGroupName(const ModelConfig& m, const LayerSpec& l,
       name = "mamba1";
       break;
     case AttentionKind::kLinearAttention:
-      name = !m.linear_attention.has_value() ? "gated-deltanet"
-             : m.linear_attention->kind == LinearAttentionKind::kLightning
-                 ? "lightning"
-             : m.linear_attention->kind == LinearAttentionKind::kKimiDelta
-                 ? "kda"
-                 : "gated-deltanet";
+      name = LinearAttentionName(m.linear_attention.has_value()
+                                     ? m.linear_attention->kind
+                                     : LinearAttentionKind::kGatedDeltaNet);
       break;
   }
   switch (l.ffn) {
