@@ -176,6 +176,9 @@ int Calibrate(const CalibrateOptions& options, std::ostream& out,
   fit.provenance =
       absl::StrCat("ridgeline calibrate --measurements ",
                    std::filesystem::path(file).filename().string());
+  for (const std::filesystem::path& more : options.more_measurements) {
+    absl::StrAppend(&fit.provenance, " --measurements ", more.filename().string());
+  }
   // A kernel table (kernels-aic.csv, bench/gpu rows) fits kernel-model
   // profiles into <out>/kernels/, beside the end-to-end ones.
   fit.kernel_model = AllKernelRows(prepared);

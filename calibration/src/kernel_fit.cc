@@ -49,10 +49,13 @@ std::optional<engine::KernelCost> UnitCost(const Row& r,
                                            engine::KernelModel m) {
   m.per_call_seconds.fill(0);
   m.fp8_quantization_seconds = 0;
+  m.gemm_seconds_per_k_step = 0;  // the split depth stays: it sets k_steps
+  m.l2_resident_speedup = 1;
   m.gemm = engine::GemmEfficiency{};
   m.gemm_fp8 = engine::GemmEfficiency{};
   m.attention_compute = m.attention_memory = m.elementwise_memory = 1;
   m.attention_seconds_per_cta = m.attention_seconds_per_query_head = 0;
+  m.attention_split_merge_seconds = 0;
   m.attention_8bit_kv_per_call_seconds = 0;
   engine::Efficiency e;
   e.kernel = m;
@@ -77,19 +80,50 @@ double MedianApe(const std::vector<const Row*>& rows,
   return Median(e);
 }
 
-// The floor: the clamped Theil-Sen intercept of the rows whose bound is far
-// under the shortest measurement (they sit on the per-call cost), or of all
-// rows when fewer than three do.
-double Floor(const std::vector<const Row*>& rows, double min_eta) {
+// Mean |log(predicted / measured)|: unlike the median it sees a minority of
+// shapes (large head groups) that the model misses by several times.
+double MeanLogError(const std::vector<const Row*>& rows,
+                    const engine::KernelModel& m) {
+  double sum = 0;
+  for (const Row* r : rows) sum += std::abs(std::log(Predict(*r, m) / r->measured));
+  return rows.empty() ? 0 : sum / static_cast<double>(rows.size());
+}
+
+// What a GEMM call pays for its serial K loop under model m (0 for other
+// kernels and when the tiles fill the units).
+double SerialK(const Row& r, const engine::KernelModel& m) {
+  if (r.p->regime != Regime::kGemmKernel || m.gemm_seconds_per_k_step == 0)
+    return 0;
+  std::optional<engine::KernelCost> u = UnitCost(r, m);
+  return u ? m.gemm_seconds_per_k_step * static_cast<double>(u->k_steps) : 0;
+}
+
+// Rows whose bound is far under the shortest measurement: they sit on the
+// per-call cost.
+std::vector<const Row*> FloorRows(const std::vector<const Row*>& rows) {
   double min_y = rows.front()->measured;
   for (const Row* r : rows) min_y = std::min(min_y, r->measured);
+  std::vector<const Row*> out;
+  for (const Row* r : rows) {
+    if (r->bound < 0.1 * min_y) out.push_back(r);
+  }
+  return out;
+}
+
+// The floor: the clamped Theil-Sen intercept of the floor rows (of all rows
+// when fewer than three are), after what model m charges for the serial K
+// loop.
+double Floor(const std::vector<const Row*>& rows, double min_eta,
+             const engine::KernelModel& m = {}) {
+  const std::vector<const Row*> low = FloorRows(rows);
   std::vector<double> x, y, ax, ay;
   for (const Row* r : rows) {
+    const double serial = SerialK(*r, m);
     ax.push_back(r->bound);
-    ay.push_back(r->measured);
-    if (r->bound < 0.1 * min_y) {
+    ay.push_back(r->measured - serial);
+    if (std::find(low.begin(), low.end(), r) != low.end()) {
       x.push_back(r->bound);
-      y.push_back(r->measured);
+      y.push_back(r->measured - serial);
     }
   }
   return x.size() >= 3 ? FitOverheadAndEta(x, y, min_eta).overhead_seconds
@@ -104,7 +138,7 @@ std::pair<double, double> Etas(const std::vector<const Row*>& rows,
   std::vector<double> ec, em;
   for (const Row* r : rows) {
     std::optional<engine::KernelCost> u = UnitCost(*r, shape);
-    const double busy = r->measured - floor;
+    const double busy = r->measured - floor - SerialK(*r, shape);
     if (!u || busy <= 0) continue;
     if (u->compute_seconds > u->memory_seconds) {
       if (u->compute_seconds > floor) ec.push_back(u->compute_seconds / busy);
@@ -118,22 +152,100 @@ std::pair<double, double> Etas(const std::vector<const Row*>& rows,
   return {pick(ec), pick(em)};
 }
 
+// The GEMM per-call floor and the serial K loop (kernel_model.h), for
+// relative error (weights 1 / measured^2) over the floor rows:
+//   measured - bound = floor + seconds_per_k_step x GemmSerialKSteps(depth),
+// the split depth the grid value (bytes; 0 = never split) with the smallest
+// median error. Small-tile calls grow with K (H100 bf16, M <= 16, N <= 256:
+// 2.8 us at K 128, 5.7 us from K 2048 on, where split-K caps the loop)
+// while the memory roof stays under 0.3 us. The floor is clamped into [0,
+// the shortest call]; a negative step cost leaves the plain floor.
+void FitGemmFloor(const std::vector<const Row*>& rows, double min_eta,
+                  engine::KernelModel* m) {
+  const std::vector<const Row*> low = FloorRows(rows);
+  m->per_call_seconds[static_cast<int>(engine::KernelClass::kGemm)] =
+      Floor(rows, min_eta);
+  m->gemm_seconds_per_k_step = m->gemm_split_k_depth_bytes = 0;
+  if (low.size() < 5) return;
+  double min_y = INFINITY;
+  for (const Row* r : low) min_y = std::min(min_y, r->measured);
+  double best = MedianApe(low, *m);
+  const engine::KernelModel plain = *m;
+  for (double depth : {0.0, 1024.0, 2048.0, 4096.0, 8192.0, 16384.0}) {
+    engine::KernelModel trial = plain;
+    trial.gemm_split_k_depth_bytes = depth;
+    std::vector<std::vector<double>> x;
+    std::vector<double> y, w;
+    for (const Row* r : low) {
+      std::optional<engine::KernelCost> u = UnitCost(*r, trial);
+      if (!u) continue;
+      x.push_back({1.0, static_cast<double>(u->k_steps)});
+      y.push_back((r->measured - r->bound) * 1e6);
+      w.push_back(1 / (r->measured * r->measured));
+    }
+    std::optional<std::vector<double>> c = WeightedLeastSquares(x, y, w);
+    if (!c || (*c)[1] <= 0) continue;
+    trial.per_call_seconds[static_cast<int>(engine::KernelClass::kGemm)] =
+        std::clamp((*c)[0] * 1e-6, 0.0, min_y);
+    trial.gemm_seconds_per_k_step = (*c)[1] * 1e-6;
+    const double err = MedianApe(low, trial);
+    if (err < best) {
+      best = err;
+      *m = trial;
+    }
+  }
+}
+
+// True when the row's operands sit in an L2 that publishes no bandwidth.
+bool L2Resident(const Row& r) {
+  std::optional<engine::KernelCost> u = UnitCost(r, engine::KernelModel{});
+  return u && u->onchip_bandwidth_unknown;
+}
+
+// Per regime, eta from the rows streamed from device memory (all rows when
+// fewer than five are): L2-resident rows measure another tier.
 void FitGemm(const std::vector<const Row*>& rows, double floor, double min_eta,
              engine::GemmEfficiency* eff, engine::KernelModel* m) {
   for (int g = 0; g < engine::kGemmRegimeCount; ++g) {
-    std::vector<const Row*> in;
+    std::vector<const Row*> in, cold;
     for (const Row* r : rows) {
-      if (r->regime == g) in.push_back(r);
+      if (r->regime != g) continue;
+      in.push_back(r);
+      if (!L2Resident(*r)) cold.push_back(r);
     }
     if (in.empty()) continue;
-    std::tie(eff->compute[g], eff->memory[g]) = Etas(in, floor, *m, min_eta);
+    std::tie(eff->compute[g], eff->memory[g]) =
+        Etas(cold.size() >= 5 ? cold : in, floor, *m, min_eta);
   }
+}
+
+// KernelModel::l2_resident_speedup: median over the L2-resident GEMMs that
+// the memory roof dominates clearly above the floor of (memory roof / eta_m)
+// / (measured - floor - serial K loop), at least 1.
+double FitL2Speedup(const std::vector<const Row*>& rows,
+                    const std::map<Group, double>& floors,
+                    const engine::KernelModel& m) {
+  std::vector<double> s;
+  for (const Row* r : rows) {
+    if (!L2Resident(*r)) continue;
+    std::optional<engine::KernelCost> u = UnitCost(*r, m);
+    if (!u) continue;
+    const engine::GemmEfficiency& eff =
+        r->group == Group::kGemmFp8 && m.gemm_fp8_fitted ? m.gemm_fp8 : m.gemm;
+    const double floor = floors.at(r->group);
+    const double memory = u->memory_seconds / eff.memory[r->regime];
+    const double compute = u->compute_seconds / eff.compute[r->regime];
+    const double busy = r->measured - floor - SerialK(*r, m);
+    if (memory > compute && memory > floor && busy > 0) s.push_back(memory / busy);
+  }
+  return s.empty() ? 1.0 : std::clamp(Median(s), 1.0, 1000.0);
 }
 
 // Decode attention, for relative error (WeightedLeastSquares, weights 1 /
 // measured^2) over the memory-bound rows, in microseconds:
 //   measured = floor(KV bits) + memory roof / eta_m
-//              + per_cta x batch x KV heads + per_query_head x batch x heads.
+//              + per_cta x batch x KV heads + per_query_head x batch x heads
+//              + split_merge x [the KV is split].
 // The short calls spread from 1x to 7x the floor as batch x heads grows
 // (the fused RoPE and KV append, each CTA's setup): a floor alone, fitted
 // by Theil-Sen on the short rows, sat under every one of them (28 %
@@ -145,7 +257,7 @@ void FitAttention(const std::vector<const Row*>& rows, double theil_sen_floor,
                   double min_eta, engine::KernelModel* m) {
   struct Sample {
     bool kv8;
-    double memory, ctas, query_heads, measured;  // us, counts, us
+    double memory, ctas, query_heads, split, measured;  // us, counts, 0/1, us
   };
   std::vector<Sample> samples;
   double shortest[2] = {INFINITY, INFINITY};  // 16-bit, 8-bit KV
@@ -154,10 +266,11 @@ void FitAttention(const std::vector<const Row*>& rows, double theil_sen_floor,
     if (!u || u->memory_seconds < u->compute_seconds) continue;
     const engine::DecodeAttentionShape& a = r->p->attention;
     const bool kv8 = a.dtype.bits <= 8;
-    samples.push_back({kv8, u->memory_seconds * 1e6,
+    const double speedup = u->onchip_bandwidth_unknown ? m->l2_resident_speedup : 1;
+    samples.push_back({kv8, u->memory_seconds / speedup * 1e6,
                        static_cast<double>(a.batch * a.num_kv_heads),
                        static_cast<double>(a.batch * a.num_q_heads),
-                       r->measured * 1e6});
+                       u->splits > 1 ? 1.0 : 0.0, r->measured * 1e6});
     shortest[kv8] = std::min(shortest[kv8], r->measured * 1e6);
   }
   const bool has16 = shortest[0] < INFINITY, has8 = shortest[1] < INFINITY;
@@ -168,7 +281,12 @@ void FitAttention(const std::vector<const Row*>& rows, double theil_sen_floor,
         theil_sen_floor;
   };
   if (samples.size() < 5) return floor_only();
-  // Unknowns: [floor16?, floor8?, slope, per_cta, per_query_head].
+  // The merge term only where some calls split and some do not (otherwise
+  // it cannot be told from the floor).
+  size_t split_calls = 0;
+  for (const Sample& s : samples) split_calls += s.split > 0;
+  const bool fit_merge = split_calls > 0 && split_calls < samples.size();
+  // Unknowns: [floor16?, floor8?, slope, per_cta, per_query_head, merge?].
   auto solve = [&](const std::optional<std::array<double, 2>>& floors)
       -> std::optional<std::vector<double>> {
     std::vector<std::vector<double>> x;
@@ -187,6 +305,7 @@ void FitAttention(const std::vector<const Row*>& rows, double theil_sen_floor,
       f.push_back(s.memory);
       f.push_back(s.ctas);
       f.push_back(s.query_heads);
+      if (fit_merge) f.push_back(s.split);
       x.push_back(std::move(f));
       y.push_back(target);
       w.push_back(1 / (s.measured * s.measured));
@@ -218,6 +337,8 @@ void FitAttention(const std::vector<const Row*>& rows, double theil_sen_floor,
   m->attention_memory = slope > 0 ? std::clamp(1 / slope, min_eta, 1.0) : 1;
   m->attention_seconds_per_cta = std::max(per_cta, 0.0) * 1e-6;
   m->attention_seconds_per_query_head = std::max(per_head, 0.0) * 1e-6;
+  m->attention_split_merge_seconds =
+      fit_merge ? std::max((*c)[i + 3], 0.0) * 1e-6 : 0;
   // Compute-bound calls (rare in decode): median roof / (measured - floor).
   m->attention_compute =
       Etas(rows, m->per_call_seconds[static_cast<int>(KernelClass::kAttention)],
@@ -245,7 +366,10 @@ std::vector<Row> KernelRows(const std::vector<const PreparedRow*>& rows) {
 
 }  // namespace
 
-engine::KernelModel FitKernelModel(const std::vector<const PreparedRow*>& rows,
+namespace {
+
+// One platform's rows (or rows whose platforms are fitted together).
+engine::KernelModel FitOnePlatform(const std::vector<const PreparedRow*>& rows,
                                    double min_eta) {
   engine::KernelModel m;
   m.present = true;
@@ -257,12 +381,16 @@ engine::KernelModel FitKernelModel(const std::vector<const PreparedRow*>& rows,
   using engine::KernelClass;
   auto at = [](KernelClass c) { return static_cast<int>(c); };
 
-  // GEMM: 16-bit rows fix the per-call cost; fp8 rows add their activation
-  // quantisation on top (or carry the whole floor when alone).
+  // GEMM: 16-bit rows fix the per-call cost and the serial K loop; fp8 rows
+  // add their activation quantisation on top (or carry both when alone).
   const bool has16 = groups.contains(Group::kGemm16);
   const bool has8 = groups.contains(Group::kGemmFp8);
-  if (has16)
-    m.per_call_seconds[at(KernelClass::kGemm)] = floors[Group::kGemm16];
+  if (has16 || has8) {
+    FitGemmFloor(groups[has16 ? Group::kGemm16 : Group::kGemmFp8], min_eta, &m);
+    floors[has16 ? Group::kGemm16 : Group::kGemmFp8] =
+        m.per_call_seconds[at(KernelClass::kGemm)];
+    if (has16 && has8) floors[Group::kGemmFp8] = Floor(groups[Group::kGemmFp8], min_eta, m);
+  }
   if (has8) {
     if (has16) {
       m.fp8_quantization_seconds =
@@ -294,6 +422,7 @@ engine::KernelModel FitKernelModel(const std::vector<const PreparedRow*>& rows,
                 &trial.gemm_fp8, &trial);
         if (!has16) trial.gemm = trial.gemm_fp8;
       }
+      trial.l2_resident_speedup = FitL2Speedup(gemms, floors, trial);
       const double err = MedianApe(gemms, trial);
       if (err < best) {
         best = err;
@@ -306,15 +435,25 @@ engine::KernelModel FitKernelModel(const std::vector<const PreparedRow*>& rows,
     const std::vector<const Row*>& att = groups[Group::kAttention];
     double best = INFINITY;
     engine::KernelModel best_model = m;
-    // 0: CTAs not bandwidth-limited; else the multiple of the fair share.
+    // Shape constants by grid: the CTA bandwidth share (0: not limited;
+    // else the multiple of the fair share), the largest head group one KV
+    // read serves (0: any) and the share of re-reads above it.
+    std::vector<std::pair<double, double>> groups_grid = {{0, 0}};
+    for (double g : {16.0, 32.0, 64.0}) {
+      for (double reread : {0.1, 0.2, 0.4, 1.0}) groups_grid.push_back({g, reread});
+    }
     for (double share : {0.0, 0.5, 1.0, 2.0, 4.0}) {
-      engine::KernelModel trial = m;
-      trial.attention_cta_bandwidth_share = share;
-      FitAttention(att, floors[Group::kAttention], min_eta, &trial);
-      const double err = MedianApe(att, trial);
-      if (err < best) {
-        best = err;
-        best_model = trial;
+      for (const auto& [group, reread] : groups_grid) {
+        engine::KernelModel trial = m;
+        trial.attention_cta_bandwidth_share = share;
+        trial.attention_max_shared_group = group;
+        trial.attention_group_reread_share = reread;
+        FitAttention(att, floors[Group::kAttention], min_eta, &trial);
+        const double err = MeanLogError(att, trial);
+        if (err < best) {
+          best = err;
+          best_model = trial;
+        }
       }
     }
     m = best_model;
@@ -327,6 +466,140 @@ engine::KernelModel FitKernelModel(const std::vector<const PreparedRow*>& rows,
   }
 
   return m;
+}
+
+// Which parts of the model one platform's rows can fix.
+struct Covered {
+  bool gemm16 = false, gemm8 = false, attention = false, kv8 = false,
+       elementwise = false, l2_resident = false;
+  std::array<bool, engine::kGemmRegimeCount> regime16{}, regime8{};
+};
+
+Covered CoveredBy(const std::vector<const PreparedRow*>& rows) {
+  Covered c;
+  for (const Row& r : KernelRows(rows)) {
+    c.l2_resident = c.l2_resident || L2Resident(r);
+    switch (r.group) {
+      case Group::kGemm16:
+        c.gemm16 = c.regime16[r.regime] = true;
+        break;
+      case Group::kGemmFp8:
+        c.gemm8 = c.regime8[r.regime] = true;
+        break;
+      case Group::kAttention:
+        c.attention = true;
+        c.kv8 = c.kv8 || r.p->attention.dtype.bits <= 8;
+        break;
+      case Group::kElementwise:
+        c.elementwise = true;
+        break;
+    }
+  }
+  return c;
+}
+
+// Parameter by parameter, the median over the platforms whose rows fixed it
+// (the default where none did). A head-group limit of 0 means none, so it
+// counts as the largest.
+engine::KernelModel MedianModel(
+    const std::vector<std::pair<engine::KernelModel, Covered>>& fits) {
+  using engine::KernelClass;
+  using engine::KernelModel;
+  KernelModel out;
+  out.present = true;
+  auto median = [&](auto covers, auto get, double fallback) {
+    std::vector<double> v;
+    for (const auto& [m, c] : fits) {
+      if (covers(c)) v.push_back(get(m));
+    }
+    return v.empty() ? fallback : Median(v);
+  };
+  auto set = [&](double* field, auto covers, auto get) {
+    *field = median(covers, get, *field);
+  };
+  const bool any16 = std::any_of(fits.begin(), fits.end(),
+                                 [](const auto& f) { return f.second.gemm16; });
+  auto gemm = [&](const Covered& c) { return any16 ? c.gemm16 : c.gemm8; };
+  auto both = [](const Covered& c) { return c.gemm16 && c.gemm8; };
+  auto att = [](const Covered& c) { return c.attention; };
+  auto elem = [](const Covered& c) { return c.elementwise; };
+  for (KernelClass k : {KernelClass::kGemm, KernelClass::kAttention,
+                        KernelClass::kElementwise, KernelClass::kCollective}) {
+    const int i = static_cast<int>(k);
+    auto covers = [&](const Covered& c) {
+      return k == KernelClass::kGemm        ? gemm(c)
+             : k == KernelClass::kAttention ? c.attention
+                                            : c.elementwise;
+    };
+    set(&out.per_call_seconds[i], covers,
+        [i](const KernelModel& m) { return m.per_call_seconds[i]; });
+  }
+  for (int r = 0; r < engine::kGemmRegimeCount; ++r) {
+    auto c16 = [&](const Covered& c) { return any16 ? c.regime16[r] : c.regime8[r]; };
+    auto c8 = [&](const Covered& c) { return c.regime8[r]; };
+    set(&out.gemm.compute[r], c16, [r](const KernelModel& m) { return m.gemm.compute[r]; });
+    set(&out.gemm.memory[r], c16, [r](const KernelModel& m) { return m.gemm.memory[r]; });
+    set(&out.gemm_fp8.compute[r], c8,
+        [r](const KernelModel& m) { return m.gemm_fp8.compute[r]; });
+    set(&out.gemm_fp8.memory[r], c8,
+        [r](const KernelModel& m) { return m.gemm_fp8.memory[r]; });
+  }
+  out.gemm_fp8_fitted = any16 && std::any_of(fits.begin(), fits.end(),
+                                             [](const auto& f) { return f.second.gemm8; });
+  set(&out.fp8_quantization_seconds, both,
+      [](const KernelModel& m) { return m.fp8_quantization_seconds; });
+  set(&out.wave_quantization, gemm, [](const KernelModel& m) { return m.wave_quantization; });
+  set(&out.gemm_seconds_per_k_step, gemm,
+      [](const KernelModel& m) { return m.gemm_seconds_per_k_step; });
+  set(&out.gemm_split_k_depth_bytes, gemm,
+      [](const KernelModel& m) { return m.gemm_split_k_depth_bytes; });
+  set(&out.attention_compute, att, [](const KernelModel& m) { return m.attention_compute; });
+  set(&out.attention_memory, att, [](const KernelModel& m) { return m.attention_memory; });
+  set(&out.attention_cta_bandwidth_share, att,
+      [](const KernelModel& m) { return m.attention_cta_bandwidth_share; });
+  set(&out.attention_seconds_per_cta, att,
+      [](const KernelModel& m) { return m.attention_seconds_per_cta; });
+  set(&out.attention_seconds_per_query_head, att,
+      [](const KernelModel& m) { return m.attention_seconds_per_query_head; });
+  set(&out.attention_split_merge_seconds, att,
+      [](const KernelModel& m) { return m.attention_split_merge_seconds; });
+  constexpr double kNoLimit = 1e9;
+  out.attention_max_shared_group = median(att, [&](const KernelModel& m) {
+    return m.attention_max_shared_group > 0 ? m.attention_max_shared_group : kNoLimit;
+  }, 0);
+  if (out.attention_max_shared_group >= kNoLimit) out.attention_max_shared_group = 0;
+  set(&out.attention_group_reread_share, att,
+      [](const KernelModel& m) { return m.attention_group_reread_share; });
+  auto fitted8 = [&](const Covered& c) { return c.kv8; };
+  out.attention_8bit_kv_fitted = std::any_of(fits.begin(), fits.end(), [](const auto& f) {
+    return f.first.attention_8bit_kv_fitted;
+  });
+  set(&out.attention_8bit_kv_per_call_seconds, fitted8,
+      [](const KernelModel& m) { return m.attention_8bit_kv_per_call_seconds; });
+  set(&out.elementwise_memory, elem, [](const KernelModel& m) { return m.elementwise_memory; });
+  set(&out.l2_resident_speedup, [](const Covered& c) { return c.l2_resident; },
+      [](const KernelModel& m) { return m.l2_resident_speedup; });
+  return out;
+}
+
+}  // namespace
+
+engine::KernelModel FitKernelModel(const std::vector<const PreparedRow*>& rows,
+                                   double min_eta) {
+  // Several platforms: each is fitted alone and each parameter is the median
+  // over them, so every GPU counts once. Pooled, the median efficiencies
+  // followed whichever GPU had most rows (A100's 6,000 bf16 GEMMs), and the
+  // floor and shape fits mixed GPUs whose floors differ.
+  std::map<std::string, std::vector<const PreparedRow*>> by_platform;
+  for (const PreparedRow* p : rows) {
+    if (IsKernel(p->regime)) by_platform[p->row.hardware_id].push_back(p);
+  }
+  if (by_platform.size() <= 1) return FitOnePlatform(rows, min_eta);
+  std::vector<std::pair<engine::KernelModel, Covered>> fits;
+  for (const auto& [platform, members] : by_platform) {
+    fits.emplace_back(FitOnePlatform(members, min_eta), CoveredBy(members));
+  }
+  return MedianModel(fits);
 }
 
 std::string KernelModelResiduals(const std::vector<const PreparedRow*>& rows,

@@ -112,6 +112,8 @@ absl::Status ReadKernelModel(const json& k, std::string_view file,
   for (const auto& [key, v] :
        {std::pair{"fp8_quantization_seconds", &m.fp8_quantization_seconds},
         std::pair{"wave_quantization", &m.wave_quantization},
+        std::pair{"gemm_seconds_per_k_step", &m.gemm_seconds_per_k_step},
+        std::pair{"gemm_split_k_depth_bytes", &m.gemm_split_k_depth_bytes},
         std::pair{"attention_compute", &m.attention_compute},
         std::pair{"attention_memory", &m.attention_memory},
         std::pair{"attention_cta_bandwidth_share",
@@ -121,7 +123,13 @@ absl::Status ReadKernelModel(const json& k, std::string_view file,
                   &m.attention_seconds_per_query_head},
         std::pair{"attention_8bit_kv_per_call_seconds",
                   &m.attention_8bit_kv_per_call_seconds},
-        std::pair{"elementwise_memory", &m.elementwise_memory}}) {
+        std::pair{"attention_split_merge_seconds",
+                  &m.attention_split_merge_seconds},
+        std::pair{"attention_max_shared_group", &m.attention_max_shared_group},
+        std::pair{"attention_group_reread_share",
+                  &m.attention_group_reread_share},
+        std::pair{"elementwise_memory", &m.elementwise_memory},
+        std::pair{"l2_resident_speedup", &m.l2_resident_speedup}}) {
     if (auto st = number(k, "kernel_model.", key, v); !st.ok()) return st;
   }
   // Present: fitted on 8-bit KV rows (absent: per_call_seconds.attention).
@@ -155,13 +163,19 @@ json KernelModelToJson(const engine::KernelModel& m) {
             {"gemm", gemm(m.gemm)},
             {"fp8_quantization_seconds", m.fp8_quantization_seconds},
             {"wave_quantization", m.wave_quantization},
+            {"gemm_seconds_per_k_step", m.gemm_seconds_per_k_step},
+            {"gemm_split_k_depth_bytes", m.gemm_split_k_depth_bytes},
             {"attention_compute", m.attention_compute},
             {"attention_memory", m.attention_memory},
             {"attention_cta_bandwidth_share", m.attention_cta_bandwidth_share},
             {"attention_seconds_per_cta", m.attention_seconds_per_cta},
             {"attention_seconds_per_query_head",
              m.attention_seconds_per_query_head},
-            {"elementwise_memory", m.elementwise_memory}};
+            {"attention_split_merge_seconds", m.attention_split_merge_seconds},
+            {"attention_max_shared_group", m.attention_max_shared_group},
+            {"attention_group_reread_share", m.attention_group_reread_share},
+            {"elementwise_memory", m.elementwise_memory},
+            {"l2_resident_speedup", m.l2_resident_speedup}};
   if (m.gemm_fp8_fitted) j["gemm_fp8"] = gemm(m.gemm_fp8);
   if (m.attention_8bit_kv_fitted) {
     j["attention_8bit_kv_per_call_seconds"] =

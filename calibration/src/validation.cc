@@ -467,6 +467,19 @@ absl::StatusOr<double> PredictRow(const PreparedRow& p,
   return v;
 }
 
+namespace {
+
+// RowResult::bound_unknown: a warm-cache kernel row whose operands fit an
+// on-chip tier that publishes no bandwidth.
+bool OnChipBandwidthUnknown(const PreparedRow& p) {
+  if (!IsKernel(p.regime)) return false;
+  absl::StatusOr<engine::KernelCost> c =
+      KernelCostOf(p, engine::Efficiency{}, true);
+  return c.ok() && c->onchip_resident && c->onchip_bandwidth_unknown;
+}
+
+}  // namespace
+
 RowResult EvaluatePrepared(const PreparedRow& p, const ProfileStore* profiles) {
   RowResult out;
   const MeasurementRow& r = p.row;
@@ -508,10 +521,12 @@ RowResult EvaluatePrepared(const PreparedRow& p, const ProfileStore* profiles) {
     out.status = std::string(pred.status().message());
     return out;
   }
-  out.bound = *bound;
+  out.bound_unknown = OnChipBandwidthUnknown(p);
+  if (!out.bound_unknown) out.bound = *bound;
   out.predicted = *pred;
   out.ape = std::abs(*pred - r.value) / r.value;
-  out.beats_bound = BeatsBound(p.higher_is_faster, r.value, *bound);
+  out.beats_bound =
+      !out.bound_unknown && BeatsBound(p.higher_is_faster, r.value, *bound);
   out.evaluated = true;
   out.status = "ok";
   return out;
@@ -566,12 +581,15 @@ GroupStats Stats(std::string name, const std::vector<const RowResult*>& rows) {
   int sound = 0;
   for (const RowResult* r : rows) {
     apes.push_back(*r->ape);
+    if (r->bound_unknown) continue;
+    ++g.bound_known;
     if (!r->beats_bound) ++sound;
   }
   g.evaluated = static_cast<int>(rows.size());
   g.median_ape = Median(apes);
   g.p90_ape = Percentile(apes, 0.9);
-  g.soundness = rows.empty() ? 1.0 : static_cast<double>(sound) / rows.size();
+  g.soundness =
+      g.bound_known == 0 ? 1.0 : static_cast<double>(sound) / g.bound_known;
   return g;
 }
 
@@ -626,7 +644,8 @@ nlohmann::json StatsJson(const GroupStats& g) {
           {"evaluated", g.evaluated},
           {"median_ape", g.median_ape},
           {"p90_ape", g.p90_ape},
-          {"soundness", g.soundness}};
+          {"soundness", g.soundness},
+          {"bound_known", g.bound_known}};
 }
 nlohmann::json StatsListJson(const std::vector<GroupStats>& v) {
   nlohmann::json a = nlohmann::json::array();
@@ -655,6 +674,7 @@ void WriteJson(const std::vector<RowResult>& results, const Summary& summary,
                     {"framework", r.framework},
                     {"profile", r.profile},
                     {"beats_bound", r.beats_bound},
+                    {"bound_unknown", r.bound_unknown},
                     {"in_sample", r.in_sample}});
   }
   nlohmann::json beats = nlohmann::json::array();
@@ -694,6 +714,13 @@ void WriteTable(const std::vector<RowResult>& results, const Summary& summary,
   out << absl::StrFormat("\nevaluated %d, skipped %d\n", summary.evaluated,
                          summary.skipped);
   print_group(summary.overall);
+  if (summary.overall.bound_known < summary.evaluated) {
+    out << absl::StrFormat(
+        "bound unknown for %d rows: their operands fit an on-chip tier (L2) "
+        "whose bandwidth no source gives, so they are left out of soundness "
+        "(bound column empty)\n",
+        summary.evaluated - summary.overall.bound_known);
+  }
   if (summary.in_sample > 0) {
     out << absl::StrFormat(
         "in-sample: %d of %d evaluated rows were predicted by a profile fitted "

@@ -70,6 +70,12 @@ absl::StatusOr<KernelCost> Roofline(double flops, const Traffic2& traffic,
     } else {
       cost.onchip_bandwidth_unknown = true;
     }
+  } else if (options.warm_cache && onchip_tier < 0 &&
+             hw.last_level_cache_bytes &&
+             traffic.onchip_footprint <= *hw.last_level_cache_bytes) {
+    // A GPU's L2 (ABI 1.3 size, no published bandwidth): resident, charged
+    // to device memory, and said so.
+    cost.onchip_resident = cost.onchip_bandwidth_unknown = true;
   }
   cost.tier = tier;
   const MemoryTier& t = hw.tiers[tier];
@@ -151,10 +157,15 @@ void ApplyKernelModel(const KernelModel& km, const Hardware& hw,
         cost->waves = t.waves;
         cost->wave_efficiency = t.wave_efficiency;
         wave = 1 - km.wave_quantization * (1 - t.wave_efficiency);
+        cost->k_steps = GemmSerialKSteps(
+            t.tiles, in.gemm.k * (in.fp8 ? 1 : 2), units,
+            km.gemm_split_k_depth_bytes);
       }
       compute = pure_compute / (eff.compute[r] * wave);
       memory = pure_memory / eff.memory[r];
-      overhead = km.per_call_seconds[static_cast<int>(KernelClass::kGemm)];
+      overhead = km.per_call_seconds[static_cast<int>(KernelClass::kGemm)] +
+                 km.gemm_seconds_per_k_step *
+                     static_cast<double>(cost->k_steps);
       if (in.fp8) {
         // Dynamic activation quantisation: the bf16 activations are read
         // and written back as fp8 before the GEMM reads them.
@@ -167,8 +178,10 @@ void ApplyKernelModel(const KernelModel& km, const Hardware& hw,
       break;
     }
     case KernelClass::kAttention: {
+      const double kv_reads = AttentionKvReads(
+          km, in.attention.num_q_heads, in.attention.num_kv_heads);
       compute = pure_compute / km.attention_compute;
-      memory = pure_memory / km.attention_memory;
+      memory = pure_memory * kv_reads / km.attention_memory;
       if (units_known) {
         const SplitKv s =
             SplitDecodeAttention(in.attention.batch, in.attention.num_kv_heads,
@@ -176,15 +189,17 @@ void ApplyKernelModel(const KernelModel& km, const Hardware& hw,
         cost->ctas = s.ctas;
         cost->splits = s.splits;
         cost->active_units = s.active_units;
+        if (s.splits > 1) overhead += km.attention_split_merge_seconds;
         if (km.attention_cta_bandwidth_share > 0) {
           // Each active CTA streams at most share x (bandwidth / units).
-          memory = std::max(memory, pure_memory * static_cast<double>(units) /
+          memory = std::max(memory, pure_memory * kv_reads *
+                                        static_cast<double>(units) /
                                         (static_cast<double>(s.active_units) *
                                          km.attention_cta_bandwidth_share));
         }
       }
       const DecodeAttentionShape& a = in.attention;
-      overhead =
+      overhead +=
           a.dtype.bits <= 8 && km.attention_8bit_kv_fitted
               ? km.attention_8bit_kv_per_call_seconds
               : km.per_call_seconds[static_cast<int>(KernelClass::kAttention)];
@@ -200,6 +215,7 @@ void ApplyKernelModel(const KernelModel& km, const Hardware& hw,
       overhead = km.per_call_seconds[static_cast<int>(in.kernel_class)];
       break;
   }
+  if (cost->onchip_bandwidth_unknown) memory /= km.l2_resident_speedup;
   cost->compute_seconds = compute;
   cost->memory_seconds = memory;
   cost->overhead_seconds = overhead;

@@ -88,6 +88,18 @@ absl::Status ValidateKernelModel(const KernelModel& m,
     return Bad(prefix, "fp8_quantization_seconds", "[0, 1]",
                m.fp8_quantization_seconds);
   }
+  if (!(m.l2_resident_speedup >= 1 && m.l2_resident_speedup <= 1000)) {
+    return Bad(prefix, "l2_resident_speedup", "[1, 1000]", m.l2_resident_speedup);
+  }
+  if (!(m.attention_max_shared_group >= 0 &&
+        m.attention_max_shared_group <= 4096)) {
+    return Bad(prefix, "attention_max_shared_group", "[0, 4096] (0: no limit)",
+               m.attention_max_shared_group);
+  }
+  if (!(m.gemm_split_k_depth_bytes >= 0 && m.gemm_split_k_depth_bytes <= 1e12)) {
+    return Bad(prefix, "gemm_split_k_depth_bytes", "[0, 1e12] (0: K not split)",
+               m.gemm_split_k_depth_bytes);
+  }
   if (!(m.wave_quantization >= 0 && m.wave_quantization <= 1)) {
     return Bad(prefix, "wave_quantization", "[0, 1]", m.wave_quantization);
   }
@@ -102,7 +114,12 @@ absl::Status ValidateKernelModel(const KernelModel& m,
         std::pair{"attention_seconds_per_query_head",
                   m.attention_seconds_per_query_head},
         std::pair{"attention_8bit_kv_per_call_seconds",
-                  m.attention_8bit_kv_per_call_seconds}}) {
+                  m.attention_8bit_kv_per_call_seconds},
+        std::pair{"attention_split_merge_seconds",
+                  m.attention_split_merge_seconds},
+        std::pair{"gemm_seconds_per_k_step", m.gemm_seconds_per_k_step},
+        std::pair{"attention_group_reread_share",
+                  m.attention_group_reread_share}}) {
     if (!(v >= 0 && v <= 1)) return Bad(prefix, name, "[0, 1]", v);
   }
   if (!(m.attention_cta_bandwidth_share >= 0 &&
@@ -124,6 +141,24 @@ GemmTiling TileGemm(int64_t m, int64_t n, int64_t compute_units) {
   t.wave_efficiency =
       static_cast<double>(t.tiles) / static_cast<double>(t.waves * units);
   return t;
+}
+
+int64_t GemmSerialKSteps(int64_t tiles, int64_t k_bytes, int64_t compute_units,
+                         double split_k_depth_bytes) {
+  if (tiles >= compute_units) return 0;
+  double depth = static_cast<double>(std::max<int64_t>(k_bytes, 1));
+  if (split_k_depth_bytes > 0) depth = std::min(depth, split_k_depth_bytes);
+  return static_cast<int64_t>(
+      std::ceil(depth / static_cast<double>(kGemmKStepBytes)));
+}
+
+double AttentionKvReads(const KernelModel& m, int64_t q_heads,
+                        int64_t kv_heads) {
+  const int64_t group = q_heads / std::max<int64_t>(kv_heads, 1);
+  if (m.attention_max_shared_group <= 0 ||
+      static_cast<double>(group) <= m.attention_max_shared_group)
+    return 1;
+  return 1 + m.attention_group_reread_share * static_cast<double>(group - 1);
 }
 
 SplitKv SplitDecodeAttention(int64_t batch, int64_t kv_heads, int64_t kv_length,

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -21,6 +22,9 @@ absl::StatusOr<engine::Hardware> Lookup(std::string_view id) {
     hw.id = "test-gpu-2";
     hw.tiers[0].read_bandwidth_bytes_per_second = 2e12;
     hw.tiers[0].write_bandwidth_bytes_per_second = 2e12;
+  } else if (id == "test-gpu-units") {  // publishes 100 compute units
+    hw.id = "test-gpu-units";
+    hw.compute_units = 100;
   } else if (id == "test-gddr") {  // same numbers, GDDR memory
     hw.id = "test-gddr";
     hw.tiers[0].kind = engine::TierKind::kGddr;
@@ -332,6 +336,79 @@ TEST(Fit, MemoryTechnologyLevelFromDecodeRowsOfOtherPlatforms) {
       EXPECT_LT(*r.ape, 0.02) << r.id;
     }
   }
+}
+
+// GEMM rows "measured" as the kernel model under `truth` on `hw`.
+std::vector<PreparedRow> GemmRows(const std::string& hw, const engine::KernelModel& truth,
+                                  const std::vector<int64_t>& ns,
+                                  const std::vector<int64_t>& ks) {
+  std::vector<PreparedRow> rows;
+  engine::Efficiency eff;
+  eff.kernel = truth;
+  for (int64_t n : ns) {
+    for (int64_t k : ks) {
+      MeasurementRow r = Row(hw + "-" + std::to_string(n) + "-" + std::to_string(k), hw,
+                             "gemm-kernel", "kernel_us", 0, 0);
+      r.unit = "us";
+      r.note = "kernel shape: GEMM M=1 N=" + std::to_string(n) + " K=" + std::to_string(k) +
+               "; inputs rotated";
+      absl::StatusOr<PreparedRow> p = PrepareRow(r, Lookup);
+      EXPECT_TRUE(p.ok()) << p.status();
+      if (!p.ok()) continue;
+      p->row.value = *PredictRow(*p, eff, false);
+      rows.push_back(*std::move(p));
+    }
+  }
+  return rows;
+}
+
+std::vector<const PreparedRow*> Pointers(const std::vector<PreparedRow>& rows) {
+  std::vector<const PreparedRow*> out;
+  for (const PreparedRow& r : rows) out.push_back(&r);
+  return out;
+}
+
+TEST(FitKernelModel, RecoversTheGemmFloorAndTheSerialKLoop) {
+  // One-tile GEMMs (M = 1, N <= 32) on 100 units, every byte stream under
+  // 0.27 us, so all sit on the floor: 3 us + 0.1 us per 128-byte K step,
+  // split-K capping a CTA at 4,096 bytes. K = 128 .. 4096 bf16 is 2, 8, 16,
+  // 32 and 32 steps: 3.2, 3.8, 4.6, 6.2 and 6.2 us (+ the stream).
+  engine::KernelModel truth;
+  truth.present = true;
+  truth.per_call_seconds[static_cast<int>(engine::KernelClass::kGemm)] = 3e-6;
+  truth.gemm_seconds_per_k_step = 0.1e-6;
+  truth.gemm_split_k_depth_bytes = 4096;
+  std::vector<PreparedRow> rows =
+      GemmRows("test-gpu-units", truth, {8, 16, 32}, {128, 512, 1024, 2048, 4096});
+  ASSERT_EQ(rows.size(), 15u);
+  const engine::KernelModel fit = FitKernelModel(Pointers(rows), 0.01);
+  EXPECT_NEAR(fit.per_call_seconds[static_cast<int>(engine::KernelClass::kGemm)], 3e-6, 1e-9);
+  EXPECT_NEAR(fit.gemm_seconds_per_k_step, 0.1e-6, 1e-10);
+  EXPECT_EQ(fit.gemm_split_k_depth_bytes, 4096);
+}
+
+TEST(FitKernelModel, EachPlatformCountsOnce) {
+  // Floors of 2, 3 and 4 us on three platforms, the 2 us one with three
+  // times the rows. Pooled, the floor followed the platform with most rows
+  // (2 us); fitted per platform, the family's floor is their median, 3 us.
+  std::vector<PreparedRow> rows;
+  int platform = 0;
+  for (auto [hw, floor, ns] :
+       {std::tuple{"test-gpu", 2e-6, std::vector<int64_t>{8, 16, 24, 32, 40, 48}},
+        std::tuple{"test-gpu-2", 3e-6, std::vector<int64_t>{8, 16}},
+        std::tuple{"test-gddr", 4e-6, std::vector<int64_t>{8, 16}}}) {
+    engine::KernelModel truth;
+    truth.present = true;
+    truth.per_call_seconds[static_cast<int>(engine::KernelClass::kGemm)] = floor;
+    for (PreparedRow& r : GemmRows(hw, truth, ns, {64, 128, 256})) {
+      r.row.id += "-" + std::to_string(platform);
+      rows.push_back(std::move(r));
+    }
+    ++platform;
+  }
+  ASSERT_EQ(rows.size(), 30u);
+  const engine::KernelModel fit = FitKernelModel(Pointers(rows), 0.01);
+  EXPECT_NEAR(fit.per_call_seconds[static_cast<int>(engine::KernelClass::kGemm)], 3e-6, 1e-9);
 }
 
 }  // namespace

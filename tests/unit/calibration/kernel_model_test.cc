@@ -181,6 +181,151 @@ TEST(KernelModel, AttentionPaysPerCtaPerQueryHeadAndItsKvFormatsFloor) {
   EXPECT_NEAR(c->overhead_seconds, 7e-6 + 4.8128e-6, 1e-15);
 }
 
+TEST(KernelModel, SerialKStepsOfAChosenShape) {
+  // One output tile (M = 1, N = 256) on 100 units; K = 4096 bf16 is 8,192
+  // bytes of each operand row, 128 bytes a step: 64 steps unsplit, 32 when
+  // split-K gives each CTA at most 4,096 bytes.
+  EXPECT_EQ(engine::GemmSerialKSteps(1, 8192, 100, 0), 64);
+  EXPECT_EQ(engine::GemmSerialKSteps(1, 8192, 100, 4096), 32);
+  // fp8: K = 4096 is 4,096 bytes: 32 steps either way.
+  EXPECT_EQ(engine::GemmSerialKSteps(1, 4096, 100, 0), 32);
+  // A partial step counts: 200 bytes = 2 steps.
+  EXPECT_EQ(engine::GemmSerialKSteps(7, 200, 100, 0), 2);
+  // Tiles that fill the units hide the loop.
+  EXPECT_EQ(engine::GemmSerialKSteps(100, 8192, 100, 4096), 0);
+}
+
+TEST(KernelModel, SmallTileGemmWaitsOnItsSerialKLoop) {
+  engine::Hardware hw = RoundGpu();  // 1 TB/s, 100 TFLOP/s bf16
+  hw.compute_units = 100;
+  engine::Efficiency eff;
+  eff.kernel = Model();
+  eff.kernel.gemm_seconds_per_k_step = 0.1e-6;
+  eff.kernel.gemm_split_k_depth_bytes = 4096;
+  engine::GemmShape g;
+  g.m = 1;
+  g.n = 256;
+  g.k = 4096;
+  // Bytes: A 1 x 4096 x 2 = 8,192, B 256 x 4096 x 2 = 2,097,152, C 256 x 2
+  // = 512: 2,105,856 B / (1e12 x 0.5, regime m<=16) = 4.211712 us. Compute
+  // 2,097,152 FLOP / 100e12 = 0.02097 us over 1 busy unit of 100 (wave
+  // share 1): 2.097 us, under the memory time. 32 steps x 0.1 us = 3.2 us
+  // on the 3 us per call: 10.411712 us.
+  absl::StatusOr<engine::KernelCost> c = engine::GemmKernel(g, hw, eff);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->tiles, 1);
+  EXPECT_EQ(c->k_steps, 32);
+  EXPECT_NEAR(c->memory_seconds, 4.211712e-6, 1e-15);
+  EXPECT_NEAR(c->overhead_seconds, 6.2e-6, 1e-15);
+  EXPECT_NEAR(c->seconds, 10.411712e-6, 1e-15);
+  // M = 4096, N = 4096: 512 tiles fill the units, no serial cost.
+  g.m = g.n = 4096;
+  c = engine::GemmKernel(g, hw, eff);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->k_steps, 0);
+  EXPECT_NEAR(c->overhead_seconds, 3e-6, 1e-15);
+}
+
+engine::DecodeAttentionShape FewCtaShape() {
+  engine::DecodeAttentionShape a;
+  a.batch = 1;
+  a.num_q_heads = 8;
+  a.num_kv_heads = 1;
+  a.head_dim = 128;
+  a.kv_length = 512;
+  a.dtype = {"bf16", 16, engine::MathType::kBf16};
+  return a;
+}
+
+TEST(KernelModel, SplitKvCallsPayTheMerge) {
+  engine::Hardware hw = RoundGpu();
+  hw.compute_units = 100;
+  engine::Efficiency eff;
+  eff.kernel = Model();
+  eff.kernel.attention_split_merge_seconds = 4e-6;
+  // The shape of FewCtaAttentionCannotStreamAtFullBandwidth: 2 splits, so
+  // 6.656 us of stream + 7 us per call + 4 us of merge = 17.656 us.
+  engine::DecodeAttentionShape a = FewCtaShape();
+  absl::StatusOr<engine::KernelCost> c = engine::DecodeAttentionKernel(a, hw, eff);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->splits, 2);
+  EXPECT_NEAR(c->overhead_seconds, 11e-6, 1e-15);
+  EXPECT_NEAR(c->seconds, 266240.0 / 1e12 * 100 / 4 + 11e-6, 1e-15);
+  // 256 sequences: 256 CTAs fill the 100 units, no split, no merge.
+  a.batch = 256;
+  c = engine::DecodeAttentionKernel(a, hw, eff);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->splits, 1);
+  EXPECT_NEAR(c->overhead_seconds, 7e-6, 1e-15);
+}
+
+TEST(KernelModel, LargeHeadGroupsRereadTheKv) {
+  engine::KernelModel m = Model();
+  m.attention_max_shared_group = 32;
+  m.attention_group_reread_share = 0.25;
+  // 64 query heads on 1 KV head: a group of 64 > 32, read 1 + 0.25 x 63 =
+  // 16.75 times; a group of 32 once; no limit: once.
+  EXPECT_DOUBLE_EQ(engine::AttentionKvReads(m, 64, 1), 16.75);
+  EXPECT_DOUBLE_EQ(engine::AttentionKvReads(m, 64, 2), 1);
+  m.attention_max_shared_group = 0;
+  EXPECT_DOUBLE_EQ(engine::AttentionKvReads(m, 64, 1), 1);
+
+  engine::Hardware hw = RoundGpu();
+  hw.compute_units = 100;
+  engine::Efficiency eff;
+  eff.kernel = Model();
+  eff.kernel.attention_cta_bandwidth_share = 0;
+  eff.kernel.attention_max_shared_group = 32;
+  eff.kernel.attention_group_reread_share = 0.25;
+  engine::DecodeAttentionShape a = FewCtaShape();
+  a.batch = 256;
+  a.num_q_heads = 64;
+  a.kv_length = 1024;
+  // K and V: 2 x 256 x 1 x 1024 x 128 x 2 = 134,217,728 B; q and out 2 x
+  // 256 x 64 x 128 x 2 = 8,388,608 B: 142,606,336 B at 1 TB/s = 142.606 us,
+  // x 16.75 reads / 0.8.
+  absl::StatusOr<engine::KernelCost> c = engine::DecodeAttentionKernel(a, hw, eff);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_NEAR(c->memory_seconds, 142606336.0 / 1e12 * 16.75 / 0.8, 1e-12);
+  // The bound reads the KV once.
+  engine::KernelOptions pure;
+  pure.pure_roofline = true;
+  c = engine::DecodeAttentionKernel(a, hw, eff, pure);
+  ASSERT_TRUE(c.ok());
+  EXPECT_NEAR(c->memory_seconds, 142606336.0 / 1e12, 1e-12);
+}
+
+TEST(KernelModel, L2ResidentOperandsAreChargedDeviceMemoryAndSaySo) {
+  engine::Hardware hw = RoundGpu();
+  hw.compute_units = 100;
+  hw.last_level_cache_bytes = 50.0 * (1 << 20);  // size only, no bandwidth
+  engine::GemmShape g;
+  g.m = 1;
+  g.n = 256;
+  g.k = 4096;  // 2,105,856 B (SmallTileGemmWaitsOnItsSerialKLoop): fits
+  engine::KernelOptions pure;
+  pure.pure_roofline = true;
+  absl::StatusOr<engine::KernelCost> b = engine::GemmKernel(g, hw, {}, pure);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_TRUE(b->onchip_resident);
+  EXPECT_TRUE(b->onchip_bandwidth_unknown);
+  EXPECT_NEAR(b->memory_seconds, 2105856.0 / 1e12, 1e-15);  // device memory
+  // The fitted model moves them 2x faster than device memory (eta 0.5).
+  engine::Efficiency eff;
+  eff.kernel = Model();
+  eff.kernel.l2_resident_speedup = 2;
+  absl::StatusOr<engine::KernelCost> c = engine::GemmKernel(g, hw, eff);
+  ASSERT_TRUE(c.ok());
+  EXPECT_NEAR(c->memory_seconds, 2105856.0 / (1e12 * 0.5 * 2), 1e-15);
+  // A cold-cache call (inputs rotated) streams from device memory.
+  engine::KernelOptions cold;
+  cold.warm_cache = false;
+  c = engine::GemmKernel(g, hw, eff, cold);
+  ASSERT_TRUE(c.ok());
+  EXPECT_FALSE(c->onchip_resident);
+  EXPECT_NEAR(c->memory_seconds, 2105856.0 / (1e12 * 0.5), 1e-15);
+}
+
 TEST(KernelModel, WithoutComputeUnitsThePlainFormSaysSo) {
   const engine::Hardware hw = RoundGpu();  // no compute-unit count
   engine::Efficiency eff;
@@ -210,6 +355,13 @@ TEST(KernelModel, ValidationNamesTheField) {
       << st.message();
   EXPECT_NE(st.message().find("(0, 1]"), std::string::npos);
   EXPECT_NE(st.message().find("1.5"), std::string::npos);
+  m = Model();
+  m.l2_resident_speedup = 0.5;
+  const absl::Status l2 = engine::ValidateKernelModel(m, "kernel_model");
+  EXPECT_NE(l2.message().find("kernel_model.l2_resident_speedup: must be in "
+                              "[1, 1000], got 0.5"),
+            std::string::npos)
+      << l2.message();
   m = Model();
   m.attention_seconds_per_cta = -1e-9;
   const absl::Status cta = engine::ValidateKernelModel(m, "kernel_model");

@@ -238,6 +238,46 @@ TEST(Validate, FrameworkKeyDropsVersions) {
   EXPECT_EQ(FrameworkKey("llama.cpp-metal"), "llama.cpp-metal");
 }
 
+TEST(Validate, AWarmKernelInAnL2OfUnpublishedBandwidthHasNoBound) {
+  // RoundGpu with a 50 MiB L2 whose bandwidth no source gives. One GEMM
+  // (M = 1, N = 256, K = 4096: 2,105,856 B, 2.1 us from device memory)
+  // measured at 1 us, warm and rotated.
+  auto lookup = [](std::string_view) -> absl::StatusOr<engine::Hardware> {
+    engine::Hardware hw = testing::RoundGpu();
+    hw.last_level_cache_bytes = 50.0 * (1 << 20);
+    return hw;
+  };
+  MeasurementRow warm = Decode("warm", 1);
+  warm.model_id = "gemm-kernel";
+  warm.metric = "kernel_us";
+  warm.unit = "us";
+  warm.note = "kernel shape: GEMM M=1 N=256 K=4096; weights L2-resident (warm)";
+  MeasurementRow cold = warm;
+  cold.id = "cold";
+  cold.note = "kernel shape: GEMM M=1 N=256 K=4096; weights rotated (cold)";
+  std::vector<RowResult> res = EvaluateRows({warm, cold}, lookup, nullptr);
+  ASSERT_EQ(res.size(), 2u);
+  ASSERT_TRUE(res[0].evaluated) << res[0].status;
+  ASSERT_TRUE(res[1].evaluated) << res[1].status;
+  // Warm: the L2 may beat device memory, so there is no bound to beat.
+  EXPECT_TRUE(res[0].bound_unknown);
+  EXPECT_FALSE(res[0].bound.has_value());
+  EXPECT_FALSE(res[0].beats_bound);
+  ASSERT_TRUE(res[0].predicted.has_value());
+  // Rotated: device memory bounds it, and 1 us beats 2.1 us.
+  EXPECT_FALSE(res[1].bound_unknown);
+  EXPECT_NEAR(*res[1].bound, 2.105856, 1e-9);
+  EXPECT_TRUE(res[1].beats_bound);
+  // Soundness counts only the row with a bound.
+  const Summary s = Summarize(res);
+  EXPECT_EQ(s.overall.evaluated, 2);
+  EXPECT_EQ(s.overall.bound_known, 1);
+  EXPECT_DOUBLE_EQ(s.overall.soundness, 0);
+  std::ostringstream table;
+  WriteTable(res, s, table);
+  EXPECT_NE(table.str().find("bound unknown for 1 rows"), std::string::npos) << table.str();
+}
+
 TEST(ValidateCommand, CsvHasExactlyTheColumns) {
   std::ostringstream out, err;
   ValidateOptions options;
@@ -259,7 +299,11 @@ TEST(ValidateCommand, CsvHasExactlyTheColumns) {
     if (f[7] == "ok") {
       ++ok;
       EXPECT_FALSE(f[4].empty()) << lines[i];
-      EXPECT_FALSE(f[5].empty()) << lines[i];
+      // No bound: a warm kernel row resident in an L2 of unpublished
+      // bandwidth (RowResult::bound_unknown).
+      if (f[1] != "kernel_us") {
+        EXPECT_FALSE(f[5].empty()) << lines[i];
+      }
       EXPECT_FALSE(f[6].empty()) << lines[i];
     } else {
       EXPECT_TRUE(f[4].empty()) << lines[i];

@@ -100,6 +100,11 @@ struct RowResult {
   std::string hardware_id, family, framework, profile;
   bool evaluated = false;
   bool beats_bound = false;  // measured faster than bound by more than 5%
+  // A warm-cache kernel row (the benchmark reuses its operands) whose
+  // operands fit an on-chip tier (L2) that publishes no bandwidth: the
+  // roofline charges device memory, which that tier can beat, so `bound` is
+  // empty and the row is left out of soundness.
+  bool bound_unknown = false;
   // The profile that predicted the row was fitted on it (its fitted_from
   // lists the row id): the row's error is in-sample, not a forecast.
   bool in_sample = false;
@@ -121,7 +126,8 @@ struct GroupStats {
   int evaluated = 0;
   double median_ape = 0;
   double p90_ape = 0;
-  double soundness = 1;  // share of rows that do not beat the bound
+  double soundness = 1;  // share of rows with a bound that do not beat it
+  int bound_known = 0;   // rows soundness is computed over
 };
 struct Summary {
   int evaluated = 0;

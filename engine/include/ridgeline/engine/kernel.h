@@ -83,6 +83,7 @@ struct KernelCost {
   int64_t compute_units = 0;
   int64_t tiles = 0, waves = 0;  // GEMM
   double wave_efficiency = 1;    // tiles / (waves x compute units)
+  int64_t k_steps = 0;  // GEMM: serial K-loop steps paid (GemmSerialKSteps)
   int64_t ctas = 0, splits = 0, active_units = 0;  // decode attention
   std::string note;
 };

@@ -61,6 +61,13 @@ struct KernelModel {
   // Share of the wave-quantisation tail the GEMM library cannot hide, [0, 1]:
   // 1 = a partial last wave costs a full wave; 0 = split-K / stream-K fill it.
   double wave_quantization = 1;
+  // A GEMM whose output tiles do not fill the compute units waits on one
+  // CTA's serial K loop: each step of kGemmKStepBytes costs this (the
+  // latency of a load-and-multiply stage the other CTAs cannot hide), over
+  // at most gemm_split_k_depth_bytes of K (split-K gives each CTA a slice
+  // that deep; 0 = K is never split). GemmSerialKSteps counts the steps.
+  double gemm_seconds_per_k_step = 0;
+  double gemm_split_k_depth_bytes = 0;
   double attention_compute = 1;
   double attention_memory = 1;
   // Bandwidth one decode-attention CTA streams, as a multiple of the fair
@@ -75,11 +82,27 @@ struct KernelModel {
   // times the floor with almost nothing to stream.
   double attention_seconds_per_cta = 0;
   double attention_seconds_per_query_head = 0;
+  // Per call whose KV is split (SplitKv::splits > 1), seconds: the second
+  // kernel that merges the chunks' partial outputs and softmax sums
+  // (FlashDecoding's reduction, TensorRT-LLM XQA multi-block mode).
+  double attention_split_merge_seconds = 0;
+  // Query heads per KV head above which one KV read no longer serves the
+  // whole group (TensorRT-LLM's XQA kernels take head groups up to a size;
+  // larger ones run per query head, whose repeated reads of the same KV
+  // partly hit L2): such calls read the KV 1 + share x (group - 1) times
+  // (AttentionKvReads). 0 = no limit.
+  double attention_max_shared_group = 0;
+  double attention_group_reread_share = 0;
   // The per-call cost of decode attention over an 8-bit KV cache (another
   // kernel: TensorRT-LLM's fp8 XQA), when fitted; else per_call_seconds'.
   double attention_8bit_kv_per_call_seconds = 0;
   bool attention_8bit_kv_fitted = false;
   double elementwise_memory = 1;
+  // Operands resident in an on-chip tier that publishes no bandwidth (a
+  // GPU's L2 under a warm-cache benchmark; KernelCost::
+  // onchip_bandwidth_unknown) move this many times faster than device
+  // memory, >= 1. Fitted: the bound still charges device memory and says so.
+  double l2_resident_speedup = 1;
 };
 
 // INVALID_ARGUMENT naming "<prefix>.per_call_seconds.gemm" etc., the range
@@ -95,6 +118,9 @@ absl::Status ValidateKernelModel(const KernelModel& m, std::string_view prefix);
 // the share of the wave tail they pay is fitted (wave_quantization).
 inline constexpr int64_t kGemmTileM = 128;
 inline constexpr int64_t kGemmTileN = 256;
+// The same threadblock's K depth, 64 16-bit elements: 128 bytes of each
+// operand row per step of the K loop (fp8 operands: 128 elements).
+inline constexpr int64_t kGemmKStepBytes = 64 * 2;
 struct GemmTiling {
   int64_t tile_m = 0, tile_n = 0;
   int64_t tiles = 0;  // ceil(m / tile_m) x ceil(n / tile_n)
@@ -104,11 +130,18 @@ struct GemmTiling {
 };
 GemmTiling TileGemm(int64_t m, int64_t n, int64_t compute_units);
 
+// Serial K-loop steps of one CTA of a GEMM with `tiles` output tiles over
+// K of `k_bytes` bytes per operand row: 0 when the tiles fill the units
+// (throughput hides the loop), else ceil(min(k_bytes, split depth) /
+// kGemmKStepBytes), the depth 0 meaning K is not split.
+int64_t GemmSerialKSteps(int64_t tiles, int64_t k_bytes, int64_t compute_units,
+                         double split_k_depth_bytes);
+
 // Split-KV decode attention (FlashDecoding / TensorRT-LLM XQA multi-block):
 // one CTA per (sequence, KV head); when they do not fill the compute units
 // the KV length is split into chunks of at least kSplitKvMinTokens so the
-// CTAs do, and a reduction merges the partial results (its cost is in the
-// per-call cost).
+// CTAs do, and a reduction merges the partial results
+// (KernelModel::attention_split_merge_seconds).
 inline constexpr int64_t kSplitKvMinTokens = 256;
 struct SplitKv {
   int64_t ctas = 0;          // batch x kv heads
@@ -117,5 +150,10 @@ struct SplitKv {
 };
 SplitKv SplitDecodeAttention(int64_t batch, int64_t kv_heads, int64_t kv_length,
                              int64_t compute_units);
+
+// How many times a decode-attention call of `q_heads` over `kv_heads` reads
+// its KV under model m (1 for head groups it shares; see
+// KernelModel::attention_max_shared_group).
+double AttentionKvReads(const KernelModel& m, int64_t q_heads, int64_t kv_heads);
 
 }  // namespace ridgeline::engine
