@@ -99,8 +99,23 @@ def write_svg(points, path, title):
     def pos(v, size):
         return pad + (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo)) * (size - 2 * pad)
 
+    # Colour by GPU, shape by kind: 5 GPUs x 4 kinds stay apart.
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
-    kinds = sorted({f"{p[0]} {p[2]}" for p in points})
+    hardware = sorted({p[0] for p in points})
+    kinds = sorted({p[2] for p in points})
+
+    def mark(shape, x, y, r, colour, opacity):
+        style = f'fill="{colour}" fill-opacity="{opacity}"'
+        if shape == 0:
+            return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" {style}/>'
+        if shape == 1:
+            return f'<rect x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r}" height="{2 * r}" {style}/>'
+        if shape == 2:
+            return (f'<polygon points="{x:.1f},{y - r:.1f} {x - r:.1f},{y + r:.1f} '
+                    f'{x + r:.1f},{y + r:.1f}" {style}/>')
+        return (f'<polygon points="{x:.1f},{y - r:.1f} {x + r:.1f},{y:.1f} {x:.1f},{y + r:.1f} '
+                f'{x - r:.1f},{y:.1f}" {style}/>')
+
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
            f'font-family="sans-serif" font-size="12">',
            f'<rect width="{w}" height="{h}" fill="white"/>',
@@ -116,12 +131,15 @@ def write_svg(points, path, title):
     out.append(f'<line x1="{pos(lo, w):.1f}" y1="{h - pos(lo, h):.1f}" x2="{pos(hi, w):.1f}" '
                f'y2="{h - pos(hi, h):.1f}" stroke="black" stroke-dasharray="4 3"/>')
     for p in points:
-        c = colours[kinds.index(f"{p[0]} {p[2]}") % len(colours)]
-        out.append(f'<circle cx="{pos(p[3], w):.1f}" cy="{h - pos(p[4], h):.1f}" r="1.6" '
-                   f'fill="{c}" fill-opacity="0.45"/>')
-    for i, k in enumerate(kinds):
+        c = colours[hardware.index(p[0]) % len(colours)]
+        out.append(mark(kinds.index(p[2]) % 4, pos(p[3], w), h - pos(p[4], h), 1.8, c, 0.45))
+    for i, hw in enumerate(hardware):
         y = pad + 8 + 16 * i
-        out.append(f'<circle cx="{pad + 10}" cy="{y}" r="4" fill="{colours[i % len(colours)]}"/>')
+        out.append(mark(0, pad + 10, y, 4, colours[i % len(colours)], 1))
+        out.append(f'<text x="{pad + 20}" y="{y + 4}">{hw}</text>')
+    for i, k in enumerate(kinds):
+        y = pad + 8 + 16 * (len(hardware) + 1 + i)
+        out.append(mark(i % 4, pad + 10, y, 4, "#555", 1))
         out.append(f'<text x="{pad + 20}" y="{y + 4}">{k}</text>')
     out.append(f'<text x="{w / 2}" y="{h - 20}" text-anchor="middle">measured (us, log)</text>')
     out.append(f'<text x="18" y="{h / 2}" text-anchor="middle" '
