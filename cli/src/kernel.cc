@@ -143,14 +143,24 @@ void PrintKernelText(const v1::AnalyzeKernelRequest& request,
                      const v1::AnalyzeKernelResponse& response,
                      std::ostream& out) {
   out << KernelTitle(request, response) << "\n";
+  // Operands in an L2 of unpublished bandwidth: device memory is charged,
+  // which that L2 may beat, so the roofline is no bound for this call.
+  const bool l2_unknown = response.bound().onchip_bandwidth_unknown();
   out << "Calibration: "
       << (response.calibration().profile_name().empty()
               ? "none"
               : response.calibration().profile_name())
-      << (response.upper_bound() ? " (pure roofline: the time is a lower "
-                                   "bound, the speed an upper bound)"
-                                 : "")
+      << (!response.upper_bound() ? ""
+          : l2_unknown            ? " (pure roofline)"
+                                  : " (pure roofline: the time is a lower "
+                                    "bound, the speed an upper bound)")
       << "\n";
+  if (l2_unknown) {
+    out << "On-chip: the operands fit the on-chip cache (L2), whose bandwidth "
+           "no source gives; the times charge device memory, so the bound "
+           "is not a bound for this warm call (--cold: streamed from device "
+           "memory)\n";
+  }
   if (!response.compute_roof_known()) {
     out << "Compute roof unknown: no published peak for "
         << response.bound().math()
@@ -163,8 +173,9 @@ void PrintKernelText(const v1::AnalyzeKernelRequest& request,
   auto tier = [](const v1::KernelCost& c) {
     return absl::StrCat(
         c.tier_name(), " (tier ", c.tier(), ")",
-        c.onchip_resident() ? ", on-chip resident" : "",
-        c.onchip_bandwidth_unknown() ? " (on-chip bandwidth unknown)" : "");
+        c.onchip_bandwidth_unknown() ? ", fits L2 (charged here)"
+        : c.onchip_resident()        ? ", on-chip resident"
+                                     : "");
   };
   auto compute = [&](const v1::KernelCost& c) {
     return response.compute_roof_known() ? Seconds(c.compute_seconds())

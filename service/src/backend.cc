@@ -477,8 +477,18 @@ absl::Status Backend::AnalyzeKernel(
   engine::KernelOptions options;
   if (req.has_warm_cache()) options.warm_cache = req.warm_cache();
   options.pure_roofline = req.has_pure_roofline() && req.pure_roofline();
-  ASSIGN_OR_RETURN(Chosen chosen,
-                   ChooseProfile(*profiles_, req.calibration(), hw));
+  // A kernel profile (profiles/kernels/: the kernel model fitted on kernel
+  // tables) of the profile or framework asked first, as validate does for
+  // kernel rows; then the others.
+  absl::StatusOr<Chosen> kernel_profile =
+      ChooseProfile(profiles_->kernels(), req.calibration(), hw);
+  Chosen chosen;
+  if (kernel_profile.ok() && kernel_profile->profile != nullptr &&
+      kernel_profile->selected_by != "hardware-match") {
+    chosen = *std::move(kernel_profile);
+  } else {
+    ASSIGN_OR_RETURN(chosen, ChooseProfile(*profiles_, req.calibration(), hw));
+  }
   options.fp16_accumulation = Fp16Accumulation(chosen, req);
   // No profile is the pure bound (no launch overhead either), as in Analyze.
   if (options.pure_roofline || chosen.profile == nullptr) {

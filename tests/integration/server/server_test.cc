@@ -972,6 +972,29 @@ TEST_F(KernelTest, DecodeAttentionOnCatalogH100) {
   EXPECT_EQ(resp.bound().bound(), "memory");
 }
 
+TEST_F(KernelTest, AFrameworkWithKernelTablesGetsTheKernelModel) {
+  StartServing();
+  AnalyzeKernelRequest req = Attention4096(RoundDevice());
+  req.mutable_hardware()->set_platform_id("nvidia-h100-sxm-80gb");
+  req.set_warm_cache(false);
+  req.mutable_calibration()->set_framework("tensorrt-llm");
+  AnalyzeKernelResponse resp;
+  grpc::Status s = Kernel(req, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  // profiles/kernels/nvidia-h100-sxm-80gb.tensorrt-llm.json, fitted on
+  // TensorRT-LLM's measured H100 decode-attention calls: every call pays
+  // their per-call floor (the smallest measured call is 5.6 us), which the
+  // end-to-end profile of the same name does not charge.
+  EXPECT_EQ(resp.calibration().profile_name(), "nvidia-h100-sxm-80gb.tensorrt-llm");
+  EXPECT_EQ(resp.calibration().selected_by(), "framework-match");
+  EXPECT_GT(resp.result().overhead_seconds(), 5e-6);
+  EXPECT_GT(resp.result().seconds(), resp.bound().seconds());
+  // Another runtime has no kernel table: its end-to-end profile, as before.
+  req.mutable_calibration()->set_framework("flashinfer");
+  ASSERT_TRUE(Kernel(req, &resp).ok());
+  EXPECT_NE(resp.calibration().profile_name(), "nvidia-h100-sxm-80gb.tensorrt-llm");
+}
+
 TEST_F(KernelTest, WarmCacheKeepsSmallKvOnChip) {
   StartServing();
   // 100 MB SRAM at 10 TB/s in front of the 1 TB/s HBM.
