@@ -51,6 +51,75 @@ TEST(ProfileJson, RoundTrip) {
   EXPECT_NE(Msg(bad_link.status()).find("(0, 1]"), std::string::npos);
 }
 
+TEST(ProfileJson, KernelModelRoundTripsEveryField) {
+  // Every field away from its default, each a different value, so a key
+  // the writer or the reader forgets (or swaps) fails here.
+  Profile p;
+  p.name = "nvidia-h100-sxm-80gb.tensorrt-llm";
+  p.hardware_id = "nvidia-h100-sxm-80gb";
+  p.framework = "tensorrt-llm";
+  engine::KernelModel& m = p.efficiency.kernel;
+  m.present = true;
+  m.per_call_seconds = {2.5e-6, 7.5e-6, 1.5e-6, 0.5e-6};
+  m.gemm.compute = {0.91, 0.92, 0.93};
+  m.gemm.memory = {0.81, 0.82, 0.83};
+  m.gemm_fp8.compute = {0.71, 0.72, 0.73};
+  m.gemm_fp8.memory = {0.61, 0.62, 0.63};
+  m.gemm_fp8_fitted = true;
+  m.fp8_quantization_seconds = 9.6e-6;
+  m.wave_quantization = 0.25;
+  m.gemm_seconds_per_k_step = 88e-9;
+  m.gemm_split_k_depth_bytes = 4096;
+  m.attention_compute = 0.55;
+  m.attention_memory = 0.82;
+  m.attention_cta_bandwidth_share = 2;
+  m.attention_seconds_per_cta = 7.6e-9;
+  m.attention_seconds_per_query_head = 0.55e-9;
+  m.attention_split_merge_seconds = 4.6e-6;
+  m.attention_max_shared_group = 32;
+  m.attention_group_reread_share = 0.4;
+  m.attention_8bit_kv_per_call_seconds = 5.5e-6;
+  m.attention_8bit_kv_fitted = true;
+  m.elementwise_memory = 0.66;
+  m.l2_resident_speedup = 2.2;
+  absl::StatusOr<Profile> back = ParseProfileJson(ProfileToJson(p), "k.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  const engine::KernelModel& b = back->efficiency.kernel;
+  EXPECT_TRUE(b.present);
+  EXPECT_EQ(b.per_call_seconds, m.per_call_seconds);
+  EXPECT_EQ(b.gemm.compute, m.gemm.compute);
+  EXPECT_EQ(b.gemm.memory, m.gemm.memory);
+  EXPECT_EQ(b.gemm_fp8.compute, m.gemm_fp8.compute);
+  EXPECT_EQ(b.gemm_fp8.memory, m.gemm_fp8.memory);
+  EXPECT_TRUE(b.gemm_fp8_fitted);
+  EXPECT_EQ(b.fp8_quantization_seconds, m.fp8_quantization_seconds);
+  EXPECT_EQ(b.wave_quantization, m.wave_quantization);
+  EXPECT_EQ(b.gemm_seconds_per_k_step, m.gemm_seconds_per_k_step);
+  EXPECT_EQ(b.gemm_split_k_depth_bytes, m.gemm_split_k_depth_bytes);
+  EXPECT_EQ(b.attention_compute, m.attention_compute);
+  EXPECT_EQ(b.attention_memory, m.attention_memory);
+  EXPECT_EQ(b.attention_cta_bandwidth_share, m.attention_cta_bandwidth_share);
+  EXPECT_EQ(b.attention_seconds_per_cta, m.attention_seconds_per_cta);
+  EXPECT_EQ(b.attention_seconds_per_query_head, m.attention_seconds_per_query_head);
+  EXPECT_EQ(b.attention_split_merge_seconds, m.attention_split_merge_seconds);
+  EXPECT_EQ(b.attention_max_shared_group, m.attention_max_shared_group);
+  EXPECT_EQ(b.attention_group_reread_share, m.attention_group_reread_share);
+  EXPECT_EQ(b.attention_8bit_kv_per_call_seconds, m.attention_8bit_kv_per_call_seconds);
+  EXPECT_TRUE(b.attention_8bit_kv_fitted);
+  EXPECT_EQ(b.elementwise_memory, m.elementwise_memory);
+  EXPECT_EQ(b.l2_resident_speedup, m.l2_resident_speedup);
+  // Out of range: named with its range and value.
+  std::string text = ProfileToJson(p);
+  const std::string key = "\"l2_resident_speedup\": 2.2";
+  ASSERT_NE(text.find(key), std::string::npos) << text;
+  text.replace(text.find(key), key.size(), "\"l2_resident_speedup\": 0.5");
+  absl::StatusOr<Profile> bad = ParseProfileJson(text, "k.json");
+  ASSERT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(Msg(bad.status()).find("kernel_model.l2_resident_speedup: must be in [1, 1000], got 0.5"),
+            std::string::npos)
+      << bad.status();
+}
+
 TEST(ProfileJson, ErrorsNameFileFieldRangeAndValue) {
   auto bad = ParseProfileJson(
       R"({"format_version":1,"name":"a","family":"nvidia",
