@@ -397,11 +397,12 @@ absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
       if (key != "compute" && key != "memory" &&
           key != "per_step_overhead_seconds" &&
           key != "per_request_overhead_seconds" &&
-          key != "per_kernel_overhead_seconds" && key != "link") {
+          key != "per_kernel_overhead_seconds" && key != "link" &&
+          key != "collective_call_seconds") {
         return Bad(file, absl::StrCat("efficiency.", key),
                    "one of compute, memory, per_step_overhead_seconds, "
                    "per_request_overhead_seconds, per_kernel_overhead_seconds, "
-                   "link",
+                   "link, collective_call_seconds",
                    json(key));
       }
     }
@@ -427,6 +428,10 @@ absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
       return st;
     if (auto st = ReadOverhead(e, file, "per_kernel_overhead_seconds",
                                &p.efficiency.per_kernel_overhead_seconds);
+        !st.ok())
+      return st;
+    if (auto st = ReadOverhead(e, file, "collective_call_seconds",
+                               &p.efficiency.collective_call_seconds);
         !st.ok())
       return st;
     if (e.contains("link")) {
@@ -472,6 +477,11 @@ std::string ProfileToJson(const Profile& p) {
       {"per_kernel_overhead_seconds", p.efficiency.per_kernel_overhead_seconds}};
   // Only where fitted (serving profiles): other profiles stay as they were.
   if (p.efficiency.link != 1) j["efficiency"]["link"] = p.efficiency.link;
+  // Written only where fitted (serving profiles), as the link share.
+  if (p.efficiency.collective_call_seconds > 0) {
+    j["efficiency"]["collective_call_seconds"] =
+        p.efficiency.collective_call_seconds;
+  }
   if (p.efficiency.kernel.present) {
     j["kernel_model"] = KernelModelToJson(p.efficiency.kernel);
   }

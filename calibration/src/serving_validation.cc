@@ -162,6 +162,14 @@ const std::vector<double>& ServingStepOverheadGrid() {
   return kGrid;
 }
 
+const std::vector<double>& ServingCollectiveCallGrid() {
+  // 0 to 80 us, doubling: from nothing (a collective is its link time) to
+  // ten times the 7.7 us a 512 KiB all-reduce measures on its own (issue
+  // 21), a call's launch and the group's synchronisation in a full step.
+  static const std::vector<double> kGrid = {0, 5e-6, 10e-6, 20e-6, 40e-6, 80e-6};
+  return kGrid;
+}
+
 bool IsServingMeasurements(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::string header;
@@ -288,17 +296,24 @@ std::vector<ServingRowResult> EvaluateServingRows(
   // rate, Llama-3.1-70B fp8 on H100 under TensorRT-LLM was predicted to
   // gain 3.5x from TP 2 to TP 8 where it measured 2.8x; the share also absorbs
   // what else grows with the TP degree, so it is an effective figure, not
-  // NCCL's bus bandwidth); each row's prediction at each grid point is
-  // computed once, then every fold picks the point with the lowest median
-  // error on the other platforms' rows.
+  // NCCL's bus bandwidth), and a cost per collective call (two all-reduces a
+  // layer: with the link share alone TensorRT-LLM's TP 1 and TP 2 rows ran
+  // faster than its efficiencies allowed and its TP 8 rows slower, LOPO
+  // 13.5 %; with 40 us a call, 9.3 %); each row's prediction at each grid
+  // point is computed once, then every fold picks the point with the lowest
+  // median error on the other platforms' rows.
   std::vector<double> grid;
   for (int k = 1; k <= 10; ++k) grid.push_back(k / 10.0);  // 0.1 .. 1 exactly
   const size_t g = grid.size();
   const std::vector<double>& overheads = ServingStepOverheadGrid();
   const size_t no = overheads.size();
-  // k = ((o * g + l) * g + c) * g + m: overhead, link, compute, memory.
+  const std::vector<double>& calls = ServingCollectiveCallGrid();
+  const size_t nq = calls.size();
+  // k = (((o * nq + q) * g + l) * g + c) * g + m: step overhead, collective
+  // call cost, link, compute, memory.
   const size_t g3 = g * g * g;
-  const size_t points = g3 * no;
+  const size_t inner = g3 * nq;  // the points at one step overhead
+  const size_t points = inner * no;
   std::vector<double> all_ape;
   for (auto& entry : by_key) {
     // Not a structured binding: clang 14 (the fuzz and sanitizer builds)
@@ -390,9 +405,12 @@ std::vector<ServingRowResult> EvaluateServingRows(
     auto eta_c = [&](size_t k) { return grid[(k / g) % g]; };
     auto eta_m = [&](size_t k) { return grid[k % g]; };
     auto eta_link = [&](size_t k) { return grid[(k / (g * g)) % g]; };
-    auto step_overhead = [&](size_t k) { return overheads[k / g3]; };
-    // pred[row][((o * g + l) * g + c) * g + m]; a row without collectives
-    // (one device a replica) is the same at every link share.
+    auto call_index = [&](size_t k) { return (k / g3) % nq; };
+    auto collective_call = [&](size_t k) { return calls[call_index(k)]; };
+    auto step_overhead = [&](size_t k) { return overheads[k / inner]; };
+    // pred[row][k]; a row without collectives (one device a replica) is the
+    // same at every link share and collective cost: computed at the full
+    // share and no cost, then copied.
     std::vector<std::vector<double>> pred(idx.size(),
                                           std::vector<double>(points, 0));
     for (size_t a = 0; a < idx.size(); ++a) {
@@ -400,19 +418,19 @@ std::vector<ServingRowResult> EvaluateServingRows(
       std::optional<PreparedRow> prepared;
       if (a >= n_max) prepared = *PrepareRow(rows[i], lookup);
       const bool collectives = rows[i].tensor_parallel.value_or(1) > 1;
+      // The point with the full link share and no collective cost.
+      auto plain = [&](size_t k) {
+        return k - call_index(k) * g3 + (g - 1 - (k / (g * g)) % g) * g * g;
+      };
       for (size_t o = 0; o < no; ++o) {
         if (!needed[o]) continue;
-        // Downwards, so the full link share (l = g - 1) comes first.
-        for (size_t k = (o + 1) * g3; k-- > o * g3;) {
-          const size_t l = (k / (g * g)) % g;
-          if (!collectives && l + 1 < g) {
-            pred[a][k] = pred[a][k + (g - 1 - l) * g * g];
-            continue;
-          }
+        for (size_t k = o * inner; k < (o + 1) * inner; ++k) {
+          if (!collectives && plain(k) != k) continue;
           engine::Efficiency eff;
           eff.compute.fill(eta_c(k));
           eff.memory.fill(eta_m(k));
           eff.link = eta_link(k);
+          eff.collective_call_seconds = collective_call(k);
           eff.per_step_overhead_seconds = step_overhead(k);
           eff.profile_name = "serving-fit";
           absl::StatusOr<double> v = absl::InternalError("");
@@ -426,6 +444,11 @@ std::vector<ServingRowResult> EvaluateServingRows(
           }
           pred[a][k] = v.ok() ? *v : 0;
         }
+        if (!collectives) {
+          for (size_t k = o * inner; k < (o + 1) * inner; ++k) {
+            pred[a][k] = pred[a][plain(k)];
+          }
+        }
       }
     }
     auto error_at = [&](size_t a, size_t k) {
@@ -433,22 +456,26 @@ std::vector<ServingRowResult> EvaluateServingRows(
     };
     // Then the efficiencies at that overhead: lowest median error; a tie (a
     // direction the rows do not pin down) goes to the point nearest compute
-    // == memory, then to the higher efficiencies.
+    // == memory, then to the smaller collective cost, then to the higher
+    // efficiencies.
     auto best_point = [&](const std::vector<size_t>& train) {
       const size_t o = overhead_index(train);
-      size_t best = (o + 1) * g3 - 1;
+      size_t best = o * inner + g3 - 1;
       double best_err = 1e300;
       auto skew = [&](size_t k) {
         return std::abs(static_cast<int>((k / g) % g) -
                         static_cast<int>(k % g));
       };
-      for (size_t k = o * g3; k < (o + 1) * g3; ++k) {
+      for (size_t k = o * inner; k < (o + 1) * inner; ++k) {
         std::vector<double> e;
         for (size_t a : train) e.push_back(error_at(a, k));
         const double med = Median(e);
         const bool tie = std::abs(med - best_err) <= 1e-12 * best_err;
         const bool better_tie =
-            skew(k) < skew(best) || (skew(k) == skew(best) && k > best);
+            skew(k) < skew(best) ||
+            (skew(k) == skew(best) &&
+             (call_index(k) < call_index(best) ||
+              (call_index(k) == call_index(best) && k > best)));
         if ((!tie && med < best_err) || (tie && better_tie)) {
           best_err = std::min(best_err, med);
           best = k;
@@ -462,6 +489,7 @@ std::vector<ServingRowResult> EvaluateServingRows(
     f.eta_all = eta_c(all_k);
     f.eta_memory_all = eta_m(all_k);
     f.eta_link_all = eta_link(all_k);
+    f.collective_call_all = collective_call(all_k);
     f.step_overhead_all = step_overhead(all_k);
     std::vector<double> in_sample;
     for (size_t a = 0; a < idx.size(); ++a) in_sample.push_back(error_at(a, all_k));
@@ -483,10 +511,10 @@ std::vector<ServingRowResult> EvaluateServingRows(
         r.ape = error_at(a, all_k);
         r.in_sample = true;
         r.profile = absl::StrFormat(
-            "in-sample eta compute %.1f memory %.1f link %.1f, step overhead "
-            "%g ms",
+            "in-sample eta compute %.1f memory %.1f link %.1f, collective "
+            "call %g us, step overhead %g ms",
             f.eta_all, f.eta_memory_all, f.eta_link_all,
-            f.step_overhead_all * 1e3);
+            f.collective_call_all * 1e6, f.step_overhead_all * 1e3);
         r.status = absl::StrCat(
             "ok (in-sample: fitted on this row; no other platform of ", key,
             " to cross-validate)");
@@ -497,8 +525,10 @@ std::vector<ServingRowResult> EvaluateServingRows(
       r.ape = error_at(a, k);
       r.in_sample = false;
       r.profile = absl::StrFormat(
-          "lopo eta compute %.1f memory %.1f link %.1f, step overhead %g ms",
-          eta_c(k), eta_m(k), eta_link(k), step_overhead(k) * 1e3);
+          "lopo eta compute %.1f memory %.1f link %.1f, collective call %g "
+          "us, step overhead %g ms",
+          eta_c(k), eta_m(k), eta_link(k), collective_call(k) * 1e6,
+          step_overhead(k) * 1e3);
       if (a < n_max) {
         apes.push_back(*r.ape);
         all_ape.push_back(*r.ape);
@@ -573,11 +603,11 @@ absl::Status ReadServingRows(const std::filesystem::path& first,
 std::string FitLine(const ServingSummary::Framework& f) {
   std::string line = absl::StrFormat(
       "%-16s fit on all %d rows (%d max-throughput, %d static batches, "
-      "platforms: %s): eta compute %.1f, memory %.1f, link %.1f, step "
-      "overhead %g ms; ",
+      "platforms: %s): eta compute %.1f, memory %.1f, link %.1f, "
+      "collective call %g us, step overhead %g ms; ",
       f.key, f.max_rows + f.static_rows, f.max_rows, f.static_rows,
       absl::StrJoin(f.platforms, ", "), f.eta_all, f.eta_memory_all,
-      f.eta_link_all, f.step_overhead_all * 1e3);
+      f.eta_link_all, f.collective_call_all * 1e6, f.step_overhead_all * 1e3);
   if (f.median_ape) {
     absl::StrAppend(&line, absl::StrFormat(
                                "LOPO median error %.1f%% over %d max-throughput "
@@ -699,6 +729,7 @@ std::vector<Profile> ServingProfiles(const ServingSummary& summary,
     p.efficiency.compute.fill(f.eta_all);
     p.efficiency.memory.fill(f.eta_memory_all);
     p.efficiency.link = f.eta_link_all;
+    p.efficiency.collective_call_seconds = f.collective_call_all;
     p.efficiency.per_step_overhead_seconds = f.step_overhead_all;
     p.serving_fit.hardware = f.platforms;
     p.serving_fit.tensor_parallel = f.tensor_parallel;
@@ -724,7 +755,8 @@ std::vector<Profile> ServingProfiles(const ServingSummary& summary,
         "ridgeline calibrate %s: serving model (offline maximum throughput; "
         "static batches on the engine), one compute and one memory efficiency "
         "for all op classes and the share of the link bandwidth its "
-        "collectives reach, on a 0.1 grid, lowest median error over %s, at a "
+        "collectives reach, on a 0.1 grid, with a cost per collective call "
+        "(ServingCollectiveCallGrid), lowest median error over %s, at a "
         "per-step overhead fitted first (Theil-Sen intercept of the static "
         "batches <= 8, on ServingStepOverheadGrid; 0 without them); slowest "
         "fit "

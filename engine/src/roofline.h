@@ -77,6 +77,7 @@ class Evaluator {
     per_step_ = e.per_step_overhead_seconds;
     per_request_ = e.per_request_overhead_seconds;
     link_eta_ = e.link;
+    collective_call_ = e.collective_call_seconds;
   }
 
   // A plugin hook makes the efficiency depend on each op's shape, so times
@@ -88,7 +89,7 @@ class Evaluator {
   double prefill_fixed() const { return per_step_ + per_request_; }
   bool pure() const {
     if (use_hook_ || kernel_.has_value() || per_kernel_ > 0 || per_step_ > 0 ||
-        per_request_ > 0 || link_eta_ != 1)
+        per_request_ > 0 || link_eta_ != 1 || collective_call_ > 0)
       return false;
     for (int i = 0; i < kOpClassCount; ++i) {
       if (eta_c_[i] != 1 || eta_m_[i] != 1) return false;
@@ -147,6 +148,7 @@ class Evaluator {
       l.link = op.calls * CollectiveSeconds(op.collective, op.call_bytes,
                                             op.group, LinkFor(hw_, op.group)) /
                link_eta_;
+      l.overhead += op.calls * collective_call_;
     }
     return l;
   }
@@ -251,6 +253,7 @@ class Evaluator {
   double per_step_ = 0;
   double per_request_ = 0;
   double link_eta_ = 1;  // share of the link bandwidth collectives reach
+  double collective_call_ = 0;  // seconds per collective call
 };
 
 // Bytes one op moves over all tiers: the sum MakeOpResult reports and

@@ -237,6 +237,8 @@ absl::Status ValidateScenario(const Scenario& s) {
   RETURN_IF_ERROR(CheckPositive("efficiency.per_kernel_overhead_seconds",
                                 e.per_kernel_overhead_seconds, true));
   RETURN_IF_ERROR(CheckRange("efficiency.link", e.link, ranges::kEfficiency));
+  RETURN_IF_ERROR(CheckPositive("efficiency.collective_call_seconds",
+                                e.collective_call_seconds, true));
   if (e.kernel.present) {
     RETURN_IF_ERROR(ValidateKernelModel(e.kernel, "efficiency.kernel"));
   }

@@ -41,6 +41,12 @@ TEST(ProfileJson, RoundTrip) {
   auto linked = ParseProfileJson(ProfileToJson(p), "x.json");
   ASSERT_TRUE(linked.ok()) << linked.status();
   EXPECT_EQ(linked->efficiency.link, 0.3);
+  // So is the cost per collective call.
+  EXPECT_EQ(ProfileToJson(p).find("collective_call_seconds"), std::string::npos);
+  p.efficiency.collective_call_seconds = 40e-6;
+  auto called = ParseProfileJson(ProfileToJson(p), "x.json");
+  ASSERT_TRUE(called.ok()) << called.status();
+  EXPECT_EQ(called->efficiency.collective_call_seconds, 40e-6);
   auto bad_link = ParseProfileJson(
       R"({"format_version":1,"name":"a","family":"nvidia",
           "efficiency":{"link":1.5}})",

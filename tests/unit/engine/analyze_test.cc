@@ -850,6 +850,31 @@ TEST(AnalyzeTest, TensorParallelShardsWeightsAndAllReducesOverTheLink) {
   EXPECT_NEAR(Analyze(quarter)->decode_first_step.totals.interconnect_seconds,
               1064960.0 / 600e9, 1e-15);
   quarter.options.pure_roofline = false;
+  // 40 us per collective call (efficiency.collective_call_seconds): the 2
+  // all-reduce ops hold 65 calls (2 per layer x 32 + the embedding's), so
+  // the step pays 65 x 40 us = 2.6 ms more, as overhead beside the link.
+  Scenario called = quarter;
+  called.efficiency.collective_call_seconds = 40e-6;
+  absl::StatusOr<AnalysisResult> with_calls = Analyze(called);
+  ASSERT_TRUE(with_calls.ok()) << with_calls.status();
+  double call_overhead = 0;
+  for (const OpResult& op : with_calls->decode_first_step.ops) {
+    if (op.kind == OpKind::kAllReduce) call_overhead += op.overhead_seconds;
+  }
+  EXPECT_NEAR(call_overhead, 65 * 40e-6, 1e-12);
+  EXPECT_NEAR(with_calls->decode_first_step.totals.seconds -
+                  slow_link->decode_first_step.totals.seconds,
+              65 * 40e-6, 1e-12);
+  // The pure roofline ignores it; a negative cost is refused.
+  Scenario pure_called = called, pure_plain = quarter;
+  pure_called.options.pure_roofline = pure_plain.options.pure_roofline = true;
+  EXPECT_DOUBLE_EQ(Analyze(pure_called)->decode_first_step.totals.seconds,
+                   Analyze(pure_plain)->decode_first_step.totals.seconds);
+  called.efficiency.collective_call_seconds = -1e-6;
+  EXPECT_NE(std::string(Analyze(called).status().message())
+                .find("efficiency.collective_call_seconds"),
+            std::string::npos)
+      << Analyze(called).status();
   quarter.efficiency.link = 0;
   EXPECT_NE(std::string(Analyze(quarter).status().message())
                 .find("efficiency.link must be in (0, 1], got 0"),

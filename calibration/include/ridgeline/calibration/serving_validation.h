@@ -52,6 +52,9 @@ struct ServingSummary {
     double eta_memory_all = 0;  // memory efficiency fitted on all rows
     // Share of the link bandwidth its collectives reach, fitted on all rows.
     double eta_link_all = 1;
+    // Seconds per collective call, fitted on all rows
+    // (Efficiency::collective_call_seconds).
+    double collective_call_all = 0;
     // Per-step overhead fitted on all rows, seconds: the runtime's fixed
     // cost per forward pass (scheduling, sampling, launches, the
     // collectives' latency), fitted beside the efficiencies so a
@@ -76,6 +79,9 @@ struct ServingSummary {
 // The per-step overheads (seconds) the serving fit tries beside the
 // efficiencies, ascending from 0.
 const std::vector<double>& ServingStepOverheadGrid();
+// The costs per collective call (seconds, Efficiency::
+// collective_call_seconds) it tries beside the link share, ascending from 0.
+const std::vector<double>& ServingCollectiveCallGrid();
 
 // Evaluates every row: blank batch with concurrency "max" through the
 // offline maximum-throughput model; "rate=R/s" through the Poisson

@@ -56,6 +56,10 @@ struct Efficiency {
   // collectives reach (NCCL's bus bandwidth runs below the link's rate);
   // collective time is divided by it. Fitted by serving profiles.
   double link = 1;
+  // Seconds per collective call (all-reduce, all-gather, all-to-all, send),
+  // >= 0: its launch and the synchronisation of the group, paid after the
+  // op (not hidden under the link time). Fitted by serving profiles.
+  double collective_call_seconds = 0;
   // Per-call costs and shape efficiencies fitted from kernel tables
   // (kernel_model.h); when present they replace the per-class etas and the
   // per-kernel overhead for the kernels and the operator graph.
