@@ -27,6 +27,9 @@ struct Row {
   int regime;       // GemmRegime, GEMM rows only
   double measured;  // seconds
   double bound;     // pure roofline seconds
+  // The operands sit in an L2 that publishes no bandwidth (the bound's
+  // KernelCost::onchip_bandwidth_unknown).
+  bool l2_resident;
 };
 
 Group GroupOf(const PreparedRow& p) {
@@ -89,23 +92,30 @@ double MeanLogError(const std::vector<const Row*>& rows,
   return rows.empty() ? 0 : sum / static_cast<double>(rows.size());
 }
 
-// What a GEMM call pays for its serial K loop under model m (0 for other
-// kernels and when the tiles fill the units).
+// What a call pays for its serial K loop under model m, from its unit cost
+// under m (k_steps is 0 for other kernels and when the tiles fill the units).
+double SerialK(const engine::KernelCost& unit, const engine::KernelModel& m) {
+  return m.gemm_seconds_per_k_step * static_cast<double>(unit.k_steps);
+}
 double SerialK(const Row& r, const engine::KernelModel& m) {
-  if (r.p->regime != Regime::kGemmKernel || m.gemm_seconds_per_k_step == 0)
-    return 0;
+  if (m.gemm_seconds_per_k_step == 0) return 0;
   std::optional<engine::KernelCost> u = UnitCost(r, m);
-  return u ? m.gemm_seconds_per_k_step * static_cast<double>(u->k_steps) : 0;
+  return u ? SerialK(*u, m) : 0;
 }
 
-// Rows whose bound is far under the shortest measurement: they sit on the
+// A bound this far under the shortest measurement puts a row on the
 // per-call cost.
-std::vector<const Row*> FloorRows(const std::vector<const Row*>& rows) {
+double FloorThreshold(const std::vector<const Row*>& rows) {
   double min_y = rows.front()->measured;
   for (const Row* r : rows) min_y = std::min(min_y, r->measured);
+  return 0.1 * min_y;
+}
+
+std::vector<const Row*> FloorRows(const std::vector<const Row*>& rows) {
+  const double threshold = FloorThreshold(rows);
   std::vector<const Row*> out;
   for (const Row* r : rows) {
-    if (r->bound < 0.1 * min_y) out.push_back(r);
+    if (r->bound < threshold) out.push_back(r);
   }
   return out;
 }
@@ -115,13 +125,13 @@ std::vector<const Row*> FloorRows(const std::vector<const Row*>& rows) {
 // loop.
 double Floor(const std::vector<const Row*>& rows, double min_eta,
              const engine::KernelModel& m = {}) {
-  const std::vector<const Row*> low = FloorRows(rows);
+  const double threshold = FloorThreshold(rows);
   std::vector<double> x, y, ax, ay;
   for (const Row* r : rows) {
     const double serial = SerialK(*r, m);
     ax.push_back(r->bound);
     ay.push_back(r->measured - serial);
-    if (std::find(low.begin(), low.end(), r) != low.end()) {
+    if (r->bound < threshold) {
       x.push_back(r->bound);
       y.push_back(r->measured - serial);
     }
@@ -138,8 +148,9 @@ std::pair<double, double> Etas(const std::vector<const Row*>& rows,
   std::vector<double> ec, em;
   for (const Row* r : rows) {
     std::optional<engine::KernelCost> u = UnitCost(*r, shape);
-    const double busy = r->measured - floor - SerialK(*r, shape);
-    if (!u || busy <= 0) continue;
+    if (!u) continue;
+    const double busy = r->measured - floor - SerialK(*u, shape);
+    if (busy <= 0) continue;
     if (u->compute_seconds > u->memory_seconds) {
       if (u->compute_seconds > floor) ec.push_back(u->compute_seconds / busy);
     } else if (u->memory_seconds > floor) {
@@ -196,12 +207,6 @@ void FitGemmFloor(const std::vector<const Row*>& rows, double min_eta,
   }
 }
 
-// True when the row's operands sit in an L2 that publishes no bandwidth.
-bool L2Resident(const Row& r) {
-  std::optional<engine::KernelCost> u = UnitCost(r, engine::KernelModel{});
-  return u && u->onchip_bandwidth_unknown;
-}
-
 // Per regime, eta from the rows streamed from device memory (all rows when
 // fewer than five are): L2-resident rows measure another tier.
 void FitGemm(const std::vector<const Row*>& rows, double floor, double min_eta,
@@ -211,7 +216,7 @@ void FitGemm(const std::vector<const Row*>& rows, double floor, double min_eta,
     for (const Row* r : rows) {
       if (r->regime != g) continue;
       in.push_back(r);
-      if (!L2Resident(*r)) cold.push_back(r);
+      if (!r->l2_resident) cold.push_back(r);
     }
     if (in.empty()) continue;
     std::tie(eff->compute[g], eff->memory[g]) =
@@ -227,7 +232,7 @@ double FitL2Speedup(const std::vector<const Row*>& rows,
                     const engine::KernelModel& m) {
   std::vector<double> s;
   for (const Row* r : rows) {
-    if (!L2Resident(*r)) continue;
+    if (!r->l2_resident) continue;
     std::optional<engine::KernelCost> u = UnitCost(*r, m);
     if (!u) continue;
     const engine::GemmEfficiency& eff =
@@ -235,7 +240,7 @@ double FitL2Speedup(const std::vector<const Row*>& rows,
     const double floor = floors.at(r->group);
     const double memory = u->memory_seconds / eff.memory[r->regime];
     const double compute = u->compute_seconds / eff.compute[r->regime];
-    const double busy = r->measured - floor - SerialK(*r, m);
+    const double busy = r->measured - floor - SerialK(*u, m);
     if (memory > compute && memory > floor && busy > 0) s.push_back(memory / busy);
   }
   return s.empty() ? 1.0 : std::clamp(Median(s), 1.0, 1000.0);
@@ -358,7 +363,7 @@ std::vector<Row> KernelRows(const std::vector<const PreparedRow*>& rows) {
         KernelCostOf(*p, engine::Efficiency{}, true);
     if (!b.ok() || b->seconds <= 0) continue;
     Row r{p, GroupOf(*p), static_cast<int>(engine::GemmRegimeOf(p->gemm.m)),
-          ToSeconds(*p, p->row.value), b->seconds};
+          ToSeconds(*p, p->row.value), b->seconds, b->onchip_bandwidth_unknown};
     all.push_back(r);
   }
   return all;
@@ -386,9 +391,9 @@ engine::KernelModel FitOnePlatform(const std::vector<const PreparedRow*>& rows,
   const bool has16 = groups.contains(Group::kGemm16);
   const bool has8 = groups.contains(Group::kGemmFp8);
   if (has16 || has8) {
-    FitGemmFloor(groups[has16 ? Group::kGemm16 : Group::kGemmFp8], min_eta, &m);
-    floors[has16 ? Group::kGemm16 : Group::kGemmFp8] =
-        m.per_call_seconds[at(KernelClass::kGemm)];
+    const Group base = has16 ? Group::kGemm16 : Group::kGemmFp8;
+    FitGemmFloor(groups[base], min_eta, &m);
+    floors[base] = m.per_call_seconds[at(KernelClass::kGemm)];
     if (has16 && has8) floors[Group::kGemmFp8] = Floor(groups[Group::kGemmFp8], min_eta, m);
   }
   if (has8) {
@@ -478,7 +483,7 @@ struct Covered {
 Covered CoveredBy(const std::vector<const PreparedRow*>& rows) {
   Covered c;
   for (const Row& r : KernelRows(rows)) {
-    c.l2_resident = c.l2_resident || L2Resident(r);
+    c.l2_resident = c.l2_resident || r.l2_resident;
     switch (r.group) {
       case Group::kGemm16:
         c.gemm16 = c.regime16[r.regime] = true;

@@ -467,19 +467,6 @@ absl::StatusOr<double> PredictRow(const PreparedRow& p,
   return v;
 }
 
-namespace {
-
-// RowResult::bound_unknown: a warm-cache kernel row whose operands fit an
-// on-chip tier that publishes no bandwidth.
-bool OnChipBandwidthUnknown(const PreparedRow& p) {
-  if (!IsKernel(p.regime)) return false;
-  absl::StatusOr<engine::KernelCost> c =
-      KernelCostOf(p, engine::Efficiency{}, true);
-  return c.ok() && c->onchip_resident && c->onchip_bandwidth_unknown;
-}
-
-}  // namespace
-
 RowResult EvaluatePrepared(const PreparedRow& p, const ProfileStore* profiles) {
   RowResult out;
   const MeasurementRow& r = p.row;
@@ -490,7 +477,19 @@ RowResult EvaluatePrepared(const PreparedRow& p, const ProfileStore* profiles) {
   out.hardware_id = r.hardware_id;
   out.family = p.family;
   out.framework = p.framework_key;
-  absl::StatusOr<double> bound = PredictRow(p, engine::Efficiency{}, true);
+  // Kernel rows: one pure cost gives the bound and whether it is one (a
+  // warm call whose operands fit an on-chip tier of unpublished bandwidth
+  // is not bounded by device memory: RowResult::bound_unknown).
+  absl::StatusOr<double> bound = absl::InternalError("");
+  bool bound_unknown = false;
+  if (IsKernel(p.regime)) {
+    absl::StatusOr<engine::KernelCost> c =
+        KernelCostOf(p, engine::Efficiency{}, true);
+    bound = c.ok() ? absl::StatusOr<double>(c->seconds * 1e6) : c.status();
+    bound_unknown = c.ok() && c->onchip_bandwidth_unknown;
+  } else {
+    bound = PredictRow(p, engine::Efficiency{}, true);
+  }
   if (!bound.ok()) {
     out.status = std::string(bound.status().message());
     return out;
@@ -521,7 +520,7 @@ RowResult EvaluatePrepared(const PreparedRow& p, const ProfileStore* profiles) {
     out.status = std::string(pred.status().message());
     return out;
   }
-  out.bound_unknown = OnChipBandwidthUnknown(p);
+  out.bound_unknown = bound_unknown;
   if (!out.bound_unknown) out.bound = *bound;
   out.predicted = *pred;
   out.ape = std::abs(*pred - r.value) / r.value;
