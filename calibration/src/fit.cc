@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ridgeline/engine/power_limit.h"
 
 namespace ridgeline::calibration {
 namespace {
@@ -137,11 +138,114 @@ void FitKernels(const std::vector<Sample>& kernels, double min_eta,
   }
 }
 
+bool Dequantized(const Sample& v) {
+  return !v.row->scenario.precision.weights.native_math.has_value();
+}
+
+auto SetCompute() {
+  return [](engine::Efficiency& e, double eta) { SetAll(e.compute, eta); };
+}
+
+// Parts a power exponent is fitted over: fewer cannot tell a trend from two
+// parts' own quirks.
+constexpr size_t kMinPartsForPowerExponent = 3;
+
+// Efficiency::compute_power_exponent (power_limit.h) from compute-bound
+// prefill rows: the Theil-Sen slope of log(the row's own eta_c) over log(W
+// per peak TFLOP/s of its part), each log eta centred on the median of its
+// weight group (dequantised or native, whose gap is the dequantised share's).
+// Only rows on parts with a published TDP count; with fewer than
+// kMinPartsForPowerExponent such parts the exponent stays as it was.
+void FitPowerExponent(const std::vector<Sample>& rows, double min_eta,
+                      engine::Efficiency* eff) {
+  engine::Efficiency plain = *eff;
+  plain.compute_power_exponent = 0;
+  plain.dequantized_compute_share = 1;
+  std::vector<double> log_x, log_eta;
+  std::vector<bool> dequantized;
+  std::set<std::string> parts;
+  for (const Sample& v : rows) {
+    const std::optional<double> x =
+        engine::MatmulWattsPerPeakTflops(v.row->scenario);
+    if (!x.has_value()) continue;
+    const std::optional<double> eta = SolveEta(*v.row, plain, SetCompute(), min_eta);
+    if (!eta.has_value()) continue;
+    log_x.push_back(std::log(*x));
+    log_eta.push_back(std::log(*eta));
+    dequantized.push_back(Dequantized(v));
+    parts.insert(v.row->row.hardware_id);
+  }
+  if (parts.size() < kMinPartsForPowerExponent) return;
+  for (const bool group : {false, true}) {
+    std::vector<double> members;
+    for (size_t i = 0; i < log_eta.size(); ++i) {
+      if (dequantized[i] == group) members.push_back(log_eta[i]);
+    }
+    if (members.empty()) continue;
+    const double centre = Median(members);
+    for (size_t i = 0; i < log_eta.size(); ++i) {
+      if (dequantized[i] == group) log_eta[i] -= centre;
+    }
+  }
+  // TheilSen skips pairs closer than 5 % of the largest x: shifted to start
+  // at 0, that is 5 % of the span of log(W per TFLOP/s), so rows of one part
+  // never pair.
+  const double lowest = *std::min_element(log_x.begin(), log_x.end());
+  for (double& x : log_x) x -= lowest;
+  eff->compute_power_exponent =
+      std::clamp(TheilSen(log_x, log_eta).slope, 0.0, 1.0);
+}
+
+// Rows per dequantised weight format a share of its own is fitted from.
+constexpr size_t kMinRowsForFormatShare = 2;
+
+// eta_c of compute-bound prefill rows (median of per-row solutions), and
+// Efficiency::dequantized_compute_share where rows of both kinds of weights
+// fix it: the median eta of dequantised-weight rows over that of native
+// ones, over all such rows and per format with kMinRowsForFormatShare rows.
+// Rows of one kind keep the shares as they were.
+void FitComputeEta(const std::vector<Sample>& rows, double min_eta,
+                   engine::Efficiency* eff) {
+  std::vector<Sample> native, dequantized;
+  std::map<std::string, std::vector<Sample>> by_format;
+  for (const Sample& v : rows) {
+    (Dequantized(v) ? dequantized : native).push_back(v);
+    if (Dequantized(v)) {
+      by_format[v.row->scenario.precision.weights.name].push_back(v);
+    }
+  }
+  const std::optional<double> native_eta =
+      MedianEta(native, *eff, SetCompute(), min_eta);
+  if (native_eta.has_value() && !dequantized.empty()) {
+    engine::Efficiency whole = *eff;
+    whole.dequantized_compute_share = 1;
+    whole.dequantized_compute_share_by_format.clear();
+    auto share_of = [&](const std::vector<Sample>& members) -> std::optional<double> {
+      std::optional<double> eta = MedianEta(members, whole, SetCompute(), min_eta);
+      if (!eta.has_value()) return std::nullopt;
+      return std::clamp(*eta / *native_eta, min_eta, 1.0);
+    };
+    if (auto share = share_of(dequantized)) eff->dequantized_compute_share = *share;
+    for (const auto& [format, members] : by_format) {
+      if (members.size() < kMinRowsForFormatShare) continue;
+      if (auto share = share_of(members)) {
+        eff->dequantized_compute_share_by_format[format] = *share;
+      }
+    }
+  }
+  if (native_eta.has_value()) {
+    SetAll(eff->compute, *native_eta);
+  } else if (auto eta = MedianEta(dequantized, *eff, SetCompute(), min_eta)) {
+    SetAll(eff->compute, *eta);
+  }
+}
+
 // Prefill rows (prefill_tok_s, ttft_ms). Those the memory roof bounds even at
 // eta_c = 1/2 cannot measure compute efficiency: what the memory roof and the
 // per-step overhead leave of them is the fixed cost before the first token
-// (median, clamped to [0, 0.9 x the shortest row]). The others fix eta_c
-// (median of per-row solutions, that cost included).
+// (median, clamped to [0, 0.9 x the shortest row]). The others fix the power
+// exponent, then eta_c and the dequantised share (median of per-row
+// solutions, that cost included).
 void FitPrefill(const std::vector<Sample>& prefill, double min_eta,
                 engine::Efficiency* eff) {
   std::vector<Sample> compute_rows;
@@ -162,10 +266,9 @@ void FitPrefill(const std::vector<Sample>& prefill, double min_eta,
     eff->per_request_overhead_seconds =
         std::clamp(Median(unexplained), 0.0, 0.9 * min_measured);
   }
-  auto set_compute = [](engine::Efficiency& e, double eta) { SetAll(e.compute, eta); };
-  if (auto eta = MedianEta(compute_rows, *eff, set_compute, min_eta)) {
-    SetAll(eff->compute, *eta);
-  }
+  if (compute_rows.empty()) return;
+  FitPowerExponent(compute_rows, min_eta, eff);
+  FitComputeEta(compute_rows, min_eta, eff);
 }
 
 std::string Describe(const std::vector<const PreparedRow*>& rows) {
@@ -344,6 +447,14 @@ Profile MakeProfile(std::string name, std::string hardware_id, std::string famil
       options.provenance, options.provenance.empty() ? "" : "; ",
       "method: Theil-Sen (decode, kernels) + median per-row eta "
       "(prefill, mixed)",
+      eff.compute_power_exponent > 0
+          ? "; compute power exponent: Theil-Sen slope of log eta_c over "
+            "log(W per peak TFLOP/s)"
+          : "",
+      eff.dequantized_compute_share != 1
+          ? "; dequantised share: median eta_c of dequantised-weight rows "
+            "over native ones"
+          : "",
       eff.kernel.present ? absl::StrCat("; kernel model (FitKernelModel), "
                                         "residuals by regime: ",
                                         KernelModelResiduals(rows, eff.kernel))

@@ -398,11 +398,16 @@ absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
           key != "per_step_overhead_seconds" &&
           key != "per_request_overhead_seconds" &&
           key != "per_kernel_overhead_seconds" && key != "link" &&
-          key != "collective_call_seconds") {
+          key != "collective_call_seconds" &&
+          key != "compute_power_exponent" &&
+          key != "dequantized_compute_share" &&
+          key != "dequantized_compute_share_by_format") {
         return Bad(file, absl::StrCat("efficiency.", key),
                    "one of compute, memory, per_step_overhead_seconds, "
                    "per_request_overhead_seconds, per_kernel_overhead_seconds, "
-                   "link, collective_call_seconds",
+                   "link, collective_call_seconds, compute_power_exponent, "
+                   "dequantized_compute_share, "
+                   "dequantized_compute_share_by_format",
                    json(key));
       }
     }
@@ -440,6 +445,38 @@ absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
         return Bad(file, "efficiency.link", "a share in (0, 1]", v);
       }
       p.efficiency.link = v.get<double>();
+    }
+    if (e.contains("compute_power_exponent")) {
+      const json& v = e["compute_power_exponent"];
+      if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1)) {
+        return Bad(file, "efficiency.compute_power_exponent",
+                   "an exponent in [0, 1]", v);
+      }
+      p.efficiency.compute_power_exponent = v.get<double>();
+    }
+    if (e.contains("dequantized_compute_share")) {
+      const json& v = e["dequantized_compute_share"];
+      if (!v.is_number() || !(v.get<double>() > 0 && v.get<double>() <= 1)) {
+        return Bad(file, "efficiency.dequantized_compute_share",
+                   "a share in (0, 1]", v);
+      }
+      p.efficiency.dequantized_compute_share = v.get<double>();
+    }
+    if (e.contains("dequantized_compute_share_by_format")) {
+      const json& m = e["dequantized_compute_share_by_format"];
+      if (!m.is_object()) {
+        return Bad(file, "efficiency.dequantized_compute_share_by_format",
+                   "an object of weight format -> share in (0, 1]", m);
+      }
+      for (const auto& [format, v] : m.items()) {
+        if (!v.is_number() || !(v.get<double>() > 0 && v.get<double>() <= 1)) {
+          return Bad(file,
+                     absl::StrCat("efficiency.dequantized_compute_share_by_format.",
+                                  format),
+                     "a share in (0, 1]", v);
+        }
+        p.efficiency.dequantized_compute_share_by_format[format] = v.get<double>();
+      }
     }
   }
   if (j.contains("kernel_model")) {
@@ -481,6 +518,19 @@ std::string ProfileToJson(const Profile& p) {
   if (p.efficiency.collective_call_seconds > 0) {
     j["efficiency"]["collective_call_seconds"] =
         p.efficiency.collective_call_seconds;
+  }
+  // Written only where fitted (prefill rows over parts and weight formats).
+  if (p.efficiency.compute_power_exponent > 0) {
+    j["efficiency"]["compute_power_exponent"] =
+        p.efficiency.compute_power_exponent;
+  }
+  if (p.efficiency.dequantized_compute_share != 1) {
+    j["efficiency"]["dequantized_compute_share"] =
+        p.efficiency.dequantized_compute_share;
+  }
+  if (!p.efficiency.dequantized_compute_share_by_format.empty()) {
+    j["efficiency"]["dequantized_compute_share_by_format"] =
+        p.efficiency.dequantized_compute_share_by_format;
   }
   if (p.efficiency.kernel.present) {
     j["kernel_model"] = KernelModelToJson(p.efficiency.kernel);

@@ -622,6 +622,13 @@ Summary Summarize(const std::vector<RowResult>& results) {
   }
   s.evaluated = static_cast<int>(ok.size());
   s.overall = Stats("all", ok);
+  std::vector<const RowResult*> whole;
+  for (const RowResult* r : ok) {
+    if (r->metric != "kernel_us") whole.push_back(r);
+  }
+  if (!whole.empty() && whole.size() < ok.size()) {
+    s.end_to_end = Stats("end-to-end (not kernel_us)", whole);
+  }
   s.by_metric = GroupBy(ok, &RowResult::metric);
   s.by_family = GroupBy(ok, &RowResult::family);
   s.by_framework = GroupBy(ok, &RowResult::framework);
@@ -685,6 +692,8 @@ void WriteJson(const std::vector<RowResult>& results, const Summary& summary,
         {"skipped", summary.skipped},
         {"in_sample", summary.in_sample},
         {"overall", StatsJson(summary.overall)},
+        {"end_to_end", summary.end_to_end ? StatsJson(*summary.end_to_end)
+                                          : nlohmann::json()},
         {"by_metric", StatsListJson(summary.by_metric)},
         {"by_family", StatsListJson(summary.by_family)},
         {"by_framework", StatsListJson(summary.by_framework)},
@@ -713,6 +722,7 @@ void WriteTable(const std::vector<RowResult>& results, const Summary& summary,
   out << absl::StrFormat("\nevaluated %d, skipped %d\n", summary.evaluated,
                          summary.skipped);
   print_group(summary.overall);
+  if (summary.end_to_end) print_group(*summary.end_to_end);
   if (summary.overall.bound_known < summary.evaluated) {
     out << absl::StrFormat(
         "bound unknown for %d rows: their operands fit an on-chip tier (L2) "

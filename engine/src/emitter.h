@@ -134,6 +134,7 @@ class Emitter {
                       .activations_written = rows * n * g_.act_bytes});
     op.pim_candidate = true;
     op.dominant = OperandClass::kWeights;
+    op.dequantized = g_.weights_dequantized;
     return op;
   }
 

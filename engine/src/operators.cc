@@ -393,6 +393,7 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
                           .activations_written = seq_keys * width * ab,
                           .kv_read = seq_keys * rkv * g.kv_bytes});
       up.kv_dependent = true;
+      up.dequantized = g.weights_dequantized;
       up.window = grp.window;
       up.chunked = grp.spec.chunked;
       up.pim_candidate = true;
@@ -508,6 +509,7 @@ void EmitLayerGroup(const GraphContext& g, const LayerGroup& grp,
            .activations_written = tokens * (up_width + inter + h) * ab});
       op.pim_candidate = true;
       op.dominant = OperandClass::kWeights;
+      op.dequantized = g.weights_dequantized;
       return op;
     };
     // Every token evaluates k experts; weights are read only for the
@@ -754,6 +756,7 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s,
   auto mm = executed(*wanted, "matmul");
   if (!mm.ok()) return mm.status();
   g.matmul_math = *mm;
+  g.weights_dequantized = !s.precision.weights.native_math.has_value();
   // Attention and elementwise math run in activation precision.
   const MathType act =
       s.precision.activations.native_math.value_or(MathType::kFp32);

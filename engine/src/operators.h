@@ -60,6 +60,10 @@ struct GraphContext {
   double act_bytes = 2;
   double kv_bytes = 2;
   MathType matmul_math = MathType::kBf16;     // executed on the compute unit
+  // The weights' format has no native math (GGUF, intN-gG): weight-bearing
+  // matmuls dequantise them in the kernel (Efficiency::
+  // dequantized_compute_share).
+  bool weights_dequantized = false;
   MathType attention_math = MathType::kBf16;  // activation precision
   MathType elementwise_math = MathType::kBf16;
   // Uniform models: at most 4, (dense, MoE) x (global, sliding), inline.
@@ -119,6 +123,9 @@ struct OpCost {
   // only weight-bearing matmuls and attention qualify.
   bool pim_candidate = false;
   OperandClass dominant = OperandClass::kWeights;
+  // A weight-bearing matmul that dequantises its weights in the kernel
+  // (GraphContext::weights_dequantized).
+  bool dequantized = false;
 };
 
 // The shape of one step: `seqs` sequences each adding `new_tokens` tokens.

@@ -304,6 +304,7 @@ void EmitDsaIndexer(const GraphContext& g, const LayerGroup& grp,
              .activations_written = T * (hi * di + hi) * ab,
              .kv_written = T * di * g.kv_bytes});
   proj.pim_candidate = true;
+  proj.dequantized = g.weights_dequantized;
 
   // Every causal (query, key) pair is scored: the index keys of the whole
   // context are read (no window).

@@ -4,6 +4,10 @@
 // with near-memory execution where a PIM tier is faster, and a step is the
 // sum of its ops plus its fixed costs. The one timing rule of the engine.
 //
+// A profile's compute etas can follow the part's power per unit of peak
+// (Efficiency::compute_power_exponent) and be lower for matmuls that
+// dequantise their weights (Efficiency::dequantized_compute_share).
+//
 // Overheads: the pure roofline (options.pure_roofline, or a default
 // Efficiency: eta = 1, no profile, zero overheads) adds no overhead at all,
 // so the result is an upper bound on speed. Otherwise each op instance pays
@@ -27,6 +31,7 @@
 #include "absl/base/attributes.h"
 #include "operators.h"
 #include "placement.h"
+#include "ridgeline/engine/power_limit.h"
 #include "ridgeline/engine/result.h"
 #include "ridgeline/engine/scenario.h"
 #include "ridgeline/engine/work.h"
@@ -57,7 +62,12 @@ struct Timing {
 class Evaluator {
  public:
   Evaluator(const Scenario& s, const PlacementInfo& p)
-      : Evaluator(s.hardware, s.efficiency, s.options, p) {}
+      : Evaluator(s.hardware, s.efficiency, s.options, p) {
+    if (!s.options.pure_roofline) {
+      dequantized_share_ =
+          s.efficiency.DequantizedComputeShare(s.precision.weights.name);
+    }
+  }
   // The same for `hw` in place of s.hardware (design points: the hardware
   // changes, the rest of the scenario does not). Keeps references.
   Evaluator(const Hardware& hw, const Efficiency& e,
@@ -78,6 +88,16 @@ class Evaluator {
     per_request_ = e.per_request_overhead_seconds;
     link_eta_ = e.link;
     collective_call_ = e.collective_call_seconds;
+    dequantized_share_ = e.dequantized_compute_share;
+    if (e.compute_power_exponent > 0 && hw.tdp_watts.has_value()) {
+      power_ = true;
+      for (int m = 0; m < kMathTypeCount; ++m) {
+        const std::optional<double> x =
+            WattsPerPeakTflops(hw, static_cast<MathType>(m));
+        power_scale_[m] =
+            x ? PowerLimitedScale(*x, e.compute_power_exponent) : 1;
+      }
+    }
   }
 
   // A plugin hook makes the efficiency depend on each op's shape, so times
@@ -89,7 +109,8 @@ class Evaluator {
   double prefill_fixed() const { return per_step_ + per_request_; }
   bool pure() const {
     if (use_hook_ || kernel_.has_value() || per_kernel_ > 0 || per_step_ > 0 ||
-        per_request_ > 0 || link_eta_ != 1 || collective_call_ > 0)
+        per_request_ > 0 || link_eta_ != 1 || collective_call_ > 0 || power_ ||
+        dequantized_share_ != 1)
       return false;
     for (int i = 0; i < kOpClassCount; ++i) {
       if (eta_c_[i] != 1 || eta_m_[i] != 1) return false;
@@ -114,6 +135,10 @@ class Evaluator {
   ABSL_ATTRIBUTE_ALWAYS_INLINE Lines RoofLines(const OpCost& op) const {
     const int cls = static_cast<int>(op.op_class);
     double eta_c = eta_c_[cls], eta_m = eta_m_[cls];
+    if (power_) {
+      eta_c = std::min(1.0, eta_c * power_scale_[static_cast<int>(op.math)]);
+    }
+    if (op.dequantized) eta_c *= dequantized_share_;
     double mem_raw = 0;
     for (int c = 0; c < kOperandClassCount; ++c) {
       mem_raw += op.read[c] * p_.inv_read[c] + op.write[c] * p_.inv_write[c];
@@ -254,6 +279,10 @@ class Evaluator {
   double per_request_ = 0;
   double link_eta_ = 1;  // share of the link bandwidth collectives reach
   double collective_call_ = 0;  // seconds per collective call
+  // Efficiency::compute_power_exponent: PowerLimitedScale per math type.
+  bool power_ = false;
+  std::array<double, kMathTypeCount> power_scale_{};
+  double dequantized_share_ = 1;  // Efficiency::dequantized_compute_share
 };
 
 // Bytes one op moves over all tiers: the sum MakeOpResult reports and

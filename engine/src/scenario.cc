@@ -239,6 +239,16 @@ absl::Status ValidateScenario(const Scenario& s) {
   RETURN_IF_ERROR(CheckRange("efficiency.link", e.link, ranges::kEfficiency));
   RETURN_IF_ERROR(CheckPositive("efficiency.collective_call_seconds",
                                 e.collective_call_seconds, true));
+  RETURN_IF_ERROR(CheckRange("efficiency.compute_power_exponent",
+                             e.compute_power_exponent,
+                             ranges::kComputePowerExponent));
+  RETURN_IF_ERROR(CheckRange("efficiency.dequantized_compute_share",
+                             e.dequantized_compute_share, ranges::kEfficiency));
+  for (const auto& [format, share] : e.dequantized_compute_share_by_format) {
+    RETURN_IF_ERROR(CheckRange(
+        absl::StrCat("efficiency.dequantized_compute_share_by_format.", format),
+        share, ranges::kEfficiency));
+  }
   if (e.kernel.present) {
     RETURN_IF_ERROR(ValidateKernelModel(e.kernel, "efficiency.kernel"));
   }

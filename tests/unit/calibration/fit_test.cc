@@ -28,6 +28,9 @@ absl::StatusOr<engine::Hardware> Lookup(std::string_view id) {
   } else if (id == "test-gddr") {  // same numbers, GDDR memory
     hw.id = "test-gddr";
     hw.tiers[0].kind = engine::TierKind::kGddr;
+  } else if (id.substr(0, 9) == "test-tdp-") {  // "test-tdp-50": 50 W
+    hw.id = std::string(id);
+    hw.tdp_watts = std::stod(std::string(id.substr(9)));
   } else if (id != "test-gpu") {
     return absl::NotFoundError(std::string(id));
   }
@@ -336,6 +339,51 @@ TEST(Fit, MemoryTechnologyLevelFromDecodeRowsOfOtherPlatforms) {
       EXPECT_LT(*r.ape, 0.02) << r.id;
     }
   }
+}
+
+TEST(Fit, RecoversThePowerExponentAndTheDequantisedShare) {
+  // Three parts of 100 TFLOP/s fp16 with TDPs of 50, 100 and 200 W (0.5, 1
+  // and 2 W per peak TFLOP/s). Their prefills are "measured" at eta_c 0.45
+  // at 1 W per TFLOP/s with exponent 0.4 (so 0.45 x 0.5^0.4 = 0.341 on the
+  // 50 W part, 0.45 x 2^0.4 = 0.594 on the 200 W one), and gguf-q4_0 weights
+  // at 0.8 of that. The fit returns the exponent, eta_c at the reference and
+  // the share (attention carries no weights, so the rows' own share is a
+  // little above 0.8 and the fit's is within 0.02).
+  engine::Efficiency truth;
+  truth.compute.fill(0.45);
+  truth.compute_power_exponent = 0.4;
+  truth.dequantized_compute_share = 0.8;
+  truth.profile_name = "truth";
+  std::vector<PreparedRow> rows;
+  int n = 0;
+  for (const char* hw : {"test-tdp-50", "test-tdp-100", "test-tdp-200"}) {
+    for (const char* weights : {"fp16", "gguf-q4_0"}) {
+      for (const char* model : {"llama-2-7b", "llama-3-8b", "llama-2-13b"}) {
+        for (int64_t prompt : {512, 2048}) {
+          MeasurementRow r = Row("p" + std::to_string(++n), hw, model,
+                                 "prefill_tok_s", prompt, 0);
+          r.weight_format = weights;
+          absl::StatusOr<PreparedRow> p = PrepareRow(r, Lookup);
+          ASSERT_TRUE(p.ok()) << p.status();
+          p->row.value = *PredictRow(*p, truth, false);
+          rows.push_back(*std::move(p));
+        }
+      }
+    }
+  }
+  std::vector<const PreparedRow*> ptrs;
+  for (const auto& r : rows) ptrs.push_back(&r);
+  engine::Efficiency fit = FitEfficiency(ptrs, engine::Efficiency{}, FitOptions{});
+  EXPECT_NEAR(fit.compute_power_exponent, 0.4, 0.01);
+  EXPECT_NEAR(fit.compute[static_cast<int>(engine::OpClass::kGemm)], 0.45, 0.01);
+  EXPECT_NEAR(fit.dequantized_compute_share, 0.8, 0.02);
+  EXPECT_NEAR(fit.dequantized_compute_share_by_format.at("gguf-q4_0"), 0.8, 0.02);
+  // Two parts alone cannot tell a trend from their own quirks: no exponent.
+  std::vector<const PreparedRow*> two;
+  for (const auto& r : rows) {
+    if (r.row.hardware_id != "test-tdp-200") two.push_back(&r);
+  }
+  EXPECT_EQ(FitEfficiency(two, engine::Efficiency{}, FitOptions{}).compute_power_exponent, 0);
 }
 
 // GEMM rows "measured" as the kernel model under `truth` on `hw`.

@@ -3,9 +3,11 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 
 #include <unistd.h>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace ridgeline::calibration {
@@ -55,6 +57,45 @@ TEST(ProfileJson, RoundTrip) {
   EXPECT_NE(Msg(bad_link.status()).find("efficiency.link"), std::string::npos)
       << bad_link.status();
   EXPECT_NE(Msg(bad_link.status()).find("(0, 1]"), std::string::npos);
+}
+
+TEST(ProfileJson, PowerExponentAndDequantisedSharesRoundTrip) {
+  Profile p;
+  p.name = "nvidia.llama.cpp-cuda";
+  p.family = "nvidia";
+  p.framework = "llama.cpp-cuda";
+  // Written only where fitted: a plain profile has none of the keys.
+  EXPECT_EQ(ProfileToJson(p).find("compute_power_exponent"), std::string::npos);
+  EXPECT_EQ(ProfileToJson(p).find("dequantized_compute_share"), std::string::npos);
+  p.efficiency.compute_power_exponent = 0.45;
+  p.efficiency.dequantized_compute_share = 0.8;
+  p.efficiency.dequantized_compute_share_by_format = {{"gguf-q4_0", 0.9},
+                                                      {"gguf-q4_k_m", 0.75}};
+  auto back = ParseProfileJson(ProfileToJson(p), "x.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->efficiency.compute_power_exponent, 0.45);
+  EXPECT_EQ(back->efficiency.dequantized_compute_share, 0.8);
+  EXPECT_EQ(back->efficiency.dequantized_compute_share_by_format,
+            p.efficiency.dequantized_compute_share_by_format);
+  EXPECT_EQ(back->efficiency.DequantizedComputeShare("gguf-q4_k_m"), 0.75);
+  EXPECT_EQ(back->efficiency.DequantizedComputeShare("gguf-q8_0"), 0.8);
+  // Out of range: the field, its range and the value are named.
+  for (const auto& [text, field, range] :
+       {std::tuple{R"("compute_power_exponent":1.5)",
+                   "efficiency.compute_power_exponent", "[0, 1]"},
+        std::tuple{R"("dequantized_compute_share":0)",
+                   "efficiency.dequantized_compute_share", "(0, 1]"},
+        std::tuple{R"("dequantized_compute_share_by_format":{"gguf-q4_0":2})",
+                   "efficiency.dequantized_compute_share_by_format.gguf-q4_0",
+                   "(0, 1]"}}) {
+    auto bad = ParseProfileJson(
+        absl::StrCat(R"({"format_version":1,"name":"a","family":"nvidia",)",
+                     R"("efficiency":{)", text, "}}"),
+        "b.json");
+    ASSERT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << text;
+    EXPECT_NE(Msg(bad.status()).find(field), std::string::npos) << bad.status();
+    EXPECT_NE(Msg(bad.status()).find(range), std::string::npos) << bad.status();
+  }
 }
 
 TEST(ProfileJson, KernelModelRoundTripsEveryField) {

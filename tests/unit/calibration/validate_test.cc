@@ -230,6 +230,34 @@ TEST(Validate, MedianAndNearestRankP90) {
   EXPECT_DOUBLE_EQ(Percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 0.9), 9);
 }
 
+TEST(Validate, EndToEndRowsAreSummarisedWithoutTheKernelRows) {
+  // Two decode rows (10 % and 30 % off) and one kernel row (90 %): all three
+  // have median 30 %, the two end-to-end rows (10 + 30) / 2 = 20 %.
+  auto row = [](const char* id, const char* metric, double ape) {
+    RowResult r;
+    r.id = id;
+    r.metric = metric;
+    r.evaluated = true;
+    r.ape = ape;
+    return r;
+  };
+  std::vector<RowResult> rows = {row("a", "decode_tok_s", 0.1),
+                                 row("b", "decode_tok_s", 0.3),
+                                 row("k", "kernel_us", 0.9)};
+  Summary s = Summarize(rows);
+  EXPECT_DOUBLE_EQ(s.overall.median_ape, 0.3);
+  ASSERT_TRUE(s.end_to_end.has_value());
+  EXPECT_EQ(s.end_to_end->evaluated, 2);
+  EXPECT_DOUBLE_EQ(s.end_to_end->median_ape, 0.2);
+  std::ostringstream table;
+  WriteTable({}, s, table);
+  EXPECT_NE(table.str().find("end-to-end (not kernel_us)"), std::string::npos)
+      << table.str();
+  // Without kernel rows the group would repeat "all": it is left out.
+  rows.pop_back();
+  EXPECT_FALSE(Summarize(rows).end_to_end.has_value());
+}
+
 TEST(Validate, FrameworkKeyDropsVersions) {
   EXPECT_EQ(FrameworkKey("tensorrt-llm-0.6.1"), "tensorrt-llm");
   EXPECT_EQ(FrameworkKey("flashinfer-sm70-experimental"), "flashinfer");

@@ -696,6 +696,83 @@ TEST(AnalyzeTest, PrefillChunksByDefaultOnlyWhenTheWholePromptDoesNotFit) {
   EXPECT_DOUBLE_EQ(tight->memory.required_bytes[kAct], 6577717248.0);
 }
 
+// A compute-bound prefill GEMM (Llama-2-7B ffn_down at 1,023 tokens: 1,023
+// FLOP per weight byte pair, far above the A100-like ridge of 153) under a
+// compute eta of 0.5: its compute time follows the part's power per unit of
+// peak and the cost of dequantising its weights.
+TEST(AnalyzeTest, PowerLimitedComputeAndDequantisedWeights) {
+  Scenario s = MakeScenario("llama-2-7b", A100Like());
+  s.precision = {Fmt("fp16"), Fmt("fp16"), Fmt("fp16")};
+  s.workload = {1, 1023, 1};
+  s.efficiency.compute = {0.5, 0.5, 0.5, 0.5};
+  s.efficiency.profile_name = "test-profile";
+  auto down_seconds = [](const Scenario& x) {
+    absl::StatusOr<AnalysisResult> r = Analyze(x);
+    EXPECT_TRUE(r.ok()) << r.status();
+    const OpResult* op = r.ok() ? FindOp(r->prefill, OpKind::kFfnDown) : nullptr;
+    EXPECT_NE(op, nullptr);
+    return op != nullptr ? op->compute_seconds : 0.0;
+  };
+  const double plain = down_seconds(s);
+  // ffn_down: 2 x 1023 x 11008 x 4096 x 32 layers = 2.9518e12 FLOP at
+  // 312 TFLOP/s x 0.5.
+  EXPECT_NEAR(plain, 2.0 * 1023 * 11008 * 4096 * 32 / (312e12 * 0.5), 1e-12);
+  // An exponent without a published TDP changes nothing.
+  s.efficiency.compute_power_exponent = 0.5;
+  EXPECT_DOUBLE_EQ(down_seconds(s), plain);
+  // 400 W over 312 TFLOP/s = 1.28205 W per peak TFLOP/s; exponent 0.5:
+  // eta 0.5 x sqrt(1.28205) = 0.5 x 1.13228 = 0.56614, so the time is
+  // plain / 1.13228.
+  s.hardware.tdp_watts = 400;
+  EXPECT_NEAR(down_seconds(s), plain / std::sqrt(400.0 / 312), 1e-12);
+  // 100 W (0.32051 W per TFLOP/s): eta 0.5 x sqrt(0.32051) = 0.28307.
+  s.hardware.tdp_watts = 100;
+  EXPECT_NEAR(down_seconds(s), plain / std::sqrt(100.0 / 312), 1e-12);
+  // Never above the peak: eta 0.9 x 1.28205 (exponent 1) = 1.154 -> 1.
+  s.hardware.tdp_watts = 400;
+  s.efficiency.compute_power_exponent = 1;
+  s.efficiency.compute = {0.9, 0.9, 0.9, 0.9};
+  EXPECT_NEAR(down_seconds(s), 2.0 * 1023 * 11008 * 4096 * 32 / 312e12, 1e-12);
+  // The pure roofline ignores it; an exponent above 1 is refused by name.
+  Scenario pure = s;
+  pure.options.pure_roofline = true;
+  EXPECT_NEAR(down_seconds(pure), 2.0 * 1023 * 11008 * 4096 * 32 / 312e12, 1e-12);
+  s.efficiency.compute_power_exponent = 1.5;
+  EXPECT_NE(std::string(Analyze(s).status().message())
+                .find("efficiency.compute_power_exponent"),
+            std::string::npos)
+      << Analyze(s).status();
+
+  // Dequantised weights (gguf-q4_0: no native math, so the GEMM runs in the
+  // fp16 activations' math) at a share of 0.8: plain / 0.8. Native fp16
+  // weights ignore the share; a share per format wins over it.
+  Scenario q = MakeScenario("llama-2-7b", A100Like());
+  q.precision = {Fmt("fp16"), Fmt("fp16"), Fmt("fp16")};
+  q.workload = {1, 1023, 1};
+  q.efficiency.compute = {0.5, 0.5, 0.5, 0.5};
+  q.efficiency.profile_name = "test-profile";
+  q.efficiency.dequantized_compute_share = 0.8;
+  EXPECT_DOUBLE_EQ(down_seconds(q), plain);
+  q.precision.weights = Fmt("gguf-q4_0");
+  EXPECT_NEAR(down_seconds(q), plain / 0.8, 1e-12);
+  q.efficiency.dequantized_compute_share_by_format["gguf-q4_0"] = 0.5;
+  q.efficiency.dequantized_compute_share_by_format["gguf-q4_k_m"] = 0.25;
+  EXPECT_NEAR(down_seconds(q), plain / 0.5, 1e-12);
+  // Attention carries no weights: unchanged.
+  absl::StatusOr<AnalysisResult> with_share = Analyze(q);
+  q.efficiency.dequantized_compute_share_by_format.clear();
+  q.efficiency.dequantized_compute_share = 1;
+  absl::StatusOr<AnalysisResult> without = Analyze(q);
+  ASSERT_TRUE(with_share.ok() && without.ok());
+  EXPECT_DOUBLE_EQ(FindOp(with_share->prefill, OpKind::kFlashAttention)->seconds,
+                   FindOp(without->prefill, OpKind::kFlashAttention)->seconds);
+  q.efficiency.dequantized_compute_share_by_format["gguf-q4_0"] = 0;
+  EXPECT_NE(std::string(Analyze(q).status().message())
+                .find("efficiency.dequantized_compute_share_by_format.gguf-q4_0"),
+            std::string::npos)
+      << Analyze(q).status();
+}
+
 TEST(AnalyzeTest, EfficiencyAndOverheads) {
   Scenario s = Llama2DecodeAt1024();
   absl::StatusOr<AnalysisResult> base = Analyze(s);

@@ -132,7 +132,11 @@ class ProfileStore {
 //                   "memory": {...same keys...},
 //                   "per_step_overhead_seconds": 0.0004,
 //                   "per_request_overhead_seconds": 0.005,
-//                   "per_kernel_overhead_seconds": 0},
+//                   "per_kernel_overhead_seconds": 0,
+//                   "compute_power_exponent": 0.4,        // optional
+//                   "dequantized_compute_share": 0.8,     // optional
+//                   "dequantized_compute_share_by_format":
+//                       {"gguf-q4_0": 0.9}},              // optional
 //    "kernel_model": {...},  // optional: engine::KernelModel, keys as named
 //    "fitted_from": "..."}
 // Missing op classes default to 1, missing overheads to 0. Errors are

@@ -134,6 +134,9 @@ struct Summary {
   int skipped = 0;
   int in_sample = 0;  // evaluated rows whose profile was fitted on them
   GroupStats overall;
+  // The rows that are not kernel timings (every metric but kernel_us), when
+  // both kinds were evaluated: what end-to-end accuracy targets count.
+  std::optional<GroupStats> end_to_end;
   std::vector<GroupStats> by_metric, by_family, by_framework;
   std::vector<RowResult> beats_bound;
 };

@@ -58,6 +58,10 @@ inline constexpr DoubleRange kFormatBits{2, 34};
 
 // ---- Efficiency (calibration) ----
 inline constexpr DoubleRange kEfficiency{0, 1, true};
+// Efficiency::compute_power_exponent: 0 = none; the DVFS cube law gives 1/3,
+// a square law 1/2; 1 (sustained rate in proportion to power) is the most
+// any board could show.
+inline constexpr DoubleRange kComputePowerExponent{0, 1};
 
 // ---- Economics ----
 // $/kWh: the dearest retail electricity is below 1 $/kWh; 10 leaves room.

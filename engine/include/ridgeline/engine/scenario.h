@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -60,6 +61,28 @@ struct Efficiency {
   // >= 0: its launch and the synchronisation of the group, paid after the
   // op (not hidden under the link time). Fitted by serving profiles.
   double collective_call_seconds = 0;
+  // [0, 1]: how the sustained share of the compute peak follows the part's
+  // power per unit of peak (power_limit.h). A part whose TDP is small next
+  // to its peak rate runs its math units below the clock the peak assumes.
+  // The compute etas hold at 1 W per peak TFLOP/s; an op in math m on a part
+  // of TDP P runs at min(1, eta_c x (P / peak_m / 1 W per TFLOP/s)^this).
+  // 0 = none, and none on a part without a published TDP. Fitted on prefill
+  // rows that span parts (calibration::FitEfficiency).
+  double compute_power_exponent = 0;
+  // (0, 1]: the compute eta of weight-bearing matmuls whose weights have no
+  // native math (GGUF, intN-gG: dequantised in the kernel) is this share of
+  // the class's eta; per weight format where fitted (a k-quant's super-block
+  // scales cost more than gguf-q4_0's one scale per block), this for the
+  // others. 1 = no penalty.
+  double dequantized_compute_share = 1;
+  std::map<std::string, double> dequantized_compute_share_by_format;
+  // The share for weights stored in `weight_format` (NumberFormat::name).
+  double DequantizedComputeShare(const std::string& weight_format) const {
+    auto it = dequantized_compute_share_by_format.find(weight_format);
+    return it != dequantized_compute_share_by_format.end()
+               ? it->second
+               : dequantized_compute_share;
+  }
   // Per-call costs and shape efficiencies fitted from kernel tables
   // (kernel_model.h); when present they replace the per-class etas and the
   // per-kernel overhead for the kernels and the operator graph.
