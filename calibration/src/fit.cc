@@ -146,16 +146,19 @@ auto SetCompute() {
   return [](engine::Efficiency& e, double eta) { SetAll(e.compute, eta); };
 }
 
-// Parts a power exponent is fitted over: fewer cannot tell a trend from two
-// parts' own quirks.
+// Parts a power exponent is fitted over, and the least spread of their
+// watts per peak TFLOP/s (largest over smallest): fewer or closer parts
+// cannot tell a trend from the parts' own quirks.
 constexpr size_t kMinPartsForPowerExponent = 3;
+constexpr double kMinPowerSpread = 1.5;
 
 // Efficiency::compute_power_exponent (power_limit.h) from compute-bound
 // prefill rows: the Theil-Sen slope of log(the row's own eta_c) over log(W
 // per peak TFLOP/s of its part), each log eta centred on the median of its
 // weight group (dequantised or native, whose gap is the dequantised share's).
 // Only rows on parts with a published TDP count; with fewer than
-// kMinPartsForPowerExponent such parts the exponent stays as it was.
+// kMinPartsForPowerExponent such parts, or a spread under kMinPowerSpread,
+// the exponent stays as it was.
 void FitPowerExponent(const std::vector<Sample>& rows, double min_eta,
                       engine::Efficiency* eff) {
   engine::Efficiency plain = *eff;
@@ -190,10 +193,12 @@ void FitPowerExponent(const std::vector<Sample>& rows, double min_eta,
   // TheilSen skips pairs closer than 5 % of the largest x: shifted to start
   // at 0, that is 5 % of the span of log(W per TFLOP/s), so rows of one part
   // never pair.
-  const double lowest = *std::min_element(log_x.begin(), log_x.end());
-  for (double& x : log_x) x -= lowest;
-  eff->compute_power_exponent =
-      std::clamp(TheilSen(log_x, log_eta).slope, 0.0, 1.0);
+  const auto [lowest, highest] = std::minmax_element(log_x.begin(), log_x.end());
+  if (*highest - *lowest < std::log(kMinPowerSpread)) return;
+  const double shift = *lowest;
+  for (double& x : log_x) x -= shift;
+  const double slope = TheilSen(log_x, log_eta).slope;
+  if (std::isfinite(slope)) eff->compute_power_exponent = std::clamp(slope, 0.0, 1.0);
 }
 
 // Rows per dequantised weight format a share of its own is fitted from.

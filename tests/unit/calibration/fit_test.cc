@@ -384,6 +384,24 @@ TEST(Fit, RecoversThePowerExponentAndTheDequantisedShare) {
     if (r.row.hardware_id != "test-tdp-200") two.push_back(&r);
   }
   EXPECT_EQ(FitEfficiency(two, engine::Efficiency{}, FitOptions{}).compute_power_exponent, 0);
+  // Nor can three parts within 1.5x of each other's watts per TFLOP/s (80,
+  // 100 and 110 W: 1.375x), however many rows they have.
+  std::vector<PreparedRow> close;
+  for (const char* hw : {"test-tdp-80", "test-tdp-100", "test-tdp-110"}) {
+    for (const char* model : {"llama-2-7b", "llama-3-8b"}) {
+      absl::StatusOr<PreparedRow> p =
+          PrepareRow(Row(std::string("c-") + hw + model, hw, model, "prefill_tok_s", 512, 0),
+                     Lookup);
+      ASSERT_TRUE(p.ok()) << p.status();
+      p->row.value = *PredictRow(*p, truth, false);
+      close.push_back(*std::move(p));
+    }
+  }
+  std::vector<const PreparedRow*> close_ptrs;
+  for (const auto& r : close) close_ptrs.push_back(&r);
+  EXPECT_EQ(FitEfficiency(close_ptrs, engine::Efficiency{}, FitOptions{})
+                .compute_power_exponent,
+            0);
 }
 
 // GEMM rows "measured" as the kernel model under `truth` on `hw`.
