@@ -214,10 +214,12 @@ void FitComputeEta(const std::vector<Sample>& rows, double min_eta,
   std::vector<Sample> native, dequantized;
   std::map<std::string, std::vector<Sample>> by_format;
   for (const Sample& v : rows) {
-    (Dequantized(v) ? dequantized : native).push_back(v);
-    if (Dequantized(v)) {
-      by_format[v.row->scenario.precision.weights.name].push_back(v);
+    if (!Dequantized(v)) {
+      native.push_back(v);
+      continue;
     }
+    dequantized.push_back(v);
+    by_format[v.row->scenario.precision.weights.name].push_back(v);
   }
   const std::optional<double> native_eta =
       MedianEta(native, *eff, SetCompute(), min_eta);
