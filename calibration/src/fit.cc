@@ -21,10 +21,30 @@ void SetAll(std::array<double, engine::kOpClassCount>& a, double v) {
 
 struct Sample {
   const PreparedRow* row;
-  double bound_seconds;
+  double bound_seconds;  // RoofRow
   double measured_seconds;
   RowRoofs roofs;  // where the row sits at the bound
 };
+
+bool HasInlineEcc(const engine::Hardware& hw) {
+  return std::any_of(hw.tiers.begin(), hw.tiers.end(),
+                     [](const engine::MemoryTier& t) { return t.inline_ecc_share > 0; });
+}
+
+// A row's time at eta 1 without overheads, what its etas are measured
+// against: the bound, except that a model row on a part shipping with inline
+// ECC moves its check bits too (the fitted profile says Efficiency::
+// inline_ecc). A part with a plugin hook keeps the bound: an analysis
+// without a profile would ask the hook.
+absl::StatusOr<double> RoofRow(const PreparedRow& r) {
+  const engine::Hardware& hw = r.scenario.hardware;
+  if (IsKernel(r.regime) || hw.efficiency_hook || !HasInlineEcc(hw)) {
+    return PredictRow(r, engine::Efficiency{}, true);
+  }
+  engine::Efficiency ecc;
+  ecc.inline_ecc = true;
+  return PredictRow(r, ecc, false);
+}
 
 std::vector<Sample> Samples(const std::vector<const PreparedRow*>& rows,
                             std::initializer_list<Regime> regimes) {
@@ -32,7 +52,7 @@ std::vector<Sample> Samples(const std::vector<const PreparedRow*>& rows,
   for (const PreparedRow* r : rows) {
     if (std::find(regimes.begin(), regimes.end(), r->regime) == regimes.end())
       continue;
-    absl::StatusOr<double> bound = PredictRow(*r, engine::Efficiency{}, true);
+    absl::StatusOr<double> bound = RoofRow(*r);
     absl::StatusOr<RowRoofs> roofs = PureRoofs(*r);
     if (!bound.ok() || !roofs.ok()) continue;
     out.push_back({r, ToSeconds(*r, *bound), ToSeconds(*r, r->row.value), *roofs});
@@ -397,6 +417,11 @@ engine::Efficiency FitEfficiency(const std::vector<const PreparedRow*>& rows,
   // when the fitted profile is used.
   eff.profile_name = "fit";
   const double min_eta = options.min_efficiency;
+  // Etas of model rows are fitted net of inline ECC's check bits (RoofRow);
+  // kernel rows keep the raw rate.
+  eff.inline_ecc = std::any_of(rows.begin(), rows.end(), [](const PreparedRow* r) {
+    return !IsKernel(r->regime);
+  });
 
   std::vector<Sample> kernels =
       Samples(rows, {Regime::kAttentionKernel, Regime::kGemmKernel,

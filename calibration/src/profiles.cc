@@ -401,13 +401,14 @@ absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
           key != "collective_call_seconds" &&
           key != "compute_power_exponent" &&
           key != "dequantized_compute_share" &&
-          key != "dequantized_compute_share_by_format") {
+          key != "dequantized_compute_share_by_format" &&
+          key != "inline_ecc") {
         return Bad(file, absl::StrCat("efficiency.", key),
                    "one of compute, memory, per_step_overhead_seconds, "
                    "per_request_overhead_seconds, per_kernel_overhead_seconds, "
                    "link, collective_call_seconds, compute_power_exponent, "
                    "dequantized_compute_share, "
-                   "dequantized_compute_share_by_format",
+                   "dequantized_compute_share_by_format, inline_ecc",
                    json(key));
       }
     }
@@ -453,6 +454,13 @@ absl::StatusOr<Profile> ParseProfileJson(std::string_view text,
                    "an exponent in [0, 1]", v);
       }
       p.efficiency.compute_power_exponent = v.get<double>();
+    }
+    if (e.contains("inline_ecc")) {
+      const json& v = e["inline_ecc"];
+      if (!v.is_boolean()) {
+        return Bad(file, "efficiency.inline_ecc", "true or false", v);
+      }
+      p.efficiency.inline_ecc = v.get<bool>();
     }
     if (e.contains("dequantized_compute_share")) {
       const json& v = e["dequantized_compute_share"];
@@ -532,6 +540,8 @@ std::string ProfileToJson(const Profile& p) {
     j["efficiency"]["dequantized_compute_share_by_format"] =
         p.efficiency.dequantized_compute_share_by_format;
   }
+  // Written only where true (profiles fitted on end-to-end rows).
+  if (p.efficiency.inline_ecc) j["efficiency"]["inline_ecc"] = true;
   if (p.efficiency.kernel.present) {
     j["kernel_model"] = KernelModelToJson(p.efficiency.kernel);
   }

@@ -78,7 +78,7 @@ void PrintHardware(const v1::Hardware& h, const Context& ctx) {
   if (ctx.csv()) return;
   ctx.out << "\nMemory tiers (fastest first)\n";
   Table tiers{{">#", "name", "kind", ">capacity", ">read", ">write", ">latency",
-               "PIM"}};
+               ">inline ECC", "PIM"}};
   for (int i = 0; i < h.tiers_size(); ++i) {
     const v1::MemoryTier& t = h.tiers(i);
     tiers.rows.push_back(
@@ -86,6 +86,7 @@ void PrintHardware(const v1::Hardware& h, const Context& ctx) {
          Si(t.read_bandwidth_bytes_per_second(), "B/s"),
          Si(t.write_bandwidth_bytes_per_second(), "B/s"),
          t.latency_seconds() > 0 ? Seconds(t.latency_seconds()) : std::string("-"),
+         t.inline_ecc_share() > 0 ? Percent(t.inline_ecc_share()) : std::string("-"),
          t.has_near_memory_compute()
              ? Si(t.near_memory_compute().internal_bandwidth_bytes_per_second(),
                   "B/s internal")

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "ridgeline/engine/field_path.h"
 #include "ridgeline/engine/formats.h"
+#include "ridgeline/engine/ranges.h"
 #include "ridgeline/engine/status_macros.h"
 #include "validate_util.h"
 
@@ -156,6 +157,10 @@ absl::Status ValidateHardware(const Hardware& hw, std::string_view prefix) {
       return absl::InvalidArgumentError(absl::StrCat(
           p, ".tiers[", i, "].kind must be in [0, ", kTierKindCount - 1,
           "], got ", static_cast<int>(t.kind)));
+    }
+    if (t.inline_ecc_share != 0) {
+      RETURN_IF_ERROR(internal::CheckRange(tier_at(".inline_ecc_share")(),
+                                 t.inline_ecc_share, ranges::kInlineEccShare));
     }
     if (t.energy_joules_per_byte.has_value()) {
       RETURN_IF_ERROR(CheckPositiveLazy(tier_at(".energy_joules_per_byte"),

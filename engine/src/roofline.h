@@ -6,7 +6,8 @@
 //
 // A profile's compute etas can follow the part's power per unit of peak
 // (Efficiency::compute_power_exponent) and be lower for matmuls that
-// dequantise their weights (Efficiency::dequantized_compute_share).
+// dequantise their weights (Efficiency::dequantized_compute_share), and its
+// memory traffic can carry inline ECC's check bits (Efficiency::inline_ecc).
 //
 // Overheads: the pure roofline (options.pure_roofline, or a default
 // Efficiency: eta = 1, no profile, zero overheads) adds no overhead at all,
@@ -72,8 +73,9 @@ class Evaluator {
   // changes, the rest of the scenario does not). Keeps references.
   Evaluator(const Hardware& hw, const Efficiency& e,
             const AnalysisOptions& options, const PlacementInfo& p)
-      : hw_(hw), p_(p) {
+      : hw_(hw), p_(p), inv_read_(p.inv_read), inv_write_(p.inv_write) {
     if (options.pure_roofline) return;
+    if (e.inline_ecc) ApplyInlineEcc();
     eta_c_ = e.compute;
     eta_m_ = e.memory;
     // A fitted kernel model is measured shape by shape: it wins over the
@@ -110,7 +112,7 @@ class Evaluator {
   bool pure() const {
     if (use_hook_ || kernel_.has_value() || per_kernel_ > 0 || per_step_ > 0 ||
         per_request_ > 0 || link_eta_ != 1 || collective_call_ > 0 || power_ ||
-        dequantized_share_ != 1)
+        dequantized_share_ != 1 || ecc_)
       return false;
     for (int i = 0; i < kOpClassCount; ++i) {
       if (eta_c_[i] != 1 || eta_m_[i] != 1) return false;
@@ -141,7 +143,7 @@ class Evaluator {
     if (op.dequantized) eta_c *= dequantized_share_;
     double mem_raw = 0;
     for (int c = 0; c < kOperandClassCount; ++c) {
-      mem_raw += op.read[c] * p_.inv_read[c] + op.write[c] * p_.inv_write[c];
+      mem_raw += op.read[c] * inv_read_[c] + op.write[c] * inv_write_[c];
     }
     if (use_hook_) {
       const double bytes = Sum(op.read) + Sum(op.write);
@@ -245,6 +247,30 @@ class Evaluator {
     }
   }
 
+  // Inline ECC: a tier whose part ships with it on moves 1 / (1 - share)
+  // raw bytes per byte of data, reads and writes alike.
+  void ApplyInlineEcc() {
+    for (size_t t = 0; t < hw_.tiers.size() && t < ecc_scale_.size(); ++t) {
+      const double share = hw_.tiers[t].inline_ecc_share;
+      if (share <= 0) continue;
+      ecc_scale_[t] = 1 / (1 - share);
+      ecc_ = true;
+    }
+    if (!ecc_) return;
+    for (int c = 0; c < kOperandClassCount; ++c) {
+      inv_read_[c] = inv_write_[c] = 0;
+      for (size_t t = 0; t < hw_.tiers.size() && t < ecc_scale_.size(); ++t) {
+        const MemoryTier& mt = hw_.tiers[t];
+        inv_read_[c] +=
+            p_.frac[c][t] * ecc_scale_[t] / mt.read_bandwidth_bytes_per_second;
+        const double write = mt.write_bandwidth_bytes_per_second > 0
+                                 ? mt.write_bandwidth_bytes_per_second
+                                 : mt.read_bandwidth_bytes_per_second;
+        inv_write_[c] += p_.frac[c][t] * ecc_scale_[t] / write;
+      }
+    }
+  }
+
   // In-memory execution: the dominant operand's share in the PIM tier moves
   // at the internal bandwidth; everything else as before.
   void PimLines(const OpCost& op, double eta_c, double eta_m, double mem_raw,
@@ -263,13 +289,19 @@ class Evaluator {
     l->pim_tier = tier;
     l->pim_math = *math;
     l->pim_compute = op.flops / (peak * eta_c);
-    l->pim_memory = (mem_raw - share / mt.read_bandwidth_bytes_per_second +
+    l->pim_memory = (mem_raw -
+                     share * ecc_scale_[tier] / mt.read_bandwidth_bytes_per_second +
                      share / nmc.internal_bandwidth_bytes_per_second) /
                     eta_m;
   }
 
   const Hardware& hw_;
   const PlacementInfo& p_;
+  // p_'s bandwidth-weighted inverses, with inline ECC's check bits where
+  // they apply (ApplyInlineEcc).
+  std::array<double, kOperandClassCount> inv_read_, inv_write_;
+  std::array<double, kMaxTiers> ecc_scale_{1, 1, 1, 1, 1, 1, 1, 1};
+  bool ecc_ = false;
   std::array<double, kOpClassCount> eta_c_{1, 1, 1, 1};
   std::array<double, kOpClassCount> eta_m_{1, 1, 1, 1};
   bool use_hook_ = false;

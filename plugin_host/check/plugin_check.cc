@@ -94,7 +94,8 @@ std::string Describe(const Hardware& hw) {
                     Num(t.capacity_bytes), ",",
                     Num(t.read_bandwidth_bytes_per_second), ",",
                     Num(t.write_bandwidth_bytes_per_second), ",",
-                    Num(t.latency_seconds), ",", Num(t.energy_joules_per_byte));
+                    Num(t.latency_seconds), ",", Num(t.energy_joules_per_byte),
+                    ",ecc=", Num(t.inline_ecc_share));
     if (t.near_memory_compute) {
       const engine::NearMemoryCompute& c = *t.near_memory_compute;
       absl::StrAppend(&out, ",nmc:",

@@ -94,6 +94,7 @@ void PutHardware(Writer& w, const engine::Hardware& hw) {
     w.F64(t.write_bandwidth_bytes_per_second);
     w.F64(t.latency_seconds);
     w.OptF64(t.energy_joules_per_byte);
+    w.F64(t.inline_ecc_share);
     w.U8(t.near_memory_compute.has_value() ? 1 : 0);
     if (t.near_memory_compute.has_value()) {
       w.F64(t.near_memory_compute->internal_bandwidth_bytes_per_second);
@@ -146,6 +147,7 @@ absl::Status GetHardware(Reader& r, engine::Hardware* hw) {
     t.write_bandwidth_bytes_per_second = r.F64();
     t.latency_seconds = r.F64();
     t.energy_joules_per_byte = r.OptF64();
+    t.inline_ecc_share = r.F64();
     const uint8_t nmc = r.U8();
     if (nmc > 1) return Malformed("near-memory compute flag");
     if (nmc == 1) {

@@ -73,6 +73,7 @@ static_assert(sizeof(void*) != 8 || RIDGELINE_PLUGIN_TABLE_SIZE_1_0 == 88);
 static_assert(sizeof(void*) != 8 || RIDGELINE_PLATFORM_SIZE_1_2 == 388);
 static_assert(sizeof(void*) != 8 || RIDGELINE_PLATFORM_SIZE_1_3 == 400);
 static_assert(sizeof(void*) != 8 || RIDGELINE_MEMORY_TIER_SIZE_1_0 == 72);
+static_assert(sizeof(void*) != 8 || RIDGELINE_MEMORY_TIER_SIZE_1_4 == 80);
 static_assert(sizeof(void*) != 8 ||
               RIDGELINE_NEAR_MEMORY_COMPUTE_SIZE_1_0 == 152);
 
@@ -588,6 +589,11 @@ absl::StatusOr<engine::Hardware> PluginLibrary::Platform(size_t index) const {
             : tier.write_bandwidth_bytes_per_second;
     out.latency_seconds = tier.latency_seconds;
     out.energy_joules_per_byte = Optional(tier.energy_joules_per_byte);
+    // 1.4: only when the plugin's tiers reach the field (a 1.0-1.3 tier
+    // array is strided by its own, smaller struct_size).
+    if (stride >= RIDGELINE_MEMORY_TIER_SIZE_1_4) {
+      out.inline_ecc_share = tier.inline_ecc_share;
+    }
     if (tier.near_memory_compute != nullptr) {
       const RidgelineNearMemoryCompute& nmc = *tier.near_memory_compute;
       engine::NearMemoryCompute c;

@@ -211,6 +211,23 @@ static const RidgelineMemoryTier kNvidiaA100Pcie80gbTiers[] = {
     RL_HOST_DRAM_OVER_PCIE4_DATACENTER_TIER,
 };
 
+/* Inline ECC on the GDDR6 of NVIDIA's data-centre parts (ABI 1.4), the one
+ * share every such tier below uses:
+ * - on by default on data-centre ("Tesla") cards, off on GeForce and
+ *   Quadro/RTX workstation cards (Chaos support, "ECC State for Nvidia GPUs",
+ *   support.chaos.com article 24886637113617, which also measured a 15 %
+ *   slowdown with ECC on for an A40);
+ * - the check bits live in the same DRAM as the data: nvidia-smi reports
+ *   15/16 of the capacity with ECC on (L40S and A40 46068 MiB of 49152, A10
+ *   23028, L4 23034; hardware_specs.csv), and NVIDIA's V100 whitepaper
+ *   ("ECC Memory Resiliency") contrasts this inline ECC, "a portion of main
+ *   memory is carved out for ECC bits" (6.25 % on the K40's GDDR5), with
+ *   HBM2's sideband ECC, active "without a bandwidth or capacity penalty".
+ * D: a byte of data moves with 1/15 byte of check bits, so data streams at
+ * 15/16 of the raw rate at most: share 1/16. Workstation parts (RTX A6000,
+ * RTX x000 Ada) report 49140 MiB with ECC off and keep 0. */
+#define RL_NVIDIA_GDDR6_INLINE_ECC_SHARE (1.0 / 16)
+
 /* ---- nvidia-a10: NVIDIA A10 (datacenter GPU (inference)) ----
  * Sources: gist.github.com/kimbochen (states: A10 125 TFLOP/s, 0.6 TB/s, 24
  * GB, 150 W); NVIDIA A10 datasheet
@@ -228,6 +245,8 @@ static const RidgelineMemoryTier kNvidiaA10Tiers[] = {
      .capacity_bytes = 24 * RL_GIB,
      /* mem_bw_gbs 600 [R] */
      .read_bandwidth_bytes_per_second = 600e9,
+     /* ECC on by default (data-centre part) */
+     .inline_ecc_share = RL_NVIDIA_GDDR6_INLINE_ECC_SHARE,
     },
     RL_HOST_DRAM_OVER_PCIE4_DATACENTER_TIER,
 };
@@ -251,6 +270,8 @@ static const RidgelineMemoryTier kNvidiaL4Tiers[] = {
      .capacity_bytes = 24 * RL_GIB,
      /* mem_bw_gbs 300 [R] */
      .read_bandwidth_bytes_per_second = 300e9,
+     /* ECC on by default (data-centre part) */
+     .inline_ecc_share = RL_NVIDIA_GDDR6_INLINE_ECC_SHARE,
     },
     RL_HOST_DRAM_OVER_PCIE4_DATACENTER_TIER,
 };
@@ -277,6 +298,8 @@ static const RidgelineMemoryTier kNvidiaL40sTiers[] = {
      .capacity_bytes = 48 * RL_GIB,
      /* mem_bw_gbs 864 [R] */
      .read_bandwidth_bytes_per_second = 864e9,
+     /* ECC on by default (data-centre part) */
+     .inline_ecc_share = RL_NVIDIA_GDDR6_INLINE_ECC_SHARE,
     },
     RL_HOST_DRAM_OVER_PCIE4_DATACENTER_TIER,
 };
@@ -584,6 +607,8 @@ static const RidgelineMemoryTier kNvidiaA40Tiers[] = {
      .capacity_bytes = 48 * RL_GIB,
      /* mem_bw_gbs 696 [R] */
      .read_bandwidth_bytes_per_second = 696e9,
+     /* ECC on by default (data-centre part) */
+     .inline_ecc_share = RL_NVIDIA_GDDR6_INLINE_ECC_SHARE,
     },
     RL_HOST_DRAM_OVER_PCIE4_DATACENTER_TIER,
 };

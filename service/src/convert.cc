@@ -57,6 +57,7 @@ void ToProto(const engine::Hardware& in, v1::Hardware* out) {
     pt->set_write_bandwidth_bytes_per_second(
         t.write_bandwidth_bytes_per_second);
     pt->set_latency_seconds(t.latency_seconds);
+    pt->set_inline_ecc_share(t.inline_ecc_share);
     if (t.energy_joules_per_byte) {
       pt->set_energy_joules_per_byte(*t.energy_joules_per_byte);
     }

@@ -563,6 +563,7 @@ absl::StatusOr<engine::Hardware> FromProto(const v1::Hardware& in,
             ? pt.read_bandwidth_bytes_per_second()
             : pt.write_bandwidth_bytes_per_second();
     t.latency_seconds = pt.latency_seconds();
+    t.inline_ecc_share = pt.inline_ecc_share();
     if (pt.has_energy_joules_per_byte()) {
       t.energy_joules_per_byte = pt.energy_joules_per_byte();
     }

@@ -54,7 +54,7 @@ extern "C" {
 /* ABI version this header describes. Bump MINOR when appending fields or
  * functions; bump MAJOR only for an incompatible change (never planned). */
 #define RIDGELINE_PLUGIN_ABI_MAJOR 1
-#define RIDGELINE_PLUGIN_ABI_MINOR 3
+#define RIDGELINE_PLUGIN_ABI_MINOR 4
 
 /* Name of the single exported entry symbol (for dlsym / Boost.DLL). */
 #define RIDGELINE_PLUGIN_ENTRY_SYMBOL "ridgeline_plugin_entry"
@@ -175,6 +175,17 @@ typedef struct RidgelineMemoryTier {
   /* Borrowed, owned by the plugin, valid for the process lifetime.
    * NULL = no compute in this tier. */
   const RidgelineNearMemoryCompute* near_memory_compute;
+
+  /* ---- Since 1.4. A 1.0-1.3 plugin's tier ends above (its struct_size is
+   * the array stride); the host reads this as 0 for it. ---- */
+  /* Share of the raw bandwidth that inline ECC's check bits take when the
+   * part runs as shipped: GDDR keeps them in the same DRAM as the data and
+   * reads them alongside it (1/16 on NVIDIA's GDDR6 data-centre parts, where
+   * nvidia-smi shows 15/16 of the capacity with ECC on, their default).
+   * 0 = none: sideband ECC (HBM), ECC off by default, or unknown. The
+   * roofline bound keeps the raw rate (ECC can be turned off); calibrated
+   * predictions stream data at (1 - share) of it. In [0, 0.5]. */
+  double inline_ecc_share;
 } RidgelineMemoryTier;
 
 /* One hardware platform (one physical part). */
@@ -331,6 +342,8 @@ typedef struct RidgelinePluginTable {
   RIDGELINE_STRUCT_SIZE(RidgelinePlatform, last_level_cache_bytes)
 #define RIDGELINE_MEMORY_TIER_SIZE_1_0 \
   RIDGELINE_STRUCT_SIZE(RidgelineMemoryTier, near_memory_compute)
+#define RIDGELINE_MEMORY_TIER_SIZE_1_4 \
+  RIDGELINE_STRUCT_SIZE(RidgelineMemoryTier, inline_ecc_share)
 #define RIDGELINE_NEAR_MEMORY_COMPUTE_SIZE_1_0 \
   RIDGELINE_STRUCT_SIZE(RidgelineNearMemoryCompute, energy_joules_per_op)
 
@@ -338,7 +351,7 @@ typedef struct RidgelinePluginTable {
  * also works: it is never smaller). */
 #define RIDGELINE_PLUGIN_TABLE_STRUCT_SIZE RIDGELINE_PLUGIN_TABLE_SIZE_1_0
 #define RIDGELINE_PLATFORM_STRUCT_SIZE RIDGELINE_PLATFORM_SIZE_1_3
-#define RIDGELINE_MEMORY_TIER_STRUCT_SIZE RIDGELINE_MEMORY_TIER_SIZE_1_0
+#define RIDGELINE_MEMORY_TIER_STRUCT_SIZE RIDGELINE_MEMORY_TIER_SIZE_1_4
 #define RIDGELINE_NEAR_MEMORY_COMPUTE_STRUCT_SIZE \
   RIDGELINE_NEAR_MEMORY_COMPUTE_SIZE_1_0
 

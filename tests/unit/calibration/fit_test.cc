@@ -28,6 +28,9 @@ absl::StatusOr<engine::Hardware> Lookup(std::string_view id) {
   } else if (id == "test-gddr") {  // same numbers, GDDR memory
     hw.id = "test-gddr";
     hw.tiers[0].kind = engine::TierKind::kGddr;
+  } else if (id == "test-ecc") {  // same numbers, inline ECC on (1/16)
+    hw.id = "test-ecc";
+    hw.tiers[0].inline_ecc_share = 1.0 / 16;
   } else if (id.substr(0, 9) == "test-tdp-") {  // "test-tdp-50": 50 W
     hw.id = std::string(id);
     hw.tdp_watts = std::stod(std::string(id.substr(9)));
@@ -339,6 +342,35 @@ TEST(Fit, MemoryTechnologyLevelFromDecodeRowsOfOtherPlatforms) {
       EXPECT_LT(*r.ape, 0.02) << r.id;
     }
   }
+}
+
+TEST(Fit, EtasOfAPartWithInlineEccAreNetOfItsCheckBits) {
+  // Two parts alike but for inline ECC on the second's memory (1/16 of its
+  // raw bandwidth carries check bits); both rows generated at eta_m 0.7 net
+  // of the check bits. Measured against the bound, the ECC part would read
+  // 0.7 x 15/16 = 0.656 and the fit would blend the two; net of them it
+  // recovers 0.7, says so (Efficiency::inline_ecc), and each part predicts
+  // the other's decode rows.
+  auto truth_of = [](const std::string&) {
+    engine::Efficiency e = Truth();
+    e.inline_ecc = true;
+    return e;
+  };
+  std::vector<PreparedRow> rows = Synthetic({"test-gpu", "test-ecc"}, truth_of);
+  std::vector<const PreparedRow*> ptrs;
+  for (const auto& r : rows) ptrs.push_back(&r);
+  engine::Efficiency fit = FitEfficiency(ptrs, engine::Efficiency{}, FitOptions{});
+  EXPECT_TRUE(fit.inline_ecc);
+  EXPECT_NEAR(fit.memory[0], 0.7, 0.005);
+  int decode = 0;
+  for (const RowResult& r : CrossValidate(rows, FitOptions{})) {
+    ASSERT_TRUE(r.evaluated) << r.id << ": " << r.status;
+    if (r.metric != "decode_tok_s") continue;
+    ++decode;
+    // Without the share the ECC part's decode would be 1/15 = 6.7 % fast.
+    EXPECT_LT(*r.ape, 0.01) << r.id << " on " << r.hardware_id;
+  }
+  EXPECT_EQ(decode, 8);
 }
 
 TEST(Fit, RecoversThePowerExponentAndTheDequantisedShare) {

@@ -67,13 +67,16 @@ TEST(ProfileJson, PowerExponentAndDequantisedSharesRoundTrip) {
   // Written only where fitted: a plain profile has none of the keys.
   EXPECT_EQ(ProfileToJson(p).find("compute_power_exponent"), std::string::npos);
   EXPECT_EQ(ProfileToJson(p).find("dequantized_compute_share"), std::string::npos);
+  EXPECT_EQ(ProfileToJson(p).find("inline_ecc"), std::string::npos);
   p.efficiency.compute_power_exponent = 0.45;
+  p.efficiency.inline_ecc = true;
   p.efficiency.dequantized_compute_share = 0.8;
   p.efficiency.dequantized_compute_share_by_format = {{"gguf-q4_0", 0.9},
                                                       {"gguf-q4_k_m", 0.75}};
   auto back = ParseProfileJson(ProfileToJson(p), "x.json");
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->efficiency.compute_power_exponent, 0.45);
+  EXPECT_TRUE(back->efficiency.inline_ecc);
   EXPECT_EQ(back->efficiency.dequantized_compute_share, 0.8);
   EXPECT_EQ(back->efficiency.dequantized_compute_share_by_format,
             p.efficiency.dequantized_compute_share_by_format);
@@ -87,7 +90,9 @@ TEST(ProfileJson, PowerExponentAndDequantisedSharesRoundTrip) {
                    "efficiency.dequantized_compute_share", "(0, 1]"},
         std::tuple{R"("dequantized_compute_share_by_format":{"gguf-q4_0":2})",
                    "efficiency.dequantized_compute_share_by_format.gguf-q4_0",
-                   "(0, 1]"}}) {
+                   "(0, 1]"},
+        std::tuple{R"("inline_ecc":1)", "efficiency.inline_ecc",
+                   "true or false"}}) {
     auto bad = ParseProfileJson(
         absl::StrCat(R"({"format_version":1,"name":"a","family":"nvidia",)",
                      R"("efficiency":{)", text, "}}"),

@@ -773,6 +773,49 @@ TEST(AnalyzeTest, PowerLimitedComputeAndDequantisedWeights) {
       << Analyze(q).status();
 }
 
+// Inline ECC (MemoryTier::inline_ecc_share): a profile fitted net of it
+// (Efficiency::inline_ecc) moves 1/15 byte of check bits per byte of data
+// on the tier; the bound and other profiles keep the raw rate.
+TEST(AnalyzeTest, InlineEccSlowsPredictedTrafficNotTheBound) {
+  Scenario s = MakeScenario("llama-2-7b", A100Like());
+  s.precision = {Fmt("fp16"), Fmt("fp16"), Fmt("fp16")};
+  s.workload = {1, 128, 16};
+  s.efficiency.memory = {0.8, 0.8, 0.8, 0.8};
+  s.efficiency.profile_name = "test-profile";
+  s.hardware.tiers[0].inline_ecc_share = 1.0 / 16;
+  auto down = [](const Scenario& x) {
+    absl::StatusOr<AnalysisResult> r = Analyze(x);
+    EXPECT_TRUE(r.ok()) << r.status();
+    const OpResult* op = r.ok() ? FindOp(r->decode, OpKind::kFfnDown) : nullptr;
+    EXPECT_NE(op, nullptr);
+    return op != nullptr ? *op : OpResult{};
+  };
+  // Not fitted net of ECC: the op's bytes at 2039 GB/s x 0.8.
+  const OpResult raw = down(s);
+  EXPECT_NEAR(raw.memory_seconds, raw.bytes / (2039e9 * 0.8), 1e-15);
+  // Fitted net of it: the same bytes at 2039 GB/s x 15/16 x 0.8, i.e.
+  // 16/15 of the time.
+  s.efficiency.inline_ecc = true;
+  const OpResult ecc = down(s);
+  EXPECT_DOUBLE_EQ(ecc.bytes, raw.bytes);  // check bits are not data
+  EXPECT_NEAR(ecc.memory_seconds, raw.bytes / (2039e9 * 15.0 / 16 * 0.8), 1e-15);
+  EXPECT_NEAR(ecc.memory_seconds / raw.memory_seconds, 16.0 / 15, 1e-12);
+  // The bound keeps the raw rate (ECC can be turned off).
+  Scenario pure = s;
+  pure.options.pure_roofline = true;
+  EXPECT_NEAR(down(pure).memory_seconds, raw.bytes / 2039e9, 1e-15);
+  // A tier without a share is unchanged under the same profile.
+  Scenario no_share = s;
+  no_share.hardware.tiers[0].inline_ecc_share = 0;
+  EXPECT_DOUBLE_EQ(down(no_share).memory_seconds, raw.memory_seconds);
+  // A share beyond a half is refused by its path.
+  s.hardware.tiers[0].inline_ecc_share = 0.6;
+  EXPECT_NE(std::string(Analyze(s).status().message())
+                .find("hardware.tiers[0].inline_ecc_share"),
+            std::string::npos)
+      << Analyze(s).status();
+}
+
 TEST(AnalyzeTest, EfficiencyAndOverheads) {
   Scenario s = Llama2DecodeAt1024();
   absl::StatusOr<AnalysisResult> base = Analyze(s);

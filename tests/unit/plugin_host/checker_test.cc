@@ -58,7 +58,7 @@ INSTANTIATE_TEST_SUITE_P(
     Fixtures, PluginCheckFailureTest,
     ::testing::Values(
         CheckCase{"wrong-major", "FAIL load: ABI major version mismatch"},
-        CheckCase{"newer-minor", "FAIL load: plugin ABI 1.4 is newer"},
+        CheckCase{"newer-minor", "FAIL load: plugin ABI 1.5 is newer"},
         CheckCase{"no-entry", "FAIL load: missing entry symbol"},
         CheckCase{"null-entry",
                   "FAIL load: ridgeline_plugin_entry() returned NULL"},

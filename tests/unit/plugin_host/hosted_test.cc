@@ -70,6 +70,7 @@ TEST(HostedPluginTest, PlatformDataMatchesTheInProcessReading) {
       EXPECT_EQ(a.tiers[t].write_bandwidth_bytes_per_second,
                 b.tiers[t].write_bandwidth_bytes_per_second);
       EXPECT_EQ(a.tiers[t].latency_seconds, b.tiers[t].latency_seconds);
+      EXPECT_EQ(a.tiers[t].inline_ecc_share, b.tiers[t].inline_ecc_share);
       EXPECT_EQ(a.tiers[t].near_memory_compute.has_value(),
                 b.tiers[t].near_memory_compute.has_value());
     }
@@ -85,6 +86,17 @@ TEST(HostedPluginTest, PlatformDataMatchesTheInProcessReading) {
   EXPECT_EQ(pim->peak_ops_per_second[static_cast<int>(engine::MathType::kFp16)],
             1e12);
   EXPECT_TRUE(hosted.health().ok());
+}
+
+// ABI 1.4's tier field crosses the host's wire: the fixture built against
+// the current header gives its tier an inline ECC share of 1/16.
+TEST(HostedPluginTest, InlineEccShareCrossesTheWire) {
+  PluginContents hosted;
+  absl::Status s = ReadPluginHosted(Fixture("abi-current"), Options(), &hosted);
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_EQ(hosted.platforms.size(), 1u);
+  ASSERT_EQ(hosted.platforms[0].tiers.size(), 1u);
+  EXPECT_EQ(hosted.platforms[0].tiers[0].inline_ecc_share, 0.0625);
 }
 
 // The fixture's hook: gemm 0.5 of peak, attention 0.25, memory 0.8 for

@@ -140,10 +140,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         RefusalCase{"wrong-major",
                     "",
-                    {"ABI major version mismatch", "plugin speaks 2.3",
-                     "host speaks 1.3"}},
+                    {"ABI major version mismatch", "plugin speaks 2.4",
+                     "host speaks 1.4"}},
         RefusalCase{
-            "newer-minor", "", {"plugin ABI 1.4 is newer than host ABI 1.3"}},
+            "newer-minor", "", {"plugin ABI 1.5 is newer than host ABI 1.4"}},
         RefusalCase{
             "no-entry", "", {"missing entry symbol 'ridgeline_plugin_entry'"}},
         RefusalCase{
@@ -285,8 +285,23 @@ TEST(AbiCompatibilityTest, PluginBuiltAgainst12HeaderLoads) {
   EXPECT_TRUE(engine::ValidateHardware(**a).ok());
 }
 
-// The current header: the 1.2 link fields and the 1.3 kernel-model figures
-// come through.
+// 1.3 header: its tiers end at near_memory_compute (72 bytes on LP64, the
+// array stride), so the 1.4 inline ECC share is 0 and the kernel-model
+// figures come through.
+TEST(AbiCompatibilityTest, PluginBuiltAgainst13HeaderLoads) {
+  auto registry = HardwareRegistry::LoadFiles({Fixture("abi-1-3")});
+  ASSERT_TRUE(registry->outcomes()[0].loaded) << registry->outcomes()[0].reason;
+  auto a = registry->Find("fixture-abi-1-3-a");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ((*a)->compute_units, 32);
+  ASSERT_EQ((*a)->tiers.size(), 1u);
+  EXPECT_EQ((*a)->tiers[0].read_bandwidth_bytes_per_second, 1e12);
+  EXPECT_EQ((*a)->tiers[0].inline_ecc_share, 0);
+  EXPECT_TRUE(engine::ValidateHardware(**a).ok());
+}
+
+// The current header: the 1.2 link fields, the 1.3 kernel-model figures
+// and the 1.4 inline ECC share come through.
 TEST(AbiCompatibilityTest, CurrentPluginCarriesBothLinkLevels) {
   auto registry = HardwareRegistry::LoadFiles({Fixture("abi-current")});
   ASSERT_TRUE(registry->outcomes()[0].loaded) << registry->outcomes()[0].reason;
@@ -299,6 +314,7 @@ TEST(AbiCompatibilityTest, CurrentPluginCarriesBothLinkLevels) {
   EXPECT_EQ((*a)->devices_per_node, 4);
   EXPECT_EQ((*a)->compute_units, 32);
   EXPECT_EQ((*a)->last_level_cache_bytes, 8388608.0);
+  EXPECT_EQ((*a)->tiers[0].inline_ecc_share, 0.0625);
 }
 
 TEST(RegistryTest, PlatformWithoutAnyPeakLoads) {
@@ -355,11 +371,11 @@ TEST(RegistryTest, LoadLogChoosesWhatIsPrinted) {
 TEST(RegistryTest, LoadDirectoryTriesEverySoSortedByName) {
   auto registry =
       HardwareRegistry::LoadDirectory(RIDGELINE_FIXTURE_PLUGIN_DIR);
-  // 27 fixture plugins: abi-1.0, abi-1.1, abi-1.2, abi-current (one each),
+  // 28 fixture plugins: abi-1.0, 1.1, 1.2, 1.3, abi-current (one each),
   // basic, no-peak, acc16, slow-acc16 (loads; only the checker fails it),
   // hook-code-zero, tiny-efficiency, nan-efficiency (load; their hooks
   // fault at analysis time) + 16 refused ones (see tests/fixtures).
-  ASSERT_EQ(registry->outcomes().size(), 27u);
+  ASSERT_EQ(registry->outcomes().size(), 28u);
   std::vector<std::string> loaded;
   for (const LoadOutcome& o : registry->outcomes()) {
     if (o.loaded) {
@@ -370,11 +386,11 @@ TEST(RegistryTest, LoadDirectoryTriesEverySoSortedByName) {
   }
   // "basic" sorts before "duplicate-id", so the duplicate is the one refused.
   EXPECT_THAT(loaded,
-              ElementsAre("abi-1-0", "abi-1-1", "abi-1-2", "abi-current",
+              ElementsAre("abi-1-0", "abi-1-1", "abi-1-2", "abi-1-3", "abi-current",
                           "acc16", "basic", "hook-code-zero", "nan-efficiency",
                           "no-peak", "slow-acc16", "tiny-efficiency"));
-  // 2 platforms per older fixture plugin x 7 + 1 per ABI fixture x 4.
-  EXPECT_EQ(registry->platforms().size(), 18u);
+  // 2 platforms per older fixture plugin x 7 + 1 per ABI fixture x 5.
+  EXPECT_EQ(registry->platforms().size(), 19u);
   EXPECT_EQ(std::filesystem::path(registry->outcomes()[0].path).filename(),
             "libridgeline-fixture-abi-1-0.so");
 }

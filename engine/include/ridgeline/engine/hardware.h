@@ -40,6 +40,11 @@ struct MemoryTier {
   double latency_seconds = 0;
   std::optional<double> energy_joules_per_byte;
   std::optional<NearMemoryCompute> near_memory_compute;
+  // Share of the raw bandwidth inline ECC's check bits take when the part
+  // runs as shipped (GDDR data-centre parts: 1/16). The bound ignores it
+  // (ECC can be turned off); predictions of profiles fitted net of it
+  // (Efficiency::inline_ecc) stream data at (1 - share) of the rate.
+  double inline_ecc_share = 0;
 };
 
 // Shapes passed to a plugin's per-op efficiency hook.

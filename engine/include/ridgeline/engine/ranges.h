@@ -62,6 +62,9 @@ inline constexpr DoubleRange kEfficiency{0, 1, true};
 // a square law 1/2; 1 (sustained rate in proportion to power) is the most
 // any board could show.
 inline constexpr DoubleRange kComputePowerExponent{0, 1};
+// MemoryTier::inline_ecc_share: NVIDIA's GDDR6 parts give 1/16; a half
+// would be a code as large as the data, no such part exists.
+inline constexpr DoubleRange kInlineEccShare{0, 0.5};
 
 // ---- Economics ----
 // $/kWh: the dearest retail electricity is below 1 $/kWh; 10 leaves room.

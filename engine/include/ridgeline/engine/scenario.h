@@ -83,6 +83,11 @@ struct Efficiency {
                ? it->second
                : dequantized_compute_share;
   }
+  // The memory etas were fitted net of inline ECC's check bits: memory
+  // traffic then moves at (1 - MemoryTier::inline_ecc_share) of each
+  // tier's rate before the eta applies (the part as shipped, ECC on where
+  // that is its default). False (default, and the bound): the raw rate.
+  bool inline_ecc = false;
   // Per-call costs and shape efficiencies fitted from kernel tables
   // (kernel_model.h); when present they replace the per-class etas and the
   // per-kernel overhead for the kernels and the operator graph.
