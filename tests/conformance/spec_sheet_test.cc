@@ -181,6 +181,28 @@ TEST_F(SpecSheetTest, ProvenanceOfEveryRowIsInTheSources) {
 // scale-up latency, a scale-out bandwidth or latency, or a node size, so no
 // plugin exports one (unknown stays unknown: collectives over such a link
 // cost no time and the analysis warns).
+// Inline ECC (ABI 1.4): 1/16 of the raw bandwidth on exactly the sheet's
+// data-centre GDDR parts, whose nvidia-smi readout the sheet gives "with ECC
+// on" (15/16 of the capacity); every other part's tiers carry none.
+TEST_F(SpecSheetTest, InlineEccOnTheDataCentreGddrPartsTheSheetReadsWithEccOn) {
+  int with_ecc = 0;
+  for (const Row& row : *rows_) {
+    const std::string& id = row.at("hardware_id");
+    auto found = registry_->Find(id);
+    if (!found.ok()) continue;  // reported by EveryHardwareIdOfTheSheetIsServed
+    SCOPED_TRACE(id);
+    const bool ecc_on = absl::StrContains(row.at("memory_type"), "GDDR") &&
+                        absl::StartsWith(row.at("category"), "datacenter") &&
+                        absl::StrContains(row.at("provenance"), "ECC on");
+    for (const engine::MemoryTier& t : (*found)->tiers) {
+      const bool device = &t == &DeviceTier(**found);
+      EXPECT_EQ(t.inline_ecc_share, ecc_on && device ? 1.0 / 16 : 0) << t.name;
+    }
+    with_ecc += ecc_on;
+  }
+  EXPECT_EQ(with_ecc, 4);  // A10, L4, L40S, A40
+}
+
 TEST_F(SpecSheetTest, EveryLinkFigureIsTheSheetsAndTheRestStayUnknown) {
   struct Link {
     const char* id;

@@ -407,6 +407,16 @@ TEST_F(ServerTest, ErrorsNameFieldRangeAndValue) {
   }
   {
     v1::AnalyzeRequest req = Llama2OnRoundDevice();
+    req.mutable_hardware()
+        ->mutable_description()
+        ->mutable_tiers(0)
+        ->set_inline_ecc_share(0.75);
+    ExpectInvalid(Analyze(req, &resp),
+                  {"hardware.description.tiers[0].inline_ecc_share", "[0, 0.5]",
+                   "got 0.75"});
+  }
+  {
+    v1::AnalyzeRequest req = Llama2OnRoundDevice();
     req.mutable_hardware()->mutable_description()->mutable_tiers(0)->set_kind(
         "tape");
     ExpectInvalid(Analyze(req, &resp),
