@@ -159,7 +159,7 @@ void FitKernels(const std::vector<Sample>& kernels, double min_eta,
 }
 
 bool Dequantized(const Sample& v) {
-  return !v.row->scenario.precision.weights.native_math.has_value();
+  return v.row->scenario.precision.weights.dequantized();
 }
 
 auto SetCompute() {

@@ -177,7 +177,7 @@ absl::StatusOr<MathType> MatmulMathType(const NumberFormat& weights,
         "fp16, fp8, fp8-e5m2, int8, int4, nvfp4, mxfp4"));
   }
   const MathType act = *activations.native_math;
-  if (!weights.native_math.has_value()) return act;  // dequantised to act
+  if (weights.dequantized()) return act;  // dequantised to act
   const MathType w = *weights.native_math;
   if (w == act) return w;
   // Mixed native types: the narrower operand is widened to the other's type

@@ -756,7 +756,7 @@ absl::StatusOr<GraphContext> MakeGraphContext(const Scenario& s,
   auto mm = executed(*wanted, "matmul");
   if (!mm.ok()) return mm.status();
   g.matmul_math = *mm;
-  g.weights_dequantized = !s.precision.weights.native_math.has_value();
+  g.weights_dequantized = s.precision.weights.dequantized();
   // Attention and elementwise math run in activation precision.
   const MathType act =
       s.precision.activations.native_math.value_or(MathType::kFp32);

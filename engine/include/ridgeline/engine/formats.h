@@ -50,6 +50,9 @@ struct NumberFormat {
   std::optional<MathType> native_math;
 
   double bytes_per_element() const { return bits / 8.0; }
+  // Dequantised inside the matmul kernel that reads it (no native math):
+  // GGUF, intN-gG. Efficiency::dequantized_compute_share applies.
+  bool dequantized() const { return !native_math.has_value(); }
 };
 
 // Accepted names (case-insensitive):
