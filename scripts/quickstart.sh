@@ -31,10 +31,24 @@ fi
 "$PREFIX/bin/ridgeline-server" --listen "$LISTEN" --metrics-listen "$METRICS" \
   --http-listen "$HTTP" >"$PREFIX/ridgeline-server.log" 2>&1 &
 echo $! >"$PREFIX/ridgeline-server.pid"
-for _ in $(seq 1 50); do
-  grep -q "^listening on" "$PREFIX/ridgeline-server.log" 2>/dev/null && break
+# Wait until it serves, not only listens: the plugins load after the port
+# opens, and until then every analysis is UNAVAILABLE ("still loading").
+log="$PREFIX/ridgeline-server.log"
+for _ in $(seq 1 300); do
+  grep -q "^ridgeline-server: serving:" "$log" 2>/dev/null && break
+  if grep -q "^ridgeline-server: not ready" "$log" 2>/dev/null ||
+     ! kill -0 "$(cat "$PREFIX/ridgeline-server.pid")" 2>/dev/null; then
+    cat "$log" >&2
+    echo "quickstart: ridgeline-server did not become ready (log above)" >&2
+    exit 1
+  fi
   sleep 0.2
 done
+if ! grep -q "^ridgeline-server: serving:" "$log"; then
+  cat "$log" >&2
+  echo "quickstart: ridgeline-server not serving after 60 s (log above)" >&2
+  exit 1
+fi
 echo "ridgeline-server running (pid $(cat "$PREFIX/ridgeline-server.pid")), gRPC $LISTEN, metrics http://$METRICS/metrics"
 echo "Web UI:   http://$HTTP/?model=llama-3-8b&hardware=nvidia-h100-sxm-80gb&batch=16&prompt=1024&gen=128"
 echo "JSON API: curl -s http://$HTTP/v1/Analyze --json '{\"model\":{\"catalogId\":\"llama-3-8b\"},\"hardware\":{\"platformId\":\"nvidia-h100-sxm-80gb\"}}'"
