@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -128,14 +130,13 @@ class GrpcClient final : public Client {
   absl::Status Sweep(
       const v1::SweepRequest& request,
       const std::function<void(const v1::SweepPoint&)>& emit) override {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    std::unique_ptr<grpc::ClientReader<v1::SweepPoint>> reader =
-        stub_->Sweep(&context, request);
-    v1::SweepPoint point;
-    while (reader->Read(&point)) emit(point);
-    const grpc::Status finished = reader->Finish();
-    return Annotate(FromGrpc(finished, context));
+    return Call([&](grpc::ClientContext* context) {
+      std::unique_ptr<grpc::ClientReader<v1::SweepPoint>> reader =
+          stub_->Sweep(context, request);
+      v1::SweepPoint point;
+      while (reader->Read(&point)) emit(point);
+      return reader->Finish();
+    });
   }
   absl::StatusOr<v1::ListHardwareResponse> ListHardware(
       const v1::ListHardwareRequest& request) override {
@@ -170,14 +171,13 @@ class GrpcClient final : public Client {
   absl::Status Explore(
       const v1::ExploreRequest& request,
       const std::function<void(const v1::ExploreResponse&)>& emit) override {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    std::unique_ptr<grpc::ClientReader<v1::ExploreResponse>> reader =
-        stub_->Explore(&context, request);
-    v1::ExploreResponse m;
-    while (reader->Read(&m)) emit(m);
-    const grpc::Status finished = reader->Finish();
-    return Annotate(FromGrpc(finished, context));
+    return Call([&](grpc::ClientContext* context) {
+      std::unique_ptr<grpc::ClientReader<v1::ExploreResponse>> reader =
+          stub_->Explore(context, request);
+      v1::ExploreResponse m;
+      while (reader->Read(&m)) emit(m);
+      return reader->Finish();
+    });
   }
   absl::StatusOr<v1::PlanResponse> Plan(
       const v1::PlanRequest& request) override {
@@ -196,8 +196,25 @@ class GrpcClient final : public Client {
   }
 
  private:
-  void SetDeadline(grpc::ClientContext* context) const {
-    context->set_deadline(std::chrono::system_clock::now() + timeout_);
+  // One call within --timeout. A server that has just started answers
+  // UNAVAILABLE (kNotReadyMessage) until its plugins load: the call is
+  // repeated through that wait, so a script may start the server and call
+  // it at once. Nothing else is repeated (a refused stream emitted nothing).
+  absl::Status Call(
+      const std::function<grpc::Status(grpc::ClientContext*)>& attempt) const {
+    constexpr auto kPoll = std::chrono::milliseconds(100);
+    const auto deadline = std::chrono::system_clock::now() + timeout_;
+    while (true) {
+      grpc::ClientContext context;
+      context.set_deadline(deadline);
+      const grpc::Status result = attempt(&context);
+      if (result.error_code() != grpc::StatusCode::UNAVAILABLE ||
+          result.error_message() != service::kNotReadyMessage ||
+          std::chrono::system_clock::now() + kPoll >= deadline) {
+        return Annotate(FromGrpc(result, context));
+      }
+      std::this_thread::sleep_for(kPoll);
+    }
   }
 
   // Transport failures get the target in the message; server errors already
@@ -217,11 +234,9 @@ class GrpcClient final : public Client {
                                                          const Request&,
                                                          Response*),
       const Request& request, Response response) {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    const grpc::Status result =
-        (stub_.get()->*method)(&context, request, &response);
-    absl::Status status = Annotate(FromGrpc(result, context));
+    absl::Status status = Call([&](grpc::ClientContext* context) {
+      return (stub_.get()->*method)(context, request, &response);
+    });
     if (!status.ok()) return status;
     return response;
   }

@@ -216,7 +216,9 @@ const std::vector<FlagSpec>& CommonFlags() {
       {"profile-dir", "DIR",
        "in-process: calibration profile folder (env RIDGELINE_PROFILE_DIR)"},
       {"format", "table|json|csv", "output format (default table)"},
-      {"timeout", "SECONDS", "deadline of each RPC with --server (default 60)"},
+      {"timeout", "SECONDS",
+       "deadline of each RPC with --server (default 60); a server still "
+       "loading its plugins is waited for within it"},
       {"help", "", "show this help"},
   };
   return kFlags;

@@ -22,6 +22,7 @@
 #include "ridgeline/engine/field_path.h"
 #include "ridgeline/service/auth_policy.h"
 #include "ridgeline/service/http_frontend.h"
+#include "ridgeline/service/status.h"
 
 namespace ridgeline::service {
 
@@ -601,8 +602,7 @@ HttpResponse HttpRouter::HandleRpc(const Route& route,
   };
   const Backend* backend = backend_();
   if (backend == nullptr) {
-    return fail(absl::UnavailableError(
-        "hardware plugins are still loading; retry shortly"));
+    return fail(absl::UnavailableError(kNotReadyMessage));
   }
   absl::string_view body = req.body;
   if (body.empty()) body = "{}";  // the empty message

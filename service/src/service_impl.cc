@@ -23,8 +23,7 @@ namespace ridgeline::service {
 namespace {
 
 grpc::Status NotReady() {
-  return grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                      "hardware plugins are still loading; retry shortly");
+  return grpc::Status(grpc::StatusCode::UNAVAILABLE, kNotReadyMessage);
 }
 
 using Deadline = std::chrono::system_clock::time_point;

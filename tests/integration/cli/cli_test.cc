@@ -590,6 +590,27 @@ TEST_F(CliTest, UnreachableServerIsAnError) {
   EXPECT_THAT(run.err, HasSubstr("UNAVAILABLE: server 127.0.0.1:1"));
 }
 
+// A script that starts the server and calls it at once (the quickstart
+// does) must not fail while the plugins load: the CLI waits through the
+// server's "still loading" UNAVAILABLE within --timeout, and no longer.
+TEST(CliStartupTest, WaitsForAServerStillLoadingItsPluginsWithinTheTimeout) {
+  ServerProcess starting({"--plugin-load-delay-ms=1500"});
+  ASSERT_TRUE(starting.ok()) << starting.error();
+  CliRun run = RunCliBinary({"--server", starting.address(), "--timeout", "30",
+                             "hardware", "list"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("nvidia-h100-sxm-80gb"));
+
+  ServerProcess slow({"--plugin-load-delay-ms=60000"});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  run = RunCliBinary(
+      {"--server", slow.address(), "--timeout", "1", "hardware", "list"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err,
+              HasSubstr("UNAVAILABLE: server " + slow.address() +
+                        ": hardware plugins are still loading"));
+}
+
 TEST_F(CliTest, HelpListsEveryCommandAndFlag) {
   // The command table the dispatcher reads (issue 20, item 8: the help
   // listed neither explore nor merge): each command is a line of --help,

@@ -23,6 +23,11 @@ std::string BoundedMessage(absl::string_view message);
 // (engine::FieldPathOf), e.g. "workload.batch".
 inline constexpr char kFieldPathMetadataKey[] = "ridgeline-field-path";
 
+// The UNAVAILABLE message of every call a server answers before its plugins
+// have loaded (gRPC and HTTP alike); `ridgeline --server` waits through it.
+inline constexpr char kNotReadyMessage[] =
+    "hardware plugins are still loading; retry shortly";
+
 // Same code (absl and gRPC share the canonical numbering), same message up
 // to kMaxStatusMessageBytes.
 // With `ctx`, an error's field path is also sent as trailing metadata
