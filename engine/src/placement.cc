@@ -109,10 +109,6 @@ MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
     if (c == kWeights) p->weight_tier = best;
     double pim_share = 0;
     for (int t = 0; t < n; ++t) {
-      p->inv_read[c] +=
-          p->frac[c][t] / hw.tiers[t].read_bandwidth_bytes_per_second;
-      p->inv_write[c] +=
-          p->frac[c][t] / hw.tiers[t].write_bandwidth_bytes_per_second;
       if (hw.tiers[t].near_memory_compute.has_value() &&
           p->frac[c][t] > pim_share) {
         pim_share = p->frac[c][t];
@@ -120,6 +116,7 @@ MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
       }
     }
   }
+  SetInverseBandwidths(hw, kUnscaled, *p, &p->inv_read, &p->inv_write);
   for (TierUsage& u : fp.tiers) {
     u.used_bytes = u.bytes[0] + u.bytes[1] + u.bytes[2];
   }
@@ -146,17 +143,31 @@ MemoryFootprint Place(const Hardware& hw, const PlacementPins& pins,
   return fp;
 }
 
+void SetInverseBandwidths(const Hardware& hw, const TierScale& scale,
+                          const PlacementInfo& p,
+                          std::array<double, kOperandClassCount>* inv_read,
+                          std::array<double, kOperandClassCount>* inv_write) {
+  const size_t n = std::min(hw.tiers.size(), scale.size());
+  for (int c = 0; c < kOperandClassCount; ++c) {
+    double read = 0, write = 0;
+    for (size_t t = 0; t < n; ++t) {
+      if (p.frac[c][t] == 0) continue;
+      const MemoryTier& mt = hw.tiers[t];
+      const double write_bw = mt.write_bandwidth_bytes_per_second > 0
+                                  ? mt.write_bandwidth_bytes_per_second
+                                  : mt.read_bandwidth_bytes_per_second;
+      read += p.frac[c][t] * scale[t] / mt.read_bandwidth_bytes_per_second;
+      write += p.frac[c][t] * scale[t] / write_bw;
+    }
+    (*inv_read)[c] = read;
+    (*inv_write)[c] = write;
+  }
+}
+
 PlacementInfo AllInTier(const Hardware& hw, int tier) {
   PlacementInfo p;
-  const MemoryTier& t = hw.tiers[static_cast<size_t>(tier)];
-  const double write = t.write_bandwidth_bytes_per_second > 0
-                           ? t.write_bandwidth_bytes_per_second
-                           : t.read_bandwidth_bytes_per_second;
-  for (int c = 0; c < kOperandClassCount; ++c) {
-    p.frac[c][tier] = 1;
-    p.inv_read[c] = 1 / t.read_bandwidth_bytes_per_second;
-    p.inv_write[c] = 1 / write;
-  }
+  for (int c = 0; c < kOperandClassCount; ++c) p.frac[c][tier] = 1;
+  SetInverseBandwidths(hw, kUnscaled, p, &p.inv_read, &p.inv_write);
   p.weight_tier = tier;
   return p;
 }

@@ -21,6 +21,17 @@ struct PlacementInfo {
   int weight_tier = 0;  // tier holding the largest share of the weights
 };
 
+// Seconds per byte of each operand class's traffic: Σ over tiers of
+// frac[c][t] × scale[t] / bandwidth_t, read and written (`scale` stretches a
+// tier's time, 1 / (1 − share) under inline ECC, else 1). A write bandwidth
+// of 0 means the tier's read bandwidth. The one place this sum is formed.
+using TierScale = std::array<double, kMaxTiers>;
+inline constexpr TierScale kUnscaled{1, 1, 1, 1, 1, 1, 1, 1};
+void SetInverseBandwidths(const Hardware& hw, const TierScale& scale,
+                          const PlacementInfo& p,
+                          std::array<double, kOperandClassCount>* inv_read,
+                          std::array<double, kOperandClassCount>* inv_write);
+
 // Pinned classes first (a pin is a constraint: it must not find its tier
 // already filled by an unpinned class that could have spilled), then the
 // unpinned ones in the order weights, KV cache, activations, each to the

@@ -256,18 +256,8 @@ class Evaluator {
       ecc_scale_[t] = 1 / (1 - share);
       ecc_ = true;
     }
-    if (!ecc_) return;
-    for (int c = 0; c < kOperandClassCount; ++c) {
-      inv_read_[c] = inv_write_[c] = 0;
-      for (size_t t = 0; t < hw_.tiers.size() && t < ecc_scale_.size(); ++t) {
-        const MemoryTier& mt = hw_.tiers[t];
-        inv_read_[c] +=
-            p_.frac[c][t] * ecc_scale_[t] / mt.read_bandwidth_bytes_per_second;
-        const double write = mt.write_bandwidth_bytes_per_second > 0
-                                 ? mt.write_bandwidth_bytes_per_second
-                                 : mt.read_bandwidth_bytes_per_second;
-        inv_write_[c] += p_.frac[c][t] * ecc_scale_[t] / write;
-      }
+    if (ecc_) {
+      SetInverseBandwidths(hw_, ecc_scale_, p_, &inv_read_, &inv_write_);
     }
   }
 
@@ -300,7 +290,7 @@ class Evaluator {
   // p_'s bandwidth-weighted inverses, with inline ECC's check bits where
   // they apply (ApplyInlineEcc).
   std::array<double, kOperandClassCount> inv_read_, inv_write_;
-  std::array<double, kMaxTiers> ecc_scale_{1, 1, 1, 1, 1, 1, 1, 1};
+  TierScale ecc_scale_ = kUnscaled;
   bool ecc_ = false;
   std::array<double, kOpClassCount> eta_c_{1, 1, 1, 1};
   std::array<double, kOpClassCount> eta_m_{1, 1, 1, 1};
