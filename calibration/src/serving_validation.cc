@@ -247,8 +247,12 @@ std::vector<ServingRowResult> EvaluateServingRows(
       continue;
     }
     rr.family = s->hardware.family;
+    // The bound is the pure roofline: the physical memory too (inline ECC
+    // can be turned off; serving::ComputeKvCapacity).
+    engine::Scenario bound_scenario = *s;
+    bound_scenario.options.pure_roofline = true;
     absl::StatusOr<double> bound =
-        ServingMetric(r, conc, *s, res.replicas, &res.mode);
+        ServingMetric(r, conc, bound_scenario, res.replicas, &res.mode);
     if (!bound.ok()) {
       skip(std::string(bound.status().message()));
       continue;

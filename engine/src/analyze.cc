@@ -66,6 +66,21 @@ absl::StatusOr<AnalysisResult> AnalyzePrepared(const Scenario& s,
         "fits, but off the device: ", r.memory.spilled,
         "; those bytes move at the link's bandwidth every step they are read"));
   }
+  // Inline ECC keeps its check bits in the tier's own DRAM (nvidia-smi
+  // shows 15/16 of an L40S with ECC on). The fits check keeps the physical
+  // capacity, as ECC can be turned off; an answer that needs it off says so.
+  for (const TierUsage& u : r.memory.tiers) {
+    const double share = hw.tiers[static_cast<size_t>(u.tier)].inline_ecc_share;
+    const double usable = u.capacity_bytes * (1 - share);
+    if (share > 0 && u.used_bytes > usable) {
+      r.warnings.push_back(absl::StrFormat(
+          "%s holds %.1f GB, more than the %.1f GB of its %.1f GB usable with "
+          "inline ECC on, as the part ships (%.4g of it holds check bits): it "
+          "fits only with ECC turned off",
+          u.name, u.used_bytes / 1e9, usable / 1e9, u.capacity_bytes / 1e9,
+          share));
+    }
+  }
   if (s.parallelism.tensor_parallel > 1 &&
       !hw.interconnect_bytes_per_second.has_value()) {
     r.warnings.push_back(

@@ -97,8 +97,14 @@ absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
                    engine::StepEvaluator::Create(s));
   kv.activations_bytes = chunk.memory().required_bytes[kAct];
 
+  // The memory the runtime sizes its pool from. With inline ECC on, as the
+  // part ships, the driver reports (1 - share) of it (nvidia-smi: 46068 of
+  // 49152 MiB on an L40S); the bound keeps the physical figure (ECC can be
+  // turned off).
   for (const engine::MemoryTier& t : s.hardware.tiers) {
-    if (IsDeviceMemory(t.kind)) kv.device_memory_bytes += t.capacity_bytes;
+    if (!IsDeviceMemory(t.kind)) continue;
+    const double ecc = s.options.pure_roofline ? 0 : t.inline_ecc_share;
+    kv.device_memory_bytes += t.capacity_bytes * (1 - ecc);
   }
   kv.usable_bytes = config.memory_fraction * kv.device_memory_bytes;
   const double free_bytes = kv.usable_bytes - kv.weights_bytes -

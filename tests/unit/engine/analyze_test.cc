@@ -816,6 +816,42 @@ TEST(AnalyzeTest, InlineEccSlowsPredictedTrafficNotTheBound) {
       << Analyze(s).status();
 }
 
+// Capacity under inline ECC: the fits check keeps the physical capacity (ECC
+// can be turned off), and warns when the bytes pass the (1 - share) usable
+// with ECC on.
+TEST(AnalyzeTest, InlineEccWarnsWhenTheAnswerNeedsEccOff) {
+  Scenario s = MakeScenario("llama-2-7b", A100Like());
+  s.precision = {Fmt("fp16"), Fmt("fp16"), Fmt("fp16")};
+  s.workload = {1, 128, 16};
+  s.hardware.tiers[0].inline_ecc_share = 1.0 / 16;
+  absl::StatusOr<AnalysisResult> r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const double used = r->memory.tiers[0].used_bytes;
+  ASSERT_GT(used, 0);
+  EXPECT_TRUE(r->warnings.empty());  // 80 GB, 13.5 GB of weights: room
+  // Capacity = used / 0.96: 96 % full, past the 15/16 = 93.75 % usable.
+  s.hardware.tiers[0].capacity_bytes = used / 0.96;
+  r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->memory.fits);
+  EXPECT_DOUBLE_EQ(r->memory.tiers[0].used_bytes, used);  // all still there
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_NE(r->warnings[0].find("fits only with ECC turned off"),
+            std::string::npos)
+      << r->warnings[0];
+  // Capacity = used / 0.9: 90 % full, inside the 93.75 %: no warning; nor
+  // at 96 % on a tier without a share.
+  s.hardware.tiers[0].capacity_bytes = used / 0.9;
+  r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->warnings.empty()) << r->warnings[0];
+  s.hardware.tiers[0].capacity_bytes = used / 0.96;
+  s.hardware.tiers[0].inline_ecc_share = 0;
+  r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->warnings.empty()) << r->warnings[0];
+}
+
 TEST(AnalyzeTest, EfficiencyAndOverheads) {
   Scenario s = Llama2DecodeAt1024();
   absl::StatusOr<AnalysisResult> base = Analyze(s);

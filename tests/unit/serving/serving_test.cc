@@ -142,6 +142,30 @@ TEST(KvCapacity, Llama31_8bFp8OnH100At2048Plus512) {
   EXPECT_EQ(capped->limited_by, "max_num_seqs");
 }
 
+// Inline ECC: the runtime sizes its pool from the memory the driver reports,
+// (1 - share) of the physical capacity with ECC on; the bound (the pure
+// roofline) keeps the physical figure.
+TEST(KvCapacity, InlineEccTakesItsShareOfTheMemoryTheRuntimeSees) {
+  ServingConfig config;
+  config.max_num_seqs = 1024;
+  engine::Scenario s = Llama8bFp8OnH100();
+  s.hardware.tiers[0].inline_ecc_share = 1.0 / 16;
+  absl::StatusOr<KvCapacity> kv = ComputeKvCapacity(s, config, 2048, 512);
+  ASSERT_TRUE(kv.ok()) << kv.status();
+  // 80e9 x 15/16 = 75e9 bytes. Free for KV: 0.9 x 75e9 - 8,030,261,248 -
+  // 385,875,968 (the golden above) = 59,083,862,784 bytes = 56,346.8
+  // blocks of 16 x 65,536 B -> 56,346 blocks = 901,536 tokens; / 2560 a
+  // sequence = 352.2 -> 352 sequences (378 without ECC).
+  EXPECT_DOUBLE_EQ(kv->device_memory_bytes, 75e9);
+  EXPECT_EQ(kv->kv_capacity_tokens, 901'536);
+  EXPECT_EQ(kv->max_concurrency, 352);
+  s.options.pure_roofline = true;
+  kv = ComputeKvCapacity(s, config, 2048, 512);
+  ASSERT_TRUE(kv.ok()) << kv.status();
+  EXPECT_DOUBLE_EQ(kv->device_memory_bytes, 80e9);
+  EXPECT_EQ(kv->max_concurrency, 378);
+}
+
 // Speculative decoding: the draft sits beside the target (issue 24). With
 // a Llama-3.2-1B draft (fp8, the target's formats) its weights: embedding
 // 128256 x 2048 = 262,668,288 (tied: the LM head is the embedding), per

@@ -70,7 +70,9 @@ struct ServingLimits {
 // per attention rank (one device: all of the attention and 1 / ep of the
 // routed experts, the KV of its own batch only).
 struct KvCapacity {
-  double device_memory_bytes = 0;  // device tiers (HBM/GDDR/LPDDR/DDR/unified)
+  // Device tiers (HBM/GDDR/LPDDR/DDR/unified), net of inline ECC unless the
+  // scenario is the pure roofline.
+  double device_memory_bytes = 0;
   double usable_bytes = 0;         // memory_fraction x device memory
   double weights_bytes = 0;
   // Speculative decoding: the draft's weights beside the target's (a
