@@ -25,9 +25,13 @@ int main(int argc, char** argv) {
   }
   ridgeline::client::Client client(argv[1]);
   client.set_timeout(std::chrono::seconds(30));
+  // A server started just before may still be loading its plugins.
+  grpc::Status s = client.WaitReady(std::chrono::seconds(60));
+  if (!s.ok()) return Fail("WaitReady", s);
+  std::printf("ready\n");
 
   ridgeline::v1::AnalyzeResponse analysis;
-  grpc::Status s = client.Analyze(
+  s = client.Analyze(
       ridgeline::client::AnalyzeRequestFor("llama-3-8b", "nvidia-h100-sxm-80gb",
                                            8, 1024, 128),
       &analysis);

@@ -1,9 +1,11 @@
 // Client: unary and server-streaming calls with the client's deadline.
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 #include "ridgeline/client/client.h"
@@ -81,6 +83,25 @@ grpc::Status Client::StepTime(const v1::StepTimeRequest& request,
   auto context = NewContext();
   return Finished(stub_->StepTime(context.get(), request, response), *context,
                   field_path);
+}
+
+grpc::Status Client::WaitReady(std::chrono::milliseconds timeout) {
+  constexpr auto kPoll = std::chrono::milliseconds(100);
+  const auto deadline = std::chrono::system_clock::now() + timeout;
+  while (true) {
+    grpc::ClientContext context;
+    context.set_deadline(std::min(deadline, std::chrono::system_clock::now() +
+                                                std::chrono::seconds(5)));
+    v1::ListHardwareResponse response;
+    const grpc::Status s =
+        stub_->ListHardware(&context, v1::ListHardwareRequest(), &response);
+    const bool starting = s.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                          s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+    if (!starting || std::chrono::system_clock::now() + kPoll >= deadline) {
+      return s;
+    }
+    std::this_thread::sleep_for(kPoll);
+  }
 }
 
 grpc::Status Client::ListHardware(std::string_view family,

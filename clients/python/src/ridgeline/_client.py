@@ -4,6 +4,8 @@ Results are the ridgeline.v1 proto messages (fields as documented in
 proto/ridgeline/v1/*.proto); analyze() wraps its response in Analysis so the
 AnalysisResult's fields read directly. Every failure raises RidgelineError."""
 
+import time
+
 import grpc
 
 from ridgeline import _requests as rq
@@ -143,6 +145,27 @@ class Client:
         except grpc.RpcError as e:
             raise RidgelineError.from_rpc_error(e) from e
         return _Stream(c)
+
+    # --- Startup -----------------------------------------------------------
+
+    def wait_ready(self, timeout=30.0):
+        """Returns once the server answers Ridgeline calls. A server that is
+        starting answers UNAVAILABLE (not listening yet, or still loading its
+        plugins): retried every 0.1 s for up to `timeout` seconds, after
+        which the last UNAVAILABLE is raised. Any other error at once."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                self._unary("ListHardware", pb.ListHardwareRequest(),
+                            max(min(left, 5.0), 0.001))
+                return
+            except RidgelineError as e:
+                if e.code not in (grpc.StatusCode.UNAVAILABLE,
+                                  grpc.StatusCode.DEADLINE_EXCEEDED) or \
+                        time.monotonic() + 0.1 >= deadline:
+                    raise
+            time.sleep(0.1)
 
     # --- One scenario ----------------------------------------------------
 

@@ -475,6 +475,33 @@ class PythonClientTest(unittest.TestCase):
                          self.rl._client.grpc.StatusCode.DEADLINE_EXCEEDED)
         self.assertIsNone(ctx.exception.field_path)
 
+    def test_wait_ready_waits_out_a_server_loading_its_plugins(self):
+        import grpc
+        import ridgeline_server
+        # Loading for 1.5 s: a call now is UNAVAILABLE; wait_ready returns
+        # once the plugins are in, and the call then answers.
+        loading = ridgeline_server.ServerProcess(
+            ARGS.server_bin, ARGS.plugin_dir, ARGS.profile_dir,
+            extra_args=["--plugin-load-delay-ms=1500"], wait_serving=False)
+        try:
+            with self.rl.Client(loading.address, timeout=10) as c:
+                with self.assertRaises(self.rl.RidgelineError) as ctx:
+                    c.list_hardware()
+                self.assertEqual(ctx.exception.code,
+                                 grpc.StatusCode.UNAVAILABLE)
+                self.assertIn("still loading", str(ctx.exception))
+                c.wait_ready(timeout=30)
+                self.assertIn("nvidia-h100-sxm-80gb",
+                              [h.id for h in c.list_hardware()])
+        finally:
+            self.assertEqual(loading.stop(), 0)
+        # Past its timeout it raises the last UNAVAILABLE (nothing listens
+        # on port 1 of loopback).
+        with self.rl.Client("127.0.0.1:1") as c:
+            with self.assertRaises(self.rl.RidgelineError) as ctx:
+                c.wait_ready(timeout=0.5)
+            self.assertEqual(ctx.exception.code, grpc.StatusCode.UNAVAILABLE)
+
 
 if __name__ == "__main__":
     ARGS, rest = parse_args()

@@ -48,11 +48,14 @@ class CppClientTest(unittest.TestCase):
         import ridgeline
         import ridgeline_server
         cls.rl = ridgeline
+        # The example is started while the server still loads its plugins
+        # (for 1.5 s): its Client::WaitReady must wait that out.
         cls.server = ridgeline_server.ServerProcess(
-            ARGS.server_bin, ARGS.plugin_dir, ARGS.profile_dir)
+            ARGS.server_bin, ARGS.plugin_dir, ARGS.profile_dir,
+            extra_args=["--plugin-load-delay-ms=1500"], wait_serving=False)
         cls.client = ridgeline.Client(cls.server.address, timeout=60)
-        ridgeline_server.wait_serving(cls.client.list_models)
         out = run([cls.binary, cls.server.address])
+        cls.client.wait_ready(timeout=30)
         cls.values = {}
         for line in out.splitlines():
             key, _, rest = line.partition(" ")
@@ -62,6 +65,9 @@ class CppClientTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.client.close()
         cls.server.stop()
+
+    def test_waited_for_the_server_loading_its_plugins(self):
+        self.assertIn("ready", self.values)
 
     def test_installed_package_layout(self):
         for path in ("include/ridgeline/client/client.h",

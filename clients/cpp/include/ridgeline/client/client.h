@@ -82,6 +82,12 @@ class Client {
   void set_timeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
   std::chrono::milliseconds timeout() const { return timeout_; }
 
+  // Returns OK once the server answers Ridgeline calls. A server that is
+  // starting answers UNAVAILABLE (not listening yet, or still loading its
+  // plugins): retried every 100 ms for up to `timeout`, after which the
+  // last UNAVAILABLE is returned. Any other status at once.
+  grpc::Status WaitReady(std::chrono::milliseconds timeout);
+
   // Each call: on failure, `*field_path` (when given) is the request field
   // at fault, or "" when the error is not about one field.
   grpc::Status Analyze(const v1::AnalyzeRequest& request,
