@@ -183,8 +183,10 @@ typedef struct RidgelineMemoryTier {
    * reads them alongside it (1/16 on NVIDIA's GDDR6 data-centre parts, where
    * nvidia-smi shows 15/16 of the capacity with ECC on, their default).
    * 0 = none: sideband ECC (HBM), ECC off by default, or unknown. The
-   * roofline bound keeps the raw rate (ECC can be turned off); calibrated
-   * predictions stream data at (1 - share) of it. In [0, 0.5]. */
+   * roofline bound keeps the raw rate and the capacity (ECC can be turned
+   * off); calibrated predictions stream data at (1 - share) of it, and a
+   * serving runtime sizes its KV pool from (1 - share) of the capacity, as
+   * the driver reports it. In [0, 0.5]. */
   double inline_ecc_share;
 } RidgelineMemoryTier;
 

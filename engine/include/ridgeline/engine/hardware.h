@@ -43,7 +43,9 @@ struct MemoryTier {
   // Share of the raw bandwidth inline ECC's check bits take when the part
   // runs as shipped (GDDR data-centre parts: 1/16). The bound ignores it
   // (ECC can be turned off); predictions of profiles fitted net of it
-  // (Efficiency::inline_ecc) stream data at (1 - share) of the rate.
+  // (Efficiency::inline_ecc) stream data at (1 - share) of the rate; a
+  // serving runtime's KV pool is sized from (1 - share) of the capacity
+  // (serving::ComputeKvCapacity), and analyze warns past it.
   double inline_ecc_share = 0;
 };
 
