@@ -72,7 +72,7 @@ absl::StatusOr<AnalysisResult> AnalyzePrepared(const Scenario& s,
   for (const TierUsage& u : r.memory.tiers) {
     const double share = hw.tiers[static_cast<size_t>(u.tier)].inline_ecc_share;
     const double usable = u.capacity_bytes * (1 - share);
-    if (share > 0 && u.used_bytes > usable) {
+    if (r.memory.fits && share > 0 && u.used_bytes > usable) {
       r.warnings.push_back(absl::StrFormat(
           "%s holds %.1f GB, more than the %.1f GB of its %.1f GB usable with "
           "inline ECC on, as the part ships (%.4g of it holds check bits): it "

@@ -850,6 +850,16 @@ TEST(AnalyzeTest, InlineEccWarnsWhenTheAnswerNeedsEccOff) {
   r = Analyze(s);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->warnings.empty()) << r->warnings[0];
+  // What does not fit at all is not told it fits with ECC off: at half
+  // the bytes' capacity, with the share, fits is false and no ECC warning.
+  s.hardware.tiers[0].inline_ecc_share = 1.0 / 16;
+  s.hardware.tiers[0].capacity_bytes = used / 2;  // its one tier: no spill
+  r = Analyze(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->memory.fits);
+  for (const std::string& w : r->warnings) {
+    EXPECT_EQ(w.find("ECC"), std::string::npos) << w;
+  }
 }
 
 TEST(AnalyzeTest, EfficiencyAndOverheads) {
