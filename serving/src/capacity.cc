@@ -101,10 +101,12 @@ absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
   // part ships, the driver reports (1 - share) of it (nvidia-smi: 46068 of
   // 49152 MiB on an L40S); the bound keeps the physical figure (ECC can be
   // turned off).
+  bool net_of_ecc = false;
   for (const engine::MemoryTier& t : s.hardware.tiers) {
     if (!IsDeviceMemory(t.kind)) continue;
     const double ecc = s.options.pure_roofline ? 0 : t.inline_ecc_share;
     kv.device_memory_bytes += t.capacity_bytes * (1 - ecc);
+    net_of_ecc = net_of_ecc || ecc > 0;
   }
   kv.usable_bytes = config.memory_fraction * kv.device_memory_bytes;
   const double free_bytes = kv.usable_bytes - kv.weights_bytes -
@@ -149,7 +151,8 @@ absl::StatusOr<KvCapacity> ComputeKvCapacity(const engine::Scenario& scenario,
         Gb(kv.kv_bytes_per_token * static_cast<double>(kv.tokens_per_sequence) +
            state),
         " per device exceed ", Gb(kv.usable_bytes), " (memory fraction ",
-        config.memory_fraction, " of ", Gb(kv.device_memory_bytes), ")");
+        config.memory_fraction, " of ", Gb(kv.device_memory_bytes),
+        net_of_ecc ? ", net of inline ECC's check bits" : "", ")");
   }
   return kv;
 }

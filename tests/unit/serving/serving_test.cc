@@ -159,6 +159,17 @@ TEST(KvCapacity, InlineEccTakesItsShareOfTheMemoryTheRuntimeSees) {
   EXPECT_DOUBLE_EQ(kv->device_memory_bytes, 75e9);
   EXPECT_EQ(kv->kv_capacity_tokens, 901'536);
   EXPECT_EQ(kv->max_concurrency, 352);
+  // One that does not fit says which memory it counted: 0.05 x 75 GB =
+  // 3.75 GB < the 8.03 GB of weights.
+  ServingConfig small = config;
+  small.memory_fraction = 0.05;
+  absl::StatusOr<KvCapacity> none = ComputeKvCapacity(s, small, 2048, 512);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(none->fits);
+  EXPECT_NE(none->not_fitting.find("(memory fraction 0.05 of 75.0 GB, net "
+                                   "of inline ECC's check bits)"),
+            std::string::npos)
+      << none->not_fitting;
   s.options.pure_roofline = true;
   kv = ComputeKvCapacity(s, config, 2048, 512);
   ASSERT_TRUE(kv.ok()) << kv.status();
